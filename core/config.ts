@@ -1,0 +1,101 @@
+/**
+ * The one place that reads configuration from the environment. Everything else receives a
+ * `Config` value, so tests and embedders can build one without touching `process.env`.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
+
+/** Spec rule (mcp-tools §11): truthy values are 1/true/yes/on, case-insensitive and trimmed. */
+export function isTruthy(value: string | undefined): boolean {
+  return value !== undefined && TRUTHY.has(value.trim().toLowerCase());
+}
+
+function intOr(value: string | undefined, fallback: number, min = 0): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const n = Number(value);
+  return Number.isFinite(n) && n >= min ? Math.floor(n) : fallback;
+}
+
+export const ProfileSchema = z.enum(['embedded', 'cluster']);
+export type Profile = z.infer<typeof ProfileSchema>;
+
+export interface Config {
+  profile: Profile;
+  /** Palace directory (embedded profile); also the palace name's home in the cluster profile. */
+  palaceDir: string;
+  /** Name used to namespace cluster-side keys and indices. */
+  palaceName: string;
+  modelDir: string;
+  /** Absolute directories a mine/sync source must live in; empty means no restriction. */
+  allowedRoots: string[];
+  temporal: { address: string; namespace: string; taskQueue: string };
+  opensearch: { url: string };
+  neo4j: { uri: string; user: string; password: string };
+  redis: { url: string };
+  mcp: {
+    readOnly: boolean;
+    allowStaleLibrary: boolean;
+    allowPeerWriter: boolean;
+    jobWaitSeconds: number;
+    writerLockWaitSeconds: number;
+    httpToken: string | undefined;
+    maxResponseChars: number;
+  };
+  logstream: { durable: boolean; sseMaxClients: number };
+  replicaName: string;
+  maxChunksPerFile: number;
+  kgResultCap: number;
+  logLevel: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const profile = ProfileSchema.parse((env.MEMPALACE_PROFILE ?? 'embedded').trim() || 'embedded');
+  const home = os.homedir();
+  const palaceDir = path.resolve(
+    env.MEMPALACE_PALACE ?? env.MEMPALACE_PALACE_PATH ?? env.MEMPAL_PALACE_PATH ?? path.join(home, '.mempalace', 'palace'),
+  );
+  const allowedRoots = (env.MEMPALACE_ALLOWED_ROOTS ?? '')
+    .split(path.delimiter)
+    .map((r) => r.trim())
+    .filter((r) => r.length > 0)
+    .map((r) => path.resolve(r));
+  return {
+    profile,
+    palaceDir,
+    palaceName: (env.MEMPALACE_PALACE_NAME ?? path.basename(palaceDir)).toLowerCase().replace(/[^a-z0-9_-]/g, '-'),
+    modelDir: path.resolve(env.MEMPALACE_MODEL_DIR ?? path.join(home, '.cache', 'mempalace', 'models')),
+    allowedRoots,
+    temporal: {
+      address: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+      namespace: env.TEMPORAL_NAMESPACE ?? 'default',
+      taskQueue: env.MEMPALACE_TASK_QUEUE ?? 'mempalace-jobs',
+    },
+    opensearch: { url: env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200' },
+    neo4j: {
+      uri: env.NEO4J_URI ?? 'bolt://127.0.0.1:7687',
+      user: env.NEO4J_USER ?? 'neo4j',
+      password: env.NEO4J_PASSWORD ?? 'neo4j',
+    },
+    redis: { url: env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+    mcp: {
+      readOnly: isTruthy(env.MEMPALACE_MCP_READ_ONLY),
+      allowStaleLibrary: isTruthy(env.MEMPALACE_MCP_ALLOW_STALE_LIBRARY),
+      allowPeerWriter: isTruthy(env.MEMPALACE_MCP_ALLOW_PEER_WRITER),
+      jobWaitSeconds: intOr(env.MEMPALACE_MCP_JOB_WAIT_S, 25),
+      writerLockWaitSeconds: intOr(env.MEMPALACE_WRITER_LOCK_WAIT_SECONDS, 120),
+      httpToken: env.MEMPALACE_MCP_HTTP_TOKEN,
+      maxResponseChars: intOr(env.MEMPALACE_MAX_RESPONSE_CHARS, 0),
+    },
+    logstream: {
+      durable: isTruthy(env.MEMPALACE_LOGSTREAM_DURABLE),
+      sseMaxClients: intOr(env.MEMPALACE_SSE_MAX_CLIENTS, profile === 'cluster' ? 256 : 8, 1),
+    },
+    replicaName: env.MEMPALACE_REPLICA_NAME ?? os.hostname(),
+    maxChunksPerFile: intOr(env.MEMPALACE_MAX_CHUNKS_PER_FILE, 0),
+    kgResultCap: intOr(env.MEMPALACE_KG_RESULT_CAP, 0),
+    logLevel: env.LOG_LEVEL ?? 'info',
+  };
+}
