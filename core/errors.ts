@@ -1,0 +1,79 @@
+/**
+ * Structured errors shared by every layer. A `PalaceError` names what went wrong (`code`), the
+ * input field and the rule it broke when the caller is at fault, and whether retrying can help.
+ * Transports map it once: MCP to a tool-level error or JSON-RPC error, REST to a status code.
+ */
+export type ErrorCode =
+  | 'invalid_argument'
+  | 'not_found'
+  | 'already_exists'
+  | 'already_running'
+  | 'conflict'
+  | 'too_large'
+  | 'permission_denied'
+  | 'no_palace'
+  | 'store_unavailable'
+  | 'stale_lease'
+  | 'cancelled'
+  | 'internal';
+
+export interface PalaceErrorInit {
+  field?: string | undefined;
+  rule?: string | undefined;
+  retryable?: boolean | undefined;
+  store?: string | undefined;
+  details?: Record<string, unknown> | undefined;
+  cause?: unknown;
+}
+
+export class PalaceError extends Error {
+  readonly code: ErrorCode;
+  readonly field: string | undefined;
+  readonly rule: string | undefined;
+  readonly retryable: boolean;
+  readonly store: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, init: PalaceErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'PalaceError';
+    this.code = code;
+    this.field = init.field;
+    this.rule = init.rule;
+    this.retryable = init.retryable ?? code === 'store_unavailable';
+    this.store = init.store;
+    this.details = init.details;
+  }
+
+  /** The JSON shape every transport returns for this error. */
+  toJSON(): Record<string, unknown> {
+    return {
+      error: this.message,
+      code: this.code,
+      ...(this.field === undefined ? {} : { field: this.field }),
+      ...(this.rule === undefined ? {} : { rule: this.rule }),
+      ...(this.store === undefined ? {} : { store: this.store }),
+      retryable: this.retryable,
+      ...(this.details ?? {}),
+    };
+  }
+}
+
+/** Bad caller input: names the field and the rule it broke. */
+export function invalidArgument(field: string, rule: string, message: string, details?: Record<string, unknown>): PalaceError {
+  return new PalaceError('invalid_argument', message, { field, rule, details });
+}
+
+/** A store (SQLite, OpenSearch, Neo4j, Redis, Temporal) could not serve the call; retryable. */
+export function storeUnavailable(store: string, cause: unknown): PalaceError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new PalaceError('store_unavailable', `${store} is unavailable: ${reason}`, { store, retryable: true, cause });
+}
+
+export function notFound(what: string, id: string): PalaceError {
+  return new PalaceError('not_found', `${what} not found: ${id}`, { details: { id } });
+}
+
+export function isPalaceError(e: unknown): e is PalaceError {
+  return e instanceof PalaceError;
+}
