@@ -106,3 +106,9 @@ export interface DrawerIndex {
 
   close(): Promise<void>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Graph: knowledge graph, tunnels, hallways (GraphStore)
+
+// ---------------------------------------------------------------------------------------------
+// Coordination: logstream and locks (Logstream, Locks)
