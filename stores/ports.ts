@@ -32,7 +32,7 @@ export interface VectorHit {
 
 export interface DrawerPage {
   items: Drawer[];
-  /** Number of rows matching the filter. */
+  /** Number of logical drawers matching the filter. */
   total: number;
 }
 
@@ -85,7 +85,12 @@ export interface DrawerIndex {
    */
   lexical(tokens: string[], k: number, filter?: DrawerFilter): Promise<Drawer[]>;
 
-  /** Paged listing ordered by (filed_at, id) ascending. */
+  /**
+   * Paged listing of LOGICAL drawers: rows are grouped by logical id (`parent_drawer_id`, else
+   * `parent_entry_id`, else the row id) and groups are ordered by logical id ascending; `offset`,
+   * `limit` and `total` count groups, and every row of each group on the page is returned,
+   * ordered by (logical id, chunk_index, id). A group matches when any of its rows matches.
+   */
   list(filter: DrawerFilter, offset: number, limit: number): Promise<DrawerPage>;
   count(filter?: DrawerFilter): Promise<number>;
   /** Drawer counts per (wing, room), sorted by wing then room. */
