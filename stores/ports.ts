@@ -117,3 +117,168 @@ export interface DrawerIndex {
 
 // ---------------------------------------------------------------------------------------------
 // Coordination: logstream and locks (Logstream, Locks)
+/** Routing and content of one event as validated by palace/logstream (logstream.md §3.2). */
+export interface EventDraft {
+  type: string;
+  stream: string;
+  room: string;
+  topic: string | null;
+  from_agent: string;
+  to_agent: string | null;
+  correlation_id: string | null;
+  branch: string | null;
+  base_commit: string | null;
+  status: string | null;
+  body: string;
+  /** Canonical JSON text (sorted keys), stored and returned parsed. */
+  metadata_json: string;
+  /** De-duplicated, submission order; every id must name a stored artifact. */
+  artifact_ids: string[];
+}
+
+/** A stored event in the key order of logstream.md §3.1. */
+export interface StoredEvent {
+  id: string;
+  seq: number;
+  origin_replica: string;
+  origin_seq: number;
+  hlc: string;
+  type: string;
+  stream: string;
+  room: string;
+  topic: string | null;
+  from_agent: string;
+  to_agent: string | null;
+  correlation_id: string | null;
+  branch: string | null;
+  base_commit: string | null;
+  status: string | null;
+  /** Submission order in the append result, ascending by id on every later read (§3.1, D1). */
+  artifact_ids: string[];
+  body: string;
+  created_at: string;
+  metadata: Record<string, unknown>;
+}
+
+export interface ArtifactDraft {
+  kind: string;
+  content: string;
+  /** Lowercase hex SHA-256 of the UTF-8 bytes of `content`, and their count. */
+  sha256: string;
+  size_bytes: number;
+  created_by: string;
+  metadata_json: string;
+}
+
+/** An artifact without its content (the shape `artifact_put` returns, minus warnings). */
+export interface ArtifactRecord {
+  id: string;
+  kind: string;
+  sha256: string;
+  size_bytes: number;
+  created_by: string;
+  created_at: string;
+  origin_replica: string | null;
+}
+
+export interface StoredArtifact extends ArtifactRecord {
+  content: string;
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * One event query (logstream.md §5.3), already validated. Filters combine with AND; `to_agent`
+ * also matches broadcasts (`*`). The window is in local `seq`, both ends exclusive.
+ */
+export interface EventQuery {
+  stream?: string | undefined;
+  room?: string | undefined;
+  topic?: string | undefined;
+  type?: string | undefined;
+  to_agent?: string | undefined;
+  from_agent?: string | undefined;
+  correlation_id?: string | undefined;
+  status?: string | undefined;
+  afterSeq?: number | undefined;
+  beforeSeq?: number | undefined;
+  /** Inclusive lower bound, compared lexically with the stored `created_at` text. */
+  sinceCreatedAt?: string | undefined;
+  order: 'asc' | 'desc';
+  limit: number;
+}
+
+/**
+ * The append-only event log and its artifacts (logstream.md §1–§4), one replica's local view.
+ * Writes are atomic; `seq` is strictly increasing in commit order across every process that
+ * opens the same store. Failures of the engine are `store_unavailable` PalaceErrors.
+ */
+export interface Logstream {
+  /** The store's name in errors (`sqlite`, `redis`). */
+  readonly storeName: string;
+  /** This palace's replica id (§8.1), minted once and never rotated. */
+  replicaId(): Promise<string>;
+
+  /**
+   * Append one event: assigns `id`, `seq`, `created_at`, `hlc`, `origin_replica` (self) and
+   * `origin_seq` (= `seq`) in one atomic write. An `artifact_ids` entry naming no stored artifact
+   * refuses the whole write with a `not_found` PalaceError, rule `known_artifact`,
+   * `details.artifact_id` = that id.
+   */
+  append(draft: EventDraft): Promise<StoredEvent>;
+  /**
+   * Read the target and append the event `build` makes from it, atomically with respect to the
+   * target's existence (§5.5). Returns null, writing nothing, when the target does not exist;
+   * an error thrown by `build` writes nothing.
+   */
+  appendFor(targetId: string, build: (target: StoredEvent) => EventDraft): Promise<StoredEvent | null>;
+  putArtifact(draft: ArtifactDraft): Promise<ArtifactRecord>;
+  /** Store the artifact and append the event citing it (its `artifact_ids` replaced by the new id) in one atomic write (§5.8). */
+  submitPatch(artifact: ArtifactDraft, event: EventDraft): Promise<{ artifact: ArtifactRecord; event: StoredEvent }>;
+
+  getArtifact(id: string): Promise<StoredArtifact | null>;
+  getEvent(id: string): Promise<StoredEvent | null>;
+  /** Local `seq` of an event id, or null when no such event is held (cursor resolution). */
+  seqOf(eventId: string): Promise<number | null>;
+  /** Matching events ordered by `seq` in `query.order`, at most `query.limit`. */
+  list(query: EventQuery): Promise<StoredEvent[]>;
+  /**
+   * Up to `limit` matching events in ascending `seq`, blocking until at least one exists or
+   * `timeoutMs` passes (then `[]`). Woken by the store itself (another process's commit wakes
+   * it), never by this process's memory alone; the query is re-run on every wake-up.
+   */
+  waitForEvents(query: Omit<EventQuery, 'order' | 'beforeSeq'>, timeoutMs: number, signal?: AbortSignal): Promise<StoredEvent[]>;
+  /** `{ origin_replica: highest origin_seq held }` over every stored event (§8.2). */
+  versionVector(): Promise<Record<string, number>>;
+  close(): Promise<void>;
+}
+
+/** The current lease of one key. */
+export interface LeaseInfo {
+  holder: string;
+  token: number;
+  /** Epoch milliseconds after which the lease is void. */
+  expiresAtMs: number;
+}
+
+/**
+ * Leases with fencing tokens. A key has at most one unexpired lease. Every successful `acquire`
+ * of a key returns a token greater than any token ever handed out for that key (release and
+ * expiry do not reset it), so a writer that lost its lease is recognised by its old token.
+ * Acquiring a key that holds an unexpired lease fails, even for the same holder.
+ */
+export interface Locks {
+  readonly storeName: string;
+  acquire(key: string, holder: string, ttlMs: number): Promise<{ token: number } | null>;
+  /** Extend the lease to now + ttlMs; false when this holder no longer holds this token unexpired. */
+  renew(key: string, holder: string, token: number, ttlMs: number): Promise<boolean>;
+  /** Give the lease up; false when this holder no longer held this token (nothing changes then). */
+  release(key: string, holder: string, token: number): Promise<boolean>;
+  /**
+   * Throws a `stale_lease` PalaceError unless `token` is the token of the key's current,
+   * unexpired lease. Writers guarded by a lease call this before each write.
+   */
+  check(key: string, token: number): Promise<void>;
+  /** The current unexpired lease, or null. */
+  holder(key: string): Promise<LeaseInfo | null>;
+  close(): Promise<void>;
+}
