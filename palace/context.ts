@@ -1,0 +1,21 @@
+/**
+ * What a palace operation needs: its configuration and the ports, chosen by the composition
+ * root (stores/open.ts, cli/). Operations never import an adapter.
+ */
+import type { Config } from '../core/config.js';
+import type { Embedder } from '../embed/embedder.js';
+import type { DrawerIndex } from '../stores/ports.js';
+
+export interface DrawerContext {
+  config: Config;
+  drawers: DrawerIndex;
+  embedder: Embedder;
+  /** Injectable clock so tests can pin `filed_at`. */
+  now?: () => Date;
+}
+
+export const CHUNK_SIZE = 800;
+
+export function nowOf(ctx: { now?: () => Date }): Date {
+  return ctx.now ? ctx.now() : new Date();
+}

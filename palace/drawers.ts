@@ -1,0 +1,205 @@
+/**
+ * Drawer reads and writes of the tool contract (mcp-tools §2.6, §3.1, §3.3, §3.7–3.9): add with
+ * exact-content idempotency, logical resolution of chunked drawers, check-and-set updates.
+ */
+import path from 'node:path';
+import type { Drawer, DrawerMeta, DrawerWrite } from '../core/drawer.js';
+import { filedAtNow, logicalDrawerId } from '../core/drawer.js';
+import { PalaceError, invalidArgument, notFound } from '../core/errors.js';
+import { addDrawerId, chunkRowId, ID_RECIPE } from '../core/ids.js';
+import { splitContent } from '../core/chunking.js';
+import { codePointLength, codePointSlice, sha256Hex, stripLoneSurrogates } from '../core/text.js';
+import { validateContent, validateDateWindow, validateName, validateOptionalName } from '../core/validate.js';
+import type { DrawerContext } from './context.js';
+import { CHUNK_SIZE, nowOf } from './context.js';
+
+export interface LogicalDrawer {
+  id: string;
+  rows: Drawer[];
+  content: string;
+  meta: DrawerMeta;
+  chunked: boolean;
+}
+
+function requireId(value: unknown, field = 'drawer_id'): string {
+  if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(field, 'non_empty_string', `${field} must be a non-empty string`);
+  return value.trim();
+}
+
+function preview(text: string, n = 200): string {
+  return codePointLength(text) > n ? `${codePointSlice(text, 0, n)}...` : text;
+}
+
+/** Metadata as returned to callers: `source_file` reduced to its basename (§3.7). */
+function publicMeta(meta: DrawerMeta): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...meta };
+  if (typeof meta.source_file === 'string' && meta.source_file !== '') out.source_file = path.basename(meta.source_file);
+  return out;
+}
+
+function group(rows: Drawer[]): LogicalDrawer[] {
+  const byId = new Map<string, Drawer[]>();
+  for (const r of rows) {
+    const id = logicalDrawerId(r);
+    const list = byId.get(id) ?? [];
+    list.push(r);
+    byId.set(id, list);
+  }
+  return [...byId.entries()].map(([id, list]) => {
+    const chunks = list.filter((r) => r.id !== id);
+    // A legacy single row sharing the logical id is hidden behind its chunk group (§3.8).
+    const parts = (chunks.length > 0 ? chunks : list).sort((a, b) => a.meta.chunk_index - b.meta.chunk_index || (a.id < b.id ? -1 : 1));
+    return { id, rows: parts, content: parts.map((r) => r.content).join(''), meta: parts[0]!.meta, chunked: chunks.length > 0 };
+  });
+}
+
+/** Resolve a physical row id or a logical id (§0.4). */
+export async function resolveDrawer(ctx: DrawerContext, id: string): Promise<LogicalDrawer | undefined> {
+  const [row] = await ctx.drawers.get([id]);
+  if (row) {
+    return { id: row.id, rows: [row], content: row.content, meta: row.meta, chunked: false };
+  }
+  const page = await ctx.drawers.list({ parentId: id }, 0, 1);
+  return group(page.items).find((g) => g.id === id);
+}
+
+/** Rows for `content` under `logicalId`: one row, or chunk rows when longer than chunk_size. */
+async function buildRows(ctx: DrawerContext, logicalId: string, content: string, meta: DrawerMeta): Promise<DrawerWrite[]> {
+  const pieces = codePointLength(content) > CHUNK_SIZE ? splitContent(content, CHUNK_SIZE, 0) : [content];
+  const vectors = await ctx.embedder.embed(pieces);
+  if (pieces.length === 1) return [{ id: logicalId, content, meta: { ...meta, chunk_index: 0 }, embedding: vectors[0]! }];
+  return pieces.map((piece, i) => ({
+    id: chunkRowId(logicalId, i),
+    content: piece,
+    meta: { ...meta, chunk_index: i, parent_drawer_id: logicalId },
+    embedding: vectors[i]!,
+  }));
+}
+
+export interface AddDrawerInput { wing: unknown; room: unknown; content: unknown; source_file?: unknown; added_by?: unknown }
+
+export async function addDrawer(ctx: DrawerContext, input: AddDrawerInput, extraMeta: Partial<DrawerMeta> = {}) {
+  const wing = validateName('wing', input.wing);
+  const room = validateName('room', input.room);
+  const content = validateContent(input.content);
+  const sourceFile = typeof input.source_file === 'string' ? stripLoneSurrogates(input.source_file) : '';
+  const addedBy = typeof input.added_by === 'string' && input.added_by.trim() !== '' ? stripLoneSurrogates(input.added_by) : 'mcp';
+  const id = addDrawerId(wing, room, content);
+
+  const probe = [id, chunkRowId(id, 0)];
+  const existing = await ctx.drawers.get(probe);
+  if (existing.length > 0) return { success: true as const, reason: 'already_exists' as const, drawer_id: id };
+
+  const meta: DrawerMeta = { wing, room, source_file: sourceFile, added_by: addedBy, filed_at: filedAtNow(nowOf(ctx)), id_recipe: ID_RECIPE, chunk_index: 0, ...extraMeta };
+  const rows = await buildRows(ctx, id, content, meta);
+  await ctx.drawers.upsert(rows);
+  const last = rows[rows.length - 1]!;
+  const [readBack] = await ctx.drawers.get([last.id]);
+  if (!readBack) throw new PalaceError('internal', `write acknowledged but not readable: ${last.id}`);
+  if (rows.length === 1) return { success: true as const, drawer_id: id, wing, room, chunks: 1 };
+  return { success: true as const, drawer_id: id, wing, room, chunks: rows.length, chunk_ids: rows.map((r) => r.id) };
+}
+
+export async function checkDuplicate(ctx: DrawerContext, input: { content: unknown; threshold?: unknown }) {
+  if (typeof input.content !== 'string' || input.content.trim() === '') throw invalidArgument('content', 'non_empty_string', 'content must be a non-empty string');
+  let threshold = 0.9;
+  if (input.threshold !== undefined && input.threshold !== null) {
+    if (typeof input.threshold !== 'number' || !(input.threshold >= 0 && input.threshold <= 1)) throw invalidArgument('threshold', 'range', 'threshold must be a number between 0 and 1');
+    threshold = input.threshold;
+  }
+  const [vector] = await ctx.embedder.embed([stripLoneSurrogates(input.content)]);
+  const hits = await ctx.drawers.knn(vector!, 5, {});
+  const matches = hits
+    .map((h) => ({ id: h.drawer.id, wing: h.drawer.meta.wing || '?', room: h.drawer.meta.room || '?', similarity: Math.round(Math.max(0, 1 - h.distance) * 1000) / 1000, content: preview(h.drawer.content) }))
+    .filter((m) => m.similarity >= threshold);
+  return { is_duplicate: matches.length > 0, matches };
+}
+
+export async function getDrawer(ctx: DrawerContext, input: { drawer_id: unknown }) {
+  const id = requireId(input.drawer_id);
+  const d = await resolveDrawer(ctx, id);
+  if (!d) throw notFound('Drawer', id);
+  const metadata = publicMeta(d.meta);
+  const out: Record<string, unknown> = { drawer_id: d.id, content: d.content, content_sha256: sha256Hex(d.content), wing: d.meta.wing ?? '', room: d.meta.room ?? '', metadata };
+  if (d.chunked) {
+    out.chunks = d.rows.length;
+    out.chunk_ids = d.rows.map((r) => r.id);
+    metadata.chunks = d.rows.length;
+    metadata.chunk_ids = out.chunk_ids;
+  }
+  return out;
+}
+
+export async function listDrawers(ctx: DrawerContext, input: { wing?: unknown; room?: unknown; since?: unknown; before?: unknown; limit?: unknown; offset?: unknown }) {
+  const wing = validateOptionalName('wing', input.wing);
+  const room = validateOptionalName('room', input.room);
+  const window = validateDateWindow(input.since, input.before);
+  const limit = typeof input.limit === 'number' && Number.isFinite(input.limit) ? Math.min(100, Math.max(1, Math.trunc(input.limit))) : 20;
+  const offset = typeof input.offset === 'number' && Number.isFinite(input.offset) ? Math.max(0, Math.trunc(input.offset)) : 0;
+  const page = await ctx.drawers.list({ wing, room, since: window.since, before: window.before }, offset, limit);
+  const drawers = group(page.items).sort((a, b) => (a.id < b.id ? -1 : 1)).map((d) => ({
+    drawer_id: d.id,
+    wing: d.meta.wing,
+    room: d.meta.room,
+    content_preview: preview(d.content),
+    metadata: publicMeta(d.meta),
+    ...(d.chunked ? { chunks: d.rows.length, chunk_ids: d.rows.map((r) => r.id) } : {}),
+  }));
+  return { drawers, total: page.total, count: drawers.length, offset, limit };
+}
+
+export async function deleteDrawer(ctx: DrawerContext, input: { drawer_id: unknown }) {
+  const id = requireId(input.drawer_id);
+  const d = await resolveDrawer(ctx, id);
+  if (!d) throw notFound('Drawer', id);
+  const ids = d.rows.map((r) => r.id);
+  await ctx.drawers.delete(ids);
+  return { success: true as const, drawer_id: d.id, deleted_ids: ids, chunks_deleted: ids.length };
+}
+
+export interface UpdateDrawerInput { drawer_id: unknown; content?: unknown; wing?: unknown; room?: unknown; if_unchanged?: unknown }
+
+export async function updateDrawer(ctx: DrawerContext, input: UpdateDrawerInput) {
+  const id = requireId(input.drawer_id);
+  const content = input.content === undefined || input.content === null ? undefined : validateContent(input.content);
+  const wing = input.wing === undefined || input.wing === null ? undefined : validateName('wing', input.wing);
+  const room = input.room === undefined || input.room === null ? undefined : validateName('room', input.room);
+  let token: string | undefined;
+  if (input.if_unchanged !== undefined && input.if_unchanged !== null) {
+    if (typeof input.if_unchanged !== 'string' || !/^[0-9a-f]{1,64}$/i.test(input.if_unchanged.trim())) {
+      throw invalidArgument('if_unchanged', 'sha256_hex', 'if_unchanged must be the hex content_sha256 returned by get_drawer');
+    }
+    token = input.if_unchanged.trim().toLowerCase();
+  }
+  if (content === undefined && wing === undefined && room === undefined) return { success: true as const, drawer_id: id, noop: true as const };
+
+  const d = await resolveDrawer(ctx, id);
+  if (!d) throw notFound('Drawer', id);
+  const actual = sha256Hex(d.content);
+  if (token !== undefined && token !== actual) {
+    const truncated = token.length < 64 && actual.startsWith(token);
+    return {
+      success: false as const,
+      conflict: true as const,
+      truncated_token: truncated,
+      drawer_id: d.id,
+      expected_sha256: token,
+      actual_sha256: actual,
+      error: truncated
+        ? 'if_unchanged is a shortened token: pass the full 64-character content_sha256 from get_drawer'
+        : 'drawer changed since it was read: re-read it with get_drawer and re-apply the change',
+    };
+  }
+  const sameName = (a: string | undefined, b: string) => a === undefined || a.toLowerCase() === b.toLowerCase();
+  const newWing = sameName(wing, d.meta.wing) ? d.meta.wing : wing!;
+  const newRoom = sameName(room, d.meta.room) ? d.meta.room : room!;
+  const newContent = content ?? d.content;
+  const meta: DrawerMeta = { ...d.meta, wing: newWing, room: newRoom };
+  delete meta.parent_drawer_id;
+  const rows = await buildRows(ctx, d.id, newContent, meta);
+  const stale = d.rows.map((r) => r.id).filter((rid) => !rows.some((r) => r.id === rid));
+  await ctx.drawers.upsert(rows);
+  if (stale.length > 0) await ctx.drawers.delete(stale);
+  if (rows.length === 1) return { success: true as const, drawer_id: d.id, wing: newWing, room: newRoom };
+  return { success: true as const, drawer_id: d.id, wing: newWing, room: newRoom, chunks: rows.length, chunk_ids: rows.map((r) => r.id) };
+}

@@ -1,0 +1,123 @@
+/**
+ * Long-running jobs (mine, sync, delete_by_source): what they are, what progress they report,
+ * and the `JobEngine` port that runs them. The Temporal client and the in-process runner both
+ * implement the port; the composition root picks one, so `palace/` never imports either.
+ */
+import path from 'node:path';
+import { PalaceError, invalidArgument } from '../core/errors.js';
+import { hashN } from '../core/text.js';
+
+export const JOB_KINDS = ['mine', 'sync', 'delete_by_source'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+export const MINE_MODES = ['projects', 'convos', 'extract'] as const;
+export type MineMode = (typeof MINE_MODES)[number];
+export type JobState = 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** Where a mine reads from: a directory the worker can see, or a git repository at a ref. */
+export type SourceSpec = { kind: 'dir'; path: string } | { kind: 'git'; url: string; ref: string };
+
+export interface MineSpec {
+  kind: 'mine';
+  source: SourceSpec;
+  mode: MineMode;
+  /** Wing override; derived from the source name when absent. */
+  wing?: string | undefined;
+  agent: string;
+  limit: number;
+  dryRun: boolean;
+  extract: 'exchange' | 'general';
+  respectGitignore: boolean;
+  includeIgnored: string[];
+}
+
+export interface SyncSpec {
+  kind: 'sync';
+  wing?: string | undefined;
+  projectDir?: string | undefined;
+  apply: boolean;
+}
+
+export interface DeleteBySourceSpec {
+  kind: 'delete_by_source';
+  sourceFile: string;
+  dryRun: boolean;
+}
+
+export type JobSpec = MineSpec | SyncSpec | DeleteBySourceSpec;
+
+export interface JobCounters {
+  files_total: number;
+  files_seen: number;
+  files_skipped: number;
+  files_mined: number;
+  drawers_written: number;
+  errors: number;
+}
+
+export interface JobProgress extends JobCounters {
+  job_id: string;
+  kind: JobKind;
+  lock_key: string;
+  state: JobState;
+  started_at: string;
+  updated_at: string;
+  finished_at?: string;
+  /** Files per second since the start. */
+  rate: number;
+  /** Seconds to completion at the current rate; null when unknown. */
+  eta_s: number | null;
+  last_file?: string;
+  recent_errors: { file: string; error: string }[];
+  result?: Record<string, unknown>;
+  error?: string;
+}
+
+export function emptyCounters(): JobCounters {
+  return { files_total: 0, files_seen: 0, files_skipped: 0, files_mined: 0, drawers_written: 0, errors: 0 };
+}
+
+export interface JobEngine {
+  /** Start a job; a job already running on the same lock key is an `already_running` error carrying its id. */
+  start(spec: JobSpec): Promise<JobProgress>;
+  progress(jobId: string): Promise<JobProgress>;
+  /** Resolve when the job ends or after `timeoutMs`, whichever is first; `onProgress` sees updates. */
+  wait(jobId: string, timeoutMs: number, onProgress?: (p: JobProgress) => void): Promise<JobProgress>;
+  cancel(jobId: string): Promise<JobProgress>;
+  list(limit: number): Promise<JobProgress[]>;
+  close(): Promise<void>;
+}
+
+/** The identity a source is locked and keyed by (DECISIONS, palace behaviour 1). */
+export function sourceIdentity(source: SourceSpec): string {
+  return source.kind === 'dir' ? path.resolve(source.path) : source.url;
+}
+
+/**
+ * One lock per (palace, source), shared by the three job kinds. Sync and delete_by_source lock
+ * what they touch: sync its project directory or wing, delete_by_source the stored source value.
+ */
+export function lockKey(palace: string, spec: JobSpec): string {
+  const target = spec.kind === 'mine'
+    ? sourceIdentity(spec.source)
+    : spec.kind === 'sync'
+      ? spec.projectDir ? path.resolve(spec.projectDir) : `wing:${spec.wing ?? '*'}`
+      : spec.sourceFile;
+  return `mempalace:${palace}:source:${hashN(target, 24)}`;
+}
+
+export function alreadyRunning(running: JobProgress): PalaceError {
+  return new PalaceError('already_running', `another job is in progress on this source: ${running.job_id}`, {
+    details: { job_id: running.job_id, progress: running, error_class: 'LockHeldByOtherProcess' },
+  });
+}
+
+/** Check that a directory source lies within the allowed roots (when any are configured). */
+export function assertWithinRoots(dir: string, roots: readonly string[], field = 'source'): void {
+  if (roots.length === 0) return;
+  const abs = path.resolve(dir);
+  const ok = roots.some((r) => {
+    const rel = path.relative(r, abs);
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  });
+  if (!ok) throw invalidArgument(field, 'allowed_roots', `${field} '${dir}' is outside the allowed roots (${roots.join(', ')})`);
+}

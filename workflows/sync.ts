@@ -1,0 +1,14 @@
+/**
+ * Sync orchestration: classify every source in scope (dry run stops there), then remove only
+ * the provably stale drawers (palace-behaviour §12). The plan is stored by the scan activity and
+ * referenced by id, so nothing large travels through the orchestration.
+ */
+import type { SyncSpec } from '../palace/jobs.js';
+import type { SyncActivities, SyncReport } from './activity-types.js';
+
+export async function syncOrchestration(jobId: string, spec: SyncSpec, acts: SyncActivities, fence?: { key: string; token: number }): Promise<SyncReport> {
+  const { planId, report } = await acts.syncScan({ jobId, spec });
+  if (!spec.apply) return { ...report, dry_run: true, removed_drawers: 0, removed_closets: 0 };
+  const { removed } = await acts.syncApply({ jobId, spec, planId, ...(fence ? { fence } : {}) });
+  return { ...report, dry_run: false, removed_drawers: removed };
+}
