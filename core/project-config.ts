@@ -1,0 +1,129 @@
+/**
+ * The project configuration of projects-mode mining (palace-behaviour §4.1): `mempalace.yaml`
+ * (fallback `mempal.yaml`) in the project root names the wing and the rooms. Names written in the
+ * file are validated like tool input (§2.5 [QUIRK]); a bad value fails with the file and key.
+ */
+import { readFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { PalaceError, invalidArgument } from './errors.js';
+import { validateName, wingSlug } from './validate.js';
+
+export const PROJECT_CONFIG_FILES = ['mempalace.yaml', 'mempal.yaml'] as const;
+
+export interface RoomConfig {
+  name: string;
+  description: string;
+  keywords: string[];
+}
+
+export interface ProjectConfig {
+  wing: string;
+  rooms: RoomConfig[];
+  /** Absolute path of the file read, or null when the defaults were used. */
+  configFile: string | null;
+  warnings: string[];
+}
+
+function configError(file: string, key: string, rule: string, problem: string): PalaceError {
+  return invalidArgument(key, rule, `${file}: ${key} ${problem}`, { file });
+}
+
+/** Validate a name from the file, re-labelling the validator's error with the file and key. */
+function nameFrom(file: string, key: string, value: unknown): string {
+  try {
+    return validateName(key, value);
+  } catch (e) {
+    if (e instanceof PalaceError) throw invalidArgument(key, e.rule ?? 'name', `${file}: ${e.message} (got ${JSON.stringify(value)})`, { file });
+    throw e;
+  }
+}
+
+/** The wing slug of a directory name (§2.5), which must still be a valid wing name. */
+export function wingFromDirectory(projectDir: string): string {
+  const dir = resolve(projectDir);
+  const slug = wingSlug(basename(dir));
+  try {
+    return validateName('wing', slug);
+  } catch (e) {
+    if (e instanceof PalaceError) {
+      throw invalidArgument('wing', e.rule ?? 'name', `the wing derived from the directory name ${JSON.stringify(basename(dir))} is not a valid wing (${e.message}); give a wing explicitly or set one in ${PROJECT_CONFIG_FILES[0]}`, { directory: dir });
+    }
+    throw e;
+  }
+}
+
+function parseRoom(file: string, index: number, raw: unknown): RoomConfig {
+  const key = `rooms[${index}]`;
+  // A bare string is shorthand for a room with that name.
+  if (typeof raw === 'string') return { name: nameFrom(file, `${key}.name`, raw), description: '', keywords: [] };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw configError(file, key, 'mapping', 'must be a mapping with a name');
+  const room = raw as Record<string, unknown>;
+  const name = nameFrom(file, `${key}.name`, room.name);
+  const description = room.description ?? '';
+  if (typeof description !== 'string') throw configError(file, `${key}.description`, 'string', 'must be a string');
+  const rawKeywords = room.keywords ?? [];
+  if (!Array.isArray(rawKeywords)) throw configError(file, `${key}.keywords`, 'list', 'must be a list of strings');
+  const keywords = rawKeywords.map((kw: unknown, k) => {
+    if (typeof kw !== 'string' && typeof kw !== 'number') throw configError(file, `${key}.keywords[${k}]`, 'string', 'must be a string');
+    return String(kw);
+  });
+  return { name, description, keywords };
+}
+
+/** Parse the text of a project configuration file; `file` labels errors. */
+export function parseProjectConfig(text: string, file: string, projectDir: string, wingOverride?: string): ProjectConfig {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (e) {
+    throw invalidArgument('config', 'yaml', `${file}: not valid YAML: ${e instanceof Error ? e.message : String(e)}`, { file });
+  }
+  if (doc === null || doc === undefined) doc = {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw configError(file, '(document)', 'mapping', 'must be a mapping with wing and rooms');
+  const cfg = doc as Record<string, unknown>;
+  const wing = wingOverride !== undefined
+    ? validateName('wing', wingOverride)
+    : cfg.wing === undefined || cfg.wing === null
+      ? wingFromDirectory(projectDir)
+      : nameFrom(file, 'wing', typeof cfg.wing === 'number' ? String(cfg.wing) : cfg.wing);
+  let rooms: RoomConfig[];
+  if (cfg.rooms === undefined || cfg.rooms === null) {
+    rooms = [{ name: 'general', description: 'All project files', keywords: [] }];
+  } else {
+    if (!Array.isArray(cfg.rooms)) throw configError(file, 'rooms', 'list', 'must be a list of rooms');
+    rooms = cfg.rooms.map((r: unknown, i) => parseRoom(file, i, r));
+    const seen = new Set<string>();
+    rooms.forEach((r, i) => {
+      if (seen.has(r.name)) throw configError(file, `rooms[${i}].name`, 'unique', `repeats the room name ${JSON.stringify(r.name)}`);
+      seen.add(r.name);
+    });
+  }
+  return { wing, rooms, configFile: file, warnings: [] };
+}
+
+/**
+ * Read the project configuration of `projectDir`. Without a file the wing is the slug of the
+ * directory's basename (validated; pass `wingOverride` when that name is not a valid wing).
+ */
+export async function loadProjectConfig(projectDir: string, wingOverride?: string): Promise<ProjectConfig> {
+  const root = resolve(projectDir);
+  for (const name of PROJECT_CONFIG_FILES) {
+    const file = join(root, name);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw invalidArgument('config', 'readable', `${file}: cannot be read: ${(e as Error).message}`, { file });
+    }
+    return parseProjectConfig(text, file, root, wingOverride);
+  }
+  const wing = wingOverride !== undefined ? validateName('wing', wingOverride) : wingFromDirectory(root);
+  return {
+    wing,
+    rooms: [{ name: 'general', description: 'All project files', keywords: ['general'] }],
+    configFile: null,
+    warnings: [`No ${PROJECT_CONFIG_FILES[0]} in ${root}: using wing "${wing}" from the directory name; directories with the same name share this wing.`],
+  };
+}
