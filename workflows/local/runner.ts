@@ -1,0 +1,173 @@
+/**
+ * The embedded profile's JobEngine: runs the same orchestration code as the Temporal workflows,
+ * in this process, with its state in the JobStore. A lease per source (with a fencing token,
+ * renewed while the job runs) keeps two runners off one source; a job whose runner died keeps
+ * its cursor and is resumed by the next start on that source once the lease has expired.
+ */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { PalaceError } from '../../core/errors.js';
+import type { JobEngine, JobProgress, JobSpec, MineSpec } from '../../palace/jobs.js';
+import { alreadyRunning, emptyCounters, lockKey } from '../../palace/jobs.js';
+import type { JobRecord, JobStore, Locks } from '../../stores/ports.js';
+import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '../activity-types.js';
+import { deleteBySourceOrchestration } from '../delete-by-source.js';
+import type { MineCursor } from '../mine.js';
+import { mineOrchestration, mineSummary, newMineCursor } from '../mine.js';
+import { syncOrchestration } from '../sync.js';
+
+export interface LocalRunnerDeps {
+  palace: string;
+  jobs: JobStore;
+  locks: Locks;
+  activities: MineActivities & SyncActivities & DeleteBySourceActivities;
+  leaseMs?: number;
+  pollMs?: number;
+}
+
+interface Running {
+  cancel: boolean;
+  done: Promise<void>;
+}
+
+export class LocalJobEngine implements JobEngine {
+  private readonly running = new Map<string, Running>();
+  private readonly holder = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+
+  constructor(private readonly deps: LocalRunnerDeps) {
+    this.leaseMs = deps.leaseMs ?? 30_000;
+    this.pollMs = deps.pollMs ?? 200;
+  }
+
+  async start(spec: JobSpec): Promise<JobProgress> {
+    const dry = (spec.kind === 'mine' && spec.dryRun) || (spec.kind === 'delete_by_source' && spec.dryRun) || (spec.kind === 'sync' && !spec.apply);
+    const jobId = randomUUID();
+    // Dry runs write nothing, so they take no lock (palace-behaviour §4.4).
+    const key = dry ? `${lockKey(this.deps.palace, spec)}:dry:${jobId}` : lockKey(this.deps.palace, spec);
+    const previous = await this.deps.jobs.running(key);
+    const lease = dry ? undefined : await this.deps.locks.acquire(key, this.holder, this.leaseMs);
+    if (!dry && !lease) {
+      if (previous) throw alreadyRunning(this.toProgress(previous));
+      throw new PalaceError('already_running', 'another job holds the lock on this source', { details: { error_class: 'LockHeldByOtherProcess' } });
+    }
+    const now = new Date().toISOString();
+    let record: JobRecord;
+    if (previous && JSON.stringify(previous.spec) === JSON.stringify(spec)) {
+      // The previous runner died holding this job: resume it from its stored cursor.
+      record = previous;
+    } else {
+      if (previous) await this.finish(previous, 'failed', { error: 'abandoned: its runner stopped and a different job took the source' });
+      const progress: JobProgress = { job_id: jobId, kind: spec.kind, lock_key: key, state: 'running', started_at: now, updated_at: now, rate: 0, eta_s: null, recent_errors: [], ...emptyCounters() };
+      record = { job_id: jobId, kind: spec.kind, lock_key: key, state: 'running', spec: spec as unknown as Record<string, unknown>, progress: progress as unknown as Record<string, unknown>, created_at: now, updated_at: now };
+      await this.deps.jobs.create(record);
+    }
+    const fence = lease ? { key, token: lease.token } : undefined;
+    const entry: Running = { cancel: false, done: Promise.resolve() };
+    this.running.set(record.job_id, entry);
+    entry.done = this.run(record, spec, entry, fence).finally(() => this.running.delete(record.job_id));
+    return this.toProgress(record);
+  }
+
+  private toProgress(r: JobRecord): JobProgress {
+    return r.progress as unknown as JobProgress;
+  }
+
+  private async finish(r: JobRecord, state: JobProgress['state'], extra: Partial<JobProgress>, cursor?: unknown): Promise<void> {
+    const latest = (await this.deps.jobs.get(r.job_id)) ?? r;
+    const now = new Date().toISOString();
+    const progress = { ...this.toProgress(latest), ...extra, state, updated_at: now, finished_at: now, eta_s: 0 };
+    await this.deps.jobs.update(r.job_id, state, progress as unknown as Record<string, unknown>, cursor);
+  }
+
+  private async run(record: JobRecord, spec: JobSpec, entry: Running, fence: { key: string; token: number } | undefined): Promise<void> {
+    const renew = fence
+      ? setInterval(() => {
+          this.deps.locks.renew(fence.key, this.holder, fence.token, this.leaseMs).then((held) => { if (!held) entry.cancel = true; }, () => { entry.cancel = true; });
+        }, Math.max(1000, Math.floor(this.leaseMs / 3)))
+      : undefined;
+    try {
+      if (spec.kind === 'mine') await this.runMine(record, spec, entry, fence);
+      else if (spec.kind === 'sync') {
+        const report = await syncOrchestration(record.job_id, spec, this.deps.activities, fence);
+        await this.finish(record, 'completed', { result: { success: true, ...report } });
+      } else {
+        const result = await deleteBySourceOrchestration(spec, this.deps.activities, fence);
+        await this.finish(record, 'completed', { result });
+      }
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      await this.finish(record, 'failed', { error: message, result: { success: false, error: message, ...(e instanceof PalaceError ? { error_class: e.code } : {}) } });
+    } finally {
+      if (renew) clearInterval(renew);
+      if (fence) await this.deps.locks.release(fence.key, this.holder, fence.token).catch(() => undefined);
+      await this.deps.jobs.dropArtifacts(`${record.job_id}:`).catch(() => undefined);
+    }
+  }
+
+  private async runMine(record: JobRecord, spec: MineSpec, entry: Running, fence: { key: string; token: number } | undefined): Promise<void> {
+    const startedMs = Date.parse(this.toProgress(record).started_at);
+    const start = (record.cursor as MineCursor | undefined) ?? newMineCursor();
+    const outcome = await mineOrchestration(record.job_id, spec, this.deps.activities, {
+      cancelRequested: () => entry.cancel,
+      ...(fence ? { fence } : {}),
+      progress: async (cursor) => {
+        const c = cursor.counters;
+        const elapsed = Math.max(0.001, (Date.now() - startedMs) / 1000);
+        const rate = c.files_seen / elapsed;
+        const progress: JobProgress = {
+          ...this.toProgress(record), ...c, state: 'running', updated_at: new Date().toISOString(),
+          rate: Math.round(rate * 100) / 100,
+          eta_s: rate > 0 ? Math.round((c.files_total - c.files_seen) / rate) : null,
+          recent_errors: cursor.recentErrors,
+          ...(cursor.lastFile === undefined ? {} : { last_file: cursor.lastFile }),
+        };
+        record.progress = progress as unknown as Record<string, unknown>;
+        await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
+      },
+    }, start);
+    const output = mineSummary(spec, outcome);
+    const result = { success: outcome.status === 'completed', mode: spec.mode, dry_run: spec.dryRun, output, ...(outcome.cursor.scan?.commit ? { commit: outcome.cursor.scan.commit } : {}), ...(outcome.status === 'completed' ? { hallways: outcome.hallways } : {}) };
+    await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result }, outcome.cursor);
+  }
+
+  async progress(jobId: string): Promise<JobProgress> {
+    const r = await this.deps.jobs.get(jobId);
+    if (!r) throw new PalaceError('not_found', `job not found: ${jobId}`, { field: 'job_id' });
+    return this.toProgress(r);
+  }
+
+  async wait(jobId: string, timeoutMs: number, onProgress?: (p: JobProgress) => void): Promise<JobProgress> {
+    const deadline = Date.now() + timeoutMs;
+    let lastUpdate = '';
+    for (;;) {
+      const p = await this.progress(jobId);
+      if (p.updated_at !== lastUpdate) {
+        lastUpdate = p.updated_at;
+        onProgress?.(p);
+      }
+      if (p.state !== 'running' || Date.now() >= deadline) return p;
+      await new Promise((r) => setTimeout(r, Math.min(this.pollMs, Math.max(1, deadline - Date.now()))));
+    }
+  }
+
+  async cancel(jobId: string): Promise<JobProgress> {
+    const entry = this.running.get(jobId);
+    if (entry) {
+      entry.cancel = true;
+      await entry.done;
+    }
+    return this.progress(jobId);
+  }
+
+  async list(limit: number): Promise<JobProgress[]> {
+    return (await this.deps.jobs.list(limit)).map((r) => this.toProgress(r));
+  }
+
+  /** Ask running jobs to stop at their next batch boundary and wait for them. */
+  async close(): Promise<void> {
+    for (const entry of this.running.values()) entry.cancel = true;
+    await Promise.all([...this.running.values()].map((e) => e.done));
+  }
+}
