@@ -1,0 +1,17 @@
+/**
+ * The Embedder port: turns texts into unit-length vectors. `palace/` and the activities depend on
+ * this interface only; the composition root picks the implementation (embed/minilm.ts).
+ */
+export interface Embedder {
+  /** Model name recorded with stored vectors, e.g. `all-MiniLM-L6-v2`. */
+  readonly model: string;
+  /** Length of every vector `embed` returns. */
+  readonly dimension: number;
+  /**
+   * One vector per text, in input order, each with L2 norm 1 (cosine similarity = dot product).
+   * An empty input gives an empty result.
+   */
+  embed(texts: string[]): Promise<Float32Array[]>;
+  /** Releases the model when no other embedder in the process still uses it. Idempotent. */
+  close(): Promise<void>;
+}
