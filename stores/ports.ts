@@ -264,10 +264,11 @@ export interface GraphStore {
    */
   kgAdd(triple: KgTripleWrite): Promise<{ triple_id: string; inserted: boolean }>;
   /**
-   * Close every open (subject, predicate, object) triple with `valid_to = ended`. If any of them
-   * starts after `ended_key` nothing is written and the first such triple is reported.
+   * Close every open (subject, predicate, object) triple with `valid_to = ended`, `to_key =
+   * ended_key`. If any of them has `from_key > max_from_key` nothing is written and the first
+   * such triple is reported.
    */
-  kgInvalidate(q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string }): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval>;
+  kgInvalidate(q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string }): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval>;
   /**
    * One transaction: create missing entities (subject, old and new object); close every open
    * (subject, predicate, old object) triple at `successor.valid_from`/`from_key` (the boundary);
