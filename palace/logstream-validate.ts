@@ -4,7 +4,7 @@
  * the spec's exact strings; each error names the field and the rule it broke.
  */
 import { invalidArgument } from '../core/errors.js';
-import { codePointLength, replaceLoneSurrogates, sha256Hex } from '../core/text.js';
+import { replaceLoneSurrogates, sha256Hex } from '../core/text.js';
 import { EVENT_STATUSES, validateEventType, validateRouting, validateTemporal } from '../core/validate.js';
 import type { ArtifactDraft, EventDraft, EventQuery } from '../stores/ports.js';
 
@@ -277,9 +277,3 @@ export function slug(text: string, fallback: string): string {
   const s = text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 40).replace(/_+$/g, '');
   return s === '' ? fallback : s;
 }
-
-export function bytesOf(s: string): number {
-  return utf8Bytes(s);
-}
-
-export { codePointLength };

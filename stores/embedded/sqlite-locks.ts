@@ -1,0 +1,147 @@
+/**
+ * Leases with fencing tokens for the embedded profile: `<palaceDir>/locks.sqlite3`. Every
+ * operation is one `BEGIN IMMEDIATE` transaction, so processes sharing the palace see one
+ * consistent owner per key. Tokens come from a per-key counter kept apart from the lease row,
+ * so releasing or expiring a lease never lets a token be handed out twice.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { PalaceError, invalidArgument, isPalaceError, storeUnavailable } from '../../core/errors.js';
+import type { LeaseInfo, Locks } from '../ports.js';
+
+export const LOCKS_FILE = 'locks.sqlite3';
+const STORE = 'sqlite';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS leases (
+  key TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  token INTEGER NOT NULL,
+  expires_at_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS lease_tokens (
+  key TEXT PRIMARY KEY,
+  last_token INTEGER NOT NULL
+);
+`;
+
+interface LeaseRow {
+  holder: string;
+  token: number;
+  expires_at_ms: number;
+}
+
+function requireText(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'non_empty_string', `${field} must be a non-empty string`);
+  return value;
+}
+
+function requirePositiveInt(field: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw invalidArgument(field, 'positive_integer', `${field} must be a positive integer`);
+  return value;
+}
+
+export class SqliteLocks implements Locks {
+  readonly storeName = STORE;
+  private readonly db: Database.Database;
+
+  private constructor(readonly file: string) {
+    this.db = new Database(file);
+    this.db.pragma('busy_timeout = 10000');
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.exec(SCHEMA);
+  }
+
+  static async open(palaceDir: string): Promise<SqliteLocks> {
+    try {
+      fs.mkdirSync(palaceDir, { recursive: true, mode: 0o700 });
+      return new SqliteLocks(path.join(palaceDir, LOCKS_FILE));
+    } catch (e) {
+      throw storeUnavailable(STORE, e);
+    }
+  }
+
+  private write<T>(fn: () => T): T {
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (e) {
+      throw isPalaceError(e) ? e : storeUnavailable(STORE, e);
+    }
+  }
+
+  private lease(key: string): LeaseRow | undefined {
+    return this.db.prepare('SELECT holder, token, expires_at_ms FROM leases WHERE key = ?').get(key) as LeaseRow | undefined;
+  }
+
+  async acquire(key: string, holder: string, ttlMs: number): Promise<{ token: number } | null> {
+    requireText('key', key);
+    requireText('holder', holder);
+    requirePositiveInt('ttl_ms', ttlMs);
+    return this.write(() => {
+      const now = Date.now();
+      const current = this.lease(key);
+      if (current && current.expires_at_ms > now) return null;
+      const last = this.db.prepare('SELECT last_token FROM lease_tokens WHERE key = ?').get(key) as { last_token: number } | undefined;
+      const token = (last?.last_token ?? 0) + 1;
+      this.db.prepare('INSERT INTO lease_tokens (key, last_token) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET last_token = excluded.last_token').run(key, token);
+      this.db.prepare('INSERT INTO leases (key, holder, token, expires_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET holder = excluded.holder, token = excluded.token, expires_at_ms = excluded.expires_at_ms').run(key, holder, token, now + ttlMs);
+      return { token };
+    });
+  }
+
+  async renew(key: string, holder: string, token: number, ttlMs: number): Promise<boolean> {
+    requireText('key', key);
+    requireText('holder', holder);
+    requirePositiveInt('token', token);
+    requirePositiveInt('ttl_ms', ttlMs);
+    return this.write(() => {
+      const now = Date.now();
+      const changed = this.db.prepare('UPDATE leases SET expires_at_ms = ? WHERE key = ? AND holder = ? AND token = ? AND expires_at_ms > ?').run(now + ttlMs, key, holder, token, now).changes;
+      return changed === 1;
+    });
+  }
+
+  async release(key: string, holder: string, token: number): Promise<boolean> {
+    requireText('key', key);
+    requireText('holder', holder);
+    requirePositiveInt('token', token);
+    return this.write(() => {
+      const current = this.lease(key);
+      if (!current || current.holder !== holder || current.token !== token) return false;
+      this.db.prepare('DELETE FROM leases WHERE key = ? AND token = ?').run(key, token);
+      return current.expires_at_ms > Date.now();
+    });
+  }
+
+  async check(key: string, token: number): Promise<void> {
+    requireText('key', key);
+    requirePositiveInt('token', token);
+    const current = await this.holder(key);
+    if (current?.token !== token) {
+      throw new PalaceError('stale_lease', `lease token ${token} for ${key} is stale${current ? ` (current token ${current.token})` : ' (no lease is held)'}`, {
+        details: { key, token, current_token: current?.token ?? null },
+      });
+    }
+  }
+
+  async holder(key: string): Promise<LeaseInfo | null> {
+    requireText('key', key);
+    try {
+      const row = this.lease(key);
+      if (!row || row.expires_at_ms <= Date.now()) return null;
+      return { holder: row.holder, token: row.token, expiresAtMs: row.expires_at_ms };
+    } catch (e) {
+      throw storeUnavailable(STORE, e);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+export function openSqliteLocks(palaceDir: string): Promise<SqliteLocks> {
+  return SqliteLocks.open(palaceDir);
+}

@@ -1,0 +1,412 @@
+/**
+ * The embedded logstream (logstream.md §10): `<palaceDir>/logstream.sqlite3`, format-compatible
+ * with the original's file. `seq` is the implicit rowid, so the table keeps its rowid and the
+ * file is never VACUUMed. Every write is one `BEGIN IMMEDIATE` transaction, which serialises
+ * appends from any number of processes and gives one total order.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.js';
+import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, StoredArtifact, StoredEvent } from '../ports.js';
+import { newStampedId, observe, renderHlc, tick, utcSecond, type HlcState } from './logstream-clock.js';
+import { ChangeNotifier, DATA_VERSION_POLL_MS } from './logstream-notify.js';
+import { loadOrMintReplicaId } from './logstream-replica.js';
+
+export const LOGSTREAM_FILE = 'logstream.sqlite3';
+const STORE = 'sqlite';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  id TEXT PRIMARY KEY,
+  type TEXT NOT NULL,
+  stream TEXT NOT NULL,
+  room TEXT NOT NULL,
+  topic TEXT,
+  from_agent TEXT NOT NULL,
+  to_agent TEXT,
+  correlation_id TEXT,
+  branch TEXT,
+  base_commit TEXT,
+  status TEXT,
+  body TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL,
+  metadata_json TEXT NOT NULL DEFAULT '{}',
+  origin_replica TEXT,
+  origin_seq INTEGER,
+  hlc TEXT
+);
+CREATE TABLE IF NOT EXISTS artifacts (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  content TEXT NOT NULL,
+  created_by TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  metadata_json TEXT NOT NULL DEFAULT '{}',
+  origin_replica TEXT
+);
+CREATE TABLE IF NOT EXISTS event_artifacts (
+  event_id TEXT NOT NULL,
+  artifact_id TEXT NOT NULL,
+  PRIMARY KEY (event_id, artifact_id)
+);
+`;
+
+// Columns later versions added; an older file gains them on open (§10.3 step 2).
+const ADDED_COLUMNS: [table: string, column: string, type: string][] = [
+  ['events', 'topic', 'TEXT'],
+  ['events', 'origin_replica', 'TEXT'],
+  ['events', 'origin_seq', 'INTEGER'],
+  ['events', 'hlc', 'TEXT'],
+  ['artifacts', 'origin_replica', 'TEXT'],
+];
+
+const INDEXES = `
+CREATE INDEX IF NOT EXISTS events_stream_created_idx ON events(stream, created_at);
+CREATE INDEX IF NOT EXISTS events_correlation_idx ON events(correlation_id, created_at);
+CREATE INDEX IF NOT EXISTS events_to_agent_idx ON events(to_agent, created_at);
+CREATE INDEX IF NOT EXISTS events_type_idx ON events(type, created_at);
+CREATE INDEX IF NOT EXISTS events_topic_created_idx ON events(topic, created_at);
+CREATE INDEX IF NOT EXISTS artifacts_sha256_idx ON artifacts(sha256);
+CREATE INDEX IF NOT EXISTS events_correlation_rowid_idx ON events(correlation_id);
+CREATE INDEX IF NOT EXISTS events_to_agent_rowid_idx ON events(to_agent);
+CREATE INDEX IF NOT EXISTS events_from_agent_rowid_idx ON events(from_agent);
+CREATE INDEX IF NOT EXISTS events_stream_rowid_idx ON events(stream);
+CREATE INDEX IF NOT EXISTS events_topic_rowid_idx ON events(topic);
+CREATE INDEX IF NOT EXISTS events_type_rowid_idx ON events(type);
+`;
+
+const REPLICATION_INDEXES = `
+CREATE UNIQUE INDEX IF NOT EXISTS events_origin_seq_idx ON events(origin_replica, origin_seq);
+CREATE INDEX IF NOT EXISTS events_hlc_idx ON events(hlc);
+`;
+
+const EVENT_COLUMNS = 'rowid AS seq, id, origin_replica, origin_seq, hlc, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json';
+
+interface EventRow {
+  seq: number;
+  id: string;
+  origin_replica: string;
+  origin_seq: number;
+  hlc: string;
+  type: string;
+  stream: string;
+  room: string;
+  topic: string | null;
+  from_agent: string;
+  to_agent: string | null;
+  correlation_id: string | null;
+  branch: string | null;
+  base_commit: string | null;
+  status: string | null;
+  body: string;
+  created_at: string;
+  metadata_json: string;
+}
+
+interface ArtifactRow {
+  id: string;
+  kind: string;
+  sha256: string;
+  size_bytes: number;
+  content: string;
+  created_by: string;
+  created_at: string;
+  metadata_json: string;
+  origin_replica: string | null;
+}
+
+function parseMetadata(text: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function toEvent(row: EventRow, artifactIds: string[]): StoredEvent {
+  return {
+    id: row.id,
+    seq: row.seq,
+    origin_replica: row.origin_replica,
+    origin_seq: row.origin_seq,
+    hlc: row.hlc,
+    type: row.type,
+    stream: row.stream,
+    room: row.room,
+    topic: row.topic,
+    from_agent: row.from_agent,
+    to_agent: row.to_agent,
+    correlation_id: row.correlation_id,
+    branch: row.branch,
+    base_commit: row.base_commit,
+    status: row.status,
+    artifact_ids: artifactIds,
+    body: row.body,
+    created_at: row.created_at,
+    metadata: parseMetadata(row.metadata_json),
+  };
+}
+
+function toArtifactRecord(row: Omit<ArtifactRow, 'content' | 'metadata_json'>): ArtifactRecord {
+  return { id: row.id, kind: row.kind, sha256: row.sha256, size_bytes: row.size_bytes, created_by: row.created_by, created_at: row.created_at, origin_replica: row.origin_replica };
+}
+
+export interface SqliteLogstreamOptions {
+  /** Interval of the cross-process `data_version` poll while someone waits (§10.5: 250 ms). */
+  pollIntervalMs?: number;
+}
+
+export class SqliteLogstream implements Logstream {
+  readonly storeName = STORE;
+  private readonly db: Database.Database;
+  private readonly notifier: ChangeNotifier;
+  private clock: HlcState = { ms: 0, counter: 0 };
+  private readonly statements = new Map<string, Database.Statement>();
+
+  private constructor(
+    readonly file: string,
+    private readonly replica: string,
+    options: SqliteLogstreamOptions,
+  ) {
+    this.db = new Database(file);
+    this.db.pragma('busy_timeout = 10000');
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.migrate();
+    this.notifier = new ChangeNotifier(() => this.db.pragma('data_version', { simple: true }) as number, options.pollIntervalMs ?? DATA_VERSION_POLL_MS);
+  }
+
+  /** Open (creating if needed) the logstream of the palace at `palaceDir`. */
+  static async open(palaceDir: string, options: SqliteLogstreamOptions = {}): Promise<SqliteLogstream> {
+    try {
+      fs.mkdirSync(palaceDir, { recursive: true, mode: 0o700 });
+      const replica = loadOrMintReplicaId(palaceDir);
+      return new SqliteLogstream(path.join(palaceDir, LOGSTREAM_FILE), replica, options);
+    } catch (e) {
+      throw isPalaceError(e) ? e : storeUnavailable(STORE, e);
+    }
+  }
+
+  /** §10.3: tables, added columns, backfill of pre-replication rows, indexes, clock seed. */
+  private migrate(): void {
+    this.db.transaction(() => {
+      this.db.exec(SCHEMA);
+      for (const [table, column, type] of ADDED_COLUMNS) {
+        const columns = this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+        if (!columns.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+      }
+      this.db.exec(INDEXES);
+      const legacy = this.db.prepare('SELECT rowid AS seq, created_at FROM events WHERE origin_replica IS NULL').all() as { seq: number; created_at: string }[];
+      const backfill = this.db.prepare('UPDATE events SET origin_replica = ?, origin_seq = ?, hlc = ? WHERE rowid = ?');
+      for (const row of legacy) {
+        const ms = Date.parse(row.created_at);
+        const hlc = renderHlc({ ms: Number.isFinite(ms) ? ms : 0, counter: Math.min(row.seq, 0xffffff) }, this.replica);
+        backfill.run(this.replica, row.seq, hlc, row.seq);
+      }
+      this.db.prepare('UPDATE artifacts SET origin_replica = ? WHERE origin_replica IS NULL').run(this.replica);
+      this.db.exec(REPLICATION_INDEXES);
+    }).immediate();
+    this.clock = observe(this.clock, this.maxHlc(), Date.now());
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  /** Run `fn`, turning engine failures into retryable store errors; PalaceErrors pass through. */
+  private guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      throw isPalaceError(e) ? e : storeUnavailable(STORE, e);
+    }
+  }
+
+  private maxHlc(): string | null {
+    return (this.stmt('SELECT max(hlc) AS hlc FROM events').get() as { hlc: string | null }).hlc;
+  }
+
+  /** The body of every local append; runs inside a write transaction. */
+  private insertEvent(draft: EventDraft): StoredEvent {
+    const known = this.stmt('SELECT 1 FROM artifacts WHERE id = ?');
+    for (const artifactId of draft.artifact_ids) {
+      if (!known.get(artifactId)) {
+        throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
+      }
+    }
+    const now = Date.now();
+    // Another process may have appended since our last tick: observe the stored maximum first.
+    this.clock = tick(observe(this.clock, this.maxHlc(), now), now);
+    const hlc = renderHlc(this.clock, this.replica);
+    const created_at = utcSecond(now);
+    const insert = this.stmt(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, hlc)
+      VALUES (@id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @hlc)`);
+    let id = newStampedId('evt', now);
+    // The random part makes a collision practically impossible; a retry costs nothing if it happens.
+    while (this.stmt('SELECT 1 FROM events WHERE id = ?').get(id)) id = newStampedId('evt', now);
+    const { artifact_ids: _ids, ...columns } = draft;
+    const seq = Number(insert.run({ ...columns, id, created_at, origin_replica: this.replica, hlc }).lastInsertRowid);
+    this.stmt('UPDATE events SET origin_seq = rowid WHERE rowid = ?').run(seq);
+    const link = this.stmt('INSERT INTO event_artifacts (event_id, artifact_id) VALUES (?, ?)');
+    for (const artifactId of draft.artifact_ids) link.run(id, artifactId);
+    const row = this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE rowid = ?`).get(seq) as EventRow;
+    return toEvent(row, [...draft.artifact_ids]);
+  }
+
+  private insertArtifact(draft: ArtifactDraft): ArtifactRecord {
+    const now = Date.now();
+    let id = newStampedId('art', now);
+    while (this.stmt('SELECT 1 FROM artifacts WHERE id = ?').get(id)) id = newStampedId('art', now);
+    const row = { id, kind: draft.kind, sha256: draft.sha256, size_bytes: draft.size_bytes, content: draft.content, created_by: draft.created_by, created_at: utcSecond(now), metadata_json: draft.metadata_json, origin_replica: this.replica };
+    this.stmt(`INSERT INTO artifacts (id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica)
+      VALUES (@id, @kind, @sha256, @size_bytes, @content, @created_by, @created_at, @metadata_json, @origin_replica)`).run(row);
+    return toArtifactRecord(row);
+  }
+
+  /** One immediate write transaction, then wake this process's waiters. */
+  private write<T>(fn: () => T): T {
+    const result = this.guard(() => this.db.transaction(fn).immediate());
+    this.notifier.notify();
+    return result;
+  }
+
+  async replicaId(): Promise<string> {
+    return this.replica;
+  }
+
+  async append(draft: EventDraft): Promise<StoredEvent> {
+    return this.write(() => this.insertEvent(draft));
+  }
+
+  async appendFor(targetId: string, build: (target: StoredEvent) => EventDraft): Promise<StoredEvent | null> {
+    return this.write(() => {
+      const target = this.readEvent(targetId);
+      return target ? this.insertEvent(build(target)) : null;
+    });
+  }
+
+  async putArtifact(draft: ArtifactDraft): Promise<ArtifactRecord> {
+    return this.write(() => this.insertArtifact(draft));
+  }
+
+  async submitPatch(artifact: ArtifactDraft, event: EventDraft): Promise<{ artifact: ArtifactRecord; event: StoredEvent }> {
+    return this.write(() => {
+      const stored = this.insertArtifact(artifact);
+      return { artifact: stored, event: this.insertEvent({ ...event, artifact_ids: [stored.id] }) };
+    });
+  }
+
+  async getArtifact(id: string): Promise<StoredArtifact | null> {
+    return this.guard(() => {
+      const row = this.stmt('SELECT id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica FROM artifacts WHERE id = ?').get(id) as ArtifactRow | undefined;
+      if (!row) return null;
+      return { ...toArtifactRecord(row), content: row.content, metadata: parseMetadata(row.metadata_json) };
+    });
+  }
+
+  private readEvent(id: string): StoredEvent | null {
+    const row = this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE id = ?`).get(id) as EventRow | undefined;
+    return row ? this.withArtifacts([row])[0]! : null;
+  }
+
+  async getEvent(id: string): Promise<StoredEvent | null> {
+    return this.guard(() => this.readEvent(id));
+  }
+
+  async seqOf(eventId: string): Promise<number | null> {
+    return this.guard(() => {
+      const row = this.stmt('SELECT rowid AS seq FROM events WHERE id = ?').get(eventId) as { seq: number } | undefined;
+      return row ? row.seq : null;
+    });
+  }
+
+  private withArtifacts(rows: EventRow[]): StoredEvent[] {
+    const links = new Map<string, string[]>();
+    if (rows.length > 0) {
+      const found = this.stmt('SELECT event_id, artifact_id FROM event_artifacts WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY artifact_id').all(JSON.stringify(rows.map((r) => r.id))) as { event_id: string; artifact_id: string }[];
+      for (const l of found) {
+        const list = links.get(l.event_id);
+        if (list) list.push(l.artifact_id);
+        else links.set(l.event_id, [l.artifact_id]);
+      }
+    }
+    return rows.map((r) => toEvent(r, links.get(r.id) ?? []));
+  }
+
+  private query(q: EventQuery): StoredEvent[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    for (const column of ['stream', 'room', 'topic', 'type', 'from_agent', 'correlation_id', 'status'] as const) {
+      const value = q[column];
+      if (value !== undefined) {
+        where.push(`${column} = ?`);
+        params.push(value);
+      }
+    }
+    if (q.to_agent !== undefined) {
+      where.push("to_agent IN (?, '*')");
+      params.push(q.to_agent);
+    }
+    if (q.afterSeq !== undefined) {
+      where.push('rowid > ?');
+      params.push(q.afterSeq);
+    }
+    if (q.beforeSeq !== undefined) {
+      where.push('rowid < ?');
+      params.push(q.beforeSeq);
+    }
+    if (q.sinceCreatedAt !== undefined) {
+      where.push('created_at >= ?');
+      params.push(q.sinceCreatedAt);
+    }
+    const sql = `SELECT ${EVENT_COLUMNS} FROM events${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid ${q.order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`;
+    params.push(q.limit);
+    return this.withArtifacts(this.stmt(sql).all(...params) as EventRow[]);
+  }
+
+  async list(query: EventQuery): Promise<StoredEvent[]> {
+    return this.guard(() => this.query(query));
+  }
+
+  async waitForEvents(query: Omit<EventQuery, 'order' | 'beforeSeq'>, timeoutMs: number, signal?: AbortSignal): Promise<StoredEvent[]> {
+    const deadline = Date.now() + timeoutMs;
+    const subscription = this.notifier.subscribe();
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const events = this.guard(() => this.query({ ...query, order: 'asc' }));
+        const remaining = deadline - Date.now();
+        if (events.length > 0 || remaining <= 0 || signal?.aborted) return events;
+        await subscription.next(remaining, attempt, signal);
+      }
+    } finally {
+      subscription.close();
+    }
+  }
+
+  async versionVector(): Promise<Record<string, number>> {
+    return this.guard(() => {
+      const rows = this.stmt('SELECT origin_replica AS origin, max(origin_seq) AS top FROM events WHERE origin_replica IS NOT NULL GROUP BY origin_replica ORDER BY origin_replica').all() as { origin: string; top: number }[];
+      return Object.fromEntries(rows.map((r) => [r.origin, r.top]));
+    });
+  }
+
+  async close(): Promise<void> {
+    this.notifier.stop();
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** The composition root's entry point for the embedded profile. */
+export function openSqliteLogstream(palaceDir: string, options?: SqliteLogstreamOptions): Promise<SqliteLogstream> {
+  return SqliteLogstream.open(palaceDir, options);
+}
+
