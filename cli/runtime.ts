@@ -1,0 +1,40 @@
+/**
+ * The composition root: builds the stores, the embedder, the job activities and the job engine
+ * for the configured profile. CLI commands, the MCP server and the API all receive a `Runtime`.
+ */
+import path from 'node:path';
+import type { Config } from '../core/config.js';
+import type { Embedder } from '../embed/embedder.js';
+import { MiniLmEmbedder } from '../embed/minilm.js';
+import { createJobActivities } from '../activities/index.js';
+import type { DrawerContext } from '../palace/context.js';
+import type { JobEngine } from '../palace/jobs.js';
+import type { PalaceStores } from '../stores/open.js';
+import { openStores } from '../stores/open.js';
+import { LocalJobEngine } from '../workflows/local/runner.js';
+
+export interface Runtime {
+  config: Config;
+  stores: PalaceStores;
+  embedder: Embedder;
+  jobs: JobEngine;
+  /** Context for the drawer operations of palace/. */
+  drawerContext: DrawerContext;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(config: Config, opts: { embedder?: Embedder } = {}): Promise<Runtime> {
+  const embedder = opts.embedder ?? new MiniLmEmbedder(config);
+  const stores = await openStores(config);
+  const activities = createJobActivities({ config, stores, embedder, workspace: path.join(config.palaceDir, 'workspace') });
+  const jobs = new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities });
+  return {
+    config, stores, embedder, jobs,
+    drawerContext: { config, drawers: stores.drawers, embedder },
+    async close() {
+      await jobs.close();
+      await stores.close();
+      if (!opts.embedder) await embedder.close();
+    },
+  };
+}
