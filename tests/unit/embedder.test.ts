@@ -1,0 +1,141 @@
+/**
+ * The MiniLM embedder against reference vectors from sentence-transformers
+ * (tests/fixtures/minilm-reference.json, made by embed/reference/make_reference.py). Needs the model
+ * fetched by `npm run model:fetch` into MEMPALACE_MODEL_DIR.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../core/config.js';
+import { PalaceError } from '../../core/errors.js';
+import { MiniLmEmbedder, MINILM_DIMENSION, MINILM_MAX_TOKENS } from '../../embed/minilm.js';
+import { MiniLmTokenizer } from '../../embed/minilm-tokenizer.js';
+import { locateMiniLmModel } from '../../embed/model-locator.js';
+
+interface ReferenceSentence {
+  text: string;
+  token_ids: number[];
+  embedding: number[];
+}
+interface ReferenceFile {
+  max_seq_length: number;
+  sentences: ReferenceSentence[];
+}
+
+const reference = JSON.parse(
+  fs.readFileSync(new URL('../fixtures/minilm-reference.json', import.meta.url), 'utf8'),
+) as ReferenceFile;
+const texts = reference.sentences.map((s) => s.text);
+const config = loadConfig();
+const embedder = new MiniLmEmbedder(config, { batchSize: 4 });
+
+afterAll(async () => {
+  await embedder.close();
+});
+
+function norm(vector: Float32Array): number {
+  return Math.sqrt(vector.reduce((sum, v) => sum + v * v, 0));
+}
+
+function maxAbsDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  expect(a.length).toBe(b.length);
+  let max = 0;
+  for (let i = 0; i < a.length; i += 1) max = Math.max(max, Math.abs(a[i]! - b[i]!));
+  return max;
+}
+
+describe('MiniLM tokenizer', () => {
+  it('reproduces the sentence-transformers token ids, truncation included', () => {
+    const files = locateMiniLmModel(config);
+    const tokenizer = new MiniLmTokenizer(JSON.parse(fs.readFileSync(files.tokenizerPath, 'utf8')) as object, MINILM_MAX_TOKENS);
+    expect(MINILM_MAX_TOKENS).toBe(reference.max_seq_length);
+    for (const sentence of reference.sentences) {
+      expect(tokenizer.encode(sentence.text), sentence.text.slice(0, 40)).toEqual(sentence.token_ids);
+    }
+    expect(reference.sentences.some((s) => s.token_ids.length === MINILM_MAX_TOKENS)).toBe(true);
+  });
+});
+
+describe('MiniLmEmbedder', () => {
+  it('matches the sentence-transformers vectors to 1e-4 in every component', async () => {
+    const vectors = await embedder.embed(texts);
+    expect(vectors).toHaveLength(texts.length);
+    reference.sentences.forEach((sentence, i) => {
+      expect(maxAbsDifference(vectors[i]!, sentence.embedding), sentence.text.slice(0, 40)).toBeLessThan(1e-4);
+    });
+  });
+
+  it('returns 384-dimensional vectors of unit norm', async () => {
+    expect(embedder.dimension).toBe(MINILM_DIMENSION);
+    expect(embedder.model).toBe('all-MiniLM-L6-v2');
+    for (const vector of await embedder.embed(texts)) {
+      expect(vector).toBeInstanceOf(Float32Array);
+      expect(vector).toHaveLength(384);
+      expect(Math.abs(norm(vector) - 1)).toBeLessThan(1e-5);
+    }
+  });
+
+  it('gives the same vectors in a padded, sorted batch as one text at a time, in input order', async () => {
+    const batched = await embedder.embed(texts);
+    for (const [i, text] of texts.entries()) {
+      const [single] = await embedder.embed([text]);
+      expect(maxAbsDifference(batched[i]!, single!), text.slice(0, 40)).toBeLessThan(1e-5);
+    }
+  });
+
+  it('ranks a paraphrase above an unrelated sentence', async () => {
+    const [query, paraphrase, unrelated] = await embedder.embed([
+      'How do I reset my password?',
+      'Steps to change a forgotten login password',
+      'The recipe needs two cups of flour.',
+    ]);
+    const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, v, i) => sum + v * b[i]!, 0);
+    expect(dot(query!, paraphrase!)).toBeGreaterThan(dot(query!, unrelated!) + 0.3);
+  });
+
+  it('returns nothing for no texts and rejects a non-string', async () => {
+    expect(await embedder.embed([])).toEqual([]);
+    await expect(embedder.embed(['ok', 42 as unknown as string])).rejects.toMatchObject({ code: 'invalid_argument', field: 'texts[1]' });
+  });
+
+  it('keeps the shared model for other embedders when one closes, and refuses use after close', async () => {
+    const other = new MiniLmEmbedder(config, { batchSize: 4 });
+    const [before] = await other.embed([texts[0]!]);
+    await other.close();
+    await other.close();
+    await expect(other.embed(['x'])).rejects.toBeInstanceOf(PalaceError);
+    const [after] = await embedder.embed([texts[0]!]);
+    expect(maxAbsDifference(before!, after!)).toBe(0);
+  });
+});
+
+describe('model locator', () => {
+  it('names MEMPALACE_MODEL_DIR and the fetch command when the model files are missing', () => {
+    const emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-no-model-'));
+    try {
+      let thrown: unknown;
+      try {
+        new MiniLmEmbedder({ modelDir: emptyDir });
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(PalaceError);
+      const error = thrown as PalaceError;
+      expect(error.code).toBe('internal');
+      expect(error.field).toBe('MEMPALACE_MODEL_DIR');
+      expect(error.rule).toBe('model_files_present');
+      expect(error.message).toContain('npm run model:fetch');
+      expect(error.message).toContain(path.join(emptyDir, 'all-MiniLM-L6-v2'));
+      expect(error.toJSON()).toMatchObject({ code: 'internal', field: 'MEMPALACE_MODEL_DIR', fix: 'npm run model:fetch' });
+    } finally {
+      fs.rmSync(emptyDir, { recursive: true, force: true });
+    }
+  });
+
+  it('resolves both files when the model is present', () => {
+    const files = locateMiniLmModel(config);
+    expect(path.basename(files.onnxPath)).toBe('all-minilm-l6-v2.onnx');
+    expect(fs.statSync(files.tokenizerPath).size).toBeGreaterThan(0);
+  });
+});
