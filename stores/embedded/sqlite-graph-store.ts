@@ -286,11 +286,11 @@ class SqliteGraphStore implements GraphStore {
     if (boundary === null || boundaryKey === null) return Promise.reject(new Error('kgSupersede: the successor must carry the boundary as valid_from'));
     return guard(() =>
       this.db.transaction((): { status: 'ok'; triple_id: string; inserted: boolean; closed: number } | KgInvertedInterval => {
+        const inverted = this.startsAfter(s.subject.id, s.predicate, q.old_object.id, boundaryKey);
+        if (inverted) return inverted;
         this.ensureEntity(s.subject, s.recorded_at);
         this.ensureEntity(q.old_object, s.recorded_at);
         this.ensureEntity(s.object, s.recorded_at);
-        const inverted = this.startsAfter(s.subject.id, s.predicate, q.old_object.id, boundaryKey);
-        if (inverted) return inverted;
         const closed = this.closeOpen(s.subject.id, s.predicate, q.old_object.id, boundary, boundaryKey);
         const existing = this.openTriple(s.subject.id, s.predicate, s.object.id);
         if (existing) return { status: 'ok', triple_id: existing.id, inserted: false, closed };
