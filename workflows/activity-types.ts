@@ -29,6 +29,8 @@ export interface BatchInput {
 export interface BatchResult extends JobCounters {
   lastFile?: string;
   errorsDetail: { file: string; error: string }[];
+  /** Files that produced no drawers and why (unchanged files are only counted). */
+  skipsDetail: { file: string; reason: string }[];
   /** Files per room in this batch (for the summary). */
   byRoom: Record<string, number>;
 }
@@ -53,6 +55,6 @@ export interface SyncActivities {
 }
 
 export interface DeleteBySourceActivities {
-  deleteBySourceCount(input: { spec: DeleteBySourceSpec }): Promise<{ match_count: number; match_chunks: number; match_rows: number; sample: { wing: string; room: string }[] }>;
+  deleteBySourceCount(input: { spec: DeleteBySourceSpec }): Promise<{ match_count: number; match_rows: number; sample: { wing: string; room: string }[] }>;
   deleteBySourceApply(input: { spec: DeleteBySourceSpec; fence?: { key: string; token: number } }): Promise<{ deleted_rows: number }>;
 }

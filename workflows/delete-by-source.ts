@@ -15,5 +15,5 @@ export async function deleteBySourceOrchestration(spec: DeleteBySourceSpec, acts
   }
   if (counts.match_rows === 0) return { success: true, dry_run: false, source_file: spec.sourceFile, deleted: 0 };
   const { deleted_rows } = await acts.deleteBySourceApply({ spec, ...(fence ? { fence } : {}) });
-  return { success: true, dry_run: false, source_file: spec.sourceFile, deleted: counts.match_count, deleted_chunks: counts.match_chunks, deleted_rows, closets_deleted: 0 };
+  return { success: true, dry_run: false, source_file: spec.sourceFile, deleted: counts.match_count, deleted_rows, closets_deleted: 0 };
 }

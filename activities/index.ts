@@ -1,0 +1,24 @@
+/**
+ * The job activities bound to their dependencies: one object that the local runner calls
+ * directly and the Temporal worker registers as its activities.
+ */
+import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '../workflows/activity-types.js';
+import { deleteBySourceApply, deleteBySourceCount } from './delete-by-source.js';
+import type { ActivityDeps } from './deps.js';
+import { finishMine } from './finish-mine.js';
+import { mineBatch, scanSource } from './mine.js';
+import { syncApply, syncScan } from './sync.js';
+
+export type JobActivities = MineActivities & SyncActivities & DeleteBySourceActivities;
+
+export function createJobActivities(deps: ActivityDeps): JobActivities {
+  return {
+    scanSource: (input) => scanSource(deps, input),
+    mineBatch: (input) => mineBatch(deps, input),
+    finishMine: (input) => finishMine(deps, input),
+    syncScan: (input) => syncScan(deps, input),
+    syncApply: (input) => syncApply(deps, input),
+    deleteBySourceCount: (input) => deleteBySourceCount(deps, input),
+    deleteBySourceApply: (input) => deleteBySourceApply(deps, input),
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * The I/O steps of a mine: scan a source into a stored manifest; mine one batch of manifest
+ * entries (read → skip unchanged → decode → chunk → room → embed in one batch → write per file →
+ * record file state); finish with the wing's hallways. Every write is keyed by deterministic ids
+ * and replaces what the same file wrote before, so a retried batch converges to the same drawers.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { chunkConversation } from '../core/chat/conversation.js';
+import { chunkText } from '../core/chunking.js';
+import type { DrawerMeta, DrawerWrite, MetaValue } from '../core/drawer.js';
+import { filedAtNow } from '../core/drawer.js';
+import { PalaceError, invalidArgument } from '../core/errors.js';
+import { ID_RECIPE, minedChunkId } from '../core/ids.js';
+import type { RoomConfig } from '../core/project-config.js';
+import { loadProjectConfig } from '../core/project-config.js';
+import { detectRoom } from '../core/rooms.js';
+import { decodeUtf8File, scanManifest } from '../core/scan.js';
+import { codePointLength, sha256Hex, strip } from '../core/text.js';
+import { validateName, wingSlug } from '../core/validate.js';
+import type { MineSpec } from '../palace/jobs.js';
+import type { FileState, ManifestEntry } from '../stores/ports.js';
+import type { BatchInput, BatchResult, ScanResult } from '../workflows/activity-types.js';
+import type { ActivityDeps } from './deps.js';
+import { drawerLabels } from './labels.js';
+import { resolveSource } from './source.js';
+
+const NORMALIZE_VERSION = 2;
+const MIN_CHUNK = 50;
+const CONVO_EXTENSIONS = new Set(['.txt', '.md', '.json', '.jsonl']);
+
+/** Metadata shared by every drawer of one file. */
+interface FileMeta {
+  wing: string;
+  source_file: string;
+  added_by: string;
+  filed_at: string;
+  [key: string]: MetaValue | undefined;
+}
+
+interface PlannedFile {
+  stored: string;
+  state: FileState;
+  drawers: Omit<DrawerWrite, 'embedding'>[];
+}
+
+/** Wing of a conversation source (palace-behaviour §5.1). */
+function convoWing(root: string): string {
+  const parts = root.split(path.sep);
+  const api = parts.includes('.codex') || parts.includes('.gemini') || parts.some((p, i) => p === '.claude' && parts[i + 1] === 'projects');
+  return api ? 'wing_api' : wingSlug(path.basename(root));
+}
+
+function modeKey(spec: MineSpec): string {
+  return spec.mode === 'projects' ? 'projects' : spec.mode === 'convos' ? spec.extract : 'format';
+}
+
+async function roomsFor(deps: ActivityDeps, jobId: string): Promise<RoomConfig[]> {
+  return ((await deps.stores.jobs.getBlob(`${jobId}:rooms`)) as RoomConfig[] | undefined) ?? [{ name: 'general', description: 'All project files', keywords: [] }];
+}
+
+export async function scanSource(deps: ActivityDeps, input: { jobId: string; spec: MineSpec }): Promise<ScanResult> {
+  const { spec, jobId } = input;
+  if (spec.mode === 'extract') throw new PalaceError('invalid_argument', 'extract mode is not available in this build', { field: 'mode', rule: 'supported_mode', details: { error_class: 'MissingDependency' } });
+  const src = await resolveSource(spec.source, { allowedRoots: deps.config.allowedRoots, workspace: deps.workspace, allowFile: spec.mode === 'convos' });
+  const warnings: string[] = [];
+  let wing: string;
+  let files: ManifestEntry[];
+  let skippedAtScan = 0;
+  const stat = await fs.stat(src.root);
+  if (spec.mode === 'projects') {
+    const project = await loadProjectConfig(src.root, spec.wing);
+    wing = project.wing;
+    warnings.push(...project.warnings);
+    await deps.stores.jobs.putBlob(`${jobId}:rooms`, project.rooms);
+    const manifest = await scanManifest(src.root, { respectGitignore: spec.respectGitignore, includeIgnored: spec.includeIgnored });
+    files = manifest.files;
+    skippedAtScan = manifest.skipped.length;
+    for (const s of manifest.skipped.slice(0, 50)) warnings.push(`SKIP: ${s.relativePath} (${s.reason}: ${s.detail})`);
+    if (manifest.skipped.length > 50) warnings.push(`... and ${manifest.skipped.length - 50} more skipped files`);
+  } else {
+    wing = spec.wing ? validateName('wing', spec.wing) : convoWing(stat.isFile() ? path.dirname(src.root) : src.root);
+    if (stat.isFile()) {
+      files = [{ relativePath: path.basename(src.root), absolutePath: src.root, size: stat.size, mtimeMs: stat.mtimeMs }];
+    } else {
+      const manifest = await scanManifest(src.root, { respectGitignore: false });
+      files = manifest.files.filter((f) => CONVO_EXTENSIONS.has(path.extname(f.relativePath).toLowerCase()) && !f.relativePath.endsWith('.meta.json'));
+      skippedAtScan = manifest.skipped.length;
+    }
+  }
+  if (spec.limit > 0) files = files.slice(0, spec.limit);
+  const manifestId = `${jobId}:manifest`;
+  await deps.stores.jobs.putManifest(manifestId, files);
+  return { manifestId, totalFiles: files.length, wing, sourceIdentity: src.identity, skippedAtScan, warnings, ...(src.commit ? { commit: src.commit } : {}) };
+}
+
+async function planProjectFile(deps: ActivityDeps, spec: MineSpec, scan: ScanResult, entry: ManifestEntry, text: string, rooms: RoomConfig[], base: FileMeta): Promise<{ drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string }> {
+  const stripped = strip(text);
+  if (codePointLength(stripped) < MIN_CHUNK) return { skip: 'too_short' };
+  const room = detectRoom(entry.relativePath, stripped, rooms);
+  const chunks = chunkText(stripped);
+  const cap = deps.config.maxChunksPerFile > 0 ? deps.config.maxChunksPerFile : 50_000;
+  if (chunks.length > cap) return { skip: 'chunk_cap' };
+  const fileLabels = drawerLabels.forFile(entry, stripped);
+  const drawers = chunks.map((c) => ({
+    id: minedChunkId({ wing: scan.wing, room, sourceIdentity: scan.sourceIdentity, relativePath: entry.relativePath, chunkIndex: c.chunkIndex, mode: modeKey(spec) }),
+    content: c.content,
+    meta: { ...base, ...fileLabels, ...drawerLabels.forChunk(c.content), room, chunk_index: c.chunkIndex, line_start: c.lineStart, line_end: c.lineEnd } satisfies DrawerMeta,
+  }));
+  return { drawers, room };
+}
+
+function planConversationFile(spec: MineSpec, scan: ScanResult, entry: ManifestEntry, bytes: Uint8Array, base: FileMeta): { drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string } {
+  const result = chunkConversation(bytes, path.basename(entry.relativePath), spec.extract);
+  if (result.status === 'skipped') return { skip: `${result.reason}: ${result.message}` };
+  const drawers = result.chunks.map((c) => ({
+    id: minedChunkId({ wing: scan.wing, room: c.room, sourceIdentity: scan.sourceIdentity, relativePath: entry.relativePath, chunkIndex: c.chunkIndex, mode: modeKey(spec) }),
+    content: c.content,
+    meta: { ...base, ...drawerLabels.forChunk(c.content), room: c.room, chunk_index: c.chunkIndex, ingest_mode: 'convos', extract_mode: spec.extract } satisfies DrawerMeta,
+  }));
+  return { drawers, room: result.chunks[0]!.room };
+}
+
+export async function mineBatch(deps: ActivityDeps, input: BatchInput): Promise<BatchResult> {
+  const { spec, scan } = input;
+  const result: BatchResult = { files_total: 0, files_seen: 0, files_skipped: 0, files_mined: 0, drawers_written: 0, errors: 0, errorsDetail: [], skipsDetail: [], byRoom: {} };
+  const entries = await deps.stores.jobs.readManifest(scan.manifestId, input.offset, input.count);
+  if (entries.length !== input.count) throw new PalaceError('internal', `manifest ${scan.manifestId} has ${entries.length} entries at ${input.offset}, expected ${input.count}`);
+  const storedOf = (e: ManifestEntry) => (spec.source.kind === 'git' ? `${spec.source.url}:${e.relativePath}` : e.absolutePath);
+  const states = await deps.stores.drawers.fileStates(scan.wing, entries.map(storedOf));
+  const rooms = spec.mode === 'projects' ? await roomsFor(deps, input.jobId) : [];
+  const planned: PlannedFile[] = [];
+
+  for (const entry of entries) {
+    result.files_seen++;
+    result.lastFile = entry.relativePath;
+    const stored = storedOf(entry);
+    const previous = states.get(stored);
+    try {
+      const st = await fs.stat(entry.absolutePath);
+      if (previous && previous.size === st.size && previous.mtime_ms === st.mtimeMs) {
+        result.files_skipped++;
+        continue;
+      }
+      const bytes = await fs.readFile(entry.absolutePath);
+      const sha = sha256Hex(bytes);
+      const filedAt = filedAtNow();
+      const state: FileState = { wing: scan.wing, source_file: stored, size: st.size, mtime_ms: st.mtimeMs, content_sha256: sha, drawer_count: 0, mined_at: filedAt, extra: { mode: modeKey(spec), ...(scan.commit ? { commit: scan.commit } : {}) } };
+      if (previous && previous.content_sha256 === sha && previous.extra?.mode === modeKey(spec)) {
+        // Touched but unchanged: the drawers stand; the next mine re-hashes it again (no embedding).
+        result.files_skipped++;
+        continue;
+      }
+      const base: FileMeta = {
+        wing: scan.wing, source_file: stored, added_by: spec.agent, filed_at: filedAt, id_recipe: ID_RECIPE,
+        normalize_version: NORMALIZE_VERSION, source_mtime: st.mtimeMs / 1000,
+        ...(scan.commit ? { source_commit: scan.commit } : {}),
+      };
+      let plan: { drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string };
+      if (spec.mode === 'convos') plan = planConversationFile(spec, scan, entry, bytes, base);
+      else {
+        const decoded = decodeUtf8File(bytes);
+        plan = decoded.ok ? await planProjectFile(deps, spec, scan, entry, decoded.text, rooms, base) : { skip: `${decoded.reason}: ${decoded.detail}` };
+      }
+      if ('skip' in plan) {
+        result.files_skipped++;
+        result.skipsDetail.push({ file: entry.relativePath, reason: plan.skip });
+        // Record the skip (and drop drawers of an older version of this file).
+        if (!spec.dryRun) planned.push({ stored, state: { ...state, extra: { ...state.extra, skip_reason: plan.skip } }, drawers: [] });
+        continue;
+      }
+      state.drawer_count = plan.drawers.length;
+      planned.push({ stored, state, drawers: plan.drawers });
+      result.files_mined++;
+      result.byRoom[plan.room] = (result.byRoom[plan.room] ?? 0) + 1;
+      result.drawers_written += plan.drawers.length;
+    } catch (e) {
+      result.errors++;
+      result.errorsDetail.push({ file: entry.relativePath, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  if (spec.dryRun) return result;
+
+  const texts = planned.flatMap((p) => p.drawers.map((d) => d.content));
+  const vectors = await deps.embedder.embed(texts);
+  if (input.fence) await deps.stores.locks.check(input.fence.key, input.fence.token);
+  let v = 0;
+  for (const p of planned) {
+    const writes: DrawerWrite[] = p.drawers.map((d) => ({ ...d, embedding: vectors[v++]! }));
+    await deps.stores.drawers.replaceFile(scan.wing, p.stored, writes, p.state);
+  }
+  return result;
+}
+
+export function assertMineInput(spec: MineSpec): void {
+  if (!Number.isInteger(spec.limit) || spec.limit < 0 || spec.limit > 10_000_000) throw invalidArgument('limit', 'range', 'limit must be an integer between 0 and 10000000 (0 = all files)');
+}

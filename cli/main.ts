@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+/**
+ * The `mempalace` command: init, mine, search, status (and the servers). Every command takes
+ * `--json`; human output is tables and a live progress bar.
+ */
+import { Command, Option } from 'commander';
+import cliProgress from 'cli-progress';
+import path from 'node:path';
+import { loadConfig } from '../core/config.js';
+import type { Config } from '../core/config.js';
+import { invalidArgument } from '../core/errors.js';
+import type { JobProgress, MineSpec, SourceSpec } from '../palace/jobs.js';
+import { assertWithinRoots, MINE_MODES } from '../palace/jobs.js';
+import { search } from '../palace/search.js';
+import { palaceCounts } from '../palace/status.js';
+import { assertMineInput } from '../activities/mine.js';
+import { printJson, reportError, table } from './output.js';
+import type { Runtime } from './runtime.js';
+import { openRuntime } from './runtime.js';
+
+interface GlobalOpts { palace?: string; profile?: string; json?: boolean }
+
+function configFrom(opts: GlobalOpts): Config {
+  const env = { ...process.env };
+  if (opts.palace) env.MEMPALACE_PALACE = path.resolve(opts.palace);
+  if (opts.profile) env.MEMPALACE_PROFILE = opts.profile;
+  return loadConfig(env);
+}
+
+async function withRuntime<T>(opts: GlobalOpts, fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const rt = await openRuntime(configFrom(opts));
+  try {
+    return await fn(rt);
+  } finally {
+    await rt.close();
+  }
+}
+
+function intOption(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw invalidArgument(name, 'integer', `--${name} must be an integer, got '${value}'`);
+  return n;
+}
+
+function progressLine(p: JobProgress): string {
+  const eta = p.eta_s === null ? '?' : `${p.eta_s}s`;
+  return `${p.files_seen}/${p.files_total} files · ${p.drawers_written} drawers · ${p.files_skipped} skipped · ${p.rate} files/s · ETA ${eta}`;
+}
+
+const program = new Command();
+program
+  .name('mempalace')
+  .description('A memory palace for AI agents: verbatim drawers, hybrid search, a knowledge graph, a logstream.')
+  .option('--palace <dir>', 'palace directory (embedded profile); default $MEMPALACE_PALACE or ~/.mempalace/palace')
+  .addOption(new Option('--profile <profile>', 'storage profile').choices(['embedded', 'cluster']))
+  .option('--json', 'print JSON instead of tables')
+  .showHelpAfterError();
+
+program
+  .command('init')
+  .description('create the palace (no server needed)')
+  .action(async () => {
+    const g = program.opts<GlobalOpts>();
+    await withRuntime(g, async (rt) => {
+      const counts = await palaceCounts(rt.stores.drawers);
+      if (g.json) printJson({ success: true, palace: rt.stores.palace, profile: rt.config.profile, total_drawers: counts.total_drawers });
+      else console.log(`Palace ready at ${rt.stores.palace} (${rt.config.profile} profile, ${counts.total_drawers} drawers)`);
+    });
+  });
+
+program
+  .command('mine')
+  .description('mine a directory (or a git repository) into the palace')
+  .argument('<source>', 'directory to mine, a conversation file with --mode convos, or a git URL with --ref')
+  .addOption(new Option('--mode <mode>', 'what the source holds').choices([...MINE_MODES]).default('projects'))
+  .option('--wing <wing>', 'target wing (default: from the directory name or mempalace.yaml)')
+  .option('--agent <name>', 'recorded on every drawer', 'mempalace')
+  .option('--limit <n>', 'mine at most n files (0 = all)', '0')
+  .option('--dry-run', 'walk and chunk, write nothing')
+  .addOption(new Option('--extract <strategy>', 'conversation extraction').choices(['exchange', 'general']).default('exchange'))
+  .option('--no-gitignore', 'do not apply .gitignore files')
+  .option('--include-ignored <paths>', 'comma-separated paths to mine even if ignored', '')
+  .option('--ref <ref>', 'mine a git repository at this ref (source is then the repository URL)')
+  .action(async (source: string, o: { mode: MineSpec['mode']; wing?: string; agent: string; limit: string; dryRun?: boolean; extract: 'exchange' | 'general'; gitignore: boolean; includeIgnored: string; ref?: string }) => {
+    const g = program.opts<GlobalOpts>();
+    const config = configFrom(g);
+    const src: SourceSpec = o.ref ? { kind: 'git', url: source, ref: o.ref } : { kind: 'dir', path: path.resolve(source) };
+    if (src.kind === 'dir') assertWithinRoots(src.path, config.allowedRoots);
+    const spec: MineSpec = {
+      kind: 'mine', source: src, mode: o.mode, wing: o.wing, agent: o.agent, limit: intOption('limit', o.limit), dryRun: Boolean(o.dryRun),
+      extract: o.extract, respectGitignore: o.gitignore, includeIgnored: o.includeIgnored.split(',').map((s) => s.trim()).filter(Boolean),
+    };
+    assertMineInput(spec);
+    await withRuntime(g, async (rt) => {
+      const started = await rt.jobs.start(spec);
+      const bar = g.json || !process.stderr.isTTY ? undefined : new cliProgress.SingleBar({ format: 'mining [{bar}] {line}', hideCursor: true }, cliProgress.Presets.shades_classic);
+      bar?.start(1, 0, { line: 'scanning…' });
+      let last = '';
+      const onProgress = (p: JobProgress) => {
+        if (bar) {
+          bar.setTotal(Math.max(1, p.files_total));
+          bar.update(p.files_seen, { line: progressLine(p) });
+        } else if (!g.json) {
+          const line = progressLine(p);
+          if (line !== last) process.stderr.write(`${line}\n`);
+          last = line;
+        }
+      };
+      const onSignal = () => { void rt.jobs.cancel(started.job_id); };
+      process.once('SIGINT', onSignal);
+      const final = await rt.jobs.wait(started.job_id, 24 * 3600 * 1000, onProgress);
+      process.off('SIGINT', onSignal);
+      bar?.stop();
+      if (g.json) printJson(final);
+      else {
+        const out = (final.result as { output?: string } | undefined)?.output;
+        console.log(out ?? final.error ?? final.state);
+        if (final.recent_errors.length > 0) console.log(table(['file', 'error'], final.recent_errors.map((e) => [e.file, e.error])));
+      }
+      if (final.state === 'failed') process.exitCode = 1;
+      if (final.state === 'cancelled') process.exitCode = 130;
+    });
+  });
+
+program
+  .command('search')
+  .description('hybrid (vector + BM25) search of the palace')
+  .argument('<query...>', 'what to look for')
+  .option('--wing <wing>').option('--room <room>').option('--source-file <path>')
+  .option('--since <date>').option('--before <date>')
+  .option('--results <n>', 'number of results', '5')
+  .addOption(new Option('--strategy <s>', 'candidate strategy').choices(['union', 'vector']).default('union'))
+  .option('--max-distance <d>', 'drop hits farther than this cosine distance (0 = off)', '0')
+  .action(async (words: string[], o: { wing?: string; room?: string; sourceFile?: string; since?: string; before?: string; results: string; strategy: string; maxDistance: string }) => {
+    const g = program.opts<GlobalOpts>();
+    await withRuntime(g, async (rt) => {
+      const r = await search(rt.drawerContext, {
+        query: words.join(' '), limit: intOption('results', o.results), wing: o.wing, room: o.room, source_file: o.sourceFile,
+        since: o.since, before: o.before, candidate_strategy: o.strategy, max_distance: Number(o.maxDistance),
+      }, { sanitize: false, defaultMaxDistance: 0 });
+      if (g.json) return printJson(r);
+      if (r.results.length === 0) return console.log(`No results for "${r.query}" (${r.available_in_scope} drawers in scope).`);
+      console.log(table(['#', 'similarity', 'bm25', 'wing/room', 'source', 'text'], r.results.map((h, i) => [
+        i + 1, h.similarity ?? '-', h.bm25_score, `${h.wing}/${h.room}`, h.source_file, h.text.length > 240 ? `${h.text.slice(0, 240)}…` : h.text,
+      ])));
+    });
+  });
+
+program
+  .command('status')
+  .description('drawer counts per wing and room')
+  .action(async () => {
+    const g = program.opts<GlobalOpts>();
+    await withRuntime(g, async (rt) => {
+      const counts = await palaceCounts(rt.stores.drawers);
+      const jobs = await rt.jobs.list(5);
+      if (g.json) return printJson({ palace: rt.stores.palace, profile: rt.config.profile, ...counts, recent_jobs: jobs });
+      console.log(`Palace: ${rt.stores.palace} (${rt.config.profile}) — ${counts.total_drawers} drawers`);
+      console.log(table(['wing', 'drawers'], Object.entries(counts.wings).sort()));
+      console.log(table(['room', 'drawers'], Object.entries(counts.rooms).sort()));
+      if (jobs.length > 0) console.log(table(['job', 'kind', 'state', 'files', 'drawers'], jobs.map((j) => [j.job_id.slice(0, 8), j.kind, j.state, `${j.files_seen}/${j.files_total}`, j.drawers_written])));
+    });
+  });
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  process.exitCode = reportError(e, Boolean(program.opts<GlobalOpts>().json));
+});
