@@ -93,7 +93,7 @@ export function normaliseIncludePaths(paths: readonly string[]): string[] {
   return paths.map((p) => p.trim().replace(/^\/+|\/+$/g, '')).filter((p) => p !== '');
 }
 
-interface Matcher {
+export interface Matcher {
   /** Directory of the `.gitignore`, relative to the root ("" for the root). */
   base: string;
   ig: Ignore;
@@ -114,6 +114,9 @@ function isIgnored(matchers: readonly Matcher[], relativePath: string, isDir: bo
   return ignored;
 }
 
+/** Parsed `.gitignore` per directory (relative path), null where there is none. */
+export type GitignoreCache = Map<string, Matcher | null>;
+
 async function loadGitignore(dirAbs: string, base: string): Promise<Matcher | null> {
   let text: string;
   try {
@@ -125,6 +128,27 @@ async function loadGitignore(dirAbs: string, base: string): Promise<Matcher | nu
   // Git globbing is case-sensitive (§4.3); the library's default is not.
   const ig = ignore({ ignorecase: false }).add(text);
   return { base, ig };
+}
+
+/**
+ * Whether the `.gitignore` files of `root` and of the directories down to the file ignore the
+ * file at `relativePath` (POSIX, relative to `root`), or one of its directories; the same rules
+ * the scan applies. Pass one `cache` across calls to read each `.gitignore` once.
+ */
+export async function isGitignored(root: string, relativePath: string, cache: GitignoreCache = new Map()): Promise<boolean> {
+  const parts = relativePath.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.length === 0 || parts.includes('..')) return false;
+  const matchers: Matcher[] = [];
+  for (let depth = 0; depth < parts.length; depth++) {
+    const base = parts.slice(0, depth).join('/');
+    if (!cache.has(base)) cache.set(base, await loadGitignore(join(root, ...parts.slice(0, depth)), base));
+    const m = cache.get(base);
+    if (m) matchers.push(m);
+    const rel = parts.slice(0, depth + 1).join('/');
+    const isDir = depth < parts.length - 1;
+    if (isIgnored(matchers, rel, isDir)) return true;
+  }
+  return false;
 }
 
 /**

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareCodePoints, decodeUtf8File, scanManifest, scanProject, sniffBytes } from '../../core/scan.js';
+import { compareCodePoints, decodeUtf8File, isGitignored, scanManifest, scanProject, sniffBytes } from '../../core/scan.js';
 
 let root: string;
 
@@ -120,5 +120,18 @@ describe('sniffing and decoding', () => {
     late[15_000] = 0xff;
     expect(decodeUtf8File(late)).toMatchObject({ ok: false, reason: 'not_utf8' });
     expect(decodeUtf8File(new Uint8Array([0x61, 0x00]))).toMatchObject({ ok: false, reason: 'binary' });
+  });
+});
+
+describe('isGitignored', () => {
+  it('applies the same nested rules to one path, including ignored directories', async () => {
+    const cache = new Map();
+    expect(await isGitignored(root, 'a.gen.ts', cache)).toBe(true);
+    expect(await isGitignored(root, 'keep.gen.ts', cache)).toBe(false);
+    expect(await isGitignored(root, 'docs/a.gen.ts', cache)).toBe(false);
+    expect(await isGitignored(root, 'docs/notes.md', cache)).toBe(true);
+    expect(await isGitignored(root, 'out/keep.md', cache)).toBe(true);
+    expect(await isGitignored(root, 'sub/anchored.md', cache)).toBe(false);
+    expect(await isGitignored(root, 'missing/dir/file.md', cache)).toBe(false);
   });
 });
