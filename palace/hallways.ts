@@ -1,0 +1,121 @@
+/**
+ * Hallways (palace-behaviour §7.3, mcp-tools §5.7–5.8): two entities that travel together in
+ * the drawers of one wing. Built from the drawers' `entities` metadata after a mine, with the
+ * later spelling canonicalisation (`auth.py`, `Auth` and `auth` are one entity).
+ */
+import { invalidArgument } from '../core/errors.js';
+import { hallwayId } from '../core/ids.js';
+import { codePointLength } from '../core/text.js';
+import { validateName, validateOptionalName } from '../core/validate.js';
+import type { HallwayRecord, HallwayWrite } from '../stores/ports.js';
+import { nowOf } from './context.js';
+import type { GraphContext } from './room-graph.js';
+import { connectionTimestamp } from './tunnels.js';
+
+const SCAN_PAGE = 5000;
+const LABEL_ROOMS = 3;
+const CODE_EXTENSIONS = new Set(
+  'py js ts tsx jsx mjs cjs zig swift rs go md json yaml yml toml sh c h cpp hpp java kt rb php html css sql txt cs vue svelte'.split(' '),
+);
+
+/** Spelling key: last path segment, a known code extension removed, lowercased. */
+export function spellingKey(entity: string): string {
+  const segment = entity.split(/[/\\]/).at(-1) ?? '';
+  const dot = segment.lastIndexOf('.');
+  const base = dot > 0 && CODE_EXTENSIONS.has(segment.slice(dot + 1).toLowerCase()) ? segment.slice(0, dot) : segment;
+  return base.toLowerCase();
+}
+
+/** The preferred of two spellings: fewer code points, then the smaller string. */
+function preferred(a: string, b: string): string {
+  const la = codePointLength(a);
+  const lb = codePointLength(b);
+  if (la !== lb) return la < lb ? a : b;
+  return a <= b ? a : b;
+}
+
+export function hallwayLabel(a: string, b: string, count: number, rooms: readonly string[]): string {
+  const drawers = `${count} drawer${count === 1 ? '' : 's'}`;
+  if (rooms.length === 0) return `${a} ↔ ${b} (co-occur in ${drawers} across no rooms: (no room tags))`;
+  const more = rooms.length > LABEL_ROOMS ? `, +${rooms.length - LABEL_ROOMS} more` : '';
+  const shown = rooms.slice(0, LABEL_ROOMS).join(', ');
+  return `${a} ↔ ${b} (co-occur in ${drawers} across ${rooms.length} room${rooms.length === 1 ? '' : 's'}: ${shown}${more})`;
+}
+
+/**
+ * Recompute one wing's hallways from its drawers and replace that wing's records (other wings
+ * untouched, dynamics of surviving records kept). Pairs seen in fewer than `minCount` drawers
+ * (clamped to at least 1) are dropped. Returns the new records.
+ */
+export async function buildHallwaysForWing(ctx: Pick<GraphContext, 'graph' | 'drawers' | 'now'>, wing: string, minCount = 2): Promise<HallwayRecord[]> {
+  const w = validateName('wing', wing);
+  const threshold = Math.max(1, Math.floor(minCount));
+  const display = new Map<string, string>();
+  const pairs = new Map<string, { a: string; b: string; count: number; rooms: Set<string> }>();
+  for (let offset = 0; ; offset += SCAN_PAGE) {
+    const page = await ctx.drawers.list({ wing: w }, offset, SCAN_PAGE);
+    for (const d of page.items) {
+      if (d.meta.is_sentinel === true || typeof d.meta.entities !== 'string') continue;
+      const inDrawer = new Map<string, string>();
+      for (const raw of d.meta.entities.split(';')) {
+        const name = raw.trim();
+        const key = spellingKey(name);
+        if (name === '' || key === '') continue;
+        const seen = inDrawer.get(key);
+        inDrawer.set(key, seen === undefined ? name : preferred(seen, name));
+      }
+      for (const [key, name] of inDrawer) {
+        const seen = display.get(key);
+        display.set(key, seen === undefined ? name : preferred(seen, name));
+      }
+      const keys = [...inDrawer.keys()];
+      const room = typeof d.meta.room === 'string' ? d.meta.room.trim() : '';
+      for (let i = 0; i < keys.length; i++) {
+        for (let j = i + 1; j < keys.length; j++) {
+          const [a, b] = [keys[i]!, keys[j]!].sort() as [string, string];
+          const pairKey = JSON.stringify([a, b]);
+          let pair = pairs.get(pairKey);
+          if (!pair) pairs.set(pairKey, (pair = { a, b, count: 0, rooms: new Set() }));
+          pair.count += 1;
+          if (room !== '') pair.rooms.add(room);
+        }
+      }
+    }
+    if (page.items.length === 0 || offset + SCAN_PAGE >= page.total) break;
+  }
+
+  const createdAt = connectionTimestamp(nowOf(ctx));
+  const writes: HallwayWrite[] = [];
+  for (const pair of pairs.values()) {
+    if (pair.count < threshold) continue;
+    const [a, b] = [display.get(pair.a)!, display.get(pair.b)!].sort() as [string, string];
+    const rooms = [...pair.rooms].sort();
+    writes.push({
+      id: hallwayId(w, a, b),
+      wing: w,
+      entity_a: a,
+      entity_b: b,
+      co_occurrence_count: pair.count,
+      rooms,
+      label: hallwayLabel(a, b, pair.count, rooms),
+      created_at: createdAt,
+      created_by: 'auto',
+    });
+  }
+  writes.sort((x, y) => (x.entity_a < y.entity_a ? -1 : x.entity_a > y.entity_a ? 1 : x.entity_b < y.entity_b ? -1 : x.entity_b > y.entity_b ? 1 : 0));
+  return ctx.graph.hallwaysReplaceWing(w, writes);
+}
+
+/** All hallways, or one wing's (exact match). */
+export async function listHallways(ctx: Pick<GraphContext, 'graph'>, input: { wing?: unknown } = {}): Promise<HallwayRecord[]> {
+  return ctx.graph.hallwayList(validateOptionalName('wing', input.wing));
+}
+
+export async function deleteHallway(ctx: Pick<GraphContext, 'graph'>, input: { hallway_id: unknown }): Promise<{ deleted: boolean }> {
+  const id = input.hallway_id;
+  if (typeof id !== 'string' || id.trim() === '') throw invalidArgument('hallway_id', 'required', 'hallway_id is required');
+  const v = id.trim();
+  if (v.includes('\0')) throw invalidArgument('hallway_id', 'null_bytes', 'hallway_id contains null bytes');
+  if (codePointLength(v) > 1024) throw invalidArgument('hallway_id', 'max_length', 'hallway_id exceeds maximum length of 1024 characters');
+  return { deleted: await ctx.graph.hallwayDelete(v) };
+}

@@ -1,0 +1,229 @@
+/**
+ * Explicit, topic and entity tunnels (palace-behaviour §11.4, mcp-tools §5.4–5.6, 5.9):
+ * undirected links between two (wing, room) locations, kept in the GraphStore so they survive
+ * rebuilds of the drawer index. Wings are stored verbatim and compared by slug.
+ */
+import { invalidArgument, isPalaceError, PalaceError } from '../core/errors.js';
+import { tunnelId } from '../core/ids.js';
+import { codePointLength, codePointSlice, replaceLoneSurrogates } from '../core/text.js';
+import { validateName, validateOptionalName, wingSlug } from '../core/validate.js';
+import type { DrawerIndex, TunnelEndpoint, TunnelKind, TunnelRecord, TunnelWrite } from '../stores/ports.js';
+import { nowOf } from './context.js';
+import { recordedAt } from './kg.js';
+import type { GraphContext } from './room-graph.js';
+
+const LABEL_MAX = 1000;
+const ID_MAX = 512;
+const PREVIEW_CHARS = 300;
+
+/** `created_at`/`updated_at` of tunnels and hallways: UTC with offset, microseconds, increasing. */
+export function connectionTimestamp(now: Date): string {
+  return recordedAt(now).replace(/Z$/, '+00:00');
+}
+
+function optionalString(field: string, value: unknown, max: number): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw invalidArgument(field, 'string', `${field} must be a string`);
+  const v = value.trim();
+  if (v === '') return undefined;
+  if (v.includes('\0')) throw invalidArgument(field, 'null_bytes', `${field} contains null bytes`);
+  if (codePointLength(v) > max) throw invalidArgument(field, 'max_length', `${field} exceeds maximum length of ${max} characters`);
+  return replaceLoneSurrogates(v);
+}
+
+function requiredId(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(field, 'required', `${field} is required`);
+  return optionalString(field, value, ID_MAX) as string;
+}
+
+function endpointOf(wing: string, room: string, drawerId: string | undefined): TunnelEndpoint {
+  return drawerId === undefined ? { wing, room } : { wing, room, drawer_id: drawerId };
+}
+
+function tunnelWrite(kind: TunnelKind, source: TunnelEndpoint, target: TunnelEndpoint, label: string, at: string): TunnelWrite {
+  return {
+    id: tunnelId(`${source.wing}/${source.room}`, `${target.wing}/${target.room}`),
+    source,
+    target,
+    label,
+    kind,
+    source_wing_key: wingSlug(source.wing),
+    target_wing_key: wingSlug(target.wing),
+    at,
+  };
+}
+
+/** A room exists when one drawer has that exact wing and room; an unreachable store allows it. */
+async function roomExists(drawers: DrawerIndex, wing: string, room: string): Promise<boolean> {
+  try {
+    return (await drawers.count({ wing, room })) > 0;
+  } catch (e) {
+    if (isPalaceError(e) && e.code === 'store_unavailable') return true;
+    throw e;
+  }
+}
+
+export interface CreateTunnelInput {
+  source_wing: unknown;
+  source_room: unknown;
+  target_wing: unknown;
+  target_room: unknown;
+  label?: unknown;
+  source_drawer_id?: unknown;
+  target_drawer_id?: unknown;
+}
+
+/** Create or relabel an explicit tunnel; the same two endpoints in either order are one tunnel. */
+export async function createTunnel(ctx: GraphContext, input: CreateTunnelInput): Promise<TunnelRecord> {
+  const sourceWing = validateName('source_wing', input.source_wing);
+  const sourceRoom = validateName('source_room', input.source_room);
+  const targetWing = validateName('target_wing', input.target_wing);
+  const targetRoom = validateName('target_room', input.target_room);
+  const label = optionalString('label', input.label, LABEL_MAX) ?? '';
+  const sourceDrawer = optionalString('source_drawer_id', input.source_drawer_id, ID_MAX);
+  const targetDrawer = optionalString('target_drawer_id', input.target_drawer_id, ID_MAX);
+  for (const [side, field, wing, room] of [['Source', 'source_room', sourceWing, sourceRoom], ['Target', 'target_room', targetWing, targetRoom]] as const) {
+    if (!(await roomExists(ctx.drawers, wing, room))) {
+      throw new PalaceError('not_found', `${side} room '${room}' does not exist in wing '${wing}'`, { field, rule: 'room_exists' });
+    }
+  }
+  const write = tunnelWrite('explicit', endpointOf(sourceWing, sourceRoom, sourceDrawer), endpointOf(targetWing, targetRoom, targetDrawer), label, connectionTimestamp(nowOf(ctx)));
+  const [record] = await ctx.graph.tunnelUpsert([write]);
+  return record!;
+}
+
+/** All tunnels, or those with an endpoint in `wing` (compared by slug), in storage order. */
+export async function listTunnels(ctx: Pick<GraphContext, 'graph'>, input: { wing?: unknown } = {}): Promise<TunnelRecord[]> {
+  const wing = validateOptionalName('wing', input.wing);
+  return ctx.graph.tunnelList(wing === undefined ? {} : { wing_key: wingSlug(wing) });
+}
+
+/** Idempotent: reports the id whether or not a tunnel had it. */
+export async function deleteTunnel(ctx: Pick<GraphContext, 'graph'>, input: { tunnel_id: unknown }): Promise<{ deleted: string }> {
+  const id = requiredId('tunnel_id', input.tunnel_id);
+  await ctx.graph.tunnelDelete(id);
+  return { deleted: id };
+}
+
+export interface TunnelConnection {
+  direction: 'outgoing' | 'incoming';
+  connected_wing: string;
+  connected_room: string;
+  label: string;
+  drawer_id: string | null;
+  tunnel_id: string;
+  drawer_preview?: string;
+}
+
+/** First 300 characters of a drawer (a physical row, else the logical drawer's chunks). */
+async function drawerPreview(drawers: DrawerIndex, id: string): Promise<string | undefined> {
+  try {
+    const [row] = await drawers.get([id]);
+    let content = row?.content;
+    if (content === undefined) {
+      const page = await drawers.list({ parentId: id }, 0, 1);
+      if (page.items.length > 0) content = page.items.map((d) => d.content).join('');
+    }
+    return content === undefined ? undefined : codePointSlice(content, 0, PREVIEW_CHARS);
+  } catch (e) {
+    if (isPalaceError(e) && e.code === 'store_unavailable') return undefined;
+    throw e;
+  }
+}
+
+/** Where the tunnels of one location lead: `outgoing` when it is the source, else `incoming`. */
+export async function followTunnels(ctx: Pick<GraphContext, 'graph' | 'drawers'>, input: { wing: unknown; room: unknown }): Promise<TunnelConnection[]> {
+  const wing = validateName('wing', input.wing);
+  const room = validateName('room', input.room);
+  const key = wingSlug(wing);
+  const out: TunnelConnection[] = [];
+  for (const t of await ctx.graph.tunnelList({ wing_key: key, room })) {
+    const outgoing = wingSlug(t.source.wing) === key && t.source.room === room;
+    const other = outgoing ? t.target : t.source;
+    const connection: TunnelConnection = {
+      direction: outgoing ? 'outgoing' : 'incoming',
+      connected_wing: other.wing,
+      connected_room: other.room,
+      label: t.label,
+      drawer_id: other.drawer_id ?? null,
+      tunnel_id: t.id,
+    };
+    if (other.drawer_id !== undefined) {
+      const preview = await drawerPreview(ctx.drawers, other.drawer_id);
+      if (preview !== undefined) connection.drawer_preview = preview;
+    }
+    out.push(connection);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tunnels made by mining (§4.9 steps 1 and 3)
+
+/**
+ * Topic tunnels after a projects/extract mine: for the mined wing and every other wing of the
+ * registry's `topics_by_wing` sharing at least `minCount` topics (case-insensitive), one tunnel
+ * per shared topic between the rooms `topic:<Topic>`. Wing keys are slugged; the wing whose slug
+ * sorts first is the source and supplies the topic's spelling.
+ */
+export async function buildTopicTunnels(ctx: Pick<GraphContext, 'graph' | 'now'>, wing: string, topicsByWing: Record<string, readonly string[]>, minCount = 1): Promise<TunnelRecord[]> {
+  const mined = wingSlug(validateName('wing', wing));
+  const threshold = Number.isInteger(minCount) && minCount >= 1 ? minCount : 1;
+  const byWing = new Map<string, Map<string, string>>();
+  for (const [rawWing, topics] of Object.entries(topicsByWing)) {
+    const slug = wingSlug(rawWing);
+    let spellings = byWing.get(slug);
+    if (!spellings) byWing.set(slug, (spellings = new Map()));
+    for (const topic of topics) {
+      const t = typeof topic === 'string' ? topic.trim() : '';
+      if (t !== '' && !spellings.has(t.toLowerCase())) spellings.set(t.toLowerCase(), t);
+    }
+  }
+  const mine = byWing.get(mined);
+  if (!mine || mine.size === 0) return [];
+  const at = connectionTimestamp(nowOf(ctx));
+  const writes: TunnelWrite[] = [];
+  for (const other of [...byWing.keys()].sort()) {
+    if (other === mined) continue;
+    const theirs = byWing.get(other)!;
+    const shared = [...mine.keys()].filter((k) => theirs.has(k)).sort();
+    if (shared.length < threshold) continue;
+    const [first, second] = mined < other ? [mined, other] : [other, mined];
+    const spelling = first === mined ? mine : theirs;
+    for (const key of shared) {
+      const topic = spelling.get(key)!;
+      const room = `topic:${topic}`;
+      writes.push(tunnelWrite('topic', { wing: first, room }, { wing: second, room }, `shared topic: ${topic}`, at));
+    }
+  }
+  return writes.length === 0 ? [] : ctx.graph.tunnelUpsert(writes);
+}
+
+/**
+ * Entity tunnels after a projects mine: an entity is in a wing when one of the wing's hallways
+ * names it; for each entity of the mined wing and each other wing that has it, one tunnel
+ * between the rooms `entity:<name>`, the wing whose slug sorts first as the source.
+ */
+export async function buildEntityTunnels(ctx: Pick<GraphContext, 'graph' | 'now'>, wing: string): Promise<TunnelRecord[]> {
+  const mined = validateName('wing', wing);
+  const entitiesByWing = new Map<string, Set<string>>();
+  for (const h of await ctx.graph.hallwayList()) {
+    let set = entitiesByWing.get(h.wing);
+    if (!set) entitiesByWing.set(h.wing, (set = new Set()));
+    set.add(h.entity_a).add(h.entity_b);
+  }
+  const mine = entitiesByWing.get(mined);
+  if (!mine) return [];
+  const others = [...entitiesByWing.keys()].filter((w) => w !== mined).sort((a, b) => (wingSlug(a) < wingSlug(b) ? -1 : wingSlug(a) > wingSlug(b) ? 1 : 0));
+  const at = connectionTimestamp(nowOf(ctx));
+  const writes: TunnelWrite[] = [];
+  for (const entity of [...mine].sort()) {
+    for (const other of others) {
+      if (!entitiesByWing.get(other)!.has(entity)) continue;
+      const room = `entity:${entity}`;
+      const [first, second] = wingSlug(mined) <= wingSlug(other) ? [mined, other] : [other, mined];
+      writes.push(tunnelWrite('entity', { wing: first, room }, { wing: second, room }, `shared entity: ${entity}`, at));
+    }
+  }
+  return writes.length === 0 ? [] : ctx.graph.tunnelUpsert(writes);
+}
