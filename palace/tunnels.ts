@@ -15,6 +15,7 @@ import type { GraphContext } from './room-graph.js';
 const LABEL_MAX = 1000;
 const ID_MAX = 512;
 const PREVIEW_CHARS = 300;
+const CHUNK_ROWS_MAX = 1000;
 
 /** `created_at`/`updated_at` of tunnels and hallways: UTC with offset, microseconds, increasing. */
 export function connectionTimestamp(now: Date): string {
@@ -121,8 +122,10 @@ async function drawerPreview(drawers: DrawerIndex, id: string): Promise<string |
     const [row] = await drawers.get([id]);
     let content = row?.content;
     if (content === undefined) {
-      const page = await drawers.list({ parentId: id }, 0, 1);
-      if (page.items.length > 0) content = page.items.map((d) => d.content).join('');
+      // One logical drawer; the limit also covers adapters that page by row (≤ 125 chunks).
+      const page = await drawers.list({ parentId: id }, 0, CHUNK_ROWS_MAX);
+      const rows = [...page.items].sort((a, b) => a.meta.chunk_index - b.meta.chunk_index || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      if (rows.length > 0) content = rows.map((d) => d.content).join('');
     }
     return content === undefined ? undefined : codePointSlice(content, 0, PREVIEW_CHARS);
   } catch (e) {
