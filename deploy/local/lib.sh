@@ -121,6 +121,8 @@ engine_health() {
       local root
       root="$(curl -fsS --max-time 5 "http://127.0.0.1:$port/" 2>/dev/null)" || return 1
       curl -fsS --max-time 5 "http://127.0.0.1:$port/_plugins/_knn/stats" >/dev/null 2>&1 || return 1
+      # After a restart, existing shards recover first; until then reads answer 503.
+      curl -fsS --max-time 5 "http://127.0.0.1:$port/_cluster/health?wait_for_status=yellow&timeout=2s" >/dev/null 2>&1 || return 1
       echo "opensearch $(python3 -c 'import json,sys; print(json.load(sys.stdin)["version"]["number"])' <<<"$root") + k-NN"
       ;;
   esac
