@@ -1,0 +1,51 @@
+/**
+ * Long-running tools (DECISIONS "Long-running tools"): start a job through the JobEngine, wait a
+ * bounded time while relaying progress, then return the finished result or a `running` handle.
+ * A second call for the same source while the job runs gets the already-running error carrying
+ * the same job id and the current progress.
+ */
+import { isPalaceError } from '../core/errors.js';
+import type { JobProgress, JobSpec } from '../palace/jobs.js';
+import type { ToolContext } from './types.js';
+
+const OUTPUT_TAIL = 4000;
+
+/** The miner's summary is capped to its last 4000 characters, never silently (§3.4). */
+function capOutput(result: Record<string, unknown>): Record<string, unknown> {
+  const output = result.output;
+  if (typeof output !== 'string') return result;
+  const points = [...output];
+  if (points.length <= OUTPUT_TAIL) return result;
+  return { ...result, output: points.slice(-OUTPUT_TAIL).join(''), output_truncated: true };
+}
+
+/** A job's progress without its (possibly large) final result. */
+export function progressView(p: JobProgress): Record<string, unknown> {
+  const { result: _result, ...rest } = p;
+  return rest;
+}
+
+export async function runJob(ctx: ToolContext, spec: JobSpec, busyMessage: string): Promise<Record<string, unknown>> {
+  const jobs = ctx.runtime.jobs;
+  let started: JobProgress;
+  try {
+    started = await jobs.start(spec);
+  } catch (e) {
+    if (isPalaceError(e) && e.code === 'already_running') {
+      const jobId = e.details?.job_id;
+      const progress = typeof jobId === 'string' ? progressView(await jobs.progress(jobId)) : undefined;
+      return {
+        success: false,
+        error: `${busyMessage}: ${e.message}`,
+        error_class: 'LockHeldByOtherProcess',
+        ...(typeof jobId === 'string' ? { job_id: jobId, progress } : {}),
+      };
+    }
+    throw e;
+  }
+  const waitMs = ctx.runtime.config.mcp.jobWaitSeconds * 1000;
+  const p = await jobs.wait(started.job_id, waitMs, ctx.onJobProgress);
+  if (p.state === 'running') return { success: true, status: 'running', job_id: p.job_id, progress: progressView(p) };
+  if (p.result) return { ...capOutput(p.result), job_id: p.job_id };
+  return { success: false, error: p.error ?? `job ${p.state}`, error_class: p.state === 'cancelled' ? 'Interrupted' : 'JobFailed', job_id: p.job_id };
+}

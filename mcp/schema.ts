@@ -1,0 +1,71 @@
+/**
+ * Small builders for the tools' JSON Schemas (input and output), so the registry reads as a
+ * table. Input objects are strict (`additionalProperties: false`); output objects describe the
+ * `structuredContent` of a result: the success shapes, or a tool-level error (DECISIONS A7).
+ */
+export type JsonSchema = { [key: string]: unknown };
+
+export const str = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'string', description, ...extra });
+export const int = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'integer', description, ...extra });
+export const num = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'number', description, ...extra });
+export const bool = (description: string): JsonSchema => ({ type: 'boolean', description });
+export const obj = (description: string): JsonSchema => ({ type: 'object', description });
+
+/** A tool's input schema: an object with only the declared keys. */
+export function input(properties: Record<string, JsonSchema> = {}, required: string[] = []): JsonSchema {
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+}
+
+// --- output shapes ------------------------------------------------------------------------------
+
+const S: JsonSchema = { type: 'string' };
+const N: JsonSchema = { type: 'number' };
+const I: JsonSchema = { type: 'integer' };
+const B: JsonSchema = { type: 'boolean' };
+const SN: JsonSchema = { type: ['string', 'null'] };
+export const types = { S, N, I, B, SN, O: { type: 'object' } as JsonSchema, counts: { type: 'object', additionalProperties: { type: 'integer' } } as JsonSchema };
+
+/** An object with these properties, all of them required; other keys allowed. */
+export function shape(properties: Record<string, JsonSchema>, optional: Record<string, JsonSchema> = {}): JsonSchema {
+  return { type: 'object', properties: { ...properties, ...optional }, required: Object.keys(properties) };
+}
+
+export const arrayOf = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
+
+/** Every tool-level error carries `error` (and `success: false` where the tool's shape has it). */
+export const TOOL_ERROR: JsonSchema = shape({ error: S }, { success: { const: false } });
+
+/** Output schema of an object-returning tool: one of its success shapes, or a tool-level error. */
+export function output(...successes: JsonSchema[]): JsonSchema {
+  return { type: 'object', anyOf: [...successes, TOOL_ERROR] };
+}
+
+/** Output schema of an array-returning tool: `{ items: [...] }` in structuredContent (A7). */
+export function listOutput(item: JsonSchema): JsonSchema {
+  return output(shape({ items: arrayOf(item) }));
+}
+
+export const EVENT: JsonSchema = shape({
+  id: S, seq: I, origin_replica: S, origin_seq: I, hlc: S, type: S, stream: S, room: S, topic: SN,
+  from_agent: S, to_agent: SN, correlation_id: SN, branch: SN, base_commit: SN, status: SN,
+  artifact_ids: arrayOf(S), body: S, created_at: S, metadata: { type: 'object' },
+});
+
+export const ARTIFACT_RECORD: JsonSchema = shape(
+  { id: S, kind: S, sha256: S, size_bytes: I, created_by: S, created_at: S, origin_replica: SN },
+  { warnings: arrayOf(S) },
+);
+
+export const TUNNEL: JsonSchema = shape({
+  id: S,
+  source: shape({ wing: S, room: S }, { drawer_id: S }),
+  target: shape({ wing: S, room: S }, { drawer_id: S }),
+  label: S, kind: S, created_at: S, strength: N, stability: N, last_activated: S, access_count: I,
+}, { updated_at: S });
+
+export const INTEGRITY: JsonSchema = shape({ checked: B, ok: { type: ['boolean', 'null'] }, palace: S, sqlite_path: S, error_count: I, errors: arrayOf(S) });
+
+export const LIBRARY_VERSIONS: JsonSchema = shape(
+  { stale: B, serving: { type: 'object', additionalProperties: S }, packages: arrayOf(shape({ package: S, serving: S, installed: S })) },
+  { unreadable: { type: 'object', additionalProperties: S }, gate_disabled_by: { const: 'MEMPALACE_MCP_ALLOW_STALE_LIBRARY' } },
+);

@@ -1,0 +1,31 @@
+/**
+ * The stdio transport: stdout carries only JSON-RPC messages, every diagnostic goes to stderr.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Runtime } from '../cli/runtime.js';
+import type { PalaceMcpOptions } from './server.js';
+import { PalaceMcp } from './server.js';
+
+export interface StdioServerHandle {
+  palace: PalaceMcp;
+  /** Resolves when the client closes the connection (stdin ends). */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function runStdioServer(runtime: Runtime, opts: PalaceMcpOptions = {}): Promise<StdioServerHandle> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const palace = new PalaceMcp(runtime, { ...opts, log });
+  const server = palace.createServer();
+  const transport = new StdioServerTransport();
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
+  server.onclose = () => resolveClosed();
+  // A malformed line is logged and skipped without a response (mcp-tools §9.1).
+  server.onerror = (e) => log(`mempalace mcp: ${e.message}`);
+  process.stdin.once('end', () => { void server.close(); });
+  await server.connect(transport);
+  palace.start();
+  log(`mempalace mcp: serving ${runtime.stores.palace} over stdio${palace.readOnly ? ' (read-only)' : ''}`);
+  return { palace, closed, close: () => server.close() };
+}

@@ -1,0 +1,223 @@
+/**
+ * Palace write tools (mcp-tools §3): add, checkpoint, delete, the three long-running jobs (mine,
+ * delete_by_source, sync), and the two drawer reads documented beside them.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { invalidArgument } from '../../core/errors.js';
+import { stripLoneSurrogates } from '../../core/text.js';
+import { checkpoint } from '../../palace/checkpoint.js';
+import { addDrawer, deleteDrawer, getDrawer, listDrawers, updateDrawer } from '../../palace/drawers.js';
+import type { DeleteBySourceSpec, MineSpec, SyncSpec } from '../../palace/jobs.js';
+import { assertWithinRoots, MINE_MODES } from '../../palace/jobs.js';
+import { runJob } from '../jobs.js';
+import { arrayOf, bool, input, int, output, shape, str, types } from '../schema.js';
+import type { ToolContext, ToolDef } from '../types.js';
+
+const { S, I, B, O } = types;
+
+function expandHome(p: string): string {
+  return p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p;
+}
+
+/** A mine or sync directory must lie inside MEMPALACE_ALLOWED_ROOTS and the client's roots. */
+async function checkSourceBoundary(ctx: ToolContext, abs: string, field: string): Promise<void> {
+  assertWithinRoots(abs, ctx.runtime.config.allowedRoots, field);
+  const roots = await ctx.clientRoots();
+  if (roots && roots.length > 0) assertWithinRoots(abs, roots, field);
+}
+
+const JOB_RUNNING = shape({ success: { const: true }, status: { const: 'running' }, job_id: S, progress: O });
+const JOB_FAILED = shape({ success: { const: false }, error: S }, { error_class: S, job_id: S, progress: O, hint: S });
+const ADD_RESULT = shape({ success: { const: true }, drawer_id: S }, { wing: S, room: S, chunks: I, chunk_ids: arrayOf(S), reason: { const: 'already_exists' } });
+const LOGICAL = { chunks: I, chunk_ids: arrayOf(S) };
+
+export const palaceWriteTools: ToolDef[] = [
+  {
+    name: 'mempalace_add_drawer',
+    description: 'File verbatim content (exact words, never a summary) into a wing and room. The drawer id is derived from wing, room and content, so filing the same content twice is a no-op that returns reason "already_exists". Long content is stored as chunks under one logical id. Check for near-duplicates first with mempalace_check_duplicate, or use mempalace_checkpoint for a whole session.',
+    inputSchema: input({
+      wing: str('Wing (project or person).'),
+      room: str('Room (aspect, e.g. backend, decisions).'),
+      content: str('The exact text to store, up to 100000 characters.'),
+      source_file: str('Where the content came from.'),
+      added_by: str('Who files it (default "mcp").'),
+    }, ['wing', 'room', 'content']),
+    outputSchema: output(ADD_RESULT),
+    guards: { M: true, V: true, R: true },
+    idempotent: true,
+    errorShape: 'success_false',
+    agentFields: ['added_by'],
+    handler: (args, ctx) => addDrawer(ctx.runtime.drawerContext, args as { wing: unknown; room: unknown; content: unknown }),
+  },
+  {
+    name: 'mempalace_checkpoint',
+    description: 'Save a whole session in one call: each item is checked for near-duplicates (dedup_threshold, default 0.9), the others are filed as drawers, then one diary entry is written. Returns added, duplicates, errors and the diary result; one bad item never aborts the batch.',
+    inputSchema: input({
+      items: { type: 'array', description: 'Verbatim items to file.', items: { type: 'object', properties: { wing: { type: 'string' }, room: { type: 'string' }, content: { type: 'string' } }, required: ['wing', 'room', 'content'] } },
+      diary: { type: 'object', description: 'Diary entry written after filing: { agent_name, entry (AAAK), topic, wing }; "content" is accepted for "entry".', properties: { agent_name: { type: 'string' }, entry: { type: 'string' }, content: { type: 'string' }, topic: { type: 'string' }, wing: { type: 'string' } } },
+      dedup_threshold: { type: 'number', description: 'Similarity (0–1) at which an item counts as a duplicate.', minimum: 0, maximum: 1, default: 0.9 },
+      added_by: str('Who files these drawers (default: the diary agent, else "checkpoint").'),
+    }, ['items']),
+    outputSchema: output(shape({ added: arrayOf(O), duplicates: arrayOf(shape({ room: S, matches: arrayOf(O) })), errors: arrayOf(O) }, { diary: O })),
+    guards: { M: true, V: true, R: true },
+    errorShape: 'error',
+    agentFields: ['added_by', 'diary.agent_name'],
+    // Items are checked one by one by the handler so one malformed item never rejects the batch.
+    advisory: ['items'],
+    handler: (args, ctx) => checkpoint(ctx.runtime.drawerContext, args as { items: unknown }),
+  },
+  {
+    name: 'mempalace_delete_drawer',
+    description: 'Delete one drawer, irreversibly. A logical id deletes all its chunks; a chunk id deletes that row only. Returns the deleted row ids.',
+    inputSchema: input({ drawer_id: str('Logical or physical drawer id.') }, ['drawer_id']),
+    outputSchema: output(shape({ success: { const: true }, drawer_id: S, deleted_ids: arrayOf(S), chunks_deleted: I })),
+    guards: { M: true, V: true, R: true },
+    destructive: true,
+    errorShape: 'success_false',
+    handler: (args, ctx) => deleteDrawer(ctx.runtime.drawerContext, args as { drawer_id: unknown }),
+  },
+  {
+    name: 'mempalace_mine',
+    description: 'Mine a directory (or, in convos mode, one conversation file) into the palace: projects = code and docs, convos = chat transcripts, extract = office documents. Runs as a job: waits a bounded time and returns the miner\'s summary, or { status: "running", job_id, progress } if it is still going — call again for the same source to see its progress (the answer is an already-running error with the same job_id). Re-mining unchanged files is a no-op.',
+    inputSchema: input({
+      source: str('Directory to mine (~ expanded); with mode "convos" also a single conversation file.'),
+      mode: str('What the source holds.', { enum: [...MINE_MODES], default: 'projects' }),
+      wing: str('Target wing (default: derived from the source directory name).'),
+      agent: str('Recorded on every drawer (default "mempalace").'),
+      limit: int('Maximum files to process; 0 = all.', { minimum: 0, default: 0 }),
+      dry_run: bool('Walk and chunk, report, write nothing.'),
+      extract: str('Conversation extraction strategy (convos mode only).', { enum: ['exchange', 'general'], default: 'exchange' }),
+    }, ['source']),
+    outputSchema: output(shape({ success: { const: true }, mode: S, dry_run: B, output: S }, { output_truncated: B }), JOB_RUNNING, JOB_FAILED),
+    guards: { M: true, V: true, R: true, L: true },
+    idempotent: true,
+    openWorld: true,
+    errorShape: 'success_false',
+    advisory: ['limit'],
+    agentFields: ['agent'],
+    enumMessages: { mode: (v) => `invalid mode '${String(v)}'; expected one of: ${MINE_MODES.join(', ')}` },
+    async handler(args, ctx) {
+      const mode = (args.mode as MineSpec['mode'] | undefined) ?? 'projects';
+      const source = String(args.source).trim();
+      if (source === '') throw invalidArgument('source', 'non_empty_string', 'source must be a non-empty string');
+      const abs = path.resolve(expandHome(source));
+      const stat = await fs.stat(abs).catch(() => undefined);
+      if (!stat || !(stat.isDirectory() || (mode === 'convos' && stat.isFile()))) {
+        throw invalidArgument('source', 'exists', `source directory not found: '${source}'`);
+      }
+      await checkSourceBoundary(ctx, abs, 'source');
+      const wing = typeof args.wing === 'string' && args.wing.trim() !== '' ? args.wing.trim() : undefined;
+      const spec: MineSpec = {
+        kind: 'mine', source: { kind: 'dir', path: abs }, mode, wing,
+        agent: typeof args.agent === 'string' && args.agent.trim() !== '' ? args.agent.trim() : 'mempalace',
+        limit: Math.max(0, (args.limit as number | undefined) ?? 0),
+        dryRun: args.dry_run === true,
+        extract: (args.extract as MineSpec['extract'] | undefined) ?? 'exchange',
+        respectGitignore: true,
+        includeIgnored: [],
+      };
+      return runJob(ctx, spec, 'another mine is in progress');
+    },
+  },
+  {
+    name: 'mempalace_delete_by_source',
+    description: 'Bulk-delete every drawer whose stored source_file equals one exact value (e.g. test data mined by mistake). Dry run by default: returns the match count and a sample of (wing, room); pass dry_run false to delete, irreversibly.',
+    inputSchema: input({
+      source_file: str('The exact stored source_file value, e.g. the full mined path (a search hit\'s source_path).'),
+      dry_run: bool('Preview only (default true); false deletes.'),
+    }, ['source_file']),
+    outputSchema: output(
+      shape({ success: { const: true }, dry_run: { const: true }, source_file: S, match_count: I, closet_match_count: I, sample: arrayOf(shape({ wing: S, room: S })), hint: S }),
+      shape({ success: { const: true }, dry_run: { const: false }, source_file: S, deleted: I }, { closets_deleted: I }),
+      JOB_RUNNING, JOB_FAILED,
+    ),
+    guards: { M: true, V: true, R: true },
+    destructive: true,
+    idempotent: true,
+    errorShape: 'success_false',
+    async handler(args, ctx) {
+      const value = args.source_file;
+      if (typeof value !== 'string' || value.trim() === '') throw invalidArgument('source_file', 'non_empty_string', 'source_file must be a non-empty string');
+      const spec: DeleteBySourceSpec = { kind: 'delete_by_source', sourceFile: stripLoneSurrogates(value), dryRun: args.dry_run !== false };
+      return runJob(ctx, spec, 'another delete is in progress');
+    },
+  },
+  {
+    name: 'mempalace_sync',
+    description: 'Prune drawers whose source files were deleted, moved or gitignored. Dry run by default (reports what would go); apply true deletes and needs wing or project_dir. Only provably stale drawers are removed; anything unclear is listed as unresolved and kept. Runs as a job like mempalace_mine.',
+    inputSchema: input({
+      project_dir: str('Project root scoping the sync (default: detected from drawer metadata).'),
+      wing: str('Only this wing.'),
+      apply: bool('Actually delete (default false).'),
+    }),
+    outputSchema: output(
+      shape({ success: { const: true }, scanned: I, kept: I, gitignored: I, missing: I, unresolved: I, removed_drawers: I, dry_run: B, by_source: types.counts, unresolved_by_source: types.counts }),
+      JOB_RUNNING, JOB_FAILED,
+    ),
+    guards: { M: true, V: true, R: true, L: true },
+    destructive: true,
+    idempotent: true,
+    errorShape: 'success_false',
+    async handler(args, ctx) {
+      const apply = args.apply === true;
+      const wing = typeof args.wing === 'string' && args.wing.trim() !== '' ? args.wing.trim() : undefined;
+      let projectDir: string | undefined;
+      if (typeof args.project_dir === 'string' && args.project_dir.trim() !== '') {
+        projectDir = path.resolve(expandHome(args.project_dir.trim()));
+        await checkSourceBoundary(ctx, projectDir, 'project_dir');
+      }
+      if (apply && !wing && !projectDir) {
+        throw invalidArgument('apply', 'scope_required', 'apply: true needs wing or project_dir, so one call never prunes every wing of the palace');
+      }
+      const spec: SyncSpec = { kind: 'sync', wing, projectDir, apply };
+      return runJob(ctx, spec, 'another mine is in progress');
+    },
+  },
+  {
+    name: 'mempalace_get_drawer',
+    description: 'Fetch one drawer with its full content and metadata. content_sha256 is the token to pass as if_unchanged to mempalace_update_drawer for a check-and-set edit.',
+    inputSchema: input({ drawer_id: str('Logical or physical drawer id.') }, ['drawer_id']),
+    outputSchema: output(shape({ drawer_id: S, content: S, content_sha256: S, wing: S, room: S, metadata: O }, LOGICAL)),
+    guards: {},
+    errorShape: 'error',
+    handler: (args, ctx) => getDrawer(ctx.runtime.drawerContext, args as { drawer_id: unknown }),
+  },
+  {
+    name: 'mempalace_list_drawers',
+    description: 'Page through drawers (one entry per logical drawer, ordered by id) with optional wing, room and filed-at window filters. Returns previews; fetch full text with mempalace_get_drawer.',
+    inputSchema: input({
+      wing: str('Only this wing.'),
+      room: str('Only this room.'),
+      since: str('Filed on or after this ISO date/datetime.'),
+      before: str('Filed strictly before this ISO date/datetime.'),
+      limit: int('Page size (1–100, clamped).', { minimum: 1, maximum: 100, default: 20 }),
+      offset: int('Page start (≥ 0; negatives clamped to 0).', { minimum: 0, default: 0 }),
+    }),
+    outputSchema: output(shape({ drawers: arrayOf(shape({ drawer_id: S, wing: S, room: S, content_preview: S, metadata: O }, LOGICAL)), total: I, count: I, offset: I, limit: I })),
+    guards: {},
+    errorShape: 'error',
+    advisory: ['limit', 'offset'],
+    handler: (args, ctx) => listDrawers(ctx.runtime.drawerContext, args),
+  },
+  {
+    name: 'mempalace_update_drawer',
+    description: 'Change a drawer\'s content and/or move it to another wing/room; the id never changes. Pass if_unchanged (content_sha256 from mempalace_get_drawer) to refuse the write if someone changed the drawer since you read it — a refusal returns conflict: true and both digests.',
+    inputSchema: input({
+      drawer_id: str('Logical or physical drawer id.'),
+      content: str('New content (omit to keep).'),
+      wing: str('New wing (omit to keep).'),
+      room: str('New room (omit to keep).'),
+      if_unchanged: str('Full 64-hex content_sha256 from mempalace_get_drawer.'),
+    }, ['drawer_id']),
+    outputSchema: output(
+      shape({ success: { const: true }, drawer_id: S }, { noop: B, wing: S, room: S, ...LOGICAL }),
+      shape({ success: { const: false }, conflict: { const: true }, truncated_token: B, drawer_id: S, expected_sha256: S, actual_sha256: S, error: S }),
+    ),
+    guards: { M: true, V: true, R: true },
+    idempotent: true,
+    errorShape: 'success_false',
+    handler: (args, ctx) => updateDrawer(ctx.runtime.drawerContext, args as { drawer_id: unknown }),
+  },
+];

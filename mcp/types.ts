@@ -1,0 +1,69 @@
+/**
+ * What a tool is (one row of the registry) and what its handler receives. Handlers are thin:
+ * the dispatcher has already checked the arguments against the input schema and the gates.
+ */
+import type { Runtime } from '../cli/runtime.js';
+import type { JobProgress } from '../palace/jobs.js';
+import type { PeerEntry } from '../palace/logstream-estate.js';
+import type { JsonSchema } from './schema.js';
+
+/** Guard sets of mcp-tools §1. */
+export interface Guards {
+  /** Mutating: refused by the stale-library gate. */
+  M?: true;
+  /** Vector write. */
+  V?: true;
+  /** Peer-writer exempt (logstream writes). */
+  X?: true;
+  /** Allowed while the integrity check has failed. */
+  I?: true;
+  /** Refused and hidden in read-only mode. */
+  R?: true;
+  /** Long-running write: a job, never waits for a lock. */
+  L?: true;
+}
+
+/** An authenticated HTTP caller (DECISIONS "Identity"); absent over stdio. */
+export interface Caller {
+  identity: string;
+  scopes: string[];
+}
+
+export interface ToolContext {
+  runtime: Runtime;
+  /** The MemPalace home (`~/.mempalace`): hook settings and the save hook's record. */
+  home: string;
+  caller: Caller | undefined;
+  signal: AbortSignal;
+  /** Sends MCP progress notifications when the request carried a progress token. */
+  onJobProgress: ((p: JobProgress) => void) | undefined;
+  /** Client roots as absolute directories, or undefined when the client offers none. */
+  clientRoots(): Promise<string[] | undefined>;
+  /** Configured mesh peers (the composition root knows where they are configured). */
+  peers: (() => Promise<PeerEntry[]>) | undefined;
+  /** Drop and reopen store handles, re-run the probes (mempalace_reconnect). */
+  reconnect(): Promise<Record<string, unknown>>;
+}
+
+export interface ToolDef {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  guards: Guards;
+  /** Deletes or ends something (MCP destructiveHint). */
+  destructive?: boolean;
+  /** The same call twice changes nothing more (MCP idempotentHint). */
+  idempotent?: boolean;
+  /** Reads outside the palace (MCP openWorldHint). */
+  openWorld?: boolean;
+  /** Shape of this tool's tool-level failures: `{ error }` or `{ success: false, error }`. */
+  errorShape: 'error' | 'success_false';
+  /** Properties whose published bounds are hints: handlers clamp instead of the schema rejecting. */
+  advisory?: string[];
+  /** Argument paths naming the writing agent, checked against an HTTP caller's identity. */
+  agentFields?: string[];
+  /** Spec-exact messages for enum violations, by property. */
+  enumMessages?: Record<string, (value: unknown) => string>;
+  handler(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+}
