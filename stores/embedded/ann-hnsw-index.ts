@@ -53,7 +53,8 @@ export class HnswGraph {
   /** Adds a point, or replaces the vector of an existing label. */
   put(label: number, vector: Float32Array): void {
     if (!this.live.has(label) && this.graph.getCurrentCount() >= this.graph.getMaxElements()) {
-      this.graph.resizeIndex(this.graph.getMaxElements() * 2);
+      // A loaded graph's capacity equals its element count, possibly 0.
+      this.graph.resizeIndex(Math.max(MIN_CAPACITY, this.graph.getMaxElements() * 2));
     }
     this.graph.addPoint(Array.from(vector), label);
     this.live.add(label);
