@@ -4,8 +4,11 @@
  */
 import { contentDate } from '../core/content-date.js';
 import type { MetaValue } from '../core/drawer.js';
+import { compileEntityDetector } from '../core/entities.js';
 import { detectHall } from '../core/halls.js';
 import type { ManifestEntry } from '../stores/ports.js';
+
+const detectEntities = compileEntityDetector();
 
 export const drawerLabels = {
   forFile(entry: ManifestEntry, text: string): Record<string, MetaValue> {
@@ -13,6 +16,7 @@ export const drawerLabels = {
     return date ? { content_date: date } : {};
   },
   forChunk(text: string): Record<string, MetaValue> {
-    return { hall: detectHall(text) };
+    const entities = detectEntities(text);
+    return { hall: detectHall(text), ...(entities.length > 0 ? { entities: entities.join(';') } : {}) };
   },
 };

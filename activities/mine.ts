@@ -7,6 +7,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { chunkConversation } from '../core/chat/conversation.js';
+import { agentSessionsWing, CONVERSATION_EXTENSIONS, isConversationFileName } from '../core/chat/files.js';
+import { tryExtractDocument } from '../core/extract/extract.js';
+import { DOCUMENT_EXTENSIONS } from '../core/extract/types.js';
 import { chunkText } from '../core/chunking.js';
 import type { DrawerMeta, DrawerWrite, MetaValue } from '../core/drawer.js';
 import { filedAtNow } from '../core/drawer.js';
@@ -27,7 +30,8 @@ import { resolveSource } from './source.js';
 
 const NORMALIZE_VERSION = 2;
 const MIN_CHUNK = 50;
-const CONVO_EXTENSIONS = new Set(['.txt', '.md', '.json', '.jsonl']);
+const CONVO_EXTENSIONS: ReadonlySet<string> = new Set(CONVERSATION_EXTENSIONS);
+const DOCUMENT_EXTENSION_SET: ReadonlySet<string> = new Set(Object.keys(DOCUMENT_EXTENSIONS));
 
 /** Metadata shared by every drawer of one file. */
 interface FileMeta {
@@ -44,12 +48,6 @@ interface PlannedFile {
   drawers: Omit<DrawerWrite, 'embedding'>[];
 }
 
-/** Wing of a conversation source (palace-behaviour §5.1). */
-function convoWing(root: string): string {
-  const parts = root.split(path.sep);
-  const api = parts.includes('.codex') || parts.includes('.gemini') || parts.some((p, i) => p === '.claude' && parts[i + 1] === 'projects');
-  return api ? 'wing_api' : wingSlug(path.basename(root));
-}
 
 function modeKey(spec: MineSpec): string {
   return spec.mode === 'projects' ? 'projects' : spec.mode === 'convos' ? spec.extract : 'format';
@@ -61,32 +59,32 @@ async function roomsFor(deps: ActivityDeps, jobId: string): Promise<RoomConfig[]
 
 export async function scanSource(deps: ActivityDeps, input: { jobId: string; spec: MineSpec }): Promise<ScanResult> {
   const { spec, jobId } = input;
-  if (spec.mode === 'extract') throw new PalaceError('invalid_argument', 'extract mode is not available in this build', { field: 'mode', rule: 'supported_mode', details: { error_class: 'MissingDependency' } });
   const src = await resolveSource(spec.source, { allowedRoots: deps.config.allowedRoots, workspace: deps.workspace, allowFile: spec.mode === 'convos' });
   const warnings: string[] = [];
-  let wing: string;
-  let files: ManifestEntry[];
-  let skippedAtScan = 0;
   const stat = await fs.stat(src.root);
-  if (spec.mode === 'projects') {
-    const project = await loadProjectConfig(src.root, spec.wing);
+  const dir = stat.isFile() ? path.dirname(src.root) : src.root;
+  let wing: string;
+  if (spec.mode === 'projects' || spec.mode === 'extract') {
+    // Rooms come from mempalace.yaml when present (extract mode too, §6), else `general`.
+    const project = await loadProjectConfig(dir, spec.wing);
     wing = project.wing;
     warnings.push(...project.warnings);
     await deps.stores.jobs.putBlob(`${jobId}:rooms`, project.rooms);
-    const manifest = await scanManifest(src.root, { respectGitignore: spec.respectGitignore, includeIgnored: spec.includeIgnored });
-    files = manifest.files;
+  } else {
+    wing = spec.wing ? validateName('wing', spec.wing) : (agentSessionsWing(dir) ?? wingSlug(path.basename(dir)));
+  }
+  let files: ManifestEntry[];
+  let skippedAtScan = 0;
+  if (stat.isFile()) {
+    files = [{ relativePath: path.basename(src.root), absolutePath: src.root, size: stat.size, mtimeMs: stat.mtimeMs }];
+  } else {
+    const manifest = await scanManifest(src.root, spec.mode === 'projects'
+      ? { respectGitignore: spec.respectGitignore, includeIgnored: spec.includeIgnored }
+      : { respectGitignore: false, sniffText: false, extensions: spec.mode === 'convos' ? CONVO_EXTENSIONS : DOCUMENT_EXTENSION_SET, maxFileBytes: 500 * 1024 * 1024 });
+    files = spec.mode === 'convos' ? manifest.files.filter((f) => isConversationFileName(path.basename(f.relativePath))) : manifest.files;
     skippedAtScan = manifest.skipped.length;
     for (const s of manifest.skipped.slice(0, 50)) warnings.push(`SKIP: ${s.relativePath} (${s.reason}: ${s.detail})`);
     if (manifest.skipped.length > 50) warnings.push(`... and ${manifest.skipped.length - 50} more skipped files`);
-  } else {
-    wing = spec.wing ? validateName('wing', spec.wing) : convoWing(stat.isFile() ? path.dirname(src.root) : src.root);
-    if (stat.isFile()) {
-      files = [{ relativePath: path.basename(src.root), absolutePath: src.root, size: stat.size, mtimeMs: stat.mtimeMs }];
-    } else {
-      const manifest = await scanManifest(src.root, { respectGitignore: false });
-      files = manifest.files.filter((f) => CONVO_EXTENSIONS.has(path.extname(f.relativePath).toLowerCase()) && !f.relativePath.endsWith('.meta.json'));
-      skippedAtScan = manifest.skipped.length;
-    }
   }
   if (spec.limit > 0) files = files.slice(0, spec.limit);
   const manifestId = `${jobId}:manifest`;
@@ -128,7 +126,7 @@ export async function mineBatch(deps: ActivityDeps, input: BatchInput): Promise<
   if (entries.length !== input.count) throw new PalaceError('internal', `manifest ${scan.manifestId} has ${entries.length} entries at ${input.offset}, expected ${input.count}`);
   const storedOf = (e: ManifestEntry) => (spec.source.kind === 'git' ? `${spec.source.url}:${e.relativePath}` : e.absolutePath);
   const states = await deps.stores.drawers.fileStates(scan.wing, entries.map(storedOf));
-  const rooms = spec.mode === 'projects' ? await roomsFor(deps, input.jobId) : [];
+  const rooms = spec.mode === 'convos' ? [] : await roomsFor(deps, input.jobId);
   const planned: PlannedFile[] = [];
 
   for (const entry of entries) {
@@ -158,7 +156,12 @@ export async function mineBatch(deps: ActivityDeps, input: BatchInput): Promise<
       };
       let plan: { drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string };
       if (spec.mode === 'convos') plan = planConversationFile(spec, scan, entry, bytes, base);
-      else {
+      else if (spec.mode === 'extract') {
+        const extracted = await tryExtractDocument(bytes, entry.relativePath);
+        plan = extracted.status === 'OK'
+          ? await planProjectFile(deps, spec, scan, entry, extracted.document.text, rooms, { ...base, ingest_mode: 'extract', extract_mode: 'format' })
+          : { skip: `${extracted.status}: ${extracted.message}` };
+      } else {
         const decoded = decodeUtf8File(bytes);
         plan = decoded.ok ? await planProjectFile(deps, spec, scan, entry, decoded.text, rooms, base) : { skip: `${decoded.reason}: ${decoded.detail}` };
       }

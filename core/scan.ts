@@ -66,6 +66,10 @@ export interface ScanOptions {
   maxFileBytes?: number;
   /** Files sniffed in parallel (default 16). */
   concurrency?: number;
+  /** Extensions to keep (lowercase, with the dot); default the projects list. */
+  extensions?: ReadonlySet<string>;
+  /** Sniff for binary / non-UTF-8 content (default true; off for office documents). */
+  sniffText?: boolean;
 }
 
 export interface ScanManifest {
@@ -226,6 +230,8 @@ export async function* scanProject(rootDir: string, options: ScanOptions = {}): 
   const respectGitignore = options.respectGitignore ?? true;
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const concurrency = Math.max(1, options.concurrency ?? 16);
+  const extensions = options.extensions ?? MINED_EXTENSIONS;
+  const sniffText = options.sniffText ?? true;
   const includes = normaliseIncludePaths(options.includeIgnored ?? []);
   const exact = new Set(includes);
   const forced = (rel: string) => includes.some((inc) => rel === inc || rel.startsWith(`${inc}/`) || inc.startsWith(`${rel}/`));
@@ -237,7 +243,7 @@ export async function* scanProject(rootDir: string, options: ScanOptions = {}): 
       if (st.size > maxBytes) {
         return { kind: 'skip', skip: { relativePath: rel, reason: 'too_large', detail: `${st.size} bytes exceeds the ${maxBytes}-byte limit` } };
       }
-      const bad = await sniffFile(abs, st.size);
+      const bad = sniffText ? await sniffFile(abs, st.size) : null;
       if (bad) return { kind: 'skip', skip: { relativePath: rel, ...bad } };
       return { kind: 'file', file: { relativePath: rel, absolutePath: abs, size: st.size, mtimeMs: st.mtimeMs } };
     } catch (e) {
@@ -281,7 +287,7 @@ export async function* scanProject(rootDir: string, options: ScanOptions = {}): 
         continue;
       }
       if (SKIP_FILES.has(d.name) && !isForced) continue;
-      if (!MINED_EXTENSIONS.has(extname(d.name).toLowerCase()) && !exact.has(rel)) continue;
+      if (!extensions.has(extname(d.name).toLowerCase()) && !exact.has(rel)) continue;
       if (respectGitignore && !isForced && isIgnored(matchers, rel, false)) continue;
       if (d.isSymbolicLink()) {
         pending.push(() => Promise.resolve({ kind: 'skip', skip: { relativePath: rel, reason: 'symlink', detail: 'symlinks are not followed' } }));

@@ -1,0 +1,24 @@
+/**
+ * After the last batch of a mine (palace-behaviour §4.9): rebuild the wing's hallways from the
+ * entities its drawers carry, then its entity tunnels. A failure here is a warning, never a
+ * failed mine: the drawers are already filed.
+ */
+import { buildHallwaysForWing } from '../palace/hallways.js';
+import { buildEntityTunnels } from '../palace/tunnels.js';
+import type { MineSpec } from '../palace/jobs.js';
+import type { ScanResult } from '../workflows/activity-types.js';
+import type { ActivityDeps } from './deps.js';
+
+export async function finishMine(deps: ActivityDeps, input: { jobId: string; spec: MineSpec; scan: ScanResult; fence?: { key: string; token: number } }): Promise<{ hallways: number; warnings: string[] }> {
+  const warnings: string[] = [];
+  const ctx = { graph: deps.stores.graph, drawers: deps.stores.drawers };
+  let hallways = 0;
+  try {
+    if (input.fence) await deps.stores.locks.check(input.fence.key, input.fence.token);
+    hallways = (await buildHallwaysForWing(ctx, input.scan.wing)).length;
+    await buildEntityTunnels(ctx, input.scan.wing);
+  } catch (e) {
+    warnings.push(`hallways/tunnels for wing ${input.scan.wing} not rebuilt: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return { hallways, warnings };
+}
