@@ -208,6 +208,7 @@ function guard<T>(fn: () => T): Promise<T> {
 class SqliteGraphStore implements GraphStore {
   readonly storeName = STORE;
   private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -219,13 +220,19 @@ class SqliteGraphStore implements GraphStore {
     this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }
 
+  /** Prepared once per connection: the same few statements run on every call. */
+  private stmt(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
+  }
+
   private ensureEntity(ref: KgEntityRef, at: string): void {
-    this.db.prepare('INSERT OR IGNORE INTO kg_entities (id, name, created_at) VALUES (?, ?, ?)').run(ref.id, ref.name, at);
+    this.stmt('INSERT OR IGNORE INTO kg_entities (id, name, created_at) VALUES (?, ?, ?)').run(ref.id, ref.name, at);
   }
 
   private insertTriple(t: KgTripleWrite): void {
-    this.db
-      .prepare(`INSERT INTO kg_triples (id, subject, predicate, object, valid_from, valid_to, from_key, to_key, confidence,
+    this.stmt(`INSERT INTO kg_triples (id, subject, predicate, object, valid_from, valid_to, from_key, to_key, confidence,
         source_closet, source_file, source_drawer_id, adapter_name, recorded_at)
         VALUES (@id, @subject, @predicate, @object, @valid_from, @valid_to, @from_key, @to_key, @confidence,
         @source_closet, @source_file, @source_drawer_id, @adapter_name, @recorded_at)`)
@@ -233,22 +240,19 @@ class SqliteGraphStore implements GraphStore {
   }
 
   private openTriple(subject: string, predicate: string, object: string): { id: string } | undefined {
-    return this.db
-      .prepare('SELECT id FROM kg_triples WHERE subject = ? AND predicate = ? AND object = ? AND to_key IS NULL ORDER BY recorded_at, id LIMIT 1')
+    return this.stmt('SELECT id FROM kg_triples WHERE subject = ? AND predicate = ? AND object = ? AND to_key IS NULL ORDER BY recorded_at, id LIMIT 1')
       .get(subject, predicate, object) as { id: string } | undefined;
   }
 
   /** The first open (s, p, o) triple starting after `maxFromKey`, if any. */
   private startsAfter(subject: string, predicate: string, object: string, maxFromKey: string): KgInvertedInterval | undefined {
-    const row = this.db
-      .prepare('SELECT id, valid_from FROM kg_triples WHERE subject = ? AND predicate = ? AND object = ? AND to_key IS NULL AND from_key > ? ORDER BY recorded_at, id LIMIT 1')
+    const row = this.stmt('SELECT id, valid_from FROM kg_triples WHERE subject = ? AND predicate = ? AND object = ? AND to_key IS NULL AND from_key > ? ORDER BY recorded_at, id LIMIT 1')
       .get(subject, predicate, object, maxFromKey) as { id: string; valid_from: string | null } | undefined;
     return row && { status: 'inverted', triple_id: row.id, valid_from: row.valid_from };
   }
 
   private closeOpen(subject: string, predicate: string, object: string, validTo: string, toKey: string): number {
-    return this.db
-      .prepare('UPDATE kg_triples SET valid_to = ?, to_key = ? WHERE subject = ? AND predicate = ? AND object = ? AND to_key IS NULL')
+    return this.stmt('UPDATE kg_triples SET valid_to = ?, to_key = ? WHERE subject = ? AND predicate = ? AND object = ? AND to_key IS NULL')
       .run(validTo, toKey, subject, predicate, object).changes;
   }
 
@@ -259,8 +263,7 @@ class SqliteGraphStore implements GraphStore {
         this.ensureEntity(t.object, t.recorded_at);
         const existing = t.to_key === null
           ? this.openTriple(t.subject.id, t.predicate, t.object.id)
-          : (this.db
-              .prepare('SELECT id FROM kg_triples WHERE subject = ? AND predicate = ? AND object = ? AND from_key IS ? AND to_key = ? ORDER BY recorded_at, id LIMIT 1')
+          : (this.stmt('SELECT id FROM kg_triples WHERE subject = ? AND predicate = ? AND object = ? AND from_key IS ? AND to_key = ? ORDER BY recorded_at, id LIMIT 1')
               .get(t.subject.id, t.predicate, t.object.id, t.from_key, t.to_key) as { id: string } | undefined);
         if (existing) return { triple_id: existing.id, inserted: false };
         this.insertTriple(t);
@@ -307,7 +310,7 @@ class SqliteGraphStore implements GraphStore {
       const sides = q.direction === 'both' ? (['outgoing', 'incoming'] as const) : ([q.direction] as const);
       for (const side of sides) {
         const column = side === 'outgoing' ? 't.subject' : 't.object';
-        const rows = this.db.prepare(`${TRIPLE_SELECT} WHERE ${column} = @id AND ${VALID_AT} ORDER BY t.recorded_at, t.id`).all(params) as TripleRow[];
+        const rows = this.stmt(`${TRIPLE_SELECT} WHERE ${column} = @id AND ${VALID_AT} ORDER BY t.recorded_at, t.id`).all(params) as TripleRow[];
         for (const r of rows) out.push({ ...toTriple(r), direction: side });
       }
       return out;
@@ -317,8 +320,7 @@ class SqliteGraphStore implements GraphStore {
   kgTimeline(q: { entity_id?: string | undefined; limit: number }): Promise<KgTriple[]> {
     return guard(() => {
       const where = q.entity_id === undefined ? '' : 'WHERE t.subject = @id OR t.object = @id';
-      const rows = this.db
-        .prepare(`${TRIPLE_SELECT} ${where} ORDER BY t.from_key IS NULL, t.from_key, t.recorded_at, t.id LIMIT @limit`)
+      const rows = this.stmt(`${TRIPLE_SELECT} ${where} ORDER BY t.from_key IS NULL, t.from_key, t.recorded_at, t.id LIMIT @limit`)
         .all({ id: q.entity_id ?? null, limit: q.limit }) as TripleRow[];
       return rows.map(toTriple);
     });
@@ -327,9 +329,9 @@ class SqliteGraphStore implements GraphStore {
   kgStats(): Promise<KgStatsRow> {
     return guard(() =>
       this.db.transaction(() => {
-        const entities = (this.db.prepare('SELECT COUNT(*) AS n FROM kg_entities').get() as { n: number }).n;
-        const counts = this.db.prepare('SELECT COUNT(*) AS triples, COUNT(*) - COUNT(to_key) AS current_facts FROM kg_triples').get() as { triples: number; current_facts: number };
-        const predicates = (this.db.prepare('SELECT DISTINCT predicate FROM kg_triples ORDER BY predicate').all() as { predicate: string }[]).map((r) => r.predicate);
+        const entities = (this.stmt('SELECT COUNT(*) AS n FROM kg_entities').get() as { n: number }).n;
+        const counts = this.stmt('SELECT COUNT(*) AS triples, COUNT(*) - COUNT(to_key) AS current_facts FROM kg_triples').get() as { triples: number; current_facts: number };
+        const predicates = (this.stmt('SELECT DISTINCT predicate FROM kg_triples ORDER BY predicate').all() as { predicate: string }[]).map((r) => r.predicate);
         return { entities, triples: counts.triples, current_facts: counts.current_facts, relationship_types: predicates };
       })(),
     );
@@ -355,8 +357,7 @@ class SqliteGraphStore implements GraphStore {
             at: w.at,
             ...defaultDynamics(w.at),
           };
-          this.db
-            .prepare(`INSERT INTO tunnels (id, source_wing, source_room, source_drawer_id, source_wing_key, target_wing, target_room,
+          this.stmt(`INSERT INTO tunnels (id, source_wing, source_room, source_drawer_id, source_wing_key, target_wing, target_room,
               target_drawer_id, target_wing_key, label, kind, created_at, updated_at, strength, stability, last_activated, access_count)
               VALUES (@id, @source_wing, @source_room, @source_drawer_id, @source_wing_key, @target_wing, @target_room,
               @target_drawer_id, @target_wing_key, @label, @kind, @at, NULL, @strength, @stability, @last_activated, @access_count)
@@ -365,7 +366,7 @@ class SqliteGraphStore implements GraphStore {
               target_wing = excluded.target_wing, target_room = excluded.target_room, target_drawer_id = excluded.target_drawer_id,
               target_wing_key = excluded.target_wing_key, label = excluded.label, kind = excluded.kind, updated_at = @at`)
             .run(row);
-          out.push(toTunnel(this.db.prepare('SELECT * FROM tunnels WHERE id = ?').get(w.id) as TunnelRow));
+          out.push(toTunnel(this.stmt('SELECT * FROM tunnels WHERE id = ?').get(w.id) as TunnelRow));
         }
         return out;
       }).immediate(),
@@ -383,28 +384,28 @@ class SqliteGraphStore implements GraphStore {
       } else if (room !== undefined) {
         where = 'WHERE source_room = @room OR target_room = @room';
       }
-      const rows = this.db.prepare(`SELECT * FROM tunnels ${where} ORDER BY created_at, id`).all({ wing_key: wing_key ?? null, room: room ?? null }) as TunnelRow[];
+      const rows = this.stmt(`SELECT * FROM tunnels ${where} ORDER BY created_at, id`).all({ wing_key: wing_key ?? null, room: room ?? null }) as TunnelRow[];
       return rows.map(toTunnel);
     });
   }
 
   tunnelDelete(id: string): Promise<boolean> {
-    return guard(() => this.db.prepare('DELETE FROM tunnels WHERE id = ?').run(id).changes > 0);
+    return guard(() => this.stmt('DELETE FROM tunnels WHERE id = ?').run(id).changes > 0);
   }
 
   tunnelCount(): Promise<number> {
-    return guard(() => (this.db.prepare('SELECT COUNT(*) AS n FROM tunnels').get() as { n: number }).n);
+    return guard(() => (this.stmt('SELECT COUNT(*) AS n FROM tunnels').get() as { n: number }).n);
   }
 
   hallwaysReplaceWing(wing: string, writes: HallwayWrite[]): Promise<HallwayRecord[]> {
     return guard(() =>
       this.db.transaction(() => {
         const previous = new Map<string, ConnectionDynamics>();
-        for (const r of this.db.prepare('SELECT id, strength, stability, last_activated, access_count FROM hallways WHERE wing = ?').all(wing) as Array<ConnectionDynamics & { id: string }>) {
+        for (const r of this.stmt('SELECT id, strength, stability, last_activated, access_count FROM hallways WHERE wing = ?').all(wing) as Array<ConnectionDynamics & { id: string }>) {
           previous.set(r.id, { strength: r.strength, stability: r.stability, last_activated: r.last_activated, access_count: r.access_count });
         }
-        this.db.prepare('DELETE FROM hallways WHERE wing = ?').run(wing);
-        const insert = this.db.prepare(`INSERT INTO hallways (id, wing, entity_a, entity_b, co_occurrence_count, rooms, label, created_at, created_by,
+        this.stmt('DELETE FROM hallways WHERE wing = ?').run(wing);
+        const insert = this.stmt(`INSERT INTO hallways (id, wing, entity_a, entity_b, co_occurrence_count, rooms, label, created_at, created_by,
           strength, stability, last_activated, access_count) VALUES (@id, @wing, @entity_a, @entity_b, @co_occurrence_count, @rooms, @label,
           @created_at, @created_by, @strength, @stability, @last_activated, @access_count)
           ON CONFLICT(id) DO UPDATE SET wing = excluded.wing, entity_a = excluded.entity_a, entity_b = excluded.entity_b,
@@ -424,14 +425,14 @@ class SqliteGraphStore implements GraphStore {
   hallwayList(wing?: string): Promise<HallwayRecord[]> {
     return guard(() => {
       const rows = (wing === undefined
-        ? this.db.prepare('SELECT * FROM hallways ORDER BY wing, entity_a, entity_b').all()
-        : this.db.prepare('SELECT * FROM hallways WHERE wing = ? ORDER BY wing, entity_a, entity_b').all(wing)) as HallwayRow[];
+        ? this.stmt('SELECT * FROM hallways ORDER BY wing, entity_a, entity_b').all()
+        : this.stmt('SELECT * FROM hallways WHERE wing = ? ORDER BY wing, entity_a, entity_b').all(wing)) as HallwayRow[];
       return rows.map(toHallway);
     });
   }
 
   hallwayDelete(id: string): Promise<boolean> {
-    return guard(() => this.db.prepare('DELETE FROM hallways WHERE id = ?').run(id).changes > 0);
+    return guard(() => this.stmt('DELETE FROM hallways WHERE id = ?').run(id).changes > 0);
   }
 
   close(): Promise<void> {
