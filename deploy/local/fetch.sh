@@ -30,12 +30,13 @@ fetch_temporal() {
 
 fetch_opensearch() {
   local dir="$ENGINES_DIR/opensearch" pom="$DEPLOY_DIR/opensearch/pom.xml" stamp
-  stamp="$dir/.fetched-$(inputs_digest "$pom")"
+  stamp="$dir/.fetched-$(inputs_digest "$pom" "$DEPLOY_DIR"/opensearch/src/main/java/mempalace/local/*.java)"
   if [[ -f $stamp ]]; then return; fi
-  echo "fetch: resolving OpenSearch runner + k-NN plugin with Maven"
-  rm -rf "$dir/lib" "$dir/knn" "$dir"/.fetched-*
+  echo "fetch: building the OpenSearch launcher and resolving the runner + k-NN plugin with Maven"
+  rm -rf "$dir/lib" "$dir/knn" "$dir/build" "$dir"/.fetched-*
   mkdir -p "$dir"
-  mvn_quiet -f "$pom" dependency:copy-dependencies -DexcludeTypes=zip -DoutputDirectory="$dir/lib"
+  JAVA_HOME="$JAVA17_HOME" mvn_quiet -f "$pom" package dependency:copy-dependencies \
+    -DexcludeTypes=zip -DincludeScope=runtime -DoutputDirectory="$dir/lib"
   mvn_quiet -f "$pom" dependency:unpack-dependencies -DincludeTypes=zip -DoutputDirectory="$dir/knn"
   ls "$dir"/knn/opensearch-knn-*.jar >/dev/null
   touch "$stamp"

@@ -30,11 +30,13 @@ engine_dir() { echo "$ENGINES_DIR/$1"; }
 pid_file() { echo "$ENGINES_DIR/$1/$1.pid"; }
 log_file() { echo "$ENGINES_DIR/$1/$1.log"; }
 
-# Maven: quiet batch mode; MAVEN_REPO_LOCAL points at another local repository (e.g. for a cold-start measurement).
+# Maven: quiet batch mode; MAVEN_REPO_LOCAL points at another local repository (e.g. for a
+# cold-start measurement). Debian's Maven 3.8 prints bare colour-reset codes even when quiet; strip
+# them. Whatever remains (errors) goes to stderr; pipefail keeps Maven's exit status.
 mvn_quiet() {
-  local args=(-B -q -ntp)
+  local args=(-B -q -ntp -Dstyle.color=never)
   if [[ -n "${MAVEN_REPO_LOCAL:-}" ]]; then args+=("-Dmaven.repo.local=$MAVEN_REPO_LOCAL"); fi
-  mvn "${args[@]}" "$@"
+  mvn "${args[@]}" "$@" 2>&1 | sed -u $'s/\x1b\\[[0-9;]*m//g' >&2
 }
 
 # Engine names given on the command line, or all of them; unknown names are an error.

@@ -108,11 +108,11 @@ start_opensearch() {
   launch opensearch "$JAVA17" -Xms"$OPENSEARCH_HEAP" -Xmx"$OPENSEARCH_HEAP" -XX:+UseG1GC \
     -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true -Dfile.encoding=UTF-8 \
     -Dlog4j2.formatMsgNoLookups=true \
-    -cp "$dir/lib/*:$dir/knn/*" \
-    org.codelibs.opensearch.runner.OpenSearchRunner \
+    -cp "$dir/build/classes:$dir/lib/*:$dir/knn/*" \
+    mempalace.local.OpenSearchLauncher \
     -basePath "$dir/home" -confPath "$dir/config" \
     -numOfNode 1 -baseHttpPort $((OPENSEARCH_PORT - 1)) -clusterName mempalace-local \
-    -pluginTypes org.opensearch.knn.plugin.KNNPlugin -printOnFailure
+    -pluginTypes org.opensearch.knn.plugin.KNNPlugin
 }
 
 # Launch every engine that is not already up, then wait for each: the two JVMs starting side by
