@@ -4,7 +4,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-mapfile -t engines < <(select_engines "$@")
+engine_list="$(select_engines "$@")"
+mapfile -t engines <<<"$engine_list"
 # Seconds each engine gets for a clean shutdown before KILL.
 declare -A GRACE=([redis]=15 [temporal]=20 [neo4j]=60 [opensearch]=60)
 

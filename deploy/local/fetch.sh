@@ -33,7 +33,7 @@ fetch_opensearch() {
   stamp="$dir/.fetched-$(inputs_digest "$pom" "$DEPLOY_DIR"/opensearch/src/main/java/mempalace/local/*.java)"
   if [[ -f $stamp ]]; then return; fi
   echo "fetch: building the OpenSearch launcher and resolving the runner + k-NN plugin with Maven"
-  rm -rf "$dir/lib" "$dir/knn" "$dir/build" "$dir"/.fetched-*
+  rm -rf "${dir:?}/lib" "$dir/knn" "$dir/build" "$dir"/.fetched-*
   mkdir -p "$dir"
   JAVA_HOME="$JAVA17_HOME" mvn_quiet -f "$pom" package dependency:copy-dependencies \
     -DexcludeTypes=zip -DincludeScope=runtime -DoutputDirectory="$dir/lib"
@@ -47,7 +47,7 @@ fetch_neo4j() {
   stamp="$dir/.fetched-$(inputs_digest "$pom" "$DEPLOY_DIR"/neo4j/src/main/java/mempalace/local/*.java)"
   if [[ -f $stamp ]]; then return; fi
   echo "fetch: building the Neo4j launcher and resolving Neo4j with Maven"
-  rm -rf "$dir/lib" "$dir/build" "$dir"/.fetched-*
+  rm -rf "${dir:?}/lib" "$dir/build" "$dir"/.fetched-*
   mkdir -p "$dir"
   JAVA_HOME="$JAVA17_HOME" mvn_quiet -f "$pom" package dependency:copy-dependencies \
     -DincludeScope=runtime -DoutputDirectory="$dir/lib"

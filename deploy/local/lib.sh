@@ -1,5 +1,6 @@
 # Shared settings and helpers for the deploy/local scripts. Sourced, never run directly.
 # Everything the scripts create lives under the repository's git-ignored .engines/ folder.
+# shellcheck disable=SC2034  # settings are read by the scripts that source this file
 
 DEPLOY_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$DEPLOY_DIR/../.." && pwd)"

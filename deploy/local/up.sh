@@ -5,7 +5,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-mapfile -t engines < <(select_engines "$@")
+engine_list="$(select_engines "$@")"
+mapfile -t engines <<<"$engine_list"
 bash "$DEPLOY_DIR/fetch.sh"
 
 # Health-check budgets for a loaded 2-core machine.
@@ -130,7 +131,7 @@ for engine in "${engines[@]}"; do
     continue
   fi
   if pid="$(live_pid "$engine")"; then
-    fail "$engine" "pid $pid from an earlier start is alive but not healthy; run down.sh $engine first"
+    fail "$engine" "pid $pid from an earlier start is alive but not healthy on port $(engine_port "$engine") (hung, or started with other ports); run down.sh $engine first"
   fi
   rm -f "$(pid_file "$engine")"
   "start_$engine"
