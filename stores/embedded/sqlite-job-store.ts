@@ -106,8 +106,8 @@ export class SqliteJobStore implements JobStore {
 
   async dropArtifacts(prefix: string): Promise<void> {
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM manifests WHERE substr(manifest_id, 1, length(?1)) = ?1').run(prefix);
-      this.db.prepare('DELETE FROM blobs WHERE substr(key, 1, length(?1)) = ?1').run(prefix);
+      this.db.prepare('DELETE FROM manifests WHERE substr(manifest_id, 1, length(?)) = ?').run(prefix, prefix);
+      this.db.prepare('DELETE FROM blobs WHERE substr(key, 1, length(?)) = ?').run(prefix, prefix);
     })();
   }
 

@@ -1,0 +1,188 @@
+/**
+ * The cluster profile's JobStore on Redis (keys under `mempalace:{<palace>}:jobs:`):
+ *
+ * - `job:<id>` hash per job (JSON text for spec, progress, cursor);
+ * - `all`: every job, a sorted set ordered by member `<created_at>\0<job_id>` (all scores 0,
+ *   lexical order), so "newest first" is one reverse range;
+ * - `running:<lock_key>`: the same members for jobs whose state is `running`, kept in step with
+ *   the hash inside the same function call;
+ * - `events:<id>`: progress snapshots as a stream with ids `<seq>-0` from one counter `event_seq`,
+ *   so `seq` grows across all jobs as in the embedded store;
+ * - `manifest:<id>`: a list of JSON entries, replaced in one MULTI, paged with LRANGE;
+ * - `blob:<key>`: JSON text; `manifests` and `blobs` index the ids lexically so a prefix drop is
+ *   a range query, not a keyspace scan.
+ */
+import { PalaceError } from '../../core/errors.js';
+import type { JobRecord, JobStore, ManifestEntry } from '../ports.js';
+import { REDIS_STORE, RedisConnections, guardRedis, type RedisConnectionOptions } from './connection.js';
+import { FunctionLibrary } from './functions.js';
+
+const VERSION = 'v1';
+const CREATE = `jobs_create_${VERSION}`;
+const UPDATE = `jobs_update_${VERSION}`;
+/** Entries per RPUSH while a manifest is written. */
+const MANIFEST_BATCH = 1_000;
+
+// create keys: job hash, all, running index of its lock key. args: member, then field/value pairs.
+// update keys: job hash, running index, events stream, event counter. args: state, progress,
+// updated_at, cursor flag ('1' to set), cursor.
+const library = new FunctionLibrary(`#!lua name=mempalace_jobs_${VERSION}
+redis.register_function('${CREATE}', function(keys, args)
+  if redis.call('EXISTS', keys[1]) == 1 then return 0 end
+  local fields = {}
+  for i = 2, #args do fields[#fields + 1] = args[i] end
+  redis.call('HSET', keys[1], unpack(fields))
+  redis.call('ZADD', keys[2], 0, args[1])
+  if redis.call('HGET', keys[1], 'state') == 'running' then redis.call('ZADD', keys[3], 0, args[1]) end
+  return 1
+end)
+
+redis.register_function('${UPDATE}', function(keys, args)
+  local created = redis.call('HGET', keys[1], 'created_at')
+  if created then
+    redis.call('HSET', keys[1], 'state', args[1], 'progress', args[2], 'updated_at', args[3])
+    if args[4] == '1' then redis.call('HSET', keys[1], 'cursor', args[5]) end
+    local member = created .. '\\0' .. redis.call('HGET', keys[1], 'job_id')
+    if args[1] == 'running' then redis.call('ZADD', keys[2], 0, member) else redis.call('ZREM', keys[2], member) end
+  end
+  local seq = redis.call('INCR', keys[4])
+  redis.call('XADD', keys[3], string.format('%d-0', seq), 'p', args[2])
+  return seq
+end)
+`);
+
+const SEPARATOR = '\0';
+
+function toRecord(h: Record<string, string>): JobRecord {
+  return {
+    job_id: h.job_id!, kind: h.kind!, lock_key: h.lock_key!, state: h.state!,
+    spec: JSON.parse(h.spec!) as Record<string, unknown>, progress: JSON.parse(h.progress!) as Record<string, unknown>,
+    ...(h.cursor === undefined ? {} : { cursor: JSON.parse(h.cursor) as unknown }),
+    created_at: h.created_at!, updated_at: h.updated_at!,
+  };
+}
+
+/** Upper bound of a lexical prefix range: no UTF-8 text contains the byte 0xFF. */
+function prefixEnd(prefix: string): Buffer {
+  return Buffer.concat([Buffer.from(`[${prefix}`, 'utf8'), Buffer.from([0xff])]);
+}
+
+export class RedisJobStore implements JobStore {
+  private constructor(readonly connections: RedisConnections) {}
+
+  static async open(options: RedisConnectionOptions): Promise<RedisJobStore> {
+    const connections = new RedisConnections(options);
+    try {
+      await guardRedis(() => library.load(connections.command()));
+      return new RedisJobStore(connections);
+    } catch (e) {
+      await connections.close();
+      throw e;
+    }
+  }
+
+  private key(...parts: string[]): string {
+    return this.connections.key('jobs', ...parts);
+  }
+
+  private get conn() {
+    return this.connections.command();
+  }
+
+  async create(r: JobRecord): Promise<void> {
+    const fields = ['job_id', r.job_id, 'kind', r.kind, 'lock_key', r.lock_key, 'state', r.state, 'spec', JSON.stringify(r.spec), 'progress', JSON.stringify(r.progress),
+      'created_at', r.created_at, 'updated_at', r.updated_at, ...(r.cursor === undefined ? [] : ['cursor', JSON.stringify(r.cursor)])];
+    const created = await guardRedis(() => library.call(this.conn, CREATE, [this.key('job', r.job_id), this.key('all'), this.key('running', r.lock_key)], [r.created_at + SEPARATOR + r.job_id, ...fields]));
+    if (created !== 1) throw new PalaceError('already_exists', `job ${r.job_id} already exists`, { field: 'job_id', rule: 'unique', store: REDIS_STORE, details: { job_id: r.job_id } });
+  }
+
+  async update(jobId: string, state: string, progress: Record<string, unknown>, cursor?: unknown): Promise<void> {
+    await guardRedis(async () => {
+      // The lock key of a job never changes, so reading it first cannot race with the update.
+      const lockKey = (await this.conn.hget(this.key('job', jobId), 'lock_key')) ?? '';
+      await library.call(this.conn, UPDATE, [this.key('job', jobId), this.key('running', lockKey), this.key('events', jobId), this.key('event_seq')],
+        [state, JSON.stringify(progress), new Date().toISOString(), cursor === undefined ? '0' : '1', cursor === undefined ? '' : JSON.stringify(cursor)]);
+    });
+  }
+
+  async get(jobId: string): Promise<JobRecord | undefined> {
+    const h = await guardRedis(() => this.conn.hgetall(this.key('job', jobId)));
+    return h.job_id === undefined ? undefined : toRecord(h);
+  }
+
+  async running(lockKey: string): Promise<JobRecord | undefined> {
+    const [member] = await guardRedis(() => this.conn.zrange(this.key('running', lockKey), '+', '-', 'BYLEX', 'REV', 'LIMIT', 0, 1));
+    if (member === undefined) return undefined;
+    const job = await this.get(member.slice(member.indexOf(SEPARATOR) + 1));
+    return job?.state === 'running' ? job : undefined;
+  }
+
+  async list(limit: number): Promise<JobRecord[]> {
+    return guardRedis(async () => {
+      const members = await this.conn.zrange(this.key('all'), '+', '-', 'BYLEX', 'REV', 'LIMIT', 0, limit);
+      if (members.length === 0) return [];
+      const pipeline = this.conn.pipeline();
+      for (const m of members) pipeline.hgetall(this.key('job', m.slice(m.indexOf(SEPARATOR) + 1)));
+      const results = (await pipeline.exec()) ?? [];
+      return results.flatMap(([err, h]) => {
+        if (err) throw err;
+        const hash = h as Record<string, string>;
+        return hash.job_id === undefined ? [] : [toRecord(hash)];
+      });
+    });
+  }
+
+  async events(jobId: string, afterSeq: number, limit: number): Promise<{ seq: number; progress: Record<string, unknown> }[]> {
+    const start = afterSeq > 0 ? `(${afterSeq}-0` : '-';
+    const entries = await guardRedis(() => this.conn.xrange(this.key('events', jobId), start, '+', 'COUNT', limit));
+    return entries.map(([id, fields]) => ({ seq: Number.parseInt(id, 10), progress: JSON.parse(fields[1]!) as Record<string, unknown> }));
+  }
+
+  async putManifest(manifestId: string, entries: ManifestEntry[]): Promise<void> {
+    const key = this.key('manifest', manifestId);
+    // One MULTI: readers see the old manifest or the whole new one, never a part.
+    const tx = this.conn.multi().del(key);
+    for (let i = 0; i < entries.length; i += MANIFEST_BATCH) tx.rpush(key, ...entries.slice(i, i + MANIFEST_BATCH).map((e) => JSON.stringify(e)));
+    tx.zadd(this.key('manifests'), 0, manifestId);
+    await guardRedis(async () => {
+      const results = await tx.exec();
+      const failed = results?.find(([err]) => err);
+      if (!results || failed) throw failed?.[0] ?? new Error('manifest transaction was discarded');
+    });
+  }
+
+  async readManifest(manifestId: string, offset: number, count: number): Promise<ManifestEntry[]> {
+    if (count <= 0) return [];
+    const rows = await guardRedis(() => this.conn.lrange(this.key('manifest', manifestId), offset, offset + count - 1));
+    return rows.map((r) => JSON.parse(r) as ManifestEntry);
+  }
+
+  async putBlob(key: string, value: unknown): Promise<void> {
+    await guardRedis(() => this.conn.multi().set(this.key('blob', key), JSON.stringify(value)).zadd(this.key('blobs'), 0, key).exec());
+  }
+
+  async getBlob(key: string): Promise<unknown> {
+    const text = await guardRedis(() => this.conn.get(this.key('blob', key)));
+    return text === null ? undefined : (JSON.parse(text) as unknown);
+  }
+
+  async dropArtifacts(prefix: string): Promise<void> {
+    await guardRedis(async () => {
+      for (const [index, kind] of [['manifests', 'manifest'], ['blobs', 'blob']] as const) {
+        const ids = await this.conn.zrangebylex(this.key(index), `[${prefix}`, prefixEnd(prefix));
+        for (let i = 0; i < ids.length; i += MANIFEST_BATCH) {
+          const batch = ids.slice(i, i + MANIFEST_BATCH);
+          await this.conn.multi().unlink(...batch.map((id) => this.key(kind, id))).zrem(this.key(index), ...batch).exec();
+        }
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.connections.close();
+  }
+}
+
+export function openRedisJobStore(options: RedisConnectionOptions): Promise<RedisJobStore> {
+  return RedisJobStore.open(options);
+}

@@ -1,0 +1,134 @@
+/**
+ * Leases with fencing tokens on Redis for the cluster profile. Per key: a lease string
+ * `<token>:<holder>` with a `PX` expiry, and a token counter that never expires, so a released or
+ * expired lease never lets a token be handed out twice. Every operation is one function call,
+ * atomic on the server, and expiry is Redis's own clock, the same for every process.
+ */
+import { PalaceError, invalidArgument } from '../../core/errors.js';
+import type { LeaseInfo, Locks } from '../ports.js';
+import { REDIS_STORE, RedisConnections, guardRedis, type RedisConnectionOptions } from './connection.js';
+import { FunctionLibrary } from './functions.js';
+
+const VERSION = 'v1';
+const ACQUIRE = `lock_acquire_${VERSION}`;
+const RENEW = `lock_renew_${VERSION}`;
+const RELEASE = `lock_release_${VERSION}`;
+const HOLDER = `lock_holder_${VERSION}`;
+
+// Keys: lease, token counter. A lease value is '<token>:<holder>'.
+const library = new FunctionLibrary(`#!lua name=mempalace_locks_${VERSION}
+redis.register_function('${ACQUIRE}', function(keys, args)
+  if redis.call('EXISTS', keys[1]) == 1 then return false end
+  local token = redis.call('INCR', keys[2])
+  redis.call('SET', keys[1], token .. ':' .. args[1], 'PX', args[2])
+  return token
+end)
+
+redis.register_function('${RENEW}', function(keys, args)
+  if redis.call('GET', keys[1]) ~= args[1] then return 0 end
+  redis.call('PEXPIRE', keys[1], args[2])
+  return 1
+end)
+
+redis.register_function('${RELEASE}', function(keys, args)
+  if redis.call('GET', keys[1]) ~= args[1] then return 0 end
+  redis.call('DEL', keys[1])
+  return 1
+end)
+
+redis.register_function{function_name = '${HOLDER}', flags = {'no-writes'}, callback = function(keys)
+  local value = redis.call('GET', keys[1])
+  if not value then return false end
+  local t = redis.call('TIME')
+  return {value, redis.call('PTTL', keys[1]), t[1], t[2]}
+end}
+`);
+
+function requireText(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'non_empty_string', `${field} must be a non-empty string`);
+  return value;
+}
+
+function requirePositiveInt(field: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw invalidArgument(field, 'positive_integer', `${field} must be a positive integer`);
+  return value;
+}
+
+export class RedisLocks implements Locks {
+  readonly storeName = REDIS_STORE;
+
+  private constructor(readonly connections: RedisConnections) {}
+
+  static async open(options: RedisConnectionOptions): Promise<RedisLocks> {
+    const connections = new RedisConnections(options);
+    try {
+      await guardRedis(() => library.load(connections.command()));
+      return new RedisLocks(connections);
+    } catch (e) {
+      await connections.close();
+      throw e;
+    }
+  }
+
+  private keys(key: string): string[] {
+    return [this.connections.key('lock', 'lease', key), this.connections.key('lock', 'token', key)];
+  }
+
+  private call(name: string, key: string, args: (string | number)[]): Promise<unknown> {
+    return guardRedis(() => library.call(this.connections.command(), name, this.keys(key), args));
+  }
+
+  async acquire(key: string, holder: string, ttlMs: number): Promise<{ token: number } | null> {
+    requireText('key', key);
+    requireText('holder', holder);
+    requirePositiveInt('ttl_ms', ttlMs);
+    const token = (await this.call(ACQUIRE, key, [holder, ttlMs])) as number | null;
+    return token === null ? null : { token: Number(token) };
+  }
+
+  async renew(key: string, holder: string, token: number, ttlMs: number): Promise<boolean> {
+    requireText('key', key);
+    requireText('holder', holder);
+    requirePositiveInt('token', token);
+    requirePositiveInt('ttl_ms', ttlMs);
+    return (await this.call(RENEW, key, [`${token}:${holder}`, ttlMs])) === 1;
+  }
+
+  async release(key: string, holder: string, token: number): Promise<boolean> {
+    requireText('key', key);
+    requireText('holder', holder);
+    requirePositiveInt('token', token);
+    return (await this.call(RELEASE, key, [`${token}:${holder}`])) === 1;
+  }
+
+  async check(key: string, token: number): Promise<void> {
+    requireText('key', key);
+    requirePositiveInt('token', token);
+    const current = await this.holder(key);
+    if (current?.token !== token) {
+      throw new PalaceError('stale_lease', `lease token ${token} for ${key} is stale${current ? ` (current token ${current.token})` : ' (no lease is held)'}`, {
+        details: { key, token, current_token: current?.token ?? null },
+      });
+    }
+  }
+
+  async holder(key: string): Promise<LeaseInfo | null> {
+    requireText('key', key);
+    const reply = (await this.call(HOLDER, key, [])) as [string, number, string, string] | null;
+    if (reply === null) return null;
+    const [value, pttl, seconds, micros] = reply;
+    const colon = value.indexOf(':');
+    if (pttl < 0) return null;
+    // Expiry on the server's clock, the one every process's lease decisions use.
+    const serverNowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    return { holder: value.slice(colon + 1), token: Number(value.slice(0, colon)), expiresAtMs: serverNowMs + pttl };
+  }
+
+  async close(): Promise<void> {
+    await this.connections.close();
+  }
+}
+
+export function openRedisLocks(options: RedisConnectionOptions): Promise<RedisLocks> {
+  return RedisLocks.open(options);
+}
