@@ -7,8 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { PalaceError, invalidArgument, isPalaceError, storeUnavailable } from '../../core/errors.js';
+import { PalaceError, invalidArgument, storeUnavailable } from '../../core/errors.js';
 import type { LeaseInfo, Locks } from '../ports.js';
+import { writeWithBusyRetry } from './logstream-busy.js';
 
 export const LOCKS_FILE = 'locks.sqlite3';
 const STORE = 'sqlite';
@@ -63,12 +64,8 @@ export class SqliteLocks implements Locks {
     }
   }
 
-  private write<T>(fn: () => T): T {
-    try {
-      return this.db.transaction(fn).immediate();
-    } catch (e) {
-      throw isPalaceError(e) ? e : storeUnavailable(STORE, e);
-    }
+  private write<T>(fn: () => T): Promise<T> {
+    return writeWithBusyRetry(STORE, () => this.db.transaction(fn).immediate());
   }
 
   private lease(key: string): LeaseRow | undefined {

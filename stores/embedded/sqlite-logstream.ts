@@ -11,6 +11,7 @@ import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.
 import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, StoredArtifact, StoredEvent } from '../ports.js';
 import { newStampedId, observe, renderHlc, tick, utcSecond, type HlcState } from './logstream-clock.js';
 import { ChangeNotifier, DATA_VERSION_POLL_MS } from './logstream-notify.js';
+import { writeWithBusyRetry } from './logstream-busy.js';
 import { loadOrMintReplicaId } from './logstream-replica.js';
 
 export const LOGSTREAM_FILE = 'logstream.sqlite3';
@@ -176,7 +177,6 @@ export class SqliteLogstream implements Logstream {
     this.db.pragma('busy_timeout = 10000');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
-    this.migrate();
     this.notifier = new ChangeNotifier(() => this.db.pragma('data_version', { simple: true }) as number, options.pollIntervalMs ?? DATA_VERSION_POLL_MS);
   }
 
@@ -185,14 +185,36 @@ export class SqliteLogstream implements Logstream {
     try {
       fs.mkdirSync(palaceDir, { recursive: true, mode: 0o700 });
       const replica = loadOrMintReplicaId(palaceDir);
-      return new SqliteLogstream(path.join(palaceDir, LOGSTREAM_FILE), replica, options);
+      const logstream = new SqliteLogstream(path.join(palaceDir, LOGSTREAM_FILE), replica, options);
+      await logstream.migrate();
+      return logstream;
     } catch (e) {
       throw isPalaceError(e) ? e : storeUnavailable(STORE, e);
     }
   }
 
-  /** §10.3: tables, added columns, backfill of pre-replication rows, indexes, clock seed. */
-  private migrate(): void {
+  /** True when the file already has every table, column and index and no pre-replication rows. */
+  private isCurrent(): boolean {
+    const names = new Set((this.db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')").all() as { name: string }[]).map((r) => r.name));
+    const wanted = [...`${SCHEMA}${INDEXES}${REPLICATION_INDEXES}`.matchAll(/IF NOT EXISTS (\w+)/g)].map((m) => m[1]!);
+    if (!wanted.every((n) => names.has(n))) return false;
+    for (const [table, column] of ADDED_COLUMNS) {
+      if (!(this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === column)) return false;
+    }
+    return !this.db.prepare('SELECT 1 FROM events WHERE origin_replica IS NULL LIMIT 1').get() && !this.db.prepare('SELECT 1 FROM artifacts WHERE origin_replica IS NULL LIMIT 1').get();
+  }
+
+  /**
+   * §10.3: tables, added columns, backfill of pre-replication rows, indexes, clock seed. The
+   * write transaction is skipped when nothing is missing, so opening a current file never
+   * competes with appenders for the write lock.
+   */
+  private async migrate(): Promise<void> {
+    if (!this.isCurrent()) await writeWithBusyRetry(STORE, () => this.migrateNow());
+    this.clock = observe(this.clock, this.maxHlc(), Date.now());
+  }
+
+  private migrateNow(): void {
     this.db.transaction(() => {
       this.db.exec(SCHEMA);
       for (const [table, column, type] of ADDED_COLUMNS) {
@@ -210,7 +232,6 @@ export class SqliteLogstream implements Logstream {
       this.db.prepare('UPDATE artifacts SET origin_replica = ? WHERE origin_replica IS NULL').run(this.replica);
       this.db.exec(REPLICATION_INDEXES);
     }).immediate();
-    this.clock = observe(this.clock, this.maxHlc(), Date.now());
   }
 
   private stmt(sql: string): Database.Statement {
@@ -273,8 +294,8 @@ export class SqliteLogstream implements Logstream {
   }
 
   /** One immediate write transaction, then wake this process's waiters. */
-  private write<T>(fn: () => T): T {
-    const result = this.guard(() => this.db.transaction(fn).immediate());
+  private async write<T>(fn: () => T): Promise<T> {
+    const result = await writeWithBusyRetry(STORE, () => this.db.transaction(fn).immediate());
     this.notifier.notify();
     return result;
   }

@@ -380,6 +380,26 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
+    describe('response cap (§5.1)', () => {
+      it('drops whole events from the end, reports the total, and always keeps the first', async () => {
+        for (let i = 0; i < 5; i++) await append({ body: `${i}`.repeat(400) });
+        const capped: LogstreamContext = { ...ctx, maxResponseChars: 3_000 };
+        const page = await ops.eventList(capped, {});
+        expect(page.truncated).toBe(true);
+        expect(page.total).toBe(5);
+        expect(page.count).toBe(page.events.length);
+        expect(page.count).toBeGreaterThanOrEqual(1);
+        expect(page.count).toBeLessThan(5);
+        expect(ids(page.events)).toEqual(ids((await all()).slice(0, page.count)));
+        expect(typeof page.notice).toBe('string');
+        const tiny = await ops.eventList({ ...ctx, maxResponseChars: 10 }, {});
+        expect(tiny.count).toBe(1);
+        expect(tiny.events[0]!.body).toBe('0'.repeat(400));
+        const roomy = await ops.eventList({ ...ctx, maxResponseChars: 1_000_000 }, {});
+        expect(roomy).toEqual({ events: await all(), count: 5 });
+      });
+    });
+
     describe('wait (§12.11)', () => {
       it('returns existing matches at once, oldest first', async () => {
         const e1 = await append({ correlation_id: 'w' });
