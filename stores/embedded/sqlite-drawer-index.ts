@@ -27,6 +27,9 @@ export const DEFAULT_DIMENSION = 384;
 /** Filters matching at most this many rows (or k·50) are answered by an exact scan. */
 const EXACT_SCAN_MAX = 4000;
 const EXACT_SCAN_PER_K = 50;
+/** Filters passing at least this share of rows over-fetch instead of using the filter callback. */
+const OVERFETCH_MIN_SHARE = 0.5;
+const OVERFETCH_SLACK = 10;
 const K_MAX = 10_000;
 const PAGE_MAX = 10_000;
 
@@ -269,25 +272,32 @@ export class SqliteDrawerIndex implements DrawerIndex {
   }
 
   /**
-   * Asks the graph for candidates (restricted to the filter's rows through the library's filter
-   * callback), then re-reads them from SQLite with the filter applied again and ranks them by
-   * exact distance. Widens the request until k rows survive or the graph has nothing more.
+   * Asks the graph for candidates, then re-reads them from SQLite with the filter applied again
+   * and ranks them by exact distance. A filter passing most rows is applied by over-fetching;
+   * a narrower one is handed to the library's filter callback so the graph walk skips other
+   * rows. Widens the request until k rows survive or the graph has nothing more.
    */
   private approximateNearest(vector: Float32Array, k: number, cond: SqlCondition, unfiltered: boolean, matching: number): Scored[] {
+    const total = Math.max(this.ann.size, matching);
     let allow: ((label: number) => boolean) | undefined;
-    if (!unfiltered) {
+    let want = k;
+    if (!unfiltered && matching < total * OVERFETCH_MIN_SHARE) {
       const allowed = new Set(this.db.prepare(`SELECT d.seq FROM drawers d WHERE ${cond.sql}`).pluck().all(...cond.params) as number[]);
       allow = (label) => allowed.has(label);
+    } else if (!unfiltered) {
+      want = Math.ceil((k * total) / matching) + OVERFETCH_SLACK;
     }
     const verify = this.db.prepare(
-      `SELECT ${DRAWER_COLUMNS}, e.vector AS vector FROM drawers d JOIN drawer_embeddings e ON e.seq = d.seq
-       WHERE d.seq IN (SELECT value FROM json_each(?)) AND ${cond.sql}`,
+      // CROSS JOIN keeps the candidate list as the outer loop, so SQLite looks rows up by seq
+      // instead of walking a filter index over most of the table.
+      `SELECT ${DRAWER_COLUMNS}, e.vector AS vector FROM json_each(?) AS j CROSS JOIN drawers d ON d.seq = j.value
+       JOIN drawer_embeddings e ON e.seq = d.seq WHERE ${cond.sql}`,
     );
-    for (let want = k; ; want *= 2) {
+    for (; ; want *= 2) {
       const labels = this.ann.nearest(vector, want, allow);
       const rows = verify.all(JSON.stringify(labels), ...cond.params) as (DrawerRow & { vector: Buffer })[];
       const scored = rows.map(({ vector: blob, ...row }) => ({ seq: row.seq, row, distance: cosineDistance(vector, decodeVector(blob)) }));
-      if (scored.length >= k || labels.length < want || want >= matching) return scored.sort(byDistance).slice(0, k);
+      if (scored.length >= k || labels.length < want || want >= total) return scored.sort(byDistance).slice(0, k);
     }
   }
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lexicalText } from '../../core/lexical.js';
-import type { SqliteDrawerIndex} from '../../stores/embedded/sqlite-drawer-index.js';
+import type { SqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
 import { DRAWER_ANN_FILE, DRAWER_DB_FILE, openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
 import { describeDrawerIndexContract } from './drawer-index.contract.js';
 import { bruteForce, drawer, nearVector, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
