@@ -4,6 +4,7 @@
  * Streamable HTTP (an Express app with the /mcp router on an ephemeral port).
  */
 import fs from 'node:fs';
+import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,7 +74,7 @@ export async function startHttp(opts: HarnessOptions = {}): Promise<Harness> {
   palace.start();
   const app = express();
   app.use(mcpRouter(palace, { resolveCaller: bearerTokenResolver(TOKENS) }));
-  const server = await new Promise<import('node:http').Server>((resolve) => {
+  const server = await new Promise<HttpServer>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
