@@ -60,7 +60,7 @@ describe('Temporal dev server', () => {
 describe('OpenSearch with the k-NN plugin', () => {
   const DIMENSION = 384;
 
-  /** A unit-free vector with the given weights on the first axes and zeros elsewhere. */
+  /** A vector with the given weights on its first axes and zeros elsewhere (not normalised). */
   function vector(weights: number[]): number[] {
     const v = new Array<number>(DIMENSION).fill(0);
     weights.forEach((w, i) => (v[i] = w));
