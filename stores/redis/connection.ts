@@ -50,7 +50,11 @@ export function palacePrefix(palaceName: string): string {
 
 /** Any failure of a Redis call as the caller sees it: PalaceErrors pass, the rest is retryable. */
 export function redisFailure(e: unknown): PalaceError {
-  return isPalaceError(e) ? e : storeUnavailable(REDIS_STORE, e);
+  if (isPalaceError(e)) return e;
+  if (e instanceof Error && e.name === 'MaxRetriesPerRequestError') {
+    return storeUnavailable(REDIS_STORE, new Error('no connection to the server after repeated reconnect attempts', { cause: e }));
+  }
+  return storeUnavailable(REDIS_STORE, e);
 }
 
 /** Run one Redis operation, turning engine and connection failures into `store_unavailable`. */
@@ -67,6 +71,7 @@ export class RedisConnections {
   private readonly base: RedisOptions;
   private readonly requestOptions: RedisOptions;
   private request: Redis | null = null;
+  private lastError: string | null = null;
   private readonly blocking = new Set<Redis>();
   private closed = false;
 
@@ -114,7 +119,14 @@ export class RedisConnections {
   command(): Redis {
     if (this.closed) throw new PalaceError('store_unavailable', 'redis is unavailable: the connection factory is closed', { store: REDIS_STORE, retryable: false });
     if (!this.request) {
-      this.request = this.connect(this.requestOptions, 'request');
+      const conn = this.connect(this.requestOptions, 'request');
+      conn.on('error', (e: Error) => (this.lastError = e.message));
+      conn.on('ready', () => (this.lastError = null));
+      this.request = conn;
+    }
+    // Known to be down: fail at once (nothing is sent) instead of queueing behind reconnects.
+    if (this.request.status === 'reconnecting' || this.request.status === 'close') {
+      throw storeUnavailable(REDIS_STORE, new Error(`not connected to ${this.base.host}:${this.base.port} (${this.lastError ?? 'connection lost'}); reconnecting`));
     }
     return this.request;
   }

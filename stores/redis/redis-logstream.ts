@@ -13,7 +13,7 @@
  * `appendfsync always` (every reply follows its fsync) and refuses to open otherwise.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { PalaceError } from '../../core/errors.js';
+import { PalaceError, isPalaceError } from '../../core/errors.js';
 import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, StoredArtifact, StoredEvent } from '../ports.js';
 import { newStampedId } from '../embedded/logstream-clock.js';
 import { REDIS_STORE, RedisConnections, guardRedis, redisFailure, type RedisConnectionOptions } from './connection.js';
@@ -66,7 +66,7 @@ export function entryToEvent(entryId: string, fields: string[]): StoredEvent {
   const f = fieldMap(fields);
   const text = (name: string) => f.get(name) ?? '';
   const optional = (name: string) => f.get(name) ?? null;
-  let artifactIds: string[] = [];
+  let artifactIds: string[];
   try {
     artifactIds = (JSON.parse(f.get('artifact_ids') ?? '[]') as string[]).slice().sort();
   } catch {
@@ -243,8 +243,9 @@ export class RedisLogstream implements Logstream {
 
   /** A failed write names the id it tried, so a caller can look for it before retrying. */
   private writeFailure(e: unknown, eventId: string): PalaceError {
+    // PalaceErrors were raised before anything was sent (or are not about the connection).
+    if (isPalaceError(e)) return e;
     const failure = redisFailure(e);
-    if (failure.code !== 'store_unavailable') return failure;
     return new PalaceError('store_unavailable', `${failure.message} (the write may or may not have been applied; event id ${eventId})`, {
       store: REDIS_STORE, retryable: true, cause: e, details: { event_id: eventId },
     });
@@ -474,7 +475,7 @@ export class RedisLogstream implements Logstream {
   private async afterWrite(id: string): Promise<void> {
     if (!this.options.durable || !this.hasWaitAof) return;
     const timeout = this.options.durableTimeoutMs ?? 2_000;
-    let synced = 0;
+    let synced: number;
     try {
       synced = ((await this.connections.command().call('WAITAOF', '1', '0', String(timeout))) as number[])[0] ?? 0;
     } catch (e) {
