@@ -16,8 +16,12 @@ export const MINILM_DIMENSION = 384;
 /** `max_seq_length` of the sentence-transformers config of this model, [CLS] and [SEP] included. */
 export const MINILM_MAX_TOKENS = 256;
 const DEFAULT_BATCH_SIZE = 32;
-/** Measured in bench/embedder.bench.ts on the 2-core development machines. */
-const DEFAULT_INTRA_OP_THREADS = 2;
+/**
+ * One thread: on the shared 2-core machines bench/embedder.bench.ts measured 1 thread faster than 2
+ * at every batch size (2 threads fight the other processes for both cores). Raise it per process
+ * via `intraOpNumThreads` where the embedder has cores to itself.
+ */
+const DEFAULT_INTRA_OP_THREADS = 1;
 
 export interface MiniLmOptions {
   /** Texts per ONNX run; inputs are sorted by token count first so batches carry little padding. */
