@@ -262,13 +262,23 @@ export class SqliteDrawerIndex implements DrawerIndex {
     });
   }
 
+  /** Scans only (seq, vector) of the filter's rows, then reads the k winners in full. */
   private exactNearest(vector: Float32Array, k: number, cond: SqlCondition): Scored[] {
-    const scored: Scored[] = [];
+    const best: { seq: number; distance: number }[] = [];
     const rows = this.db
-      .prepare(`SELECT ${DRAWER_COLUMNS}, e.vector AS vector FROM drawers d JOIN drawer_embeddings e ON e.seq = d.seq WHERE ${cond.sql}`)
-      .iterate(...cond.params) as IterableIterator<DrawerRow & { vector: Buffer }>;
-    for (const { vector: blob, ...row } of rows) scored.push({ seq: row.seq, row, distance: cosineDistance(vector, decodeVector(blob)) });
-    return scored.sort(byDistance).slice(0, k);
+      .prepare(`SELECT e.seq, e.vector FROM drawers d JOIN drawer_embeddings e ON e.seq = d.seq WHERE ${cond.sql}`)
+      .raw()
+      .iterate(...cond.params) as IterableIterator<[number, Buffer]>;
+    for (const [seq, blob] of rows) best.push({ seq, distance: cosineDistance(vector, decodeVector(blob)) });
+    best.sort((a, b) => a.distance - b.distance);
+    // Keep ties at the cut so the id tie-break below sees all of them.
+    const cut = best.length > k ? best[k - 1]!.distance : Infinity;
+    const winners = best.filter((b, i) => i < k || b.distance === cut);
+    const distanceOf = new Map(winners.map((w) => [w.seq, w.distance]));
+    const full = this.db
+      .prepare(`SELECT ${DRAWER_COLUMNS} FROM json_each(?) AS j CROSS JOIN drawers d ON d.seq = j.value`)
+      .all(JSON.stringify(winners.map((w) => w.seq))) as DrawerRow[];
+    return full.map((row) => ({ seq: row.seq, row, distance: distanceOf.get(row.seq)! })).sort(byDistance).slice(0, k);
   }
 
   /**
