@@ -5,6 +5,11 @@
  * matter how many processes append. Index streams share the log's id space; waits block on the
  * store through a per-process `XREAD BLOCK` tailer. Nothing is trimmed or expired.
  *
+ * Unlike the field-per-attribute layout §11.2 suggests, the caller's attributes go into one JSON
+ * field `e` (the server adds `created_at`, `hlc`, `origin_replica`, `origin_seq` as fields): the
+ * functions never look inside them, and reading 100 entries of ~34 small fields cost the client
+ * about 4 ms of reply parsing against under 1 ms for the compact form (measured here, ioredis 6).
+ *
  * Durability (DECISIONS Q4): an append is acknowledged once Redis executed it; with
  * `appendonly yes` Redis writes the command to the AOF before replying, so a killed Redis
  * process loses no acknowledged event (an OS crash can lose up to the last `everysec` second).
@@ -37,8 +42,6 @@ const INDEXED = [
   ['type', 'type'],
 ] as const;
 
-const OPTIONAL_FIELDS = ['topic', 'to_agent', 'correlation_id', 'branch', 'base_commit', 'status'] as const;
-
 export interface RedisLogstreamOptions extends RedisConnectionOptions {
   /** Wait for the AOF fsync before acknowledging (MEMPALACE_LOGSTREAM_DURABLE). */
   durable?: boolean;
@@ -61,37 +64,50 @@ function fieldMap(fields: string[]): Map<string, string> {
   return map;
 }
 
+/** The caller-supplied attributes of an event, stored as one JSON field `e` of its log entry. */
+interface EntryBody {
+  id: string;
+  type: string;
+  stream: string;
+  room: string;
+  topic: string | null;
+  from_agent: string;
+  to_agent: string | null;
+  correlation_id: string | null;
+  branch: string | null;
+  base_commit: string | null;
+  status: string | null;
+  body: string;
+  /** Canonical JSON text, as validated. */
+  metadata: string;
+  /** Submission order. */
+  artifact_ids: string[];
+}
+
 /** A log entry as the stored event of §3.1 (artifact ids ascending, as every read returns them). */
 export function entryToEvent(entryId: string, fields: string[]): StoredEvent {
   const f = fieldMap(fields);
-  const text = (name: string) => f.get(name) ?? '';
-  const optional = (name: string) => f.get(name) ?? null;
-  let artifactIds: string[];
-  try {
-    artifactIds = (JSON.parse(f.get('artifact_ids') ?? '[]') as string[]).slice().sort();
-  } catch {
-    artifactIds = [];
-  }
+  const e = JSON.parse(f.get('e') ?? '{}') as EntryBody;
   return {
-    id: text('id'),
+    id: e.id,
     seq: Number.parseInt(entryId, 10),
-    origin_replica: text('origin_replica'),
+    origin_replica: f.get('origin_replica') ?? '',
     origin_seq: Number(f.get('origin_seq')),
-    hlc: text('hlc'),
-    type: text('type'),
-    stream: text('stream'),
-    room: text('room'),
-    topic: optional('topic'),
-    from_agent: text('from_agent'),
-    to_agent: optional('to_agent'),
-    correlation_id: optional('correlation_id'),
-    branch: optional('branch'),
-    base_commit: optional('base_commit'),
-    status: optional('status'),
-    artifact_ids: artifactIds,
-    body: text('body'),
-    created_at: text('created_at'),
-    metadata: parseMetadata(f.get('metadata')),
+    hlc: f.get('hlc') ?? '',
+    type: e.type,
+    stream: e.stream,
+    room: e.room,
+    topic: e.topic,
+    from_agent: e.from_agent,
+    to_agent: e.to_agent,
+    correlation_id: e.correlation_id,
+    branch: e.branch,
+    base_commit: e.base_commit,
+    status: e.status,
+    artifact_ids: [...e.artifact_ids].sort(),
+    body: e.body,
+    created_at: f.get('created_at') ?? '',
+    metadata: parseMetadata(e.metadata),
   };
 }
 
@@ -222,12 +238,12 @@ export class RedisLogstream implements Logstream {
       if (value !== null) indexKeys.add(this.indexKey(segment, value));
     }
     const artifactKeys = checkArtifacts ? draft.artifact_ids.map((id) => this.key('art', id)) : [];
-    const fields: string[] = ['id', eventId, 'type', draft.type, 'stream', draft.stream, 'room', draft.room, 'from_agent', draft.from_agent];
-    for (const name of OPTIONAL_FIELDS) {
-      const value = draft[name];
-      if (value !== null) fields.push(name, value);
-    }
-    fields.push('body', draft.body, 'metadata', draft.metadata_json, 'artifact_ids', JSON.stringify(draft.artifact_ids));
+    const entry: EntryBody = {
+      id: eventId, type: draft.type, stream: draft.stream, room: draft.room, topic: draft.topic, from_agent: draft.from_agent, to_agent: draft.to_agent,
+      correlation_id: draft.correlation_id, branch: draft.branch, base_commit: draft.base_commit, status: draft.status,
+      body: draft.body, metadata: draft.metadata_json, artifact_ids: draft.artifact_ids,
+    };
+    const fields = ['e', JSON.stringify(entry)];
     const keys = [this.key('seq'), this.key('log'), this.bucketKey(eventId), this.key('vv'), this.key('ops', this.replica), this.key('hlc'), ...indexKeys, ...artifactKeys];
     return { keys, args: [eventId, this.replica, String(indexKeys.size), String(artifactKeys.length), ...fields] };
   }
@@ -362,6 +378,8 @@ export class RedisLogstream implements Logstream {
     const low = q.afterSeq !== undefined && q.afterSeq > 0 ? `(${q.afterSeq}-0` : '-';
     if (q.beforeSeq !== undefined && q.beforeSeq <= 1) return [];
     const high = q.beforeSeq !== undefined ? `(${q.beforeSeq}-0` : '+';
+    const postFiltered = q.room !== undefined || q.status !== undefined || q.sinceCreatedAt !== undefined;
+    // Driven by the log with nothing to filter out, the next `limit` entries are the answer.
     const chunk = Math.min(1_000, Math.max(2 * q.limit, 100));
     const conn = this.connections.command();
 
@@ -373,7 +391,7 @@ export class RedisLogstream implements Logstream {
     }
     const out: StoredEvent[] = [];
     if (candidates.length === 0) {
-      const cursor = new RangeCursor(this, this.key('log'), q.order, low, high, chunk);
+      const cursor = new RangeCursor(this, this.key('log'), q.order, low, high, postFiltered ? chunk : q.limit);
       for (;;) {
         const entries = await cursor.take();
         if (entries.length === 0) return out;
