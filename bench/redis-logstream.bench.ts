@@ -164,7 +164,7 @@ async function main(): Promise<void> {
     `| event_list, stream + to_agent filters, limit 50, cursor | ${fmt(redis.listFiltered)} lists/s | ${fmt(embedded.listFiltered)} lists/s |`,
     `| event_wait wake-up after another client's append (${WAKES} wakes, from append start) | ${latency(redis.wake)} | ${latency(embedded.wake)} |`,
     '',
-    'Redis appends are one FCALL round trip each, acknowledged once Redis wrote them to the AOF (fsync once a second), so unlike SQLite with synchronous=FULL they do not wait for a disk flush per event, and concurrent clients overlap their round trips. Lists cost two or more round trips (cursor id lookup, then stream ranges; a filtered list reads one log entry per index candidate, pipelined) plus reply parsing, so the embedded profile, reading a local file in-process, lists faster. Redis wake-ups come from the tailer's XREAD BLOCK, not from a poll.',
+    "Redis appends are one FCALL round trip each, acknowledged once Redis wrote them to the AOF (fsync once a second), so unlike SQLite with synchronous=FULL they do not wait for a disk flush per event, and concurrent clients overlap their round trips. Lists cost two or more round trips (cursor id lookup, then stream ranges; a filtered list reads one log entry per index candidate, pipelined) plus reply parsing, so the embedded profile, reading a local file in-process, lists faster. Redis wake-ups come from the tailer's XREAD BLOCK, not from a poll.",
   ].join('\n');
   process.stdout.write(`${table}\n`);
 
