@@ -31,15 +31,15 @@ Local (stdio; the host starts the server):
 
   Claude Code:   claude mcp add mempalace -- ${argv}
   Codex CLI:     codex mcp add mempalace -- ${argv}
-  Gemini CLI:    gemini mcp add mempalace ${argv}
+  Gemini CLI:    gemini mcp add mempalace -- ${argv}
   VS Code:       code --add-mcp ${shellQuote(vscode)}
   Claude Desktop / Cursor (claude_desktop_config.json, ~/.cursor/mcp.json):
 ${stdioJson.replace(/^/gm, '    ')}
 
 Remote (Streamable HTTP; the server is already running, one bearer token per agent):
 
-  Claude Code:   claude mcp add --transport http mempalace ${url} --header ${shellQuote('Authorization: Bearer <token>')}
-  Gemini CLI:    gemini mcp add --transport http mempalace ${url} --header ${shellQuote('Authorization: Bearer <token>')}
+  Claude Code:   claude mcp add --transport http --header ${shellQuote('Authorization: Bearer <token>')} mempalace ${url}
+  Gemini CLI:    gemini mcp add --transport http --header ${shellQuote('Authorization: Bearer <token>')} mempalace ${url}
   Cursor (~/.cursor/mcp.json):
 ${httpJson.replace(/^/gm, '    ')}
 
