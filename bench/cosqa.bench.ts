@@ -6,7 +6,9 @@
  * plain BM25 over the whole corpus with the product's identifier-splitting tokens, and the raw
  * vector order without the hybrid rerank. Reported for all queries and for the two halves (even /
  * odd position in the file), so a change judged on one half can be confirmed on the other.
- * The data set is read from ../shared/data/, never copied into the project.
+ * A guard row checks the exact-identifier case the union strategy exists for: each function whose
+ * name is unique in the corpus is searched by that bare name. The data set is read from
+ * ../shared/data/, never copied into the project.
  *
  *   npx tsx bench/cosqa.bench.ts            # prints Markdown tables for bench/README.md
  */
@@ -20,13 +22,13 @@ import { MiniLmEmbedder } from '../embed/minilm.js';
 import type { DrawerContext } from '../palace/context.js';
 import { search } from '../palace/search.js';
 import { openSqliteDrawerIndex } from '../stores/embedded/sqlite-drawer-index.js';
-import { machine, peakRssMb } from './lib/stats.js';
+import { machine, median, peakRssMb } from './lib/stats.js';
 
 const DATA = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/data/cosqa-dev.json');
 const LIMIT = 10;
 
 interface Pair { idx: string; doc: string; code: string; label: number }
-interface Query { text: string; drawerId: string; half: 0 | 1 }
+interface Query { text: string; drawerId: string; half: 0 | 1 | 'identifier' }
 
 /** 1-based rank of `target` in `ranked` within the first LIMIT, or 0 when absent. */
 function rankOf(ranked: readonly string[], target: string): number {
@@ -49,6 +51,13 @@ async function main(): Promise<void> {
   const codes = [...new Set(pairs.map((p) => p.code))];
   const idOf = new Map(codes.map((c, i) => [c, `cosqa_${String(i).padStart(4, '0')}`]));
   const queries: Query[] = pairs.flatMap((p, i) => (p.label === 1 ? [{ text: p.doc, drawerId: idOf.get(p.code)!, half: (i % 2) as 0 | 1 }] : []));
+  const names = codes.map((c) => /def\s+([A-Za-z_]\w*)/.exec(c)?.[1]);
+  const nameCount = new Map<string, number>();
+  for (const n of names) if (n) nameCount.set(n, (nameCount.get(n) ?? 0) + 1);
+  const identifierQueries: Query[] = codes.flatMap((c, i) => {
+    const n = names[i];
+    return n && nameCount.get(n) === 1 ? [{ text: n, drawerId: idOf.get(c)!, half: 'identifier' as const }] : [];
+  });
 
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cosqa-bench-'));
   const config = loadConfig({ ...process.env, MEMPALACE_PALACE: dir });
@@ -69,7 +78,7 @@ async function main(): Promise<void> {
 
     const ranks: Record<string, number[]> = { 'BM25 baseline (whole corpus)': [], 'vector order, no rerank': [], 'search vector': [], 'search union (default)': [] };
     const latencies: Record<string, number[]> = { 'search vector': [], 'search union (default)': [] };
-    for (const q of queries) {
+    for (const q of [...queries, ...identifierQueries]) {
       const scores = bm25Scores(q.text, codes);
       const bm25Order = codes.map((c, i) => ({ id: idOf.get(c)!, s: scores[i]! })).sort((a, b) => b.s - a.s || (a.id < b.id ? -1 : 1));
       ranks['BM25 baseline (whole corpus)']!.push(rankOf(bm25Order.filter((x) => x.s > 0).map((x) => x.id), q.drawerId));
@@ -86,14 +95,14 @@ async function main(): Promise<void> {
     const lines = [
       `Measured ${machine()}; ${codes.length} distinct functions filed as drawers (embedding ${embedS.toFixed(1)} s), ${queries.length} queries labelled 1, limit ${LIMIT}, tool path (sanitised query, max_distance 1.5).`,
       '',
-      '| strategy | queries | recall@1 | recall@5 | recall@10 | MRR@10 | MRR even half | MRR odd half |',
-      '|---|---|---|---|---|---|---|---|',
+      '| strategy | queries | recall@1 | recall@5 | recall@10 | MRR@10 | MRR even half | MRR odd half | guard: bare function name, MRR@10 |',
+      '|---|---|---|---|---|---|---|---|---|',
     ];
     for (const [name, rs] of Object.entries(ranks)) {
-      const all = quality(rs);
-      const even = quality(rs.filter((_, i) => queries[i]!.half === 0));
-      const odd = quality(rs.filter((_, i) => queries[i]!.half === 1));
-      lines.push(`| ${name} | ${all.n} | ${pct(all.r1)} | ${pct(all.r5)} | ${pct(all.r10)} | ${all.mrr.toFixed(3)} | ${even.mrr.toFixed(3)} (n=${even.n}) | ${odd.mrr.toFixed(3)} (n=${odd.n}) |`);
+      const of = (half: Query['half']) => quality(rs.filter((_, i) => [...queries, ...identifierQueries][i]!.half === half));
+      const all = quality(rs.slice(0, queries.length));
+      const [even, odd, guard] = [of(0), of(1), of('identifier')];
+      lines.push(`| ${name} | ${all.n} | ${pct(all.r1)} | ${pct(all.r5)} | ${pct(all.r10)} | ${all.mrr.toFixed(3)} | ${even.mrr.toFixed(3)} (n=${even.n}) | ${odd.mrr.toFixed(3)} (n=${odd.n}) | ${guard.mrr.toFixed(3)} (n=${guard.n}) |`);
     }
     lines.push('', `Search latency incl. query embedding: vector median ${median(latencies['search vector']!).toFixed(1)} ms, union median ${median(latencies['search union (default)']!).toFixed(1)} ms. Peak RSS ${peakRssMb().toFixed(0)} MiB.`);
     console.log(lines.join('\n'));
@@ -102,11 +111,6 @@ async function main(): Promise<void> {
     await embedder.close();
     await fs.rm(dir, { recursive: true, force: true });
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 await main();

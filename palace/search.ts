@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Drawer } from '../core/drawer.js';
 import { logicalDrawerId } from '../core/drawer.js';
 import { invalidArgument } from '../core/errors.js';
-import { bm25Scores, lexicalTokens } from '../core/lexical.js';
+import { bm25Coverage, lexicalTokens } from '../core/lexical.js';
 import { codePointLength } from '../core/text.js';
 import { validateDateWindow, validateOptionalName, validateSourceFileFilter } from '../core/validate.js';
 import type { DrawerFilter } from '../stores/ports.js';
@@ -198,11 +198,13 @@ export async function search(ctx: DrawerContext, input: SearchInput, opts: Searc
   }
 
   const pooled = [...candidates.values()];
-  const bm25 = bm25Scores(query, pooled.map((c) => c.drawer.content));
-  const maxBm25 = Math.max(0, ...bm25);
+  // The lexical part is the share of the query a drawer matches, not its score relative to the
+  // pool's best: measured on CoSQA (bench/README.md), dividing by the best score let one shared
+  // common word outweigh the vector signal.
+  const bm25 = bm25Coverage(query, pooled.map((c) => c.drawer.content));
   pooled.forEach((c, i) => {
-    c.bm25 = bm25[i]!;
-    c.score = VECTOR_WEIGHT * Math.max(0, 1 - c.distance) + BM25_WEIGHT * (maxBm25 > 0 ? c.bm25 / maxBm25 : 0);
+    c.bm25 = bm25.raw[i]!;
+    c.score = VECTOR_WEIGHT * Math.max(0, 1 - c.distance) + BM25_WEIGHT * bm25.coverage[i]!;
   });
   // Ties: the more recently filed drawer first, then the id, so both profiles agree exactly.
   pooled.sort((a, b) => b.score - a.score || (b.drawer.meta.filed_at ?? '').localeCompare(a.drawer.meta.filed_at ?? '') || (a.drawer.id < b.drawer.id ? -1 : a.drawer.id > b.drawer.id ? 1 : 0));
