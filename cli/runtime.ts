@@ -27,7 +27,7 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder } 
   const embedder = opts.embedder ?? new MiniLmEmbedder(config);
   const stores = await openStores(config);
   const activities = createJobActivities({ config, stores, embedder, workspace: path.join(config.palaceDir, 'workspace') });
-  const jobs = new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities });
+  const jobs = new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs });
   return {
     config, stores, embedder, jobs,
     drawerContext: { config, drawers: stores.drawers, embedder },

@@ -46,6 +46,8 @@ export interface Config {
   };
   logstream: { durable: boolean; sseMaxClients: number };
   replicaName: string;
+  /** Lease of a running job on its source; a crashed runner's job resumes after it expires. */
+  jobLeaseMs: number;
   maxChunksPerFile: number;
   kgResultCap: number;
   logLevel: string;
@@ -94,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sseMaxClients: intOr(env.MEMPALACE_SSE_MAX_CLIENTS, profile === 'cluster' ? 256 : 8, 1),
     },
     replicaName: env.MEMPALACE_REPLICA_NAME ?? os.hostname(),
+    jobLeaseMs: intOr(env.MEMPALACE_JOB_LEASE_MS, 15_000, 1000),
     maxChunksPerFile: intOr(env.MEMPALACE_MAX_CHUNKS_PER_FILE, 0),
     kgResultCap: intOr(env.MEMPALACE_KG_RESULT_CAP, 0),
     logLevel: env.LOG_LEVEL ?? 'info',
