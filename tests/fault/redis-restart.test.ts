@@ -169,4 +169,27 @@ describe('Redis logstream across a kill -9 of Redis', () => {
     expect((await waiting).map((e) => e.id)).toEqual([woke.id]);
     expect(Date.now() - started).toBeLessThan(3_000);
   });
+
+  it('durable mode on Redis 7.0 (no WAITAOF) requires appendfsync always, and notices when it is turned off', async () => {
+    const options = { url: `redis://127.0.0.1:${redis.port}`, palaceName: 'durable', durable: true };
+    const cli = (...args: string[]) => spawnSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' }).stdout.trim();
+    expect(cli('CONFIG', 'SET', 'appendfsync', 'everysec')).toBe('OK');
+    const refused = await openRedisLogstream(options).then(() => null, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(PalaceError);
+    expect(refused).toMatchObject({ code: 'store_unavailable', store: 'redis', retryable: false, rule: 'durable_fsync' });
+    expect((refused as PalaceError).message).toContain('appendfsync is everysec');
+
+    expect(cli('CONFIG', 'SET', 'appendfsync', 'always')).toBe('OK');
+    const durable = await openRedisLogstream(options);
+    try {
+      const e = await durable.append(draft('durable'));
+      expect(await durable.getEvent(e.id)).toEqual(e);
+      expect(cli('CONFIG', 'SET', 'appendfsync', 'everysec')).toBe('OK');
+      // The setting is re-confirmed at least every 5 s before a durable write.
+      await sleep(5_200);
+      await expect(durable.append(draft('not durable'))).rejects.toMatchObject({ code: 'store_unavailable', rule: 'durable_fsync' });
+    } finally {
+      await durable.close();
+    }
+  });
 });
