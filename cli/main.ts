@@ -14,6 +14,8 @@ import { assertWithinRoots, MINE_MODES } from '../palace/jobs.js';
 import { search } from '../palace/search.js';
 import { palaceCounts } from '../palace/status.js';
 import { assertMineInput } from '../activities/mine.js';
+import { mcpSetupText } from '../mcp/setup.js';
+import { runStdioServer } from '../mcp/stdio.js';
 import { printJson, reportError, table } from './output.js';
 import type { Runtime } from './runtime.js';
 import { openRuntime } from './runtime.js';
@@ -160,6 +162,29 @@ program
       console.log(table(['room', 'drawers'], Object.entries(counts.rooms).sort()));
       if (jobs.length > 0) console.log(table(['job', 'kind', 'state', 'files', 'drawers'], jobs.map((j) => [j.job_id.slice(0, 8), j.kind, j.state, `${j.files_seen}/${j.files_total}`, j.drawers_written])));
     });
+  });
+
+program
+  .command('mcp')
+  .description('serve the 45 MCP tools over stdio (stdout carries only JSON-RPC; logs go to stderr)')
+  .option('--read-only', 'hide and refuse every mutating tool')
+  .option('--setup', 'print the commands that add this server to common MCP hosts, then exit')
+  .action(async (o: { readOnly?: boolean; setup?: boolean }) => {
+    const g = program.opts<GlobalOpts>();
+    if (o.setup) {
+      process.stdout.write(`${mcpSetupText({ ...(g.palace ? { palace: path.resolve(g.palace) } : {}) })}\n`);
+      return;
+    }
+    const config = configFrom(g);
+    const rt = await openRuntime(config);
+    const handle = await runStdioServer(rt, {
+      ...(o.readOnly ? { readOnly: true } : {}),
+      ...(rt.stores.integrityCheck ? { integrityProbe: rt.stores.integrityCheck } : {}),
+      peers: () => rt.stores.peers(),
+      reopen: () => openRuntime(config),
+    });
+    await handle.closed;
+    await rt.close();
   });
 
 program.parseAsync(process.argv).catch((e: unknown) => {

@@ -7,6 +7,8 @@ import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { PalaceError } from '../core/errors.js';
 import { openSqliteDrawerIndex } from './embedded/sqlite-drawer-index.js';
+import { sqliteIntegrityCheck } from './embedded/integrity.js';
+import { readPeersFile } from './embedded/logstream-peers.js';
 import { openSqliteGraphStore } from './embedded/sqlite-graph-store.js';
 import { SqliteJobStore } from './embedded/sqlite-job-store.js';
 import { openSqliteLocks } from './embedded/sqlite-locks.js';
@@ -22,6 +24,10 @@ export interface PalaceStores {
   logstream: Logstream;
   locks: Locks;
   jobs: JobStore;
+  /** Read-only integrity check of the palace's database files, where the stores have one. */
+  integrityCheck?: () => Promise<{ sqlite_path: string; errors: string[] }>;
+  /** Configured mesh peers (name and url only). */
+  peers(): Promise<{ name: string; url: string }[]>;
   close(): Promise<void>;
 }
 
@@ -46,6 +52,8 @@ export async function openStores(config: Config): Promise<PalaceStores> {
     profile: 'embedded',
     palace: dir,
     drawers, graph, logstream, locks, jobs,
+    integrityCheck: () => sqliteIntegrityCheck(dir),
+    peers: async () => readPeersFile(dir).map((p) => ({ name: p.name, url: p.url })),
     async close() {
       await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close()]);
     },
