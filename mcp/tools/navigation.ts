@@ -2,8 +2,7 @@
  * Navigation tools (mcp-tools §5): the room graph derived from drawer metadata, explicit
  * tunnels between locations, and hallways (entity co-occurrence within a wing).
  */
-import { invalidArgument } from '../../core/errors.js';
-import { validateOptionalName } from '../../core/validate.js';
+import { deleteHallway, listHallways } from '../../palace/hallways.js';
 import { findTunnels, graphStats, traverse } from '../../palace/room-graph.js';
 import type { GraphContext } from '../../palace/room-graph.js';
 import { createTunnel, deleteTunnel, followTunnels, listTunnels } from '../../palace/tunnels.js';
@@ -96,10 +95,7 @@ export const navigationTools: ToolDef[] = [
     outputSchema: listOutput(HALLWAY),
     guards: {},
     errorShape: 'error',
-    async handler(args, ctx) {
-      const wing = validateOptionalName('wing', args.wing);
-      return ctx.runtime.stores.graph.hallwayList(wing);
-    },
+    handler: (args, ctx) => listHallways(graphCtx(ctx), args as { wing?: unknown }),
   },
   {
     name: 'mempalace_delete_hallway',
@@ -110,10 +106,7 @@ export const navigationTools: ToolDef[] = [
     destructive: true,
     idempotent: true,
     errorShape: 'error',
-    async handler(args, ctx) {
-      if (typeof args.hallway_id !== 'string' || args.hallway_id.trim() === '') throw invalidArgument('hallway_id', 'non_empty_string', 'hallway_id is required');
-      return { deleted: await ctx.runtime.stores.graph.hallwayDelete(args.hallway_id.trim()) };
-    },
+    handler: (args, ctx) => deleteHallway(graphCtx(ctx), args as { hallway_id: unknown }),
   },
   {
     name: 'mempalace_follow_tunnels',
