@@ -290,12 +290,16 @@ export class SqliteDrawerIndex implements DrawerIndex {
   private approximateNearest(vector: Float32Array, k: number, cond: SqlCondition, unfiltered: boolean, matching: number): Scored[] {
     const total = Math.max(this.ann.size, matching);
     let allow: ((label: number) => boolean) | undefined;
-    let want = k;
-    if (!unfiltered && matching < total * OVERFETCH_MIN_SHARE) {
+    const useCallback = (): void => {
       const allowed = new Set(this.db.prepare(`SELECT d.seq FROM drawers d WHERE ${cond.sql}`).pluck().all(...cond.params) as number[]);
       allow = (label) => allowed.has(label);
-    } else if (!unfiltered) {
+    };
+    let want = k;
+    let overfetching = false;
+    if (!unfiltered && matching < total * OVERFETCH_MIN_SHARE) useCallback();
+    else if (!unfiltered) {
       want = Math.ceil((k * total) / matching) + OVERFETCH_SLACK;
+      overfetching = true;
     }
     const verify = this.db.prepare(
       // CROSS JOIN keeps the candidate list as the outer loop, so SQLite looks rows up by seq
@@ -303,11 +307,19 @@ export class SqliteDrawerIndex implements DrawerIndex {
       `SELECT ${DRAWER_COLUMNS}, e.vector AS vector FROM json_each(?) AS j CROSS JOIN drawers d ON d.seq = j.value
        JOIN drawer_embeddings e ON e.seq = d.seq WHERE ${cond.sql}`,
     );
-    for (; ; want *= 2) {
+    for (;;) {
       const labels = this.ann.nearest(vector, want, allow);
       const rows = verify.all(JSON.stringify(labels), ...cond.params) as (DrawerRow & { vector: Buffer })[];
       const scored = rows.map(({ vector: blob, ...row }) => ({ seq: row.seq, row, distance: cosineDistance(vector, decodeVector(blob)) }));
       if (scored.length >= k || labels.length < want || want >= total) return scored.sort(byDistance).slice(0, k);
+      if (overfetching) {
+        // The filter excludes the query's neighbourhood: walk the graph with the filter instead.
+        overfetching = false;
+        useCallback();
+        want = k;
+      } else {
+        want *= 2;
+      }
     }
   }
 
