@@ -1,0 +1,95 @@
+/**
+ * Hallways on Neo4j: one `Hallway` node per record (`key = palace + U+0000 + id`, `rooms` kept
+ * as JSON text like the embedded adapter). Replacing a wing first locks that wing's
+ * `HallwayWing` node, so two replacements of one wing run one after the other and never both
+ * delete the same records.
+ */
+import neo4j, { type ManagedTransaction } from 'neo4j-driver';
+import { compareCodePoints } from '../../core/scan.js';
+import type { ConnectionDynamics, HallwayRecord, HallwayWrite } from '../ports.js';
+import { palaceKey } from './schema.js';
+
+type HallwayProps = Omit<HallwayRecord, 'rooms'> & { rooms: string };
+
+function toHallway(h: HallwayProps): HallwayRecord {
+  return {
+    id: h.id,
+    wing: h.wing,
+    entity_a: h.entity_a,
+    entity_b: h.entity_b,
+    co_occurrence_count: h.co_occurrence_count,
+    rooms: JSON.parse(h.rooms) as string[],
+    label: h.label,
+    created_at: h.created_at,
+    created_by: h.created_by,
+    strength: h.strength,
+    stability: h.stability,
+    last_activated: h.last_activated,
+    access_count: h.access_count,
+  };
+}
+
+/** The embedded adapter's order: (wing, entity_a, entity_b) by code point. */
+function byWingAndEntities(a: HallwayRecord, b: HallwayRecord): number {
+  return compareCodePoints(a.wing, b.wing) || compareCodePoints(a.entity_a, b.entity_a) || compareCodePoints(a.entity_b, b.entity_b);
+}
+
+/** Defaults of §11.5 for a record created at `at`. */
+function defaultDynamics(at: string): ConnectionDynamics {
+  return { strength: 1.0, stability: 1.0, last_activated: at, access_count: 0 };
+}
+
+export class HallwayCypher {
+  constructor(private readonly palace: string) {}
+
+  async replaceWing(tx: ManagedTransaction, wing: string, writes: HallwayWrite[]): Promise<HallwayRecord[]> {
+    const removed = await tx.run(
+      `MERGE (l:HallwayWing {key: $wing_key}) ON CREATE SET l.palace = $palace, l.wing = $wing
+       SET l.write_lock = true REMOVE l.write_lock
+       WITH l
+       OPTIONAL MATCH (h:Hallway {palace: $palace, wing: $wing})
+       WITH collect(h {.id, .strength, .stability, .last_activated, .access_count}) AS previous, collect(h) AS old
+       FOREACH (h IN old | DELETE h)
+       RETURN previous`,
+      { palace: this.palace, wing, wing_key: palaceKey(this.palace, wing) },
+    );
+    const previous = new Map<string, ConnectionDynamics>();
+    for (const p of removed.records[0]!.get('previous') as Array<ConnectionDynamics & { id: string }>) {
+      previous.set(p.id, { strength: p.strength, stability: p.stability, last_activated: p.last_activated, access_count: p.access_count });
+    }
+    const records: HallwayRecord[] = writes.map((w) => ({ ...w, wing, ...(previous.get(w.id) ?? defaultDynamics(w.created_at)) }));
+    if (records.length === 0) return records;
+    // An id still present (in another wing) keeps its stored dynamics, as SQLite's upsert does.
+    await tx.run(
+      `UNWIND $records AS r
+       MERGE (h:Hallway {key: r.key})
+       ON CREATE SET h.palace = $palace, h.id = r.id, h.strength = r.strength, h.stability = r.stability,
+                     h.last_activated = r.last_activated, h.access_count = r.access_count
+       SET h.wing = r.wing, h.entity_a = r.entity_a, h.entity_b = r.entity_b, h.co_occurrence_count = r.co_occurrence_count,
+           h.rooms = r.rooms, h.label = r.label, h.created_at = r.created_at, h.created_by = r.created_by`,
+      {
+        palace: this.palace,
+        records: records.map((r) => ({
+          ...r,
+          key: palaceKey(this.palace, r.id),
+          rooms: JSON.stringify(r.rooms),
+          co_occurrence_count: neo4j.int(r.co_occurrence_count),
+          access_count: neo4j.int(r.access_count),
+        })),
+      },
+    );
+    return records;
+  }
+
+  async list(tx: ManagedTransaction, wing?: string): Promise<HallwayRecord[]> {
+    const result = wing === undefined
+      ? await tx.run('MATCH (h:Hallway {palace: $palace}) RETURN h {.*} AS h', { palace: this.palace })
+      : await tx.run('MATCH (h:Hallway {palace: $palace, wing: $wing}) RETURN h {.*} AS h', { palace: this.palace, wing });
+    return result.records.map((r) => toHallway(r.get('h') as HallwayProps)).sort(byWingAndEntities);
+  }
+
+  async delete(tx: ManagedTransaction, id: string): Promise<boolean> {
+    const result = await tx.run('MATCH (h:Hallway {key: $key}) WHERE h.palace = $palace DELETE h RETURN count(*) AS deleted', { key: palaceKey(this.palace, id), palace: this.palace });
+    return (result.records[0]!.get('deleted') as number) > 0;
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * The temporal knowledge graph on Neo4j: entities are `KgEntity` nodes, facts are `KG_FACT`
+ * relationships from subject to object carrying the triple's fields. Each function runs inside
+ * one managed transaction that the caller opened.
+ *
+ * Storage order is (recorded_at, id) and the timeline orders by from_key first; those orders
+ * use `*_order` copies of the fields (see sort-key.ts) so Neo4j sorts exactly like the embedded
+ * adapter. Writes that read first (is there an open fact already?) lock the subject node, so
+ * concurrent writers of one subject run one after the other, as SQLite's immediate
+ * transactions do.
+ */
+import neo4j, { type ManagedTransaction } from 'neo4j-driver';
+import { compareCodePoints } from '../../core/scan.js';
+import type { KgDirection, KgEntityRef, KgInvertedInterval, KgStatsRow, KgTriple, KgTripleWrite } from '../ports.js';
+import { Rollback } from './connection.js';
+import { palaceKey } from './schema.js';
+import { codePointSortKey } from './sort-key.js';
+
+interface FactProps {
+  id: string;
+  predicate: string;
+  valid_from?: string;
+  valid_to?: string;
+  from_key?: string;
+  to_key?: string;
+  confidence: number;
+  source_closet?: string;
+  source_file?: string;
+  source_drawer_id?: string;
+  adapter_name?: string;
+  recorded_at: string;
+}
+
+interface FactRow {
+  t: FactProps;
+  subject_id: string;
+  subject_name: string;
+  object_id: string;
+  object_name: string;
+}
+
+const FACT_RETURN = 'RETURN t {.*} AS t, s.id AS subject_id, s.name AS subject_name, o.id AS object_id, o.name AS object_name';
+const STORAGE_ORDER = 't.recorded_order, t.id_order';
+const VALID_AT = '($as_of IS NULL OR ((t.from_key IS NULL OR t.from_key <= $as_of) AND (t.to_key IS NULL OR t.to_key > $as_of)))';
+
+// Creates the entity with its first spelling; an existing one keeps its name.
+const MERGE_ENTITY = (v: string, param: string) =>
+  `MERGE (${v}:KgEntity {key: $${param}.key}) ON CREATE SET ${v}.palace = $palace, ${v}.id = $${param}.id, ${v}.name = $${param}.name, ${v}.created_at = $at`;
+// Writing a property takes the node's write lock until commit; the pair leaves no trace.
+const LOCK = (v: string) => `SET ${v}.write_lock = true REMOVE ${v}.write_lock`;
+
+function toTriple(r: FactRow): KgTriple {
+  const t = r.t;
+  return {
+    id: t.id,
+    subject_id: r.subject_id,
+    subject_name: r.subject_name,
+    predicate: t.predicate,
+    object_id: r.object_id,
+    object_name: r.object_name,
+    valid_from: t.valid_from ?? null,
+    valid_to: t.valid_to ?? null,
+    from_key: t.from_key ?? null,
+    to_key: t.to_key ?? null,
+    confidence: t.confidence,
+    source_closet: t.source_closet ?? null,
+    source_file: t.source_file ?? null,
+    source_drawer_id: t.source_drawer_id ?? null,
+    adapter_name: t.adapter_name ?? null,
+    recorded_at: t.recorded_at,
+  };
+}
+
+function rows<T>(result: { records: Array<{ toObject(): unknown }> }): T[] {
+  return result.records.map((r) => r.toObject() as T);
+}
+
+export class KgCypher {
+  constructor(private readonly palace: string) {}
+
+  private entity(ref: KgEntityRef): { key: string; id: string; name: string } {
+    return { key: palaceKey(this.palace, ref.id), id: ref.id, name: ref.name };
+  }
+
+  /** The relationship's properties; nulls are left out (Neo4j stores no null properties). */
+  private factProps(t: KgTripleWrite): Record<string, unknown> {
+    return {
+      key: palaceKey(this.palace, t.id),
+      palace: this.palace,
+      id: t.id,
+      predicate: t.predicate,
+      valid_from: t.valid_from,
+      valid_to: t.valid_to,
+      from_key: t.from_key,
+      to_key: t.to_key,
+      confidence: t.confidence,
+      source_closet: t.source_closet,
+      source_file: t.source_file,
+      source_drawer_id: t.source_drawer_id,
+      adapter_name: t.adapter_name,
+      recorded_at: t.recorded_at,
+      from_order: t.from_key === null ? null : codePointSortKey(t.from_key),
+      recorded_order: codePointSortKey(t.recorded_at),
+      id_order: codePointSortKey(t.id),
+    };
+  }
+
+  async add(tx: ManagedTransaction, t: KgTripleWrite): Promise<{ triple_id: string; inserted: boolean }> {
+    const result = await tx.run(
+      `${MERGE_ENTITY('s', 'subject')}
+       ${LOCK('s')}
+       ${MERGE_ENTITY('o', 'object')}
+       WITH s, o
+       OPTIONAL MATCH (s)-[e:KG_FACT {palace: $palace, predicate: $predicate}]->(o)
+       WHERE CASE WHEN $to_key IS NULL THEN e.to_key IS NULL
+                  ELSE e.to_key = $to_key AND ((e.from_key IS NULL AND $from_key IS NULL) OR e.from_key = $from_key) END
+       WITH s, o, e ORDER BY e.recorded_order, e.id_order
+       WITH s, o, collect(e.id) AS existing
+       FOREACH (_ IN CASE WHEN size(existing) = 0 THEN [1] ELSE [] END | CREATE (s)-[:KG_FACT $fact]->(o))
+       RETURN existing[0] AS existing`,
+      {
+        palace: this.palace,
+        at: t.recorded_at,
+        subject: this.entity(t.subject),
+        object: this.entity(t.object),
+        predicate: t.predicate,
+        from_key: t.from_key,
+        to_key: t.to_key,
+        fact: this.factProps(t),
+      },
+    );
+    const existing = result.records[0]?.get('existing') as string | null;
+    return existing === null ? { triple_id: t.id, inserted: true } : { triple_id: existing, inserted: false };
+  }
+
+  /** Open (s, p, o) facts in storage order, with the subject locked for the rest of the tx. */
+  private async openFacts(tx: ManagedTransaction, subjectId: string, predicate: string, objectId: string): Promise<Array<{ id: string; valid_from: string | null; from_key: string | null }>> {
+    const result = await tx.run(
+      `MATCH (s:KgEntity {key: $subject_key})
+       WHERE s.palace = $palace
+       ${LOCK('s')}
+       WITH s
+       MATCH (s)-[t:KG_FACT {palace: $palace, predicate: $predicate}]->(o:KgEntity {key: $object_key})
+       WHERE t.to_key IS NULL
+       RETURN t.id AS id, t.valid_from AS valid_from, t.from_key AS from_key
+       ORDER BY ${STORAGE_ORDER}`,
+      { palace: this.palace, subject_key: palaceKey(this.palace, subjectId), object_key: palaceKey(this.palace, objectId), predicate },
+    );
+    return rows(result);
+  }
+
+  private async closeOpen(tx: ManagedTransaction, subjectId: string, predicate: string, objectId: string, validTo: string, toKey: string): Promise<number> {
+    const result = await tx.run(
+      `MATCH (s:KgEntity {key: $subject_key})-[t:KG_FACT {palace: $palace, predicate: $predicate}]->(o:KgEntity {key: $object_key})
+       WHERE t.to_key IS NULL
+       SET t.valid_to = $valid_to, t.to_key = $to_key
+       RETURN count(t) AS closed`,
+      { palace: this.palace, subject_key: palaceKey(this.palace, subjectId), object_key: palaceKey(this.palace, objectId), predicate, valid_to: validTo, to_key: toKey },
+    );
+    return result.records[0]!.get('closed') as number;
+  }
+
+  /** The first open fact starting after `maxFromKey` (compared by code point, like SQLite). */
+  private static startsAfter(open: Array<{ id: string; valid_from: string | null; from_key: string | null }>, maxFromKey: string): KgInvertedInterval | undefined {
+    const row = open.find((r) => r.from_key !== null && compareCodePoints(r.from_key, maxFromKey) > 0);
+    return row && { status: 'inverted', triple_id: row.id, valid_from: row.valid_from };
+  }
+
+  async invalidate(tx: ManagedTransaction, q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string }): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval> {
+    const open = await this.openFacts(tx, q.subject_id, q.predicate, q.object_id);
+    const inverted = KgCypher.startsAfter(open, q.max_from_key);
+    if (inverted) throw new Rollback(inverted);
+    if (open.length === 0) return { status: 'ok', closed: 0 };
+    return { status: 'ok', closed: await this.closeOpen(tx, q.subject_id, q.predicate, q.object_id, q.ended, q.ended_key) };
+  }
+
+  async supersede(tx: ManagedTransaction, oldObject: KgEntityRef, s: KgTripleWrite & { valid_from: string; from_key: string }): Promise<{ status: 'ok'; triple_id: string; inserted: boolean; closed: number } | KgInvertedInterval> {
+    await tx.run(
+      `${MERGE_ENTITY('s', 'subject')}
+       ${LOCK('s')}
+       ${MERGE_ENTITY('old', 'old_object')}
+       ${MERGE_ENTITY('new', 'new_object')}`,
+      { palace: this.palace, at: s.recorded_at, subject: this.entity(s.subject), old_object: this.entity(oldObject), new_object: this.entity(s.object) },
+    );
+    const open = await this.openFacts(tx, s.subject.id, s.predicate, oldObject.id);
+    // Rolling back also undoes the entities merged above: an inverted call writes nothing.
+    const inverted = KgCypher.startsAfter(open, s.from_key);
+    if (inverted) throw new Rollback(inverted);
+    const closed = open.length === 0 ? 0 : await this.closeOpen(tx, s.subject.id, s.predicate, oldObject.id, s.valid_from, s.from_key);
+    const current = await this.openFacts(tx, s.subject.id, s.predicate, s.object.id);
+    if (current.length > 0) return { status: 'ok', triple_id: current[0]!.id, inserted: false, closed };
+    await tx.run(
+      `MATCH (s:KgEntity {key: $subject_key}), (o:KgEntity {key: $object_key})
+       WHERE s.palace = $palace AND o.palace = $palace
+       CREATE (s)-[:KG_FACT $fact]->(o)`,
+      { palace: this.palace, subject_key: palaceKey(this.palace, s.subject.id), object_key: palaceKey(this.palace, s.object.id), fact: this.factProps(s) },
+    );
+    return { status: 'ok', triple_id: s.id, inserted: true, closed };
+  }
+
+  async facts(tx: ManagedTransaction, q: { entity_id: string; direction: KgDirection; as_of_key?: string | undefined }): Promise<Array<KgTriple & { direction: 'outgoing' | 'incoming' }>> {
+    const params = { palace: this.palace, key: palaceKey(this.palace, q.entity_id), as_of: q.as_of_key ?? null };
+    const out: Array<KgTriple & { direction: 'outgoing' | 'incoming' }> = [];
+    const sides = q.direction === 'both' ? (['outgoing', 'incoming'] as const) : ([q.direction] as const);
+    for (const side of sides) {
+      const pattern = side === 'outgoing'
+        ? '(s:KgEntity {key: $key})-[t:KG_FACT]->(o:KgEntity)'
+        : '(s:KgEntity)-[t:KG_FACT]->(o:KgEntity {key: $key})';
+      const result = await tx.run(`MATCH ${pattern} WHERE t.palace = $palace AND ${VALID_AT} ${FACT_RETURN} ORDER BY ${STORAGE_ORDER}`, params);
+      for (const r of rows<FactRow>(result)) out.push({ ...toTriple(r), direction: side });
+    }
+    return out;
+  }
+
+  async timeline(tx: ManagedTransaction, q: { entity_id?: string | undefined; limit: number }): Promise<KgTriple[]> {
+    const order = `ORDER BY t.from_order IS NULL, t.from_order, ${STORAGE_ORDER} LIMIT $limit`;
+    const result = q.entity_id === undefined
+      ? await tx.run(`MATCH (s:KgEntity)-[t:KG_FACT {palace: $palace}]->(o:KgEntity) ${FACT_RETURN} ${order}`, { palace: this.palace, limit: neo4j.int(q.limit) })
+      : await tx.run(
+          `MATCH (e:KgEntity {key: $key})-[touching:KG_FACT {palace: $palace}]-()
+           WITH DISTINCT touching AS t
+           MATCH (s:KgEntity)-[t]->(o:KgEntity)
+           ${FACT_RETURN} ${order}`,
+          { palace: this.palace, key: palaceKey(this.palace, q.entity_id), limit: neo4j.int(q.limit) },
+        );
+    return rows<FactRow>(result).map(toTriple);
+  }
+
+  async stats(tx: ManagedTransaction): Promise<KgStatsRow> {
+    const result = await tx.run(
+      `CALL () { MATCH (e:KgEntity {palace: $palace}) RETURN count(e) AS entities }
+       CALL () { MATCH ()-[t:KG_FACT {palace: $palace}]->()
+                 RETURN count(t) AS triples, count(t) - count(t.to_key) AS current_facts, collect(DISTINCT t.predicate) AS predicates }
+       RETURN entities, triples, current_facts, predicates`,
+      { palace: this.palace },
+    );
+    const r = result.records[0]!.toObject() as { entities: number; triples: number; current_facts: number; predicates: string[] };
+    return { entities: r.entities, triples: r.triples, current_facts: r.current_facts, relationship_types: [...r.predicates].sort(compareCodePoints) };
+  }
+}

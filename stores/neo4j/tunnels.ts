@@ -1,0 +1,113 @@
+/**
+ * Explicit, topic and entity tunnels on Neo4j: one `Tunnel` node per record, identified by
+ * `key = palace + U+0000 + id`. Upserts MERGE on that key (unique constraint), so concurrent
+ * upserts of one id serialise on the constraint and produce one record.
+ */
+import type { ManagedTransaction } from 'neo4j-driver';
+import { compareCodePoints } from '../../core/scan.js';
+import type { TunnelFilter, TunnelKind, TunnelRecord, TunnelWrite } from '../ports.js';
+import { palaceKey } from './schema.js';
+
+interface TunnelProps {
+  id: string;
+  source_wing: string;
+  source_room: string;
+  source_drawer_id?: string;
+  target_wing: string;
+  target_room: string;
+  target_drawer_id?: string;
+  label: string;
+  kind: string;
+  created_at: string;
+  updated_at?: string;
+  strength: number;
+  stability: number;
+  last_activated: string;
+  access_count: number;
+}
+
+function endpoint(wing: string, room: string, drawerId: string | undefined): TunnelRecord['source'] {
+  return drawerId === undefined ? { wing, room } : { wing, room, drawer_id: drawerId };
+}
+
+function toTunnel(t: TunnelProps): TunnelRecord {
+  return {
+    id: t.id,
+    source: endpoint(t.source_wing, t.source_room, t.source_drawer_id),
+    target: endpoint(t.target_wing, t.target_room, t.target_drawer_id),
+    label: t.label,
+    kind: t.kind as TunnelKind,
+    created_at: t.created_at,
+    ...(t.updated_at === undefined ? {} : { updated_at: t.updated_at }),
+    strength: t.strength,
+    stability: t.stability,
+    last_activated: t.last_activated,
+    access_count: t.access_count,
+  };
+}
+
+/** Storage order of the embedded adapter: (created_at, id) by code point. */
+function byStorageOrder(a: TunnelRecord, b: TunnelRecord): number {
+  return compareCodePoints(a.created_at, b.created_at) || compareCodePoints(a.id, b.id);
+}
+
+export class TunnelCypher {
+  constructor(private readonly palace: string) {}
+
+  async upsert(tx: ManagedTransaction, writes: TunnelWrite[]): Promise<TunnelRecord[]> {
+    const out: TunnelRecord[] = [];
+    // One statement per write, in order, so a later write of the same id sees the earlier one.
+    for (const w of writes) {
+      const result = await tx.run(
+        `MERGE (t:Tunnel {key: $key})
+         ON CREATE SET t.palace = $palace, t.id = $id, t.created_at = $at,
+                       t.strength = 1.0, t.stability = 1.0, t.last_activated = $at, t.access_count = 0
+         ON MATCH SET t.updated_at = $at
+         SET t.source_wing = $source_wing, t.source_room = $source_room, t.source_drawer_id = $source_drawer_id,
+             t.source_wing_key = $source_wing_key, t.target_wing = $target_wing, t.target_room = $target_room,
+             t.target_drawer_id = $target_drawer_id, t.target_wing_key = $target_wing_key, t.label = $label, t.kind = $kind
+         RETURN t {.*} AS t`,
+        {
+          key: palaceKey(this.palace, w.id),
+          palace: this.palace,
+          id: w.id,
+          at: w.at,
+          source_wing: w.source.wing,
+          source_room: w.source.room,
+          source_drawer_id: w.source.drawer_id ?? null,
+          source_wing_key: w.source_wing_key,
+          target_wing: w.target.wing,
+          target_room: w.target.room,
+          target_drawer_id: w.target.drawer_id ?? null,
+          target_wing_key: w.target_wing_key,
+          label: w.label,
+          kind: w.kind,
+        },
+      );
+      out.push(toTunnel(result.records[0]!.get('t') as TunnelProps));
+    }
+    return out;
+  }
+
+  async list(tx: ManagedTransaction, filter: TunnelFilter): Promise<TunnelRecord[]> {
+    const result = await tx.run(
+      `MATCH (t:Tunnel {palace: $palace})
+       WHERE CASE WHEN $wing_key IS NULL THEN $room IS NULL OR t.source_room = $room OR t.target_room = $room
+                  ELSE (t.source_wing_key = $wing_key AND ($room IS NULL OR t.source_room = $room))
+                    OR (t.target_wing_key = $wing_key AND ($room IS NULL OR t.target_room = $room)) END
+       RETURN t {.*} AS t`,
+      { palace: this.palace, wing_key: filter.wing_key ?? null, room: filter.room ?? null },
+    );
+    return result.records.map((r) => toTunnel(r.get('t') as TunnelProps)).sort(byStorageOrder);
+  }
+
+  async delete(tx: ManagedTransaction, id: string): Promise<boolean> {
+    const result = await tx.run('MATCH (t:Tunnel {key: $key}) WHERE t.palace = $palace DELETE t RETURN count(*) AS deleted', { key: palaceKey(this.palace, id), palace: this.palace });
+    return (result.records[0]!.get('deleted') as number) > 0;
+  }
+
+  async count(tx: ManagedTransaction): Promise<number> {
+    const result = await tx.run('MATCH (t:Tunnel {palace: $palace}) RETURN count(t) AS n', { palace: this.palace });
+    return result.records[0]!.get('n') as number;
+  }
+}
