@@ -45,6 +45,16 @@ export interface Config {
     maxResponseChars: number;
   };
   logstream: { durable: boolean; sseMaxClients: number };
+  /** The HTTP API (`mempalace serve`): tokens, CORS, Host pin, per-token rate limit. */
+  api: {
+    tokensFile: string | undefined;
+    tokens: string | undefined;
+    allowInsecureNoToken: boolean;
+    corsOrigins: string[];
+    allowedHosts: string[];
+    ratePerSecond: number;
+    rateBurst: number;
+  };
   replicaName: string;
   /** Lease of a running job on its source; a crashed runner's job resumes after it expires. */
   jobLeaseMs: number;
@@ -94,6 +104,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logstream: {
       durable: isTruthy(env.MEMPALACE_LOGSTREAM_DURABLE),
       sseMaxClients: intOr(env.MEMPALACE_SSE_MAX_CLIENTS, profile === 'cluster' ? 256 : 8, 1),
+    },
+    api: {
+      tokensFile: env.MEMPALACE_TOKENS_FILE,
+      tokens: env.MEMPALACE_API_TOKENS,
+      allowInsecureNoToken: isTruthy(env.MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN),
+      corsOrigins: (env.MEMPALACE_CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter((o) => o.length > 0),
+      allowedHosts: (env.MEMPALACE_HTTP_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0),
+      ratePerSecond: intOr(env.MEMPALACE_API_RATE_PER_S, 20, 1),
+      rateBurst: intOr(env.MEMPALACE_API_RATE_BURST, 60, 1),
     },
     replicaName: env.MEMPALACE_REPLICA_NAME ?? os.hostname(),
     jobLeaseMs: intOr(env.MEMPALACE_JOB_LEASE_MS, 15_000, 1000),

@@ -1,0 +1,133 @@
+/**
+ * The Express 5 app of `mempalace serve`: `/mcp` (MCP Streamable HTTP), `/v1` REST, the logstream
+ * SSE tail, `/sync/peers`, `/healthz`, `/metrics` and the ops dashboard — one authentication for
+ * all of them (api/auth.ts), one set of limits (api/limits.ts).
+ *
+ * Order of the middleware: metrics → security headers → Host/Origin pin → CORS → per-token rate
+ * limit → body parsing (16 MiB on /mcp, 256 KiB elsewhere) → routes (each route checks its
+ * scope) → JSON 404 → structured errors.
+ */
+import express from 'express';
+import type { Express, Request } from 'express';
+import type { Runtime } from '../cli/runtime.js';
+import { mcpRouter } from '../mcp/http.js';
+import { TOOLS_BY_NAME } from '../mcp/registry.js';
+import { PalaceMcp } from '../mcp/server.js';
+import type { LogstreamContext } from '../palace/logstream.js';
+import type { Scope } from './auth.js';
+import { Authenticator, hasScope, missingScope, principalOf } from './auth.js';
+import type { ApiDeps } from './deps.js';
+import { errorHandler, sendPalaceError, unauthorized } from './errors.js';
+import type { RateLimitOptions } from './limits.js';
+import { MCP_BODY_LIMIT_BYTES, REST_BODY_LIMIT_BYTES, SseGate, TokenBuckets, cors, hostPin, rateLimit, securityHeaders } from './limits.js';
+import { ApiMetrics } from './metrics.js';
+import { dashboardStatic, registerDashboardRoutes } from './routes/dashboard.js';
+import { registerJobRoutes } from './routes/jobs.js';
+import { registerLogstreamRoutes } from './routes/logstream.js';
+import { registerOpsRoutes } from './routes/ops.js';
+import { registerPalaceRoutes } from './routes/palace.js';
+
+export interface ApiOptions {
+  /** The MCP state to serve at /mcp; by default one is made over the runtime. */
+  mcp?: PalaceMcp;
+  /** Tokens; by default from the configuration (MEMPALACE_TOKENS_FILE, MEMPALACE_API_TOKENS). */
+  auth?: Authenticator;
+  /** Per-token rate limit; by default MEMPALACE_API_RATE_PER_S / MEMPALACE_API_RATE_BURST. */
+  rateLimit?: RateLimitOptions;
+  /** Concurrent SSE streams; by default `logstream.sseMaxClients`. */
+  sseMaxClients?: number;
+  /** Poll interval of the job-progress and dashboard streams (default 250 ms). */
+  pollMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface Api {
+  app: Express;
+  mcp: PalaceMcp;
+  metrics: ApiMetrics;
+  auth: Authenticator;
+  /** The router holding every documented route (the OpenAPI test walks it). */
+  routes: express.Router;
+}
+
+export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const mcp = opts.mcp ?? new PalaceMcp(runtime, { peers: () => runtime.stores.peers(), log });
+  const config = runtime.config;
+  const auth = opts.auth ?? Authenticator.fromConfig(config);
+  const sse = new SseGate(opts.sseMaxClients ?? config.logstream.sseMaxClients);
+  const current = () => mcp.runtime;
+  const metrics = new ApiMetrics({
+    jobs: () => current().jobs.list(50),
+    sseClients: () => sse.count,
+    toolNames: new Set(TOOLS_BY_NAME.keys()),
+  });
+
+  // One logstream context per runtime, so the mesh profile cache (keyed by it) works.
+  const contexts = new WeakMap<Runtime, LogstreamContext>();
+  const logstreamContext = (): LogstreamContext => {
+    const rt = current();
+    let ctx = contexts.get(rt);
+    if (!ctx) {
+      ctx = {
+        logstream: rt.stores.logstream,
+        maxResponseChars: 0,
+        mesh: {
+          replicaName: rt.config.replicaName,
+          peers: () => rt.stores.peers(),
+          nodeFacts: async () => ({ drawerStore: true, drawers: await rt.stores.drawers.count(), accelerator: { provider: 'CPU', embedder: rt.embedder.model } }),
+        },
+      };
+      contexts.set(rt, ctx);
+    }
+    return ctx;
+  };
+
+  const deps: ApiDeps = {
+    runtime: current,
+    caller: (req: Request) => principalOf(auth, req)!.caller,
+    requireScope: (scope: Scope) => (req, res, next) => {
+      const principal = principalOf(auth, req);
+      if (!principal) return unauthorized(res);
+      if (!hasScope(principal.caller, scope)) return sendPalaceError(res, missingScope(principal.caller, scope));
+      next();
+    },
+    callerHas: (req, scope) => {
+      const principal = principalOf(auth, req);
+      return principal !== null && hasScope(principal.caller, scope);
+    },
+    sse,
+    metrics,
+    logstreamContext,
+    pollMs: opts.pollMs ?? 250,
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(metrics.httpMiddleware());
+  app.use(securityHeaders());
+  app.use(hostPin(config.api.allowedHosts, config.api.corsOrigins));
+  app.use(cors(config.api.corsOrigins));
+  const buckets = new TokenBuckets(opts.rateLimit ?? { ratePerSecond: config.api.ratePerSecond, burst: config.api.rateBurst });
+  app.use(rateLimit(buckets, (req) => principalOf(auth, req)?.key ?? `ip:${req.ip ?? 'unknown'}`));
+
+  app.use('/mcp', express.json({ limit: MCP_BODY_LIMIT_BYTES }), metrics.mcpMiddleware());
+  app.use(mcpRouter(mcp, { resolveCaller: (req) => principalOf(auth, req)?.caller ?? null, allowedHosts: config.api.allowedHosts }));
+
+  const routes = express.Router();
+  routes.use(express.json({ limit: REST_BODY_LIMIT_BYTES }));
+  registerPalaceRoutes(routes, deps);
+  registerJobRoutes(routes, deps);
+  registerLogstreamRoutes(routes, deps);
+  registerDashboardRoutes(routes, deps);
+  registerOpsRoutes(routes, deps);
+  app.use(routes);
+  app.use(dashboardStatic());
+
+  app.use((req, res) => {
+    res.status(404).json({ error: `no route for ${req.method} ${req.path}`, code: 'not_found', retryable: false });
+  });
+  app.use(errorHandler({ onStoreError: (store) => metrics.storeError(store), log }));
+  return { app, mcp, metrics, auth, routes };
+}

@@ -1,0 +1,27 @@
+/**
+ * What the route modules receive from the app: the current runtime (a getter, because
+ * `mempalace_reconnect` may swap it), the caller of a request, scope checks, the SSE gate and
+ * the metrics. Routes are thin: they validate, call palace/, and shape the answer.
+ */
+import type { Request, RequestHandler } from 'express';
+import type { Runtime } from '../cli/runtime.js';
+import type { LogstreamContext } from '../palace/logstream.js';
+import type { Scope } from './auth.js';
+import type { SseGate } from './limits.js';
+import type { ApiMetrics } from './metrics.js';
+import type { Caller } from '../mcp/types.js';
+
+export interface ApiDeps {
+  runtime(): Runtime;
+  /** The authenticated caller (routes run after `requireScope`, so it is present). */
+  caller(req: Request): Caller;
+  requireScope(scope: Scope): RequestHandler;
+  /** Whether the request carries a valid token with this scope (for routes open to all). */
+  callerHas(req: Request, scope: Scope): boolean;
+  sse: SseGate;
+  metrics: ApiMetrics;
+  /** Logstream operations' context (no response cap: streams send whole events). */
+  logstreamContext(): LogstreamContext;
+  /** How often SSE routes poll stores that cannot block (job progress, dashboard). */
+  pollMs: number;
+}

@@ -1,0 +1,80 @@
+/**
+ * How errors leave the HTTP API: a PalaceError becomes its status code and its own JSON shape
+ * (`{ error, code, field?, rule?, retryable, ... }`); body-parser failures become 400/413 with
+ * the same shape (JSON-RPC errors on `/mcp`); anything else is a 500 that says nothing about
+ * the internals.
+ */
+import type { ErrorRequestHandler, Response } from 'express';
+import type { ErrorCode } from '../core/errors.js';
+import { PalaceError, isPalaceError } from '../core/errors.js';
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid_argument: 400,
+  not_found: 404,
+  already_exists: 409,
+  already_running: 409,
+  conflict: 409,
+  too_large: 413,
+  permission_denied: 403,
+  no_palace: 404,
+  store_unavailable: 503,
+  stale_lease: 409,
+  cancelled: 409,
+  internal: 500,
+};
+
+export function statusOf(e: PalaceError): number {
+  return STATUS[e.code] ?? 500;
+}
+
+export function sendPalaceError(res: Response, e: PalaceError): void {
+  if (e.code === 'store_unavailable') res.setHeader('Retry-After', '5');
+  res.status(statusOf(e)).json(e.toJSON());
+}
+
+export function unauthorized(res: Response): void {
+  res.setHeader('WWW-Authenticate', 'Bearer');
+  res.status(401).json({ error: 'a valid bearer token is required', code: 'unauthenticated', retryable: false });
+}
+
+interface BodyParserError { type?: string; status?: number; limit?: number; expose?: boolean; message?: string }
+
+/** body-parser's own errors (too large, malformed JSON, bad charset) as structured errors. */
+function fromBodyParser(err: BodyParserError): PalaceError | undefined {
+  if (err.type === 'entity.too.large') {
+    return new PalaceError('too_large', `request body exceeds the ${err.limit ?? 'configured'} byte limit of this route`, { field: 'body', rule: 'max_bytes', details: { limit_bytes: err.limit } });
+  }
+  if (err.type === 'entity.parse.failed') return new PalaceError('invalid_argument', 'request body is not valid JSON', { field: 'body', rule: 'json' });
+  if (typeof err.status === 'number' && err.status >= 400 && err.status < 500) {
+    return new PalaceError('invalid_argument', err.expose && err.message ? err.message : 'malformed request body', { field: 'body', rule: err.type ?? 'body' });
+  }
+  return undefined;
+}
+
+export interface ErrorHandlerHooks {
+  onStoreError(store: string): void;
+  log(line: string): void;
+}
+
+export function errorHandler(hooks: ErrorHandlerHooks): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const e = isPalaceError(err) ? err : fromBodyParser(err as BodyParserError);
+    if (req.path === '/mcp' && e) {
+      const code = e.code === 'too_large' ? -32600 : -32700;
+      res.status(statusOf(e)).json({ jsonrpc: '2.0', id: null, error: { code, message: e.message } });
+      return;
+    }
+    if (e) {
+      if (e.code === 'store_unavailable') hooks.onStoreError(e.store ?? 'unknown');
+      if (statusOf(e) >= 500) hooks.log(`mempalace api: ${req.method} ${req.path}: ${e.message}`);
+      sendPalaceError(res, e);
+      return;
+    }
+    hooks.log(`mempalace api: ${req.method} ${req.path} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    res.status(500).json({ error: 'internal server error', code: 'internal', retryable: false });
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * The OpenAPI 3.1 document of the HTTP API (`GET /v1/openapi.json`). Its component schemas are
+ * also what the routes validate request bodies and queries against (api/validate.ts), so the
+ * document cannot drift from what the server accepts. `/mcp` (JSON-RPC, described by the MCP
+ * tools' own schemas) and the static dashboard are not part of it.
+ */
+import { JOB_KINDS, MINE_MODES } from '../palace/jobs.js';
+import { CANDIDATE_STRATEGIES } from '../palace/search.js';
+
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const str = (description?: string, extra: Schema = {}): Schema => ({ type: 'string', ...(description ? { description } : {}), ...extra });
+const int = (description?: string, extra: Schema = {}): Schema => ({ type: 'integer', ...(description ? { description } : {}), ...extra });
+const bool = (description: string): Schema => ({ type: 'boolean', description });
+const counts: Schema = { type: 'object', additionalProperties: { type: 'integer' } };
+
+const SCHEMAS: Record<string, Schema> = {
+  Error: {
+    type: 'object',
+    description: 'Every error: a message, a machine code, and for bad input the field and the rule it broke.',
+    required: ['error'],
+    properties: {
+      error: str('Human-readable message.'),
+      code: str('Machine code, e.g. invalid_argument, not_found, already_running, permission_denied, too_large, rate_limited, unauthenticated, store_unavailable.'),
+      field: str('The input field at fault.'),
+      rule: str('The rule the field broke.'),
+      retryable: { type: 'boolean' },
+      job_id: str('already_running: the running job.'),
+    },
+  },
+  JobProgress: {
+    type: 'object',
+    required: ['job_id', 'kind', 'lock_key', 'state', 'started_at', 'updated_at', 'files_total', 'files_seen', 'files_skipped', 'files_mined', 'drawers_written', 'errors', 'rate', 'eta_s', 'recent_errors'],
+    properties: {
+      job_id: str(), kind: str(undefined, { enum: [...JOB_KINDS] }), lock_key: str(),
+      state: str(undefined, { enum: ['running', 'completed', 'failed', 'cancelled'] }),
+      started_at: str(undefined, { format: 'date-time' }), updated_at: str(undefined, { format: 'date-time' }), finished_at: str(undefined, { format: 'date-time' }),
+      files_total: int(), files_seen: int(), files_skipped: int(), files_mined: int(), drawers_written: int(), errors: int(),
+      rate: { type: 'number', description: 'Files per second since the start.' },
+      eta_s: { type: ['number', 'null'], description: 'Seconds to completion at the current rate.' },
+      last_file: str(),
+      recent_errors: { type: 'array', items: { type: 'object', required: ['file', 'error'], properties: { file: str(), error: str() } } },
+      result: { type: 'object', description: 'The finished job\'s summary (only on GET /v1/jobs/{id}).' },
+      error: str(),
+    },
+  },
+  JobListQuery: {
+    type: 'object', additionalProperties: false,
+    properties: { limit: int('How many jobs (default 20).', { minimum: 1, maximum: 200 }) },
+  },
+  JobList: { type: 'object', required: ['jobs'], properties: { jobs: { type: 'array', items: ref('JobProgress') } } },
+  JobStarted: {
+    type: 'object', required: ['job_id', 'progress'],
+    properties: { job_id: str(), progress: ref('JobProgress'), events_url: str('SSE stream of this job\'s progress.') },
+  },
+  MineRequest: {
+    type: 'object', additionalProperties: false, required: ['source'],
+    properties: {
+      source: str('Directory to mine (a conversation file in convos mode), or a git URL when ref is given.', { minLength: 1 }),
+      ref: str('Mine a git repository at this ref; source is then its URL.', { minLength: 1 }),
+      mode: str(undefined, { enum: [...MINE_MODES], default: 'projects' }),
+      wing: str('Target wing (default: derived from the source).'),
+      agent: str('Recorded on every drawer; must be the token\'s identity unless admin (default: the token\'s identity).'),
+      limit: int('Mine at most this many files; 0 = all.', { minimum: 0, default: 0 }),
+      dry_run: bool('Walk and chunk, write nothing.'),
+      extract: str('Conversation extraction (convos mode).', { enum: ['exchange', 'general'], default: 'exchange' }),
+      respect_gitignore: bool('Apply .gitignore files (default true).'),
+      include_ignored: { type: 'array', items: str(undefined, { minLength: 1 }), description: 'Paths to mine even if ignored.' },
+    },
+  },
+  SyncRequest: {
+    type: 'object', additionalProperties: false,
+    properties: {
+      project_dir: str('Project root scoping the sync.', { minLength: 1 }),
+      wing: str('Only this wing.', { minLength: 1 }),
+      apply: bool('Delete stale drawers (default false: report only); needs wing or project_dir.'),
+    },
+  },
+  DeleteBySourceRequest: {
+    type: 'object', additionalProperties: false, required: ['source_file'],
+    properties: {
+      source_file: str('The exact stored source_file value.', { minLength: 1 }),
+      dry_run: bool('Preview only (default true).'),
+    },
+  },
+  SearchRequest: {
+    type: 'object', additionalProperties: false, required: ['query'],
+    properties: {
+      query: str('What to look for.'),
+      limit: int('Number of results (default 5).'),
+      wing: str(), room: str(), source_file: str(),
+      since: str('Only drawers filed at or after this date or instant.'), before: str('Only drawers filed before this date or instant.'),
+      max_distance: { type: 'number', description: 'Drop hits farther than this cosine distance; 0 = off (default).' },
+      candidate_strategy: str(undefined, { enum: [...CANDIDATE_STRATEGIES] }),
+    },
+  },
+  SearchHit: {
+    type: 'object', required: ['text', 'wing', 'room', 'source_file', 'drawer_id', 'similarity', 'bm25_score'],
+    properties: {
+      text: str(), wing: str(), room: str(), source_file: str(), source_path: str(), drawer_id: str(), created_at: str(), filed_at: str(),
+      similarity: { type: ['number', 'null'] }, distance: { type: ['number', 'null'] }, effective_distance: { type: ['number', 'null'] },
+      bm25_score: { type: 'number' }, matched_via: str(undefined, { enum: ['drawer', 'bm25'] }),
+      also_in: { type: 'array', items: { type: 'object' } },
+    },
+  },
+  SearchResult: {
+    type: 'object', required: ['query', 'filters', 'candidate_strategy', 'results', 'total_before_filter', 'available_in_scope'],
+    properties: {
+      query: str(), filters: { type: 'object' }, candidate_strategy: str(undefined, { enum: [...CANDIDATE_STRATEGIES] }),
+      results: { type: 'array', items: ref('SearchHit') }, total_before_filter: int(), available_in_scope: int(),
+    },
+  },
+  Status: {
+    type: 'object', required: ['palace', 'profile', 'total_drawers', 'wings', 'rooms', 'backend', 'jobs_running'],
+    properties: { palace: str(), profile: str(), total_drawers: int(), wings: counts, rooms: counts, backend: str(), jobs_running: int() },
+  },
+  Taxonomy: {
+    type: 'object', required: ['taxonomy'],
+    properties: { taxonomy: { type: 'object', description: 'wing → room → drawer count', additionalProperties: counts } },
+  },
+  EngineHealth: {
+    type: 'object', required: ['status', 'engine', 'latency_ms'],
+    properties: { status: str(undefined, { enum: ['up', 'down'] }), engine: str(), latency_ms: int(), error: str() },
+  },
+  Health: {
+    type: 'object', required: ['status', 'profile', 'engines', 'checked_at'],
+    properties: { status: str(undefined, { enum: ['ok', 'down'] }), profile: str(), engines: { type: 'object', additionalProperties: ref('EngineHealth') }, checked_at: str() },
+  },
+  MeshEstate: {
+    type: 'object', description: 'logstream.md §8.9; the same payload as mempalace_mesh_peers.',
+    required: ['self', 'peers', 'unnamed_origins', 'origin_profiles', 'sync_interval_s', 'estate_source'],
+    properties: {
+      self: { type: 'object', required: ['replica_id', 'name', 'version_vector', 'profile'], properties: { replica_id: str(), name: str(), version_vector: counts, profile: { type: 'object' } } },
+      peers: { type: 'array', items: { type: 'object', required: ['name', 'url'], properties: { name: str(), url: str() } } },
+      unnamed_origins: { type: 'array', items: str() },
+      origin_profiles: { type: 'object' },
+      sync_interval_s: { type: 'number' },
+      estate_source: { type: 'object', required: ['in_process', 'published_at', 'writer_alive'], properties: { in_process: { type: 'boolean' }, published_at: { type: ['string', 'null'] }, writer_alive: { type: 'boolean' } } },
+    },
+  },
+};
+
+const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
+const sse = (description: string) => ({ description, content: { 'text/event-stream': { schema: { type: 'string' } } } });
+const err = (description: string) => json(ref('Error'), description);
+const AUTH_ERRORS = { 401: err('Missing or unknown bearer token.'), 403: err('The token lacks the scope, or the Host/Origin is not allowed.'), 429: err('Rate limit of this token exceeded; see Retry-After.') };
+const WRITE_ERRORS = { ...AUTH_ERRORS, 400: err('Bad input: the field and rule are named.'), 413: err('Request body too large.') };
+const q = (name: string, schema: Schema, description?: string) => ({ name, in: 'query', required: false, schema, ...(description ? { description } : {}) });
+const jobId = { name: 'id', in: 'path', required: true, schema: str() };
+const lastEventId = (description: string) => ({ name: 'Last-Event-ID', in: 'header', required: false, schema: str(), description });
+
+const LOGSTREAM_FILTERS = ['stream', 'room', 'topic', 'type', 'to_agent', 'from_agent', 'correlation_id', 'status'];
+const SEARCH_QUERY = ['query', 'wing', 'room', 'source_file', 'since', 'before', 'candidate_strategy'].map((n) => q(n, str()))
+  .concat([q('limit', int()), q('max_distance', { type: 'number' })]);
+
+const startJob = (summary: string, body: string) => ({
+  summary,
+  tags: ['jobs'],
+  'x-scope': 'write',
+  requestBody: { required: true, content: { 'application/json': { schema: ref(body) } } },
+  responses: { 202: json(ref('JobStarted'), 'Started; poll GET /v1/jobs/{id} or follow its events.'), 409: err('A job already runs on this source; job_id names it.'), ...WRITE_ERRORS },
+});
+
+export const OPENAPI_DOCUMENT = {
+  openapi: '3.1.0',
+  info: {
+    title: 'MemPalace HTTP API',
+    version: '1',
+    description: 'Jobs (mine, sync, delete_by_source), palace status, taxonomy and search, the logstream live tail, the mesh estate, health and metrics. Every route needs `Authorization: Bearer <token>` (except /healthz); `x-scope` says which scope. Agents use MCP at /mcp with the same tokens.',
+  },
+  servers: [{ url: '/' }],
+  security: [{ bearer: [] }],
+  tags: [{ name: 'jobs' }, { name: 'palace' }, { name: 'logstream' }, { name: 'ops' }],
+  paths: {
+    '/v1/openapi.json': { get: { summary: 'This document.', tags: ['ops'], security: [], responses: { 200: json({ type: 'object' }, 'OpenAPI 3.1 document.') } } },
+    '/v1/status': { get: { summary: 'Drawer counts per wing and room, running jobs.', tags: ['palace'], 'x-scope': 'read', responses: { 200: json(ref('Status'), 'Palace status.'), ...AUTH_ERRORS } } },
+    '/v1/taxonomy': { get: { summary: 'Wing → room → drawer count.', tags: ['palace'], 'x-scope': 'read', responses: { 200: json(ref('Taxonomy'), 'Taxonomy.'), ...AUTH_ERRORS } } },
+    '/v1/search': {
+      get: { summary: 'Hybrid search (query parameters).', tags: ['palace'], 'x-scope': 'read', parameters: SEARCH_QUERY, responses: { 200: json(ref('SearchResult'), 'Hits, best first.'), 400: err('Bad input.'), ...AUTH_ERRORS } },
+      post: { summary: 'Hybrid search (JSON body).', tags: ['palace'], 'x-scope': 'read', requestBody: { required: true, content: { 'application/json': { schema: ref('SearchRequest') } } }, responses: { 200: json(ref('SearchResult'), 'Hits, best first.'), 400: err('Bad input.'), 413: err('Body too large.'), ...AUTH_ERRORS } },
+    },
+    '/v1/jobs': { get: { summary: 'Recent jobs, newest first.', tags: ['jobs'], 'x-scope': 'read', parameters: [q('limit', int(undefined, { minimum: 1, maximum: 200, default: 20 }))], responses: { 200: json(ref('JobList'), 'Jobs.'), 400: err('Bad input.'), ...AUTH_ERRORS } } },
+    '/v1/jobs/mine': { post: startJob('Start mining a directory or git repository.', 'MineRequest') },
+    '/v1/jobs/sync': { post: startJob('Start a sync (prune stale drawers; dry run unless apply).', 'SyncRequest') },
+    '/v1/jobs/delete_by_source': { post: startJob('Start a delete of every drawer from one source (dry run unless dry_run is false).', 'DeleteBySourceRequest') },
+    '/v1/jobs/{id}': { get: { summary: 'One job\'s progress (and result when finished).', tags: ['jobs'], 'x-scope': 'read', parameters: [jobId], responses: { 200: json(ref('JobProgress'), 'Progress.'), 404: err('No such job.'), ...AUTH_ERRORS } } },
+    '/v1/jobs/{id}/cancel': { post: { summary: 'Cancel a running job (a finished one is returned as is).', tags: ['jobs'], 'x-scope': 'write', parameters: [jobId], responses: { 200: json(ref('JobProgress'), 'Progress after the cancel request.'), 404: err('No such job.'), ...AUTH_ERRORS } } },
+    '/v1/jobs/{id}/events': {
+      get: {
+        summary: 'Progress snapshots as Server-Sent Events (`event: progress`, `id` = snapshot sequence); ends with `event: end` once the job finished.',
+        tags: ['jobs'], 'x-scope': 'read', parameters: [jobId, lastEventId('Resume after this snapshot sequence.')],
+        responses: { 200: sse('Progress stream.'), 400: err('Bad Last-Event-ID.'), 404: err('No such job.'), 503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
+      },
+    },
+    '/v1/dashboard/stream': {
+      get: {
+        summary: 'Everything the ops dashboard shows, multiplexed as Server-Sent Events: `jobs`, `stats`, `health`, `logstream`.',
+        tags: ['ops'], 'x-scope': 'read',
+        responses: { 200: sse('Dashboard stream.'), 503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
+      },
+    },
+    '/logstream/stream': {
+      get: {
+        summary: 'Live tail of the logstream (logstream.md §7.2): replay after the cursor, then live events (`event: logstream`).',
+        tags: ['logstream'], 'x-scope': 'read',
+        parameters: [...LOGSTREAM_FILTERS.map((n) => q(n, str())), q('since_event_id', str(), 'Cursor; else the Last-Event-ID header; else start at the newest event.'), lastEventId('Resume after this event id.')],
+        responses: { 200: sse('Event stream.'), 400: err('Bad filter or unknown cursor.'), 503: { description: 'Too many open streams; Retry-After: 5.' }, ...AUTH_ERRORS },
+      },
+    },
+    '/sync/peers': { get: { summary: 'The mesh estate (logstream.md §8.9).', tags: ['logstream'], 'x-scope': 'read', responses: { 200: json(ref('MeshEstate'), 'Estate.'), ...AUTH_ERRORS } } },
+    '/healthz': { get: { summary: 'Per-engine health; 503 when any engine is down.', tags: ['ops'], security: [], responses: { 200: json(ref('Health'), 'All engines up.'), 503: json(ref('Health'), 'At least one engine down.') } } },
+    '/metrics': { get: { summary: 'Prometheus metrics.', tags: ['ops'], 'x-scope': 'read', responses: { 200: { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...AUTH_ERRORS } } },
+  },
+  components: {
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token from MEMPALACE_TOKENS_FILE or MEMPALACE_API_TOKENS; scopes read ⊂ write ⊂ admin.' } },
+    schemas: SCHEMAS,
+  },
+} as const;
+
+export type SchemaName = keyof typeof SCHEMAS & string;
+export const COMPONENT_SCHEMAS: Readonly<Record<string, Schema>> = SCHEMAS;

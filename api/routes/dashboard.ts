@@ -1,0 +1,102 @@
+/**
+ * The ops dashboard: its static page at `/dashboard` (no data in it, so it is served without a
+ * token) and `GET /v1/dashboard/stream`, one SSE stream multiplexing what the page shows:
+ * `jobs` (recent jobs with progress), `stats` (palace counts), `health` (per engine) and
+ * `logstream` (the newest events, then a live tail). Job, stats and health frames are read from
+ * the stores on a timer and sent only when they changed; the tail blocks on the logstream store.
+ * Queue depths would be a `queues` frame; this build has no queues, so none is sent.
+ *
+ * The page asks for a read token and keeps it in sessionStorage; it reads the stream with
+ * fetch() and an Authorization header (EventSource cannot send headers), so the token never
+ * appears in a URL or a cookie and no CSRF surface exists.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import type { Router } from 'express';
+import { eventList, eventWait } from '../../palace/logstream.js';
+import { palaceCounts } from '../../palace/status.js';
+import type { ApiDeps } from '../deps.js';
+import { healthReport } from '../health.js';
+import { sseOverCapacity } from '../limits.js';
+import type { SseStream } from '../sse.js';
+import { PING_AFTER_MS, SseStream as Stream, sleep } from '../sse.js';
+
+const RECENT_EVENTS = 20;
+const STATS_EVERY_MS = 3000;
+const HEALTH_EVERY_MS = 5000;
+
+/** The dashboard's files: next to this module in the source tree, or in the source tree when run from dist/. */
+function dashboardDir(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.resolve(here, '..', 'dashboard'), path.resolve(here, '..', '..', '..', 'api', 'dashboard')];
+  return candidates.find((c) => fs.existsSync(path.join(c, 'index.html'))) ?? candidates[0]!;
+}
+
+/** Send `event` whenever what `read` returns differs (by `key`) from the last frame. */
+async function pollLoop(stream: SseStream, event: string, everyMs: number, read: () => Promise<unknown>, key: (value: unknown) => string = (v) => JSON.stringify(v)): Promise<void> {
+  let last = '';
+  while (!stream.closed) {
+    let value: unknown;
+    try {
+      value = await read();
+    } catch (e) {
+      value = { error: e instanceof Error ? e.message : String(e), code: 'store_unavailable', retryable: true };
+    }
+    const text = key(value);
+    if (text !== last) {
+      stream.send(event, value);
+      last = text;
+    }
+    await sleep(everyMs, stream.signal);
+  }
+}
+
+async function tailLoop(stream: SseStream, deps: ApiDeps): Promise<void> {
+  const recent = (await eventList(deps.logstreamContext(), { order: 'desc', limit: RECENT_EVENTS, preview: true })).events.reverse();
+  let cursor = recent.at(-1)?.id;
+  for (const e of recent) stream.send('logstream', e);
+  while (!stream.closed) {
+    try {
+      const page = await eventWait(deps.logstreamContext(), { ...(cursor === undefined ? {} : { since_event_id: cursor }), timeout_ms: PING_AFTER_MS, limit: 100 }, stream.signal);
+      for (const e of page.events) {
+        stream.send('logstream', e);
+        cursor = e.id;
+      }
+    } catch {
+      await sleep(HEALTH_EVERY_MS, stream.signal);
+    }
+  }
+}
+
+export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
+  router.get('/v1/dashboard/stream', deps.requireScope('read'), async (req, res) => {
+    if (!deps.sse.tryAcquire()) return sseOverCapacity(res);
+    const stream = new Stream(req, res, () => deps.sse.release());
+    const jobs = async () => ({ jobs: (await deps.runtime().jobs.list(10)).map(({ result: _result, ...rest }) => rest) });
+    const stats = async () => {
+      const rt = deps.runtime();
+      return { palace: rt.stores.palace, profile: rt.config.profile, ...(await palaceCounts(rt.stores.drawers)), sse_clients: deps.sse.count, sse_max_clients: deps.sse.max };
+    };
+    // Health is re-sent when a status changes, not for every latency wobble.
+    const healthKey = (v: unknown) => JSON.stringify(Object.entries((v as { engines?: Record<string, { status: string }> }).engines ?? v as object).map(([k, e]) => [k, (e as { status?: string }).status]));
+    try {
+      await Promise.all([
+        pollLoop(stream, 'jobs', deps.pollMs, jobs),
+        pollLoop(stream, 'stats', STATS_EVERY_MS, stats),
+        pollLoop(stream, 'health', HEALTH_EVERY_MS, () => healthReport(deps.runtime()), healthKey),
+        tailLoop(stream, deps),
+      ]);
+    } finally {
+      stream.end();
+    }
+  });
+}
+
+/** The static page, script and stylesheet. */
+export function dashboardStatic(): Router {
+  const router = express.Router();
+  router.use('/dashboard', express.static(dashboardDir(), { index: 'index.html', fallthrough: true, maxAge: 0 }));
+  return router;
+}
