@@ -1,0 +1,117 @@
+/**
+ * The job activities as a Temporal worker runs them: the shared implementations (activities/)
+ * wrapped so that each attempt heartbeats, renews the lease of the fence it carries (and refuses
+ * to start on a stale one), stops promptly when Temporal cancels it (worker shutdown past its
+ * grace time, heartbeat timeout) and reports PalaceErrors as typed ApplicationFailures, non-
+ * retryable when no retry can help. Plus the lease and job-record activities the workflows call.
+ */
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { isPalaceError } from '../../core/errors.js';
+import type { JobActivities } from '../../activities/index.js';
+import type { JobStore, Locks } from '../../stores/ports.js';
+import type { Fence, WorkerActivities } from './types.js';
+import { NON_RETRYABLE_TYPES, leaseHolder } from './types.js';
+
+export interface WorkerActivityDeps {
+  activities: JobActivities;
+  locks: Locks;
+  jobs: JobStore;
+  /** Lease length the workflows ask for; renewals happen at a third of it. */
+  leaseMs: number;
+}
+
+const NON_RETRYABLE: ReadonlySet<string> = new Set(NON_RETRYABLE_TYPES);
+
+/** How a failure leaves an activity: typed by PalaceError code, retryable unless no retry can help. */
+export function toFailure(e: unknown): unknown {
+  if (e instanceof ApplicationFailure || e instanceof CancelledFailure) return e;
+  if (isPalaceError(e)) {
+    return ApplicationFailure.create({
+      message: e.message, type: e.code, nonRetryable: NON_RETRYABLE.has(e.code) && !e.retryable, cause: e,
+      details: [{ field: e.field ?? null, rule: e.rule ?? null, store: e.store ?? null }],
+    });
+  }
+  return e;
+}
+
+function staleLease(fence: Fence): ApplicationFailure {
+  return ApplicationFailure.create({ message: `lease token ${fence.token} for ${fence.key} is no longer held`, type: 'stale_lease', nonRetryable: true });
+}
+
+type Step<I, O> = (input: I) => Promise<O>;
+
+export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActivities {
+  const { locks, jobs, leaseMs } = deps;
+
+  function guarded<I extends object, O>(name: string, step: Step<I, O>): Step<I, O> {
+    return async (input) => {
+      const ctx = Context.current();
+      const holder = leaseHolder(ctx.info.workflowExecution?.workflowId ?? ctx.info.activityId);
+      const fence = (input as { fence?: Fence }).fence;
+      if (fence && !(await locks.renew(fence.key, holder, fence.token, leaseMs).catch((e: unknown) => { throw toFailure(e); }))) throw staleLease(fence);
+      const startedMs = Date.now();
+      const everyMs = Math.max(500, Math.min(ctx.info.heartbeatTimeoutMs ?? leaseMs, leaseMs) / 3);
+      let leaseLost = false;
+      const beat = setInterval(() => {
+        ctx.heartbeat({ step: name, elapsed_ms: Date.now() - startedMs, offset: (input as { offset?: number }).offset ?? null });
+        if (fence) {
+          locks.renew(fence.key, holder, fence.token, leaseMs).then((held) => { if (!held) leaseLost = true; }, () => undefined);
+        }
+      }, everyMs);
+      try {
+        // On cancellation the attempt is handed back at once; its writes are idempotent, and a
+        // retry elsewhere rewrites the same drawers under the same deterministic ids.
+        return await Promise.race([step(input), ctx.cancelled]);
+      } catch (e) {
+        throw toFailure(e);
+      } finally {
+        clearInterval(beat);
+        if (leaseLost) ctx.log.warn(`${name}: lease ${fence?.key} was lost during the attempt`);
+      }
+    };
+  }
+
+  const a = deps.activities;
+  return {
+    scanSource: guarded('scanSource', a.scanSource),
+    mineBatch: guarded('mineBatch', a.mineBatch),
+    finishMine: guarded('finishMine', a.finishMine),
+    syncScan: guarded('syncScan', a.syncScan),
+    syncApply: guarded('syncApply', a.syncApply),
+    deleteBySourceCount: guarded('deleteBySourceCount', a.deleteBySourceCount),
+    deleteBySourceApply: guarded('deleteBySourceApply', a.deleteBySourceApply),
+
+    async leaseAcquire({ key, workflowId, ttlMs }) {
+      try {
+        const lease = await locks.acquire(key, leaseHolder(workflowId), ttlMs);
+        return lease ? { key, token: lease.token } : null;
+      } catch (e) {
+        throw toFailure(e);
+      }
+    },
+    async leaseRelease({ fence, workflowId }) {
+      try {
+        await locks.release(fence.key, leaseHolder(workflowId), fence.token);
+      } catch (e) {
+        throw toFailure(e);
+      }
+    },
+    async jobRecordCreate({ record }) {
+      try {
+        await jobs.create(record);
+      } catch (e) {
+        if (isPalaceError(e) && e.code === 'already_exists') return;
+        throw toFailure(e);
+      }
+    },
+    async jobRecordUpdate({ jobId, state, progress }) {
+      try {
+        await jobs.update(jobId, state, progress as unknown as Record<string, unknown>);
+        // A finished job's manifest and blobs are no longer needed.
+        if (state !== 'running') await jobs.dropArtifacts(`${jobId}:`);
+      } catch (e) {
+        throw toFailure(e);
+      }
+    },
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * The cluster profile's JobEngine: jobs are Temporal workflows run by `mempalace worker`
+ * processes. A writing job's workflow id is its lock key, so a second start on the same source
+ * conflicts at the server and becomes the structured `already_running` error carrying the running
+ * job's id and progress. A job's id is the first run id of its workflow (stable across
+ * continue-as-new). Progress lives in the JobStore (each workflow records it after every batch),
+ * so callers read it the same way as from the local runner; the workflow's `progress` query
+ * answers for a running job when the JobStore cannot.
+ */
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.js';
+import type { JobEngine, JobProgress, JobSpec } from '../../palace/jobs.js';
+import { alreadyRunning, emptyCounters, lockKey } from '../../palace/jobs.js';
+import type { JobRecord, JobStore } from '../../stores/ports.js';
+import type { JobTimeouts } from './types.js';
+import { CANCEL_SIGNAL, DEFAULT_TIMEOUTS, PROGRESS_QUERY, WORKFLOW_TYPES } from './types.js';
+
+export interface TemporalJobEngineDeps {
+  palace: string;
+  jobs: JobStore;
+  temporal: { address: string; namespace: string; taskQueue: string };
+  timeouts?: Partial<JobTimeouts>;
+  pollMs?: number;
+}
+
+const TEMPORAL = 'temporal';
+/** How long a progress query may wait for a worker before the JobStore answers instead. */
+const QUERY_DEADLINE_MS = 5_000;
+/** How often `wait` checks that the workflow of a job still marked running is really running. */
+const RECONCILE_MS = 2_000;
+
+export class TemporalJobEngine implements JobEngine {
+  private readonly timeouts: JobTimeouts;
+  private readonly pollMs: number;
+
+  private constructor(private readonly deps: TemporalJobEngineDeps, private readonly connection: Connection, private readonly client: Client) {
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
+    this.pollMs = deps.pollMs ?? 250;
+  }
+
+  static async connect(deps: TemporalJobEngineDeps): Promise<TemporalJobEngine> {
+    let connection: Connection;
+    try {
+      connection = await Connection.connect({ address: deps.temporal.address, connectTimeout: 10_000 });
+    } catch (e) {
+      throw storeUnavailable(TEMPORAL, e);
+    }
+    return new TemporalJobEngine(deps, connection, new Client({ connection, namespace: deps.temporal.namespace }));
+  }
+
+  /** The Temporal client, for operators and tests (history, describe). */
+  get temporalClient(): Client {
+    return this.client;
+  }
+
+  async start(spec: JobSpec): Promise<JobProgress> {
+    const writes = !((spec.kind === 'mine' && spec.dryRun) || (spec.kind === 'delete_by_source' && spec.dryRun) || (spec.kind === 'sync' && !spec.apply));
+    // Dry runs write nothing, so they take no lock and never conflict (palace-behaviour §4.4).
+    const key = writes ? lockKey(this.deps.palace, spec) : `${lockKey(this.deps.palace, spec)}:dry:${randomUUID()}`;
+    let runId: string;
+    try {
+      const handle = await this.client.workflow.start(WORKFLOW_TYPES[spec.kind], {
+        taskQueue: this.deps.temporal.taskQueue,
+        workflowId: key,
+        args: [{ spec, lockKey: key, writes, timeouts: this.timeouts }],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        workflowIdConflictPolicy: 'FAIL',
+      });
+      runId = handle.firstExecutionRunId;
+    } catch (e) {
+      if (e instanceof WorkflowExecutionAlreadyStartedError) throw alreadyRunning(await this.runningOn(key));
+      throw storeUnavailable(TEMPORAL, e);
+    }
+    const now = new Date().toISOString();
+    const progress: JobProgress = { job_id: runId, kind: spec.kind, lock_key: key, state: 'running', started_at: now, updated_at: now, rate: 0, eta_s: null, recent_errors: [], ...emptyCounters() };
+    const record: JobRecord = { job_id: runId, kind: spec.kind, lock_key: key, state: 'running', spec: spec as unknown as Record<string, unknown>, progress: progress as unknown as Record<string, unknown>, created_at: now, updated_at: now };
+    try {
+      await this.deps.jobs.create(record);
+    } catch (e) {
+      // The workflow's first step writes the same record; whichever comes second is a no-op.
+      if (!(isPalaceError(e) && e.code === 'already_exists')) throw e;
+      return this.progress(runId);
+    }
+    return progress;
+  }
+
+  /** Progress of the job running under `workflowId`: its query, else its JobStore record. */
+  private async runningOn(workflowId: string): Promise<JobProgress> {
+    const handle = this.client.workflow.getHandle(workflowId);
+    try {
+      return await this.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query<JobProgress>(PROGRESS_QUERY));
+    } catch {
+      // No worker answered in time: the record the workflow keeps, found through its first run id.
+      const description = await handle.describe().catch(() => undefined);
+      const jobId = description?.raw.workflowExecutionInfo?.firstRunId || description?.runId;
+      const record = jobId ? await this.deps.jobs.get(jobId) : await this.deps.jobs.running(workflowId);
+      if (record) return record.progress as unknown as JobProgress;
+      const now = new Date().toISOString();
+      return { job_id: jobId ?? 'unknown', kind: 'mine', lock_key: workflowId, state: 'running', started_at: now, updated_at: now, rate: 0, eta_s: null, recent_errors: [], ...emptyCounters() };
+    }
+  }
+
+  private async record(jobId: string): Promise<JobRecord> {
+    const r = await this.deps.jobs.get(jobId);
+    if (!r) throw new PalaceError('not_found', `job not found: ${jobId}`, { field: 'job_id' });
+    return r;
+  }
+
+  /**
+   * A record still marked running whose workflow chain has closed without recording its end
+   * (terminated by an operator, timed out): record it as failed so nobody waits forever.
+   */
+  private async reconcile(r: JobRecord): Promise<JobProgress> {
+    const progress = r.progress as unknown as JobProgress;
+    if (r.state !== 'running') return progress;
+    let status: string | undefined;
+    try {
+      const d = await this.client.workflow.getHandle(r.lock_key).describe();
+      const sameChain = (d.raw.workflowExecutionInfo?.firstRunId || d.runId) === r.job_id;
+      status = sameChain ? d.status.name : 'SUPERSEDED';
+    } catch (e) {
+      if (!(e instanceof WorkflowNotFoundError)) return progress;
+      status = 'NOT_FOUND';
+    }
+    if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') return progress;
+    // The workflow may have recorded its end between our two reads.
+    const latest = await this.record(r.job_id);
+    if (latest.state !== 'running') return latest.progress as unknown as JobProgress;
+    const now = new Date().toISOString();
+    const error = `the job's workflow ended without recording a result (${status.toLowerCase()})`;
+    const failed: JobProgress = { ...progress, state: 'failed', updated_at: now, finished_at: now, eta_s: 0, error, result: { success: false, error } };
+    await this.deps.jobs.update(r.job_id, 'failed', failed as unknown as Record<string, unknown>);
+    return failed;
+  }
+
+  async progress(jobId: string): Promise<JobProgress> {
+    return this.reconcile(await this.record(jobId));
+  }
+
+  async wait(jobId: string, timeoutMs: number, onProgress?: (p: JobProgress) => void): Promise<JobProgress> {
+    const deadline = Date.now() + timeoutMs;
+    let lastUpdate = '';
+    let lastReconcile = Date.now();
+    for (;;) {
+      const r = await this.record(jobId);
+      let p = r.progress as unknown as JobProgress;
+      if (p.state === 'running' && Date.now() - lastReconcile >= RECONCILE_MS) {
+        lastReconcile = Date.now();
+        p = await this.reconcile(r);
+      }
+      if (p.updated_at !== lastUpdate) {
+        lastUpdate = p.updated_at;
+        onProgress?.(p);
+      }
+      if (p.state !== 'running' || Date.now() >= deadline) return p;
+      await new Promise((res) => setTimeout(res, Math.min(this.pollMs, Math.max(1, deadline - Date.now()))));
+    }
+  }
+
+  /** Ask the job to stop at its next batch boundary and wait until it has (it releases its lease). */
+  async cancel(jobId: string): Promise<JobProgress> {
+    const r = await this.record(jobId);
+    if (r.state !== 'running') return r.progress as unknown as JobProgress;
+    try {
+      await this.client.workflow.getHandle(r.lock_key, undefined, { firstExecutionRunId: jobId }).signal(CANCEL_SIGNAL, jobId);
+    } catch (e) {
+      if (!(e instanceof WorkflowNotFoundError)) throw storeUnavailable(TEMPORAL, e);
+    }
+    return this.wait(jobId, this.timeouts.activityTimeoutMs);
+  }
+
+  async list(limit: number): Promise<JobProgress[]> {
+    return (await this.deps.jobs.list(limit)).map((r) => r.progress as unknown as JobProgress);
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+}

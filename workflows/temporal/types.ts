@@ -1,0 +1,76 @@
+/**
+ * What the Temporal client, the workflows and the worker's activities agree on: workflow inputs,
+ * signal and query names, the extra activities the workflows call (lease, job record) and the
+ * timeouts. Types and constants only, so both the workflow sandbox and Node code import it.
+ */
+import type { DeleteBySourceSpec, JobProgress, MineSpec, SyncSpec } from '../../palace/jobs.js';
+import type { JobRecord } from '../../stores/ports.js';
+import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '../activity-types.js';
+import type { MineCursor } from '../mine.js';
+
+export const PROGRESS_QUERY = 'progress';
+export const CANCEL_SIGNAL = 'cancel';
+
+export const WORKFLOW_TYPES = { mine: 'mineWorkflow', sync: 'syncWorkflow', delete_by_source: 'deleteBySourceWorkflow' } as const;
+
+/** A lease held on a lock key, carried by every write that must still hold it. */
+export interface Fence {
+  key: string;
+  token: number;
+}
+
+/** Timeouts and lease length, set by the client from configuration and carried by the workflow. */
+export interface JobTimeouts {
+  leaseMs: number;
+  /** An activity that has not heartbeated for this long is retried elsewhere (worker crash). */
+  heartbeatTimeoutMs: number;
+  /** Upper bound of one attempt of one activity (a batch, a scan, a sync apply). */
+  activityTimeoutMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: JobTimeouts = { leaseMs: 15_000, heartbeatTimeoutMs: 30_000, activityTimeoutMs: 30 * 60_000 };
+
+interface JobInputBase {
+  /** Lock key of the job (also its workflow id unless it is a dry run). */
+  lockKey: string;
+  /** Whether the job writes: only writing jobs take the lease. */
+  writes: boolean;
+  timeouts: JobTimeouts;
+}
+
+export interface MineWorkflowInput extends JobInputBase {
+  spec: MineSpec;
+  /** Set when a run continues as new: where the previous run stopped. */
+  carried?: { cursor: MineCursor; fence?: Fence; startedAt: string; cancelled: boolean };
+}
+
+export interface SyncWorkflowInput extends JobInputBase {
+  spec: SyncSpec;
+}
+
+export interface DeleteBySourceWorkflowInput extends JobInputBase {
+  spec: DeleteBySourceSpec;
+}
+
+export interface LeaseActivities {
+  /** Acquire the lease of `key` for the workflow `workflowId`; null while another holder has it. */
+  leaseAcquire(input: { key: string; workflowId: string; ttlMs: number }): Promise<Fence | null>;
+  leaseRelease(input: { fence: Fence; workflowId: string }): Promise<void>;
+}
+
+export interface JobRecordActivities {
+  /** Create the job's record unless it exists (the client may have created it first). */
+  jobRecordCreate(input: { record: JobRecord }): Promise<void>;
+  /** Replace the job's state and progress (appending a progress event). */
+  jobRecordUpdate(input: { jobId: string; state: JobProgress['state']; progress: JobProgress }): Promise<void>;
+}
+
+export type WorkerActivities = MineActivities & SyncActivities & DeleteBySourceActivities & LeaseActivities & JobRecordActivities;
+
+/** The lease holder of a workflow's jobs: tokens, not holders, tell two runs of one id apart. */
+export function leaseHolder(workflowId: string): string {
+  return `temporal:${workflowId}`;
+}
+
+/** Error types (PalaceError codes) that no retry can fix. */
+export const NON_RETRYABLE_TYPES = ['invalid_argument', 'not_found', 'already_exists', 'already_running', 'permission_denied', 'too_large', 'no_palace', 'stale_lease', 'cancelled'];

@@ -1,0 +1,81 @@
+/**
+ * A mempalace job worker: polls the configured task queue, runs the job workflows (bundled from
+ * ./workflows) and their activities with this process's stores and embedder. Concurrency limits
+ * keep a worker within its cores and memory (each mine batch embeds up to a few hundred chunks).
+ * On SIGINT/SIGTERM it stops polling, lets in-flight batches finish within the grace time, and
+ * hands back what is still running (the activity is cancelled and retried on another worker).
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { JobActivities } from '../../activities/index.js';
+import { storeUnavailable } from '../../core/errors.js';
+import type { JobStore, Locks } from '../../stores/ports.js';
+import { createWorkerActivities } from './activities.js';
+
+export interface JobWorkerOptions {
+  temporal: { address: string; namespace: string; taskQueue: string };
+  activities: JobActivities;
+  locks: Locks;
+  jobs: JobStore;
+  leaseMs: number;
+  /** Activity attempts (scan, batch, apply) running at once on this worker; default 2. */
+  maxConcurrentActivities?: number;
+  /** Workflow tasks at once; default 4 (they are short: no I/O happens in them). */
+  maxConcurrentWorkflowTasks?: number;
+  /** How long a shutdown waits for in-flight activities before cancelling them; default 60 s. */
+  shutdownGraceMs?: number;
+  /** A prebuilt workflow bundle (tests and benchmarks that start several workers). */
+  workflowBundle?: WorkflowBundleWithSourceMap;
+}
+
+/** The workflow bundle entry: ./workflows.ts under tsx/vitest, ./workflows.js when compiled. */
+export function workflowsPath(): string {
+  const here = fileURLToPath(import.meta.url);
+  return path.join(path.dirname(here), `workflows${path.extname(here)}`);
+}
+
+export interface JobWorker {
+  worker: Worker;
+  /** Run until shutdown (a signal or `shutdown()`), then close the connection. */
+  run(): Promise<void>;
+  shutdown(): void;
+}
+
+export async function createJobWorker(o: JobWorkerOptions): Promise<JobWorker> {
+  let connection: NativeConnection;
+  try {
+    connection = await NativeConnection.connect({ address: o.temporal.address });
+  } catch (e) {
+    throw storeUnavailable('temporal', e);
+  }
+  try {
+    const maxActivities = o.maxConcurrentActivities ?? 2;
+    const worker = await Worker.create({
+      connection,
+      namespace: o.temporal.namespace,
+      taskQueue: o.temporal.taskQueue,
+      ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: workflowsPath() }),
+      activities: createWorkerActivities({ activities: o.activities, locks: o.locks, jobs: o.jobs, leaseMs: o.leaseMs }),
+      maxConcurrentActivityTaskExecutions: maxActivities,
+      maxConcurrentLocalActivityExecutions: Math.max(4, maxActivities * 2),
+      maxConcurrentWorkflowTaskExecutions: o.maxConcurrentWorkflowTasks ?? 4,
+      shutdownGraceTime: o.shutdownGraceMs ?? 60_000,
+    });
+    return {
+      worker,
+      async run() {
+        try {
+          await worker.run();
+        } finally {
+          await connection.close();
+        }
+      },
+      shutdown: () => worker.shutdown(),
+    };
+  } catch (e) {
+    await connection.close();
+    throw e;
+  }
+}
