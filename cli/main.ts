@@ -187,6 +187,19 @@ program
     await rt.close();
   });
 
+program
+  .command('worker')
+  .description('run a job worker (cluster profile): mine, sync and delete_by_source workflows from the Temporal task queue')
+  .option('--max-activities <n>', 'activity attempts (scans, batches) running at once', '2')
+  .option('--shutdown-grace <seconds>', 'on SIGTERM, how long in-flight batches may finish before they are handed back', '60')
+  .action(async (o: { maxActivities: string; shutdownGrace: string }) => {
+    const g = program.opts<GlobalOpts>();
+    const config = configFrom(g);
+    if (config.profile !== 'cluster') throw invalidArgument('profile', 'cluster_only', 'mempalace worker runs jobs of the cluster profile; set MEMPALACE_PROFILE=cluster or --profile cluster');
+    const { runJobWorker } = await import('../workflows/temporal/worker.js');
+    await withRuntime(g, (rt) => runJobWorker(rt, { maxConcurrentActivities: intOption('max-activities', o.maxActivities), shutdownGraceMs: intOption('shutdown-grace', o.shutdownGrace) * 1000 }));
+  });
+
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.exitCode = reportError(e, Boolean(program.opts<GlobalOpts>().json));
 });

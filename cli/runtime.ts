@@ -27,7 +27,11 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder } 
   const embedder = opts.embedder ?? new MiniLmEmbedder(config);
   const stores = await openStores(config);
   const activities = createJobActivities({ config, stores, embedder, workspace: path.join(config.palaceDir, 'workspace') });
-  const jobs = new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs });
+  // Cluster jobs run as Temporal workflows on `mempalace worker` processes; the client is loaded
+  // only then, so embedded commands never load the Temporal SDK.
+  const jobs: JobEngine = config.profile === 'cluster'
+    ? await (await import('../workflows/temporal/job-engine.js')).TemporalJobEngine.connect({ palace: stores.palace, jobs: stores.jobs, temporal: config.temporal, timeouts: { leaseMs: config.jobLeaseMs } })
+    : new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs });
   return {
     config, stores, embedder, jobs,
     drawerContext: { config, drawers: stores.drawers, embedder },
