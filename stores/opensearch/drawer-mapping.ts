@@ -1,0 +1,191 @@
+/**
+ * Index layout of one palace in OpenSearch. Two aliases are the only names the adapter reads and
+ * writes: `<prefix>-drawers` and `<prefix>-file-states`, each in front of a versioned index
+ * (`…-v1`). A mapping change creates `…-v<N+1>` from the index template, copies the documents
+ * with `_reindex`, and swaps the alias in one atomic alias update (`reindexTo`), so readers never
+ * see a missing or half-filled index.
+ *
+ * Drawer documents (one per drawer row, `_id` derived from the drawer id):
+ * - `embedding`: 384-d `knn_vector`, Lucene HNSW, cosine. m 16 / ef_construction 128: m 16 is
+ *   the usual choice for 384-d sentence embeddings (recall@10 ≥ 0.99 at ef 100, graph memory
+ *   ~128 B per vector at layer 0) and the embedded profile's graph uses the same m; construction
+ *   at 128 instead of the default 100 buys a little recall on the large, clustered palaces that
+ *   mining produces, for about 20 % more indexing CPU (bench/README.md). Small or filtered
+ *   searches do not depend on it: the adapter makes those exact (see opensearch-drawer-index.ts).
+ * - `content`: stored in `_source` only (returned verbatim, never searched).
+ * - `lexical`: the product's token stream (core/lexical) under a plain whitespace analyser, BM25;
+ *   `lexical_tf` the same stream under a similarity that scores a term by its raw frequency, so a
+ *   search can read each query token's exact frequency per document (DECISIONS 8: the product
+ *   ranks lexical candidates itself); `lexical_length` the number of tokens.
+ * - keyword fields for every filter: wing, room, source_file, parent ids, `logical_id`, `id`.
+ *   `filed_at` is a keyword, not a date: the embedded profile compares the stored UTC instant
+ *   text byte-wise (`filed_at >= since`), and a keyword `range` compares UTF-8 bytes the same way,
+ *   for any text; a `date` field would parse, round to milliseconds and refuse odd values.
+ * - `meta_terms`: one keyword per metadata entry, tagged with its JSON type (`key\0s:value`), so a
+ *   metadata filter matches type-exactly ("1" never matches 1), like the embedded JSON filter.
+ * - `meta`: the whole metadata object, not indexed (`enabled: false`), so any key round-trips
+ *   with its type.
+ */
+import type { OpenSearchConnection } from './connection.js';
+
+export const DRAWER_MAPPING_VERSION = 1;
+export const KNN_M = 16;
+export const KNN_EF_CONSTRUCTION = 128;
+
+export type IndexKind = 'drawers' | 'file-states';
+
+export function aliasName(conn: OpenSearchConnection, kind: IndexKind): string {
+  return conn.name(kind);
+}
+
+export function versionedName(conn: OpenSearchConnection, kind: IndexKind, version: number): string {
+  return conn.name(`${kind}-v${version}`);
+}
+
+const keyword = { type: 'keyword' } as const;
+const stored = { type: 'object', enabled: false } as const;
+
+function drawerIndexBody(dimension: number) {
+  return {
+    settings: {
+      'index.knn': true,
+      number_of_shards: 1,
+      number_of_replicas: 0,
+      similarity: { term_frequency: { type: 'scripted', script: { source: 'return doc.freq * query.boost;' } } },
+    },
+    mappings: {
+      dynamic: 'strict' as const,
+      properties: {
+        id: keyword,
+        logical_id: keyword,
+        wing: keyword,
+        room: keyword,
+        source_file: keyword,
+        parent_drawer_id: keyword,
+        parent_entry_id: keyword,
+        filed_at: keyword,
+        chunk_index: { type: 'double' },
+        // Longer entries are not filterable; refusing the whole drawer would be worse.
+        meta_terms: { type: 'keyword', ignore_above: 8191 },
+        meta: stored,
+        content: { type: 'text', index: false },
+        lexical: { type: 'text', analyzer: 'whitespace', copy_to: 'lexical_tf' },
+        lexical_tf: { type: 'text', analyzer: 'whitespace', similarity: 'term_frequency', norms: false, index_options: 'freqs' },
+        lexical_length: { type: 'integer' },
+        embedding: {
+          type: 'knn_vector',
+          dimension,
+          method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: KNN_M, ef_construction: KNN_EF_CONSTRUCTION } },
+        },
+      },
+    },
+  };
+}
+
+function fileStateIndexBody() {
+  return {
+    settings: { number_of_shards: 1, number_of_replicas: 0 },
+    mappings: { dynamic: 'strict' as const, properties: { wing: keyword, source_file: keyword, state: stored } },
+  };
+}
+
+// The client's mapping types know no `knn_vector` and no scripted similarity, hence `never`.
+function indexBody(kind: IndexKind, dimension: number): never {
+  return (kind === 'drawers' ? drawerIndexBody(dimension) : fileStateIndexBody()) as never;
+}
+
+/**
+ * The index template for `kind`: every `<prefix>-<kind>-v*` index gets the current settings and
+ * mapping, whoever creates it. The adapter writes with `require_alias`, so nothing is ever
+ * auto-created under the alias name itself.
+ */
+async function putTemplate(conn: OpenSearchConnection, kind: IndexKind, dimension: number): Promise<void> {
+  const body = indexBody(kind, dimension);
+  await conn.call((c) =>
+    c.indices.putIndexTemplate({
+      name: conn.name(kind),
+      body: { index_patterns: [`${conn.name(kind)}-v*`], priority: 500, template: body, _meta: { mapping_version: DRAWER_MAPPING_VERSION, dimension } },
+    }),
+  );
+}
+
+async function indexExists(conn: OpenSearchConnection, index: string): Promise<boolean> {
+  return conn.call(async (c) => (await c.indices.exists({ index })).body === true);
+}
+
+/** The concrete index behind an alias, or undefined when the alias does not exist. */
+export async function aliasTarget(conn: OpenSearchConnection, alias: string): Promise<string | undefined> {
+  return conn.call(async (c) => {
+    const res = await c.indices.getAlias({ name: alias }, { ignore: [404] });
+    if (res.statusCode === 404) return undefined;
+    const names = Object.keys(res.body as Record<string, unknown>);
+    return names[0];
+  });
+}
+
+/** The dimension the palace's drawer mapping was made for, or undefined when there is no palace. */
+export async function storedDimension(conn: OpenSearchConnection): Promise<number | undefined> {
+  const target = await aliasTarget(conn, aliasName(conn, 'drawers'));
+  if (target === undefined) return undefined;
+  return conn.call(async (c) => {
+    const res = await c.indices.getMapping({ index: target });
+    const props = (res.body as Record<string, { mappings: { properties: { embedding: { dimension: number } } } }>)[target]!.mappings.properties;
+    return props.embedding.dimension;
+  });
+}
+
+/** Creates (if missing) the templates, `…-v1` indices and their aliases. Idempotent and race-safe. */
+export async function ensureIndices(conn: OpenSearchConnection, dimension: number): Promise<void> {
+  for (const kind of ['drawers', 'file-states'] as const) {
+    const alias = aliasName(conn, kind);
+    if ((await aliasTarget(conn, alias)) !== undefined) continue;
+    await putTemplate(conn, kind, dimension);
+    const index = versionedName(conn, kind, DRAWER_MAPPING_VERSION);
+    if (!(await indexExists(conn, index))) {
+      await conn.call((c) =>
+        c.indices.create({ index, body: { aliases: { [alias]: { is_write_index: true } }, ...(indexBody(kind, dimension) as object) }, wait_for_active_shards: '1' }, { ignore: [400] }),
+      );
+    }
+    if ((await aliasTarget(conn, alias)) === undefined) {
+      await conn.call((c) => c.indices.putAlias({ index, name: alias, body: { is_write_index: true } }));
+    }
+  }
+}
+
+/**
+ * Moves one alias onto `…-v<version>`: create that index from the current template, copy every
+ * document with `_reindex` (waiting for it), swap the alias atomically, drop the old index.
+ * Writes that arrive during the copy land in the old index and are lost by the swap; run it
+ * while no job writes (an operator command, like the embedded profile's schema migration).
+ * Returns the number of documents copied.
+ */
+export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, version: number, dimension: number): Promise<{ from: string; to: string; copied: number }> {
+  const alias = aliasName(conn, kind);
+  const from = await aliasTarget(conn, alias);
+  const to = versionedName(conn, kind, version);
+  if (from === undefined) throw new Error(`${alias} does not exist; nothing to reindex`);
+  if (from === to) return { from, to, copied: 0 };
+  await putTemplate(conn, kind, dimension);
+  if (!(await indexExists(conn, to))) {
+    await conn.call((c) => c.indices.create({ index: to, body: indexBody(kind, dimension), wait_for_active_shards: '1' }, { ignore: [400] }));
+  }
+  const copied = await conn.call(async (c) => {
+    const res = await c.reindex({ refresh: true, wait_for_completion: true, body: { source: { index: from }, dest: { index: to, op_type: 'index' } } });
+    const body = res.body as { total?: number; failures?: unknown[] };
+    if (body.failures && body.failures.length > 0) throw new Error(`reindex ${from} → ${to} failed: ${JSON.stringify(body.failures[0])}`);
+    return body.total ?? 0;
+  });
+  await conn.call((c) =>
+    c.indices.updateAliases({ body: { actions: [{ remove: { index: from, alias } }, { add: { index: to, alias, is_write_index: true } }] } }),
+  );
+  await conn.call((c) => c.indices.delete({ index: from }, { ignore: [404] }));
+  return { from, to, copied };
+}
+
+/** Deletes every index, alias and template of the palace (tests, `palace destroy`). */
+export async function dropPalaceIndices(conn: OpenSearchConnection): Promise<void> {
+  await conn.call((c) => c.indices.delete({ index: `${conn.prefix}-drawers-v*,${conn.prefix}-file-states-v*`, expand_wildcards: 'all' }, { ignore: [404] }));
+  for (const kind of ['drawers', 'file-states'] as const) {
+    await conn.call((c) => c.indices.deleteIndexTemplate({ name: conn.name(kind) }, { ignore: [404] }));
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Which rows a lexical candidate fetch returns, decided the way the embedded profile decides it,
+ * so both profiles hand the product the same candidate set (DECISIONS 8). The embedded adapter
+ * orders matches by SQLite FTS5's `bm25()` over its whole table, then by id; this computes that
+ * same function from statistics the adapter reads exactly from OpenSearch (row count, total and
+ * per-row token counts, per-token document frequency, per-row token frequency), instead of taking
+ * Lucene's score (whose document lengths are lossy and whose statistics count deleted documents).
+ *
+ * FTS5 bm25 with one column and default weights, k1 = 1.2, b = 0.75:
+ *   idf(t)   = ln((N − n(t) + 0.5) / (n(t) + 0.5)), replaced by 1e-6 when ≤ 0
+ *   score(D) = Σ over query phrases in query order of idf(t) · f(t,D)·(k1+1) / (f(t,D) + k1·(1 − b + b·|D|/avgdl))
+ * where N is the table's row count and avgdl its total token count / N. Rows are ordered by
+ * score descending (FTS5 returns its negation, ascending), then by id in byte order.
+ */
+const K1 = 1.2;
+const B = 0.75;
+const MIN_IDF = 1e-6;
+
+export interface CorpusStats {
+  rows: number;
+  tokens: number;
+  /** Documents containing each query token, in query-token order. */
+  documentFrequency: number[];
+}
+
+export interface LexicalMatch {
+  id: string;
+  /** Tokens in the row. */
+  length: number;
+  /** Occurrences of each query token in the row, in query-token order. */
+  frequency: number[];
+}
+
+export function idfs(stats: CorpusStats): number[] {
+  return stats.documentFrequency.map((n) => {
+    const idf = Math.log((stats.rows - n + 0.5) / (n + 0.5));
+    return idf <= 0 ? MIN_IDF : idf;
+  });
+}
+
+export function fts5Score(match: LexicalMatch, idf: readonly number[], avgdl: number): number {
+  const d = K1 * (1 - B + (B * match.length) / avgdl);
+  let score = 0;
+  for (let i = 0; i < idf.length; i++) {
+    const f = match.frequency[i] ?? 0;
+    score += (idf[i]! * (f * (K1 + 1))) / (f + d);
+  }
+  return score;
+}
+
+/** Byte order of the UTF-8 encodings (SQLite's BINARY collation; Lucene's keyword order). */
+export function utf8Compare(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/** The `k` best matches in FTS5 `bm25()` order, ties by id. */
+export function rankLikeFts5(matches: readonly LexicalMatch[], stats: CorpusStats, k: number): LexicalMatch[] {
+  if (stats.rows === 0) return [];
+  const idf = idfs(stats);
+  const avgdl = stats.tokens / stats.rows;
+  return matches
+    .map((m) => ({ m, score: fts5Score(m, idf, avgdl) }))
+    .sort((a, b) => b.score - a.score || utf8Compare(a.m.id, b.m.id))
+    .slice(0, k)
+    .map((x) => x.m);
+}

@@ -1,0 +1,498 @@
+/**
+ * The cluster profile's `DrawerIndex` on OpenSearch 2.19 with the k-NN plugin (Lucene HNSW).
+ * Observable behaviour is the embedded adapter's (the contract suite checks it):
+ *
+ * - Vector search pushes the filter into the `knn` query (efficient filtering). When the filter
+ *   matches few enough rows (the embedded adapter's exact-scan bound) the engine is asked for all
+ *   of them, which makes Lucene score every filtered row exactly; otherwise HNSW gives at least
+ *   `EF_SEARCH` candidates. Either way distances are recomputed from the stored vectors and the
+ *   candidates re-sorted by (exact distance, id); the fetch widens until no row the engine ranked
+ *   lower could beat the k-th by exact distance.
+ * - Lexical candidates: rows matching any token (BM25 `match` on the token field, filters
+ *   pushed down), chosen and ordered like the embedded FTS5 `bm25()` (lexical-rank.ts).
+ * - Writes are bulk requests keyed by the drawer id with `require_alias`, and refresh before they
+ *   return (`refresh` option), so the caller that wrote reads its writes.
+ * - Bulk deletes are `_delete_by_query` with the filter; listings, taxonomy and sources are
+ *   sorted searches and composite aggregations, exact at any size.
+ *
+ * OpenSearch has no multi-document transactions: `upsert` validates the whole batch before
+ * sending anything, and `replaceFile` writes new rows first, then deletes the file's stale rows,
+ * then records the file state, so an interrupted call leaves a superset that a retry converges.
+ */
+import type { Client } from '@opensearch-project/opensearch';
+import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
+import { PalaceError, invalidArgument, storeUnavailable } from '../../core/errors.js';
+import { decodeCursor, encodeCursor } from '../embedded/drawer-cursor.js';
+import { checkDrawerBatch, cosineDistance } from '../embedded/drawer-rows.js';
+import type { DrawerFilter, DrawerIndex, DrawerPage, FileState, SourceRow, TaxonomyRow, VectorHit } from '../ports.js';
+import { OPENSEARCH_STORE, OpenSearchConnection, backoffMs, openSearchFailure } from './connection.js';
+import type { OpenSearchConnectionOptions } from './connection.js';
+import { DRAWER_SOURCE, documentId, fromSource, toDocument, vectorFromSource } from './drawer-documents.js';
+import { filterClauses, filterIsEmpty, filterQuery } from './drawer-filter-query.js';
+import type { FilterClause } from './drawer-filter-query.js';
+import { aliasName, ensureIndices, storedDimension } from './drawer-mapping.js';
+import { checkFileState, fileStateId, fromFileStateSource, toFileStateDocument } from './file-state-documents.js';
+import type { FileStateDocument } from './file-state-documents.js';
+import { rankLikeFts5 } from './lexical-rank.js';
+import type { LexicalMatch } from './lexical-rank.js';
+
+export const DEFAULT_DIMENSION = 384;
+
+/** The embedded adapter's exact-scan bound: filters matching at most this many rows (or k·50). */
+const EXACT_SCAN_MAX = 4000;
+const EXACT_SCAN_PER_K = 50;
+/** OpenSearch's ceiling for `k`, `size` and `from + size`. */
+const ENGINE_MAX = 10_000;
+/** HNSW candidates asked for when the search is approximate (the embedded graph's ef). */
+const EF_SEARCH = 100;
+/** Rows fetched beyond k before the exact re-sort; widened when the bound below needs it. */
+const KNN_SLACK = 16;
+/** Lucene's float cosine may differ from the exact one by this much on the score scale [0, 1]. */
+const ENGINE_SCORE_ERROR = 1e-5;
+/** Lexical matches re-ranked exactly per call: all of them up to this many. */
+const LEXICAL_WINDOW_MIN = 1000;
+const LEXICAL_WINDOW_PER_K = 20;
+/** The `lexical_tf` clauses score `freq · boost`; tiny so they barely touch the BM25 order. */
+const TF_BOOST = 1e-6;
+const K_MAX = 10_000;
+const PAGE_MAX = 10_000;
+const BULK_DOCS = 500;
+const BULK_ATTEMPTS = 4;
+const COMPOSITE_PAGE = 1000;
+
+export type RefreshPolicy = true | 'wait_for' | false;
+
+export interface OpenSearchDrawerIndexOptions extends OpenSearchConnectionOptions {
+  dimension?: number;
+  /**
+   * When writes become visible to searches: `true` (default) refreshes the index before the write
+   * returns; `'wait_for'` waits for the next scheduled refresh (up to 1 s); `false` leaves it to
+   * the schedule (bulk loads that call `refresh()` at the end).
+   */
+  refresh?: RefreshPolicy;
+}
+
+interface Hit<S> {
+  _id: string;
+  _score: number | null;
+  _source?: S;
+  fields?: Record<string, unknown[]>;
+  sort?: unknown[];
+  matched_queries?: Record<string, number> | string[];
+}
+
+interface SearchBody<S> {
+  hits: { total?: { value: number }; hits: Hit<S>[] };
+  aggregations?: Record<string, unknown>;
+}
+
+interface BulkItem {
+  status: number;
+  result?: string;
+  error?: { type?: string; reason?: string };
+}
+
+type DrawerSource = { id: string; content: string; meta: DrawerMeta };
+
+function checkInt(field: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalidArgument(field, 'range', `${field} must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function checkStrings(field: string, values: unknown): string[] {
+  if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) throw invalidArgument(field, 'type', `${field} must be an array of strings`);
+  return values as string[];
+}
+
+function checkNonEmpty(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'non_empty', `${field} must be a non-empty string`);
+  return value;
+}
+
+/** FTS5's ascii tokenizer folds A–Z in queries; the stored tokens are lowercase already. */
+function asciiLower(token: string): string {
+  return token.replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
+function withFilter(query: FilterClause, clauses: FilterClause[]): FilterClause {
+  return clauses.length === 0 ? query : { bool: { must: [query], filter: clauses } };
+}
+
+/** The first `limit` of `rows` (which holds up to limit + 1), with a cursor when more follow. */
+function page<T>(rows: T[], limit: number, cursorOf: (row: T) => string): { items: T[]; next?: string } {
+  if (rows.length <= limit) return { items: rows };
+  const items = rows.slice(0, limit);
+  return { items, next: cursorOf(items[items.length - 1]!) };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class OpenSearchDrawerIndex implements DrawerIndex {
+  readonly storeName = OPENSEARCH_STORE;
+  private readonly drawers: string;
+  private readonly states: string;
+
+  private constructor(
+    private readonly conn: OpenSearchConnection,
+    readonly dimension: number,
+    private readonly refreshPolicy: RefreshPolicy,
+  ) {
+    this.drawers = aliasName(conn, 'drawers');
+    this.states = aliasName(conn, 'file-states');
+  }
+
+  /** Opens the palace's indices, creating them (templates, `-v1` indices, aliases) if needed. */
+  static async open(options: OpenSearchDrawerIndexOptions): Promise<OpenSearchDrawerIndex> {
+    if (options.dimension !== undefined) checkInt('dimension', options.dimension, 1, 16_000);
+    const conn = new OpenSearchConnection(options);
+    try {
+      const stored = await storedDimension(conn);
+      if (stored !== undefined && options.dimension !== undefined && stored !== options.dimension) {
+        throw invalidArgument('dimension', 'matches_palace', `the palace stores ${stored}-dimensional embeddings, not ${options.dimension}`);
+      }
+      const dimension = stored ?? options.dimension ?? DEFAULT_DIMENSION;
+      await ensureIndices(conn, dimension);
+      return new OpenSearchDrawerIndex(conn, dimension, options.refresh ?? true);
+    } catch (e) {
+      await conn.close();
+      throw openSearchFailure(e);
+    }
+  }
+
+  /** The connection, for index administration (reindexTo, dropPalaceIndices). */
+  get connection(): OpenSearchConnection {
+    return this.conn;
+  }
+
+  private call<T>(fn: (client: Client) => Promise<{ body: unknown }>): Promise<T> {
+    return this.conn.call(async (c) => (await fn(c)).body as T);
+  }
+
+  private search<S>(index: string, body: Record<string, unknown>, params: Record<string, unknown> = {}): Promise<SearchBody<S>> {
+    return this.call<SearchBody<S>>((c) => c.search({ index, body, ...params }));
+  }
+
+  /** Makes every write so far visible to searches (after loads written with `refresh: false`). */
+  async refresh(): Promise<void> {
+    await this.call((c) => c.indices.refresh({ index: `${this.drawers},${this.states}` }));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Writes
+
+  /**
+   * Sends bulk operations in chunks, retrying items the node refused as busy or unavailable
+   * (each operation is idempotent: index or delete by id). Returns the items in order.
+   */
+  private async bulk(index: string, ops: { action: Record<string, unknown>; doc?: object }[]): Promise<BulkItem[]> {
+    const out: BulkItem[] = [];
+    for (let start = 0; start < ops.length; start += BULK_DOCS) {
+      let pending = ops.slice(start, start + BULK_DOCS).map((op, i) => ({ op, at: out.length + i }));
+      out.push(...pending.map(() => ({ status: 0 })));
+      for (let attempt = 1; pending.length > 0; attempt++) {
+        const body = pending.flatMap(({ op }) => (op.doc === undefined ? [op.action] : [op.action, op.doc]));
+        const res = await this.call<{ errors: boolean; items: Record<string, BulkItem>[] }>((c) =>
+          c.bulk({ index, body, require_alias: true, refresh: this.refreshPolicy === false ? false : this.refreshPolicy === true ? 'true' : 'wait_for' }),
+        );
+        const retry: typeof pending = [];
+        let refused: BulkItem | undefined;
+        res.items.forEach((item, i) => {
+          const result = Object.values(item)[0]!;
+          const p = pending[i]!;
+          out[p.at] = result;
+          if (!result.error) return;
+          if (result.status === 429 || result.status >= 500) retry.push(p);
+          else refused ??= result;
+        });
+        if (refused) {
+          throw new PalaceError('internal', `opensearch refused a bulk write: ${refused.error!.type}: ${refused.error!.reason}`, { store: OPENSEARCH_STORE });
+        }
+        if (retry.length > 0 && attempt >= BULK_ATTEMPTS) {
+          const first = out[retry[0]!.at]!;
+          throw storeUnavailable(OPENSEARCH_STORE, new Error(`${retry.length} bulk items refused (${first.status} ${first.error!.type}: ${first.error!.reason})`));
+        }
+        pending = retry;
+        if (pending.length > 0) await sleep(backoffMs(attempt));
+      }
+    }
+    return out;
+  }
+
+  private indexOps(drawers: readonly DrawerWrite[]) {
+    return drawers.map((d) => ({ action: { index: { _id: documentId(d.id) } }, doc: toDocument(d) }));
+  }
+
+  async upsert(drawers: DrawerWrite[]): Promise<void> {
+    checkDrawerBatch('drawers', drawers, this.dimension);
+    if (drawers.length === 0) return;
+    await this.bulk(this.drawers, this.indexOps(drawers));
+  }
+
+  async delete(ids: string[]): Promise<number> {
+    checkStrings('ids', ids);
+    if (ids.length === 0) return 0;
+    const unique = [...new Set(ids)];
+    const items = await this.bulk(this.drawers, unique.map((id) => ({ action: { delete: { _id: documentId(id) } } })));
+    return items.filter((i) => i.result === 'deleted').length;
+  }
+
+  /** `_delete_by_query` until no version conflict (a row rewritten meanwhile) is left over. */
+  private async deleteByQuery(index: string, query: FilterClause): Promise<number> {
+    let deleted = 0;
+    for (let round = 0; ; round++) {
+      const res = await this.call<{ deleted: number; version_conflicts: number; failures?: unknown[] }>((c) =>
+        c.deleteByQuery({ index, body: { query }, refresh: this.refreshPolicy !== false, conflicts: 'proceed', wait_for_completion: true }),
+      );
+      if (res.failures && res.failures.length > 0) throw openSearchFailure(new Error(`delete by query failed: ${JSON.stringify(res.failures[0])}`));
+      deleted += res.deleted;
+      if (res.version_conflicts === 0 || round >= 4) return deleted;
+    }
+  }
+
+  async deleteWhere(filter: DrawerFilter): Promise<number> {
+    if (filterIsEmpty(filter)) throw invalidArgument('filter', 'non_empty', 'deleteWhere needs at least one filter key; refusing to delete every drawer');
+    return this.deleteByQuery(this.drawers, filterQuery(filter));
+  }
+
+  async replaceFile(wing: string, sourceFile: string, drawers: DrawerWrite[], state: FileState): Promise<void> {
+    checkNonEmpty('wing', wing);
+    checkNonEmpty('sourceFile', sourceFile);
+    checkDrawerBatch('drawers', drawers, this.dimension);
+    drawers.forEach((d, i) => {
+      if (d.meta.wing !== wing) throw invalidArgument(`drawers[${i}].meta.wing`, 'matches_file', `drawers[${i}].meta.wing must be ${JSON.stringify(wing)}`);
+      if (d.meta.source_file !== sourceFile) {
+        throw invalidArgument(`drawers[${i}].meta.source_file`, 'matches_file', `drawers[${i}].meta.source_file must be ${JSON.stringify(sourceFile)}`);
+      }
+    });
+    checkFileState(state);
+    if (state.wing !== wing || state.source_file !== sourceFile) throw invalidArgument('state', 'matches_file', 'state must describe the same wing and source file');
+    if (drawers.length > 0) await this.bulk(this.drawers, this.indexOps(drawers));
+    await this.deleteByQuery(this.drawers, {
+      bool: { filter: [{ term: { wing } }, { term: { source_file: sourceFile } }], must_not: drawers.length > 0 ? [{ terms: { id: drawers.map((d) => d.id) } }] : [] },
+    });
+    await this.bulk(this.states, [{ action: { index: { _id: fileStateId(wing, sourceFile) } }, doc: toFileStateDocument(state) }]);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reads
+
+  private async fetchSources<S>(ids: string[], includes: string[]): Promise<Map<string, S>> {
+    const res = await this.call<{ docs: { found: boolean; _source?: S & { id: string } }[] }>((c) =>
+      c.mget({ index: this.drawers, body: { ids: [...new Set(ids)].map(documentId) }, _source_includes: includes }),
+    );
+    return new Map(res.docs.filter((d) => d.found && d._source).map((d) => [d._source!.id, d._source!]));
+  }
+
+  async get(ids: string[]): Promise<Drawer[]> {
+    checkStrings('ids', ids);
+    if (ids.length === 0) return [];
+    const byId = await this.fetchSources<DrawerSource>(ids, DRAWER_SOURCE);
+    return ids.flatMap((id) => {
+      const s = byId.get(id);
+      return s ? [fromSource(s)] : [];
+    });
+  }
+
+  async embeddings(ids: string[]): Promise<Map<string, Float32Array>> {
+    checkStrings('ids', ids);
+    const out = new Map<string, Float32Array>();
+    if (ids.length === 0) return out;
+    const byId = await this.fetchSources<{ id: string; embedding: number[] }>(ids, ['id', 'embedding']);
+    for (const [id, s] of byId) out.set(id, vectorFromSource(s));
+    return out;
+  }
+
+  async knn(vector: Float32Array, k: number, filter?: DrawerFilter): Promise<VectorHit[]> {
+    if (!(vector instanceof Float32Array) || vector.length !== this.dimension) {
+      throw invalidArgument('vector', 'dimension', `vector must be a Float32Array of ${this.dimension} numbers`);
+    }
+    checkInt('k', k, 1, K_MAX);
+    const clauses = filterClauses(filter);
+    const matching = await this.countClauses(clauses);
+    if (matching === 0) return [];
+    const exact = matching <= Math.min(ENGINE_MAX, Math.max(EXACT_SCAN_MAX, k * EXACT_SCAN_PER_K));
+    const engineK = exact ? matching : Math.min(ENGINE_MAX, Math.max(k, EF_SEARCH));
+    // A filter (match_all when there is none) makes Lucene score every row exactly once the
+    // filter passes no more rows than k.
+    const knnFilter = clauses.length > 0 ? { bool: { filter: clauses } } : exact ? { match_all: {} } : undefined;
+    const query = { knn: { embedding: { vector: Array.from(vector), k: engineK, ...(knnFilter ? { filter: knnFilter } : {}) } } };
+    for (let size = Math.min(engineK, k + KNN_SLACK); ; size = Math.min(engineK, size * 2)) {
+      const res = await this.search<DrawerSource & { embedding: number[] }>(this.drawers, { size, query, _source: [...DRAWER_SOURCE, 'embedding'] });
+      const hits = res.hits.hits;
+      const scored = hits
+        .map((h) => ({ drawer: fromSource(h._source!), distance: cosineDistance(vector, vectorFromSource(h._source!)) }))
+        .sort((a, b) => a.distance - b.distance || (a.drawer.id < b.drawer.id ? -1 : a.drawer.id > b.drawer.id ? 1 : 0));
+      const top = scored.slice(0, k);
+      if (hits.length < size || size >= engineK || top.length < k) return top;
+      // Rows the engine ranked below the last fetched one have cosine ≤ 2·score − 1 (+ error).
+      const lowestScore = hits[hits.length - 1]!._score ?? 0;
+      const unseenDistance = 2 - 2 * lowestScore - 2 * ENGINE_SCORE_ERROR;
+      if (unseenDistance > top[k - 1]!.distance) return top;
+    }
+  }
+
+  private async corpusStats(terms: string[]): Promise<{ rows: number; tokens: number; documentFrequency: number[] }> {
+    const res = await this.search<never>(this.drawers, {
+      size: 0,
+      track_total_hits: true,
+      query: { match_all: {} },
+      aggs: {
+        tokens: { sum: { field: 'lexical_length' } },
+        df: { filters: { filters: Object.fromEntries(terms.map((t, i) => [String(i), { term: { lexical: t } }])) } },
+      },
+    });
+    const aggs = res.aggregations as { tokens: { value: number }; df: { buckets: Record<string, { doc_count: number }> } };
+    return { rows: res.hits.total?.value ?? 0, tokens: aggs.tokens.value, documentFrequency: terms.map((_, i) => aggs.df.buckets[String(i)]?.doc_count ?? 0) };
+  }
+
+  async lexical(tokens: string[], k: number, filter?: DrawerFilter): Promise<Drawer[]> {
+    checkStrings('tokens', tokens);
+    checkInt('k', k, 1, K_MAX);
+    const unique = [...new Set(tokens.filter((t) => t.trim() !== ''))];
+    if (unique.length === 0) return [];
+    const terms = unique.map(asciiLower);
+    const clauses = filterClauses(filter);
+    const window = Math.min(ENGINE_MAX, Math.max(LEXICAL_WINDOW_MIN, k * LEXICAL_WINDOW_PER_K));
+    const [stats, res] = await Promise.all([
+      this.corpusStats(terms),
+      this.search<never>(
+        this.drawers,
+        {
+          size: window,
+          _source: false,
+          docvalue_fields: ['id', 'lexical_length'],
+          query: {
+            bool: {
+              filter: clauses,
+              should: [...terms.map((t) => ({ term: { lexical: t } })), ...terms.map((t, i) => ({ term: { lexical_tf: { value: t, boost: TF_BOOST, _name: String(i) } } }))],
+              minimum_should_match: 1,
+            },
+          },
+          sort: [{ _score: 'desc' }, { id: 'asc' }],
+        },
+        { include_named_queries_score: true },
+      ),
+    ]);
+    const matches: LexicalMatch[] = res.hits.hits.map((h) => {
+      const named = (h.matched_queries ?? {}) as Record<string, number>;
+      return {
+        id: h.fields!.id![0] as string,
+        length: h.fields!.lexical_length![0] as number,
+        frequency: terms.map((_, i) => Math.round((named[String(i)] ?? 0) / TF_BOOST)),
+      };
+    });
+    const ranked = rankLikeFts5(matches, stats, k);
+    return this.get(ranked.map((m) => m.id));
+  }
+
+  private async countClauses(clauses: FilterClause[]): Promise<number> {
+    const res = await this.call<{ count: number }>((c) => c.count({ index: this.drawers, body: { query: clauses.length === 0 ? { match_all: {} } : { bool: { filter: clauses } } } }));
+    return res.count;
+  }
+
+  async count(filter?: DrawerFilter): Promise<number> {
+    return this.countClauses(filterClauses(filter));
+  }
+
+  async list(filter: DrawerFilter, offset: number, limit: number): Promise<DrawerPage> {
+    checkInt('offset', offset, 0, Number.MAX_SAFE_INTEGER);
+    checkInt('limit', limit, 0, PAGE_MAX);
+    const query = filterQuery(filter);
+    const total = await this.countClauses(filterClauses(filter));
+    if (limit === 0 || offset >= total) return { items: [], total };
+    const sort = [{ filed_at: 'asc' }, { id: 'asc' }];
+    let after: unknown[] | undefined;
+    let skip = offset;
+    // Past OpenSearch's from + size window, walk to the offset by sort values only.
+    while (skip + limit > ENGINE_MAX) {
+      const step = Math.min(skip, ENGINE_MAX);
+      const res = await this.search<never>(this.drawers, { size: step, _source: false, query, sort, ...(after ? { search_after: after } : {}) });
+      const hits = res.hits.hits;
+      if (hits.length < step) return { items: [], total };
+      after = hits[hits.length - 1]!.sort;
+      skip -= step;
+    }
+    const res = await this.search<DrawerSource>(this.drawers, { from: skip, size: limit, _source: DRAWER_SOURCE, query, sort, ...(after ? { search_after: after } : {}) });
+    return { items: res.hits.hits.map((h) => fromSource(h._source!)), total };
+  }
+
+  /** Every bucket of a composite aggregation over `fields`, in key order, from `after` on. */
+  private async composite(fields: string[], clauses: FilterClause[], size: number, after?: Record<string, string>): Promise<{ key: Record<string, string>; doc_count: number }[]> {
+    const res = await this.search<never>(this.drawers, {
+      size: 0,
+      query: withFilter({ match_all: {} }, clauses),
+      aggs: { groups: { composite: { size, sources: fields.map((f) => ({ [f]: { terms: { field: f } } })), ...(after ? { after } : {}) } } },
+    });
+    return (res.aggregations as { groups: { buckets: { key: Record<string, string>; doc_count: number }[] } }).groups.buckets;
+  }
+
+  async taxonomy(filter?: DrawerFilter): Promise<TaxonomyRow[]> {
+    const clauses = filterClauses(filter);
+    const rows: TaxonomyRow[] = [];
+    let after: Record<string, string> | undefined;
+    for (;;) {
+      const buckets = await this.composite(['wing', 'room'], clauses, COMPOSITE_PAGE, after);
+      rows.push(...buckets.map((b) => ({ wing: b.key.wing!, room: b.key.room!, count: b.doc_count })));
+      if (buckets.length < COMPOSITE_PAGE) return rows;
+      after = buckets[buckets.length - 1]!.key;
+    }
+  }
+
+  async sources(filter: DrawerFilter, after: string | undefined, limit: number): Promise<{ items: SourceRow[]; next?: string }> {
+    checkInt('limit', limit, 1, PAGE_MAX);
+    const clauses = filterClauses(filter);
+    const resume = after === undefined ? undefined : decodeCursor('after', after);
+    const buckets = await this.composite(['wing', 'source_file'], clauses, limit + 1, resume ? { wing: resume[0], source_file: resume[1] } : undefined);
+    const rows = buckets.map((b) => ({ wing: b.key.wing!, source_file: b.key.source_file!, drawers: b.doc_count }));
+    return page(rows, limit, (r) => encodeCursor(r.wing, r.source_file));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // File states
+
+  async fileStates(wing: string, sourceFiles: string[]): Promise<Map<string, FileState>> {
+    checkNonEmpty('wing', wing);
+    checkStrings('sourceFiles', sourceFiles);
+    const out = new Map<string, FileState>();
+    if (sourceFiles.length === 0) return out;
+    const res = await this.call<{ docs: { found: boolean; _source?: FileStateDocument }[] }>((c) =>
+      c.mget({ index: this.states, body: { ids: [...new Set(sourceFiles)].map((f) => fileStateId(wing, f)) } }),
+    );
+    for (const d of res.docs) if (d.found && d._source) out.set(d._source.source_file, fromFileStateSource(d._source));
+    return out;
+  }
+
+  async listFileStates(wing: string | undefined, after: string | undefined, limit: number): Promise<{ items: FileState[]; next?: string }> {
+    if (wing !== undefined) checkNonEmpty('wing', wing);
+    checkInt('limit', limit, 1, PAGE_MAX);
+    const resume = after === undefined ? undefined : decodeCursor('after', after);
+    const res = await this.search<FileStateDocument>(this.states, {
+      size: limit + 1,
+      query: wing === undefined ? { match_all: {} } : { bool: { filter: [{ term: { wing } }] } },
+      sort: [{ wing: 'asc' }, { source_file: 'asc' }],
+      ...(resume ? { search_after: resume } : {}),
+    });
+    return page(res.hits.hits.map((h) => fromFileStateSource(h._source!)), limit, (s) => encodeCursor(s.wing, s.source_file));
+  }
+
+  async deleteFileStates(wing: string, sourceFiles: string[]): Promise<number> {
+    checkNonEmpty('wing', wing);
+    checkStrings('sourceFiles', sourceFiles);
+    if (sourceFiles.length === 0) return 0;
+    const ids = [...new Set(sourceFiles.map((f) => fileStateId(wing, f)))];
+    const items = await this.bulk(this.states, ids.map((id) => ({ action: { delete: { _id: id } } })));
+    return items.filter((i) => i.result === 'deleted').length;
+  }
+
+  async close(): Promise<void> {
+    await this.conn.close();
+  }
+}
+
+/** The factory the composition root (stores/open.ts) calls. */
+export async function openOpenSearchDrawerIndex(options: OpenSearchDrawerIndexOptions): Promise<OpenSearchDrawerIndex> {
+  return OpenSearchDrawerIndex.open(options);
+}
+
