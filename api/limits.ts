@@ -84,9 +84,10 @@ export function sseOverCapacity(res: Response): void {
 }
 
 export function securityHeaders(): RequestHandler {
-  // The dashboard loads only its own script and stylesheet; nothing inline, nothing remote.
+  // The dashboard loads only its own script and stylesheet; nothing inline, nothing remote. The
+  // server speaks plain HTTP on loopback (TLS is a fronting proxy's job), so no forced upgrade.
   return helmet({
-    contentSecurityPolicy: { directives: { 'default-src': ["'self'"], 'script-src': ["'self'"], 'style-src': ["'self'"], 'img-src': ["'self'", 'data:'], 'connect-src': ["'self'"] } },
+    contentSecurityPolicy: { directives: { 'default-src': ["'self'"], 'script-src': ["'self'"], 'style-src': ["'self'"], 'img-src': ["'self'", 'data:'], 'connect-src': ["'self'"], 'upgrade-insecure-requests': null } },
     crossOriginResourcePolicy: { policy: 'same-origin' },
   });
 }

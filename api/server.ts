@@ -6,6 +6,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
+import type { Runtime } from '../cli/runtime.js';
+import { PalaceMcp } from '../mcp/server.js';
+import type { ApiOptions } from './app.js';
+import { createApp } from './app.js';
+import { Authenticator, assertBindAllowed } from './auth.js';
 
 const LONG_REQUEST_MS = 320_000;
 
@@ -38,4 +43,31 @@ export function listen(app: Express, host: string, port: number): Promise<Listen
       });
     });
   });
+}
+
+export interface ServeOptions extends ApiOptions {
+  host: string;
+  port: number;
+  readOnly?: boolean;
+  /** Reopen the stores for mempalace_reconnect (the composition root knows how). */
+  reopen?: () => Promise<Runtime>;
+}
+
+/** Build the app over the runtime and listen; refuses an unauthenticated non-loopback bind. */
+export async function startApiServer(runtime: Runtime, opts: ServeOptions): Promise<Listening & { mcp: PalaceMcp }> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const auth = opts.auth ?? Authenticator.fromConfig(runtime.config);
+  assertBindAllowed(opts.host, auth, runtime.config);
+  const mcp = opts.mcp ?? new PalaceMcp(runtime, {
+    ...(opts.readOnly ? { readOnly: true } : {}),
+    ...(runtime.stores.integrityCheck ? { integrityProbe: runtime.stores.integrityCheck } : {}),
+    peers: () => runtime.stores.peers(),
+    ...(opts.reopen ? { reopen: opts.reopen } : {}),
+    log,
+  });
+  mcp.start();
+  const { app } = createApp(runtime, { ...opts, auth, mcp, log });
+  const listening = await listen(app, opts.host, opts.port);
+  log(`mempalace serve: ${listening.url} (MCP at /mcp, REST at /v1, dashboard at /dashboard)${auth.open ? ' — no tokens configured: every request acts as the local admin' : ''}`);
+  return { ...listening, mcp };
 }

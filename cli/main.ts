@@ -19,6 +19,7 @@ import { runStdioServer } from '../mcp/stdio.js';
 import { printJson, reportError, table } from './output.js';
 import type { Runtime } from './runtime.js';
 import { openRuntime } from './runtime.js';
+import { startApiServer } from '../api/server.js';
 
 interface GlobalOpts { palace?: string; profile?: string; json?: boolean }
 
@@ -185,6 +186,28 @@ program
     });
     await handle.closed;
     await rt.close();
+  });
+
+program
+  .command('serve')
+  .description('serve /mcp, the /v1 REST API, the logstream stream and the ops dashboard over HTTP')
+  .option('--host <host>', 'address to bind', '127.0.0.1')
+  .option('--port <port>', 'port to listen on', '8080')
+  .option('--read-only', 'hide and refuse every mutating MCP tool')
+  .action(async (o: { host: string; port: string; readOnly?: boolean }) => {
+    const config = configFrom(program.opts<GlobalOpts>());
+    const port = intOption('port', o.port);
+    const rt = await openRuntime(config);
+    const server = await startApiServer(rt, { host: o.host, port, readOnly: Boolean(o.readOnly), reopen: () => openRuntime(config) }).catch(async (e: unknown) => {
+      await rt.close();
+      throw e;
+    });
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await server.close();
+    await server.mcp.runtime.close();
   });
 
 program
