@@ -1,0 +1,161 @@
+/**
+ * The graph store on Neo4j beside the embedded (SQLite) adapter, on the same data and machine,
+ * through the palace operations the MCP tools call: kg_add (one client, and four at once),
+ * kg_supersede, kg_query (with and without as_of), kg_timeline, kg_stats, and the reads behind
+ * traverse / follow_tunnels / hallway listing (tunnels of a wing, hallways of a wing).
+ *
+ * Run: `source deploy/local/env.sh && npx tsx bench/neo4j.bench.ts [--write]`; `--write` replaces
+ * the "Graph: Neo4j vs embedded" section of bench/README.md with the table printed. Neo4j data
+ * lives under a throwaway palace name and is dropped at the end.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../core/config.js';
+import { kgAdd, kgQuery, kgStats, kgSupersede, kgTimeline, type KgContext } from '../palace/kg.js';
+import { listHallways } from '../palace/hallways.js';
+import { listTunnels } from '../palace/tunnels.js';
+import { openSqliteGraphStore } from '../stores/embedded/sqlite-graph-store.js';
+import { openNeo4jGraphStore } from '../stores/neo4j/neo4j-graph-store.js';
+import type { GraphStore, HallwayWrite, TunnelWrite } from '../stores/ports.js';
+import { machine, seeded } from './lib/stats.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ENTITIES = 300;
+const PREDICATES = ['works_on', 'knows', 'uses', 'owns', 'reviews', 'depends_on', 'mentors', 'blocks'];
+const FACTS = 3_000;
+const CLIENTS = 4;
+const PER_CLIENT = 500;
+const SUPERSEDES = 300;
+const WINGS = 20;
+const TUNNELS = 400;
+const HALLWAYS_PER_WING = 100;
+const READS = 1_000;
+
+interface Profile {
+  name: string;
+  open(): Promise<GraphStore>;
+  drop(graph: GraphStore): Promise<void>;
+}
+
+const entity = (i: number) => `Entity ${i % ENTITIES}`;
+const factArgs = (i: number) => ({
+  subject: entity(i),
+  predicate: PREDICATES[i % PREDICATES.length]!,
+  object: entity(i * 7 + 3),
+  ...(i % 3 === 0 ? { valid_from: `20${10 + (i % 15)}-0${1 + (i % 9)}-01` } : {}),
+});
+
+async function rate(n: number, op: (i: number) => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < n; i++) await op(i);
+  return n / ((performance.now() - started) / 1000);
+}
+
+async function measure(p: Profile) {
+  const graph = await p.open();
+  const ctx: KgContext = { graph };
+  try {
+    const addSequential = await rate(FACTS, (i) => kgAdd(ctx, factArgs(i)));
+    const concurrentStarted = performance.now();
+    await Promise.all(Array.from({ length: CLIENTS }, (_, c) => (async () => {
+      for (let i = 0; i < PER_CLIENT; i++) await kgAdd(ctx, factArgs(FACTS + c * PER_CLIENT + i));
+    })()));
+    const addConcurrent = (CLIENTS * PER_CLIENT) / ((performance.now() - concurrentStarted) / 1000);
+    const supersede = await rate(SUPERSEDES, (i) => kgSupersede(ctx, { subject: `Bot ${i % 30}`, predicate: 'uses_model', old_object: `Model ${i}`, new_object: `Model ${i + 30}`, at: `2025-01-01T00:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}Z` }));
+
+    const rnd = seeded(7);
+    const pick = () => entity(Math.floor(rnd() * ENTITIES));
+    const query = await rate(READS, () => kgQuery(ctx, { entity: pick() }));
+    const queryAsOf = await rate(READS, () => kgQuery(ctx, { entity: pick(), as_of: '2018-06-01' }));
+    const timeline = await rate(READS, () => kgTimeline(ctx, { entity: pick() }));
+    const stats = await rate(100, () => kgStats(ctx));
+
+    const tunnels: TunnelWrite[] = Array.from({ length: TUNNELS }, (_, i) => {
+      const a = `wing-${i % WINGS}`;
+      const b = `wing-${(i * 3 + 1) % WINGS}`;
+      return { id: `tn${i}`, source: { wing: a, room: `room-${i % 13}` }, target: { wing: b, room: `room-${i % 11}` }, label: `t${i}`, kind: 'explicit', source_wing_key: a, target_wing_key: b, at: `2030-01-01T00:00:00.${String(i).padStart(6, '0')}+00:00` };
+    });
+    for (let i = 0; i < TUNNELS; i += 50) await graph.tunnelUpsert(tunnels.slice(i, i + 50));
+    for (let w = 0; w < WINGS; w++) {
+      const hallways: HallwayWrite[] = Array.from({ length: HALLWAYS_PER_WING }, (_, i) => ({
+        id: `h${w}_${i}`, wing: `wing-${w}`, entity_a: `Person ${i}`, entity_b: `Person ${i + 1}`, co_occurrence_count: 2 + (i % 5),
+        rooms: ['a', 'b'], label: '', created_at: '2030-01-01T00:00:00+00:00', created_by: 'auto',
+      }));
+      await graph.hallwaysReplaceWing(`wing-${w}`, hallways);
+    }
+    const tunnelsOfWing = await rate(READS, (i) => listTunnels({ graph }, { wing: `wing-${i % WINGS}` }));
+    const hallwaysOfWing = await rate(READS, (i) => listHallways({ graph }, { wing: `wing-${i % WINGS}` }));
+    return { addSequential, addConcurrent, supersede, query, queryAsOf, timeline, stats, tunnelsOfWing, hallwaysOfWing };
+  } finally {
+    await p.drop(graph);
+  }
+}
+
+function embeddedProfile(): Profile {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mp-bench-graph-'));
+  return {
+    name: 'embedded',
+    open: () => openSqliteGraphStore(dir),
+    drop: async (graph) => {
+      await graph.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function neo4jProfile(): Profile {
+  const palaceName = `bench-graph-${randomBytes(4).toString('hex')}`;
+  return {
+    name: 'neo4j',
+    open: () => openNeo4jGraphStore({ neo4j: loadConfig().neo4j, palaceName }),
+    drop: async (graph) => {
+      const store = graph as Awaited<ReturnType<typeof openNeo4jGraphStore>>;
+      await store.dropPalace();
+      await store.close();
+    },
+  };
+}
+
+const fmt = (n: number) => n.toFixed(0);
+
+async function main(): Promise<void> {
+  const neo4j = await measure(neo4jProfile());
+  const embedded = await measure(embeddedProfile());
+  const row = (label: string, key: keyof typeof neo4j, unit: string) => `| ${label} | ${fmt(neo4j[key])} ${unit} | ${fmt(embedded[key])} ${unit} |`;
+  const table = [
+    `Measured ${machine()}; Neo4j 5.26.31 Community (embedded launcher, deploy/local, 512 MiB heap, 64 MiB page cache) on localhost over Bolt, neo4j-driver 6.3.0; embedded: SQLite WAL, synchronous=NORMAL. Same data for both, through the palace operations: ${FACTS + CLIENTS * PER_CLIENT} facts over ${ENTITIES} entities and ${PREDICATES.length} predicates (every third with a valid_from), ${TUNNELS} tunnels over ${WINGS} wings, ${HALLWAYS_PER_WING} hallways per wing.`,
+    '',
+    '| measure | Neo4j | embedded |',
+    '|---|---|---|',
+    row(`kg_add, one client, sequential (${FACTS} facts)`, 'addSequential', 'adds/s'),
+    row(`kg_add, ${CLIENTS} concurrent callers × ${PER_CLIENT}, one process`, 'addConcurrent', 'adds/s'),
+    row(`kg_supersede, sequential (${SUPERSEDES})`, 'supersede', 'ops/s'),
+    row(`kg_query, direction both, random entity (~${Math.round((2 * (FACTS + CLIENTS * PER_CLIENT)) / ENTITIES)} facts each)`, 'query', 'queries/s'),
+    row('kg_query with as_of', 'queryAsOf', 'queries/s'),
+    row('kg_timeline of an entity (limit 100)', 'timeline', 'reads/s'),
+    row('kg_stats', 'stats', 'reads/s'),
+    row('list_tunnels of a wing (traverse / follow_tunnels read)', 'tunnelsOfWing', 'reads/s'),
+    row(`hallways of a wing (${HALLWAYS_PER_WING} records)`, 'hallwaysOfWing', 'reads/s'),
+  ].join('\n');
+  process.stdout.write(`${table}\n`);
+
+  if (process.argv.includes('--write')) {
+    const readme = path.join(root, 'bench/README.md');
+    const heading = '## Graph: Neo4j vs embedded';
+    const section = `${heading}\n\n\`source deploy/local/env.sh && npx tsx bench/neo4j.bench.ts --write\`\n\n${table}\n`;
+    let text = fs.existsSync(readme) ? fs.readFileSync(readme, 'utf8') : '# Benchmarks\n';
+    const start = text.indexOf(heading);
+    if (start === -1) {
+      text = `${text.trimEnd()}\n\n${section}`;
+    } else {
+      const next = text.indexOf('\n## ', start + heading.length);
+      text = text.slice(0, start) + section + (next === -1 ? '' : text.slice(next));
+    }
+    fs.writeFileSync(readme, text);
+  }
+}
+
+await main();
