@@ -45,6 +45,12 @@ function intOption(name: string, value: string): number {
   return n;
 }
 
+/** A whitespace-collapsed preview of at most `n` characters. */
+function oneLine(text: string, n: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > n ? `${flat.slice(0, n)}…` : flat;
+}
+
 function progressLine(p: JobProgress): string {
   const eta = p.eta_s === null ? '?' : `${p.eta_s}s`;
   return `${p.files_seen}/${p.files_total} files · ${p.drawers_written} drawers · ${p.files_skipped} skipped · ${p.rate} files/s · ETA ${eta}`;
@@ -144,8 +150,8 @@ program
       if (g.json) return printJson(r);
       if (r.results.length === 0) return console.log(`No results for "${r.query}" (${r.available_in_scope} drawers in scope).`);
       console.log(table(['#', 'similarity', 'bm25', 'wing/room', 'source', 'text'], r.results.map((h, i) => [
-        i + 1, h.similarity ?? '-', h.bm25_score, `${h.wing}/${h.room}`, h.source_file, h.text.length > 240 ? `${h.text.slice(0, 240)}…` : h.text,
-      ])));
+        i + 1, h.similarity ?? '-', h.bm25_score, `${h.wing}/${h.room}`, h.source_file, oneLine(h.text, 160),
+      ]), [4, 12, 8, 26, 26, 70]));
     });
   });
 

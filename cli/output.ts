@@ -9,8 +9,8 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-export function table(head: string[], rows: (string | number)[][]): string {
-  const t = new Table({ head, style: { head: [], border: [] }, wordWrap: true });
+export function table(head: string[], rows: (string | number)[][], colWidths?: number[]): string {
+  const t = new Table({ head, style: { head: [], border: [] }, wordWrap: true, ...(colWidths ? { colWidths } : {}) });
   t.push(...rows.map((r) => r.map(String)));
   return t.toString();
 }
