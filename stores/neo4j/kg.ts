@@ -199,17 +199,28 @@ export class KgCypher {
   }
 
   async facts(tx: ManagedTransaction, q: { entity_id: string; direction: KgDirection; as_of_key?: string | undefined }): Promise<Array<KgTriple & { direction: 'outgoing' | 'incoming' }>> {
-    const params = { palace: this.palace, key: palaceKey(this.palace, q.entity_id), as_of: q.as_of_key ?? null };
-    const out: Array<KgTriple & { direction: 'outgoing' | 'incoming' }> = [];
-    const sides = q.direction === 'both' ? (['outgoing', 'incoming'] as const) : ([q.direction] as const);
-    for (const side of sides) {
-      const pattern = side === 'outgoing'
-        ? '(s:KgEntity {key: $key})-[t:KG_FACT]->(o:KgEntity)'
-        : '(s:KgEntity)-[t:KG_FACT]->(o:KgEntity {key: $key})';
-      const result = await tx.run(`MATCH ${pattern} WHERE t.palace = $palace AND ${VALID_AT} ${FACT_RETURN} ORDER BY ${STORAGE_ORDER}`, params);
-      for (const r of rows<FactRow>(result)) out.push({ ...toTriple(r), direction: side });
-    }
-    return out;
+    // Both directions in one statement (one round trip); outgoing rows sort first.
+    const result = await tx.run(
+      `CALL () {
+         MATCH (s:KgEntity {key: $key})-[t:KG_FACT]->(o:KgEntity)
+         WHERE $outgoing AND t.palace = $palace AND ${VALID_AT}
+         RETURN 'outgoing' AS direction, t, s, o
+         UNION ALL
+         MATCH (s:KgEntity)-[t:KG_FACT]->(o:KgEntity {key: $key})
+         WHERE $incoming AND t.palace = $palace AND ${VALID_AT}
+         RETURN 'incoming' AS direction, t, s, o
+       }
+       ${FACT_RETURN}, direction
+       ORDER BY direction DESC, ${STORAGE_ORDER}`,
+      {
+        palace: this.palace,
+        key: palaceKey(this.palace, q.entity_id),
+        as_of: q.as_of_key ?? null,
+        outgoing: q.direction !== 'incoming',
+        incoming: q.direction !== 'outgoing',
+      },
+    );
+    return rows<FactRow & { direction: 'outgoing' | 'incoming' }>(result).map((r) => ({ ...toTriple(r), direction: r.direction }));
   }
 
   async timeline(tx: ManagedTransaction, q: { entity_id?: string | undefined; limit: number }): Promise<KgTriple[]> {

@@ -22,6 +22,7 @@ import { Neo4jConnection, NEO4J_STORE, type Neo4jConnectionOptions } from './con
 import { HallwayCypher } from './hallways.js';
 import { KgCypher } from './kg.js';
 import { checkPalaceName, ensureSchema, PALACE_LABELS } from './schema.js';
+import { SerialQueue } from './serial-queue.js';
 import { TunnelCypher } from './tunnels.js';
 
 export interface Neo4jGraphOptions extends Neo4jConnectionOptions {
@@ -36,6 +37,8 @@ export class Neo4jGraphStore implements GraphStore {
   private readonly kg: KgCypher;
   private readonly tunnels: TunnelCypher;
   private readonly hallways: HallwayCypher;
+  /** Tunnel and hallway writes of this instance apply in call order, as on the embedded side. */
+  private readonly connectionWrites = new SerialQueue();
 
   private constructor(private readonly conn: Neo4jConnection, readonly palace: string) {
     this.kg = new KgCypher(palace);
@@ -85,7 +88,7 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   tunnelUpsert(writes: TunnelWrite[]): Promise<TunnelRecord[]> {
-    return this.conn.write((tx) => this.tunnels.upsert(tx, writes));
+    return this.connectionWrites.run(() => this.conn.write((tx) => this.tunnels.upsert(tx, writes)));
   }
 
   tunnelList(filter: TunnelFilter = {}): Promise<TunnelRecord[]> {
@@ -93,7 +96,7 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   tunnelDelete(id: string): Promise<boolean> {
-    return this.conn.write((tx) => this.tunnels.delete(tx, id));
+    return this.connectionWrites.run(() => this.conn.write((tx) => this.tunnels.delete(tx, id)));
   }
 
   tunnelCount(): Promise<number> {
@@ -101,7 +104,7 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   hallwaysReplaceWing(wing: string, writes: HallwayWrite[]): Promise<HallwayRecord[]> {
-    return this.conn.write((tx) => this.hallways.replaceWing(tx, wing, writes));
+    return this.connectionWrites.run(() => this.conn.write((tx) => this.hallways.replaceWing(tx, wing, writes)));
   }
 
   hallwayList(wing?: string): Promise<HallwayRecord[]> {
@@ -109,7 +112,7 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   hallwayDelete(id: string): Promise<boolean> {
-    return this.conn.write((tx) => this.hallways.delete(tx, id));
+    return this.connectionWrites.run(() => this.conn.write((tx) => this.hallways.delete(tx, id)));
   }
 
   /**

@@ -12,7 +12,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
+import { compareCodePoints } from '../../core/scan.js';
 import { openNeo4jGraphStore, type Neo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
+import { codePointSortKey } from '../../stores/neo4j/sort-key.js';
 import type { GraphStore, HallwayWrite, KgTripleWrite, TunnelWrite } from '../../stores/ports.js';
 import { describeGraphStoreContract } from './graph-store.contract.js';
 
@@ -117,9 +119,14 @@ describe('Neo4j GraphStore specifics', () => {
     expect(await graph.kgStats()).toMatchObject({ entities: 2, triples: 1 });
   });
 
-  it('serialises concurrent replacements of one wing', async () => {
+  it('serialises concurrent replacements of one wing from two store instances (two processes)', async () => {
+    const second = await openNeo4j(graph.palace);
     const hw = (i: number): HallwayWrite => ({ id: `h${i}`, wing: 'w', entity_a: `A${i}`, entity_b: `B${i}`, co_occurrence_count: i, rooms: [], label: '', created_at: '2030-01-01T00:00:00+00:00', created_by: 'auto' });
-    await Promise.all(Array.from({ length: 10 }, (_, i) => graph.hallwaysReplaceWing('w', [hw(i), hw(i + 100)])));
+    try {
+      await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? graph : second).hallwaysReplaceWing('w', [hw(i), hw(i + 100)])));
+    } finally {
+      await second.close();
+    }
     const left = await graph.hallwayList('w');
     expect(left).toHaveLength(2);
     // Both records come from the same call: counts i and i + 100.
@@ -150,6 +157,27 @@ describe('Neo4j GraphStore specifics', () => {
   it('rejects a palace name that cannot namespace keys, naming the field and rule', async () => {
     await expect(openNeo4j('')).rejects.toMatchObject({ code: 'invalid_argument', field: 'palace_name', rule: 'neo4j_palace_name' });
     await expect(openNeo4j('a\u0000b')).rejects.toMatchObject({ code: 'invalid_argument', field: 'palace_name' });
+  });
+});
+
+describe('codePointSortKey', () => {
+  it('orders keys by UTF-16 unit exactly as their texts order by code point', () => {
+    // Characters around every boundary the key cares about, in random strings of 0–4 of them.
+    const alphabet = ['a', 'z', '\u0001', '\u0002', '\ud7fe', '\ud7ff', '\ue000', '\ue001', '\uf8ff', '\ufffd', '\uffff', '\u{10000}', '\u{1f600}', '\u{10ffff}'];
+    let state = 12345;
+    const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const texts = Array.from({ length: 400 }, () => Array.from({ length: Math.floor(next() * 5) }, () => alphabet[Math.floor(next() * alphabet.length)]).join(''));
+    const utf16 = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    let disagreements = 0;
+    for (const a of texts) {
+      for (const b of texts) {
+        const want = Math.sign(compareCodePoints(a, b));
+        expect(utf16(codePointSortKey(a), codePointSortKey(b))).toBe(want);
+        if (utf16(a, b) !== want) disagreements++;
+      }
+    }
+    // The sample does contain pairs where raw UTF-16 order is wrong.
+    expect(disagreements).toBeGreaterThan(0);
   });
 });
 
