@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 
-export const DRAWER_SCHEMA_VERSION = 1;
+export const DRAWER_SCHEMA_VERSION = 2;
 
 // `seq` is the drawer's row number and its label in the ANN index. AUTOINCREMENT keeps labels
 // from ever being reused, so a stale ANN entry can never point at a different drawer.
@@ -57,7 +57,12 @@ CREATE TABLE file_states (
 ) WITHOUT ROWID;
 `;
 
-const MIGRATIONS: readonly string[] = [V1];
+// v2: logical listing groups rows by their logical id; index that expression.
+const V2 = `
+CREATE INDEX drawers_logical ON drawers (coalesce(parent_drawer_id, parent_entry_id, id));
+`;
+
+const MIGRATIONS: readonly string[] = [V1, V2];
 
 /** Connection settings every opener applies, then the schema up to the current version. */
 export function prepareDrawerDatabase(db: Database.Database): void {

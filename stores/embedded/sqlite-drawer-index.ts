@@ -37,6 +37,8 @@ const PAGE_MAX = 10_000;
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|CORRUPT|NOTADB|READONLY|PROTOCOL|NOMEM)/;
 
 const DRAWER_COLUMNS = 'd.seq AS seq, d.id AS id, d.content AS content, d.meta AS meta';
+/** The logical drawer a row belongs to (the port's grouping key; indexed by schema v2). */
+const LOGICAL_ID = 'coalesce(d.parent_drawer_id, d.parent_entry_id, d.id)';
 
 interface Scored {
   seq: number;
@@ -346,9 +348,14 @@ export class SqliteDrawerIndex implements DrawerIndex {
       checkInt('offset', offset, 0, Number.MAX_SAFE_INTEGER);
       checkInt('limit', limit, 0, PAGE_MAX);
       const cond = filterCondition(filter);
-      const total = this.db.prepare(`SELECT count(*) FROM drawers d WHERE ${cond.sql}`).pluck().get(...cond.params) as number;
+      const total = this.db.prepare(`SELECT count(DISTINCT ${LOGICAL_ID}) FROM drawers d WHERE ${cond.sql}`).pluck().get(...cond.params) as number;
+      // Page over logical drawers; every row of a group on the page is returned, matched or not.
       const rows = this.db
-        .prepare(`SELECT ${DRAWER_COLUMNS} FROM drawers d WHERE ${cond.sql} ORDER BY d.filed_at, d.id LIMIT ? OFFSET ?`)
+        .prepare(
+          `WITH page AS (SELECT ${LOGICAL_ID} AS lid FROM drawers d WHERE ${cond.sql} GROUP BY lid ORDER BY lid LIMIT ? OFFSET ?)
+           SELECT ${DRAWER_COLUMNS} FROM page JOIN drawers d ON ${LOGICAL_ID} = page.lid
+           ORDER BY page.lid, json_extract(d.meta, '$.chunk_index'), d.id`,
+        )
         .all(...cond.params, limit, offset) as DrawerRow[];
       return { items: rows.map(rowToDrawer), total };
     });

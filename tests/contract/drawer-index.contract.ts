@@ -4,7 +4,7 @@
  * `describeDrawerIndexContract` with a function that opens a fresh, empty index.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DrawerWrite } from '../../core/drawer.js';
+import type { Drawer, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError } from '../../core/errors.js';
 import { lexicalTokens } from '../../core/lexical.js';
 import type { DrawerFilter, DrawerIndex, FileState } from '../../stores/ports.js';
@@ -221,19 +221,27 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         expect(await index.lexical(lexicalTokens('http'), 1)).toHaveLength(1);
       });
 
-      it('pages list by (filed_at, id) with a total', async () => {
+      it('pages logical drawers by logical id, with every row of each group and a total of groups', async () => {
         const rnd = seededRandom(8);
-        const rows = Array.from({ length: 25 }, (_, i) => drawer(`p${String((i * 7) % 25).padStart(2, '0')}`, `page row ${i}`, randomUnitVector(rnd, dim), { filed_at: filedAt(i % 4) }));
+        // 25 rows: singles p00..p24 except that every fifth row is a chunk of a logical drawer.
+        const rows = Array.from({ length: 25 }, (_, i) => {
+          const id = `p${String((i * 7) % 25).padStart(2, '0')}`;
+          const parent = i % 5 === 0 ? { parent_drawer_id: `g${i % 2}`, chunk_index: i } : {};
+          return drawer(id, `page row ${i}`, randomUnitVector(rnd, dim), { filed_at: filedAt(i % 4), ...parent });
+        });
         await index.upsert(rows);
-        const expected = rows.map((r) => [r.meta.filed_at, r.id] as const).sort((a, b) => (a[0] === b[0] ? codePointCompare(a[1], b[1]) : codePointCompare(a[0], b[0])));
+        const logical = (d: DrawerWrite) => d.meta.parent_drawer_id ?? d.id;
+        const groups = [...new Set(rows.map(logical))].sort(codePointCompare);
+        const expected = [...rows].sort((a, b) => codePointCompare(logical(a), logical(b)) || a.meta.chunk_index - b.meta.chunk_index || codePointCompare(a.id, b.id)).map((r) => r.id);
         const seen: string[] = [];
-        for (let offset = 0; offset < 30; offset += 7) {
+        for (let offset = 0; offset < groups.length + 7; offset += 7) {
           const page = await index.list({}, offset, 7);
-          expect(page.total).toBe(25);
+          expect(page.total).toBe(groups.length);
+          expect(new Set(page.items.map((d: Drawer) => d.meta.parent_drawer_id ?? d.id)).size).toBe(Math.max(0, Math.min(7, groups.length - offset)));
           seen.push(...page.items.map((d) => d.id));
         }
-        expect(seen).toEqual(expected.map((e) => e[1]));
-        expect(await index.list({}, 100, 5)).toEqual({ items: [], total: 25 });
+        expect(seen).toEqual(expected);
+        expect(await index.list({}, 100, 5)).toEqual({ items: [], total: groups.length });
         expect((await index.list({ room: 'nowhere' }, 0, 5)).total).toBe(0);
       });
 
@@ -389,9 +397,12 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
           expect(expected.length).toBeGreaterThan(0);
           expect(expected.length).toBeLessThan(rows.length);
           expect(await index.count(c.filter)).toBe(expected.length);
+          // list pages logical drawers: a group matches when any row does, and comes back whole.
+          const logical = (d: { id: string; meta: DrawerWrite['meta'] }) => d.meta.parent_drawer_id ?? d.meta.parent_entry_id ?? d.id;
+          const groups = new Set(rows.filter(c.keep).map(logical));
           const page = await index.list(c.filter, 0, 100);
-          expect(page.total).toBe(expected.length);
-          expect(page.items.map((d) => d.id).sort()).toEqual(expected);
+          expect(page.total).toBe(groups.size);
+          expect(page.items.map((d) => d.id).sort()).toEqual(rows.filter((d) => groups.has(logical(d))).map((d) => d.id).sort());
           const hits = await index.knn(rows[0]!.embedding, 100, c.filter);
           expect(hits.map((h) => h.drawer.id).sort()).toEqual(expected);
           const top = await index.knn(rows[1]!.embedding, 3, c.filter);

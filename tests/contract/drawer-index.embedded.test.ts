@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { lexicalText } from '../../core/lexical.js';
 import type { SqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
 import { DRAWER_ANN_FILE, DRAWER_DB_FILE, openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
+import { DRAWER_SCHEMA_VERSION } from '../../stores/embedded/drawer-schema.js';
 import { describeDrawerIndexContract } from './drawer-index.contract.js';
 import { bruteForce, drawer, nearVector, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
 
@@ -70,7 +71,7 @@ describe('SqliteDrawerIndex specifics', () => {
     expect(second.dimension).toBe(384);
     await second.close();
     const db = new Database(join(palace.dir, DRAWER_DB_FILE), { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.pragma('user_version', { simple: true })).toBe(DRAWER_SCHEMA_VERSION);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
     await expect(openSqliteDrawerIndex(palace.dir, { dimension: 16 })).rejects.toMatchObject({ code: 'invalid_argument', field: 'dimension' });
