@@ -120,13 +120,14 @@ function neo4jProfile(): Profile {
 }
 
 const fmt = (n: number) => n.toFixed(0);
+const NOTE = "Each Neo4j call is one managed transaction over Bolt (begin, run, commit), plus Cypher execution in a JVM that shares the 2 cores with the other engines; on this machine an empty `RETURN 1` managed read took ~4 ms, which bounds a single caller to a few hundred calls per second. Neo4j figures move with the host's load (printed above); read them as orders of magnitude. kg_add and kg_supersede lock the subject node so concurrent writers of one subject serialise; tunnel and hallway lists are sorted in the adapter by code point.";
 
 async function main(): Promise<void> {
   const neo4j = await measure(neo4jProfile());
   const embedded = await measure(embeddedProfile());
   const row = (label: string, key: keyof typeof neo4j, unit: string) => `| ${label} | ${fmt(neo4j[key])} ${unit} | ${fmt(embedded[key])} ${unit} |`;
   const table = [
-    `Measured ${machine()}; Neo4j 5.26.31 Community (embedded launcher, deploy/local, 512 MiB heap, 64 MiB page cache) on localhost over Bolt, neo4j-driver 6.3.0; embedded: SQLite WAL, synchronous=NORMAL. Same data for both, through the palace operations: ${FACTS + CLIENTS * PER_CLIENT} facts over ${ENTITIES} entities and ${PREDICATES.length} predicates (every third with a valid_from), ${TUNNELS} tunnels over ${WINGS} wings, ${HALLWAYS_PER_WING} hallways per wing.`,
+    `Measured ${machine()}, 1-min load average ${os.loadavg()[0]!.toFixed(1)} at the end; Neo4j 5.26.31 Community (embedded launcher, deploy/local, 512 MiB heap, 64 MiB page cache) on localhost over Bolt, neo4j-driver 6.3.0; embedded: SQLite WAL, synchronous=NORMAL. Same data for both, through the palace operations: ${FACTS + CLIENTS * PER_CLIENT} facts over ${ENTITIES} entities and ${PREDICATES.length} predicates (every third with a valid_from), ${TUNNELS} tunnels over ${WINGS} wings, ${HALLWAYS_PER_WING} hallways per wing.`,
     '',
     '| measure | Neo4j | embedded |',
     '|---|---|---|',
@@ -139,6 +140,8 @@ async function main(): Promise<void> {
     row('kg_stats', 'stats', 'reads/s'),
     row('list_tunnels of a wing (traverse / follow_tunnels read)', 'tunnelsOfWing', 'reads/s'),
     row(`hallways of a wing (${HALLWAYS_PER_WING} records)`, 'hallwaysOfWing', 'reads/s'),
+    '',
+    NOTE,
   ].join('\n');
   process.stdout.write(`${table}\n`);
 
