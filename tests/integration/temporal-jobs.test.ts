@@ -87,7 +87,7 @@ describe('jobs on Temporal', () => {
     await generateSmallFiles(source, 1200, 11);
     const spec = mineSpec(source, 'cancel');
     const started = await engine.start(spec);
-    let seen = 0;
+    let seen: number;
     for (;;) {
       const p = await engine.progress(started.job_id);
       seen = p.files_seen;
