@@ -15,6 +15,7 @@ import { listen } from '../../api/server.js';
 import { openRuntime } from '../../cli/runtime.js';
 import type { Runtime } from '../../cli/runtime.js';
 import { loadConfig } from '../../core/config.js';
+import { PalaceMcp } from '../../mcp/server.js';
 import type { Caller } from '../../mcp/types.js';
 
 export const API_TOKENS: [string, Caller][] = [
@@ -46,7 +47,8 @@ export async function startApi(opts: HarnessOptions = {}): Promise<ApiHarness> {
   const palaceDir = tempDir('palace');
   const config = loadConfig({ ...process.env, MEMPALACE_PALACE: palaceDir, MEMPALACE_MCP_JOB_WAIT_S: '1', ...opts.env });
   const runtime = await openRuntime(config);
-  const api = createApp(runtime, { auth: Authenticator.fromTokens(API_TOKENS), rateLimit: { ratePerSecond: 1000, burst: 1000 }, log: () => undefined, ...opts });
+  const mcp = new PalaceMcp(runtime, { home: tempDir('home'), peers: () => runtime.stores.peers(), log: () => undefined });
+  const api = createApp(runtime, { mcp, auth: Authenticator.fromTokens(API_TOKENS), rateLimit: { ratePerSecond: 1000, burst: 1000 }, log: () => undefined, ...opts });
   api.mcp.start();
   const server = await listen(api.app, '127.0.0.1', 0);
   const clients: Client[] = [];
