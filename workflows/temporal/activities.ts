@@ -8,6 +8,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { isPalaceError } from '../../core/errors.js';
 import type { JobActivities } from '../../activities/index.js';
+import type { JobProgress } from '../../palace/jobs.js';
 import type { JobStore, Locks } from '../../stores/ports.js';
 import type { Fence, WorkerActivities } from './types.js';
 import { NON_RETRYABLE_TYPES, leaseHolder } from './types.js';
@@ -18,6 +19,8 @@ export interface WorkerActivityDeps {
   jobs: JobStore;
   /** Lease length the workflows ask for; renewals happen at a third of it. */
   leaseMs: number;
+  /** Told once a job has recorded its end (the notification queue's publisher). */
+  notify?: (progress: JobProgress) => Promise<void>;
 }
 
 const NON_RETRYABLE: ReadonlySet<string> = new Set(NON_RETRYABLE_TYPES);
@@ -111,6 +114,10 @@ export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActiviti
         if (state !== 'running') await jobs.dropArtifacts(`${jobId}:`);
       } catch (e) {
         throw toFailure(e);
+      }
+      if (state !== 'running' && deps.notify) {
+        // The end is recorded; a lost notification must not fail the job.
+        await deps.notify(progress).catch((e: unknown) => Context.current().log.warn(`job ${jobId}: notification not published: ${e instanceof Error ? e.message : String(e)}`));
       }
     },
   };

@@ -9,8 +9,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import type { ActivityDeps } from '../../activities/deps.js';
 import type { JobActivities } from '../../activities/index.js';
+import { createJobActivities } from '../../activities/index.js';
+import type { Config } from '../../core/config.js';
 import { storeUnavailable } from '../../core/errors.js';
+import type { Embedder } from '../../embed/embedder.js';
+import type { JobProgress } from '../../palace/jobs.js';
+import { NotificationQueue } from '../queues/queues.js';
 import type { JobStore, Locks } from '../../stores/ports.js';
 import { createWorkerActivities } from './activities.js';
 
@@ -26,6 +32,8 @@ export interface JobWorkerOptions {
   maxConcurrentWorkflowTasks?: number;
   /** How long a shutdown waits for in-flight activities before cancelling them; default 60 s. */
   shutdownGraceMs?: number;
+  /** Told once a job has recorded its end (the notification queue's publisher). */
+  notify?: (progress: JobProgress) => Promise<void>;
   /** A prebuilt workflow bundle (tests and benchmarks that start several workers). */
   workflowBundle?: WorkflowBundleWithSourceMap;
 }
@@ -57,7 +65,7 @@ export async function createJobWorker(o: JobWorkerOptions): Promise<JobWorker> {
       namespace: o.temporal.namespace,
       taskQueue: o.temporal.taskQueue,
       ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: workflowsPath() }),
-      activities: createWorkerActivities({ activities: o.activities, locks: o.locks, jobs: o.jobs, leaseMs: o.leaseMs }),
+      activities: createWorkerActivities({ activities: o.activities, locks: o.locks, jobs: o.jobs, leaseMs: o.leaseMs, ...(o.notify ? { notify: o.notify } : {}) }),
       maxConcurrentActivityTaskExecutions: maxActivities,
       maxConcurrentLocalActivityExecutions: Math.max(4, maxActivities * 2),
       maxConcurrentWorkflowTaskExecutions: o.maxConcurrentWorkflowTasks ?? 4,
@@ -77,5 +85,24 @@ export async function createJobWorker(o: JobWorkerOptions): Promise<JobWorker> {
   } catch (e) {
     await connection.close();
     throw e;
+  }
+}
+
+/**
+ * `mempalace worker`: a worker over the process's stores and embedder until SIGINT/SIGTERM (the
+ * SDK's runtime turns those into a graceful shutdown); job ends go to the notification queue.
+ */
+export async function runJobWorker(rt: { config: Config; stores: ActivityDeps['stores']; embedder: Embedder }, limits: Pick<JobWorkerOptions, 'maxConcurrentActivities' | 'shutdownGraceMs'> = {}): Promise<void> {
+  const { config, stores, embedder } = rt;
+  const activities = createJobActivities({ config, stores, embedder, workspace: path.join(config.palaceDir, 'workspace') });
+  const notifications = new NotificationQueue({ redisUrl: config.redis.url, palaceName: config.palaceName });
+  try {
+    const worker = await createJobWorker({
+      temporal: config.temporal, activities, locks: stores.locks, jobs: stores.jobs, leaseMs: config.jobLeaseMs, ...limits,
+      notify: (p) => notifications.publish(p),
+    });
+    await worker.run();
+  } finally {
+    await notifications.close();
   }
 }

@@ -1,0 +1,208 @@
+/**
+ * Short, high-volume jobs of the cluster profile on BullMQ (same Redis as the stores, keys under
+ * the palace's hash tag `mempalace:{<palace>}:bull:`):
+ *
+ * - the trigger queue: refresh requests for a registered source (from a webhook) and auto-save
+ *   requests (from agent hooks). A refresh is debounced and de-duplicated per source: its
+ *   deduplication id is derived from the source's lock key, the job waits `debounceMs`, and every
+ *   new request while it waits pushes it back (`reschedule`); one arriving while a refresh runs is
+ *   kept and runs after it (`keepLastIfActive`). Auto-saves carry a deterministic job id (agent,
+ *   session, message count), so a hook firing twice for the same state files once. The handler of
+ *   a refresh starts the mine workflow through the JobEngine port;
+ * - the notification queue: one event per finished, failed or cancelled job, with a deterministic
+ *   id per (job, state), so a retried publish never notifies twice.
+ *
+ * Both retry with exponential backoff; what exhausts its attempts stays in the failed set (the
+ * dead letters), which `deadLetters()` lists and `retryDeadLetter(id)` puts back in the queue.
+ */
+import type { ConnectionOptions, Job, JobsOptions } from 'bullmq';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import { invalidArgument, isPalaceError } from '../../core/errors.js';
+import { hashN } from '../../core/text.js';
+import type { CheckpointInput } from '../../palace/checkpoint.js';
+import type { JobEngine, JobProgress, MineSpec } from '../../palace/jobs.js';
+import { lockKey } from '../../palace/jobs.js';
+import { palacePrefix } from '../../stores/redis/connection.js';
+
+export const TRIGGER_QUEUE = 'triggers';
+export const NOTIFICATION_QUEUE = 'job-notifications';
+
+export interface QueueSettings {
+  /** `redis://[user:password@]host:port[/db]` (config.redis.url). */
+  redisUrl: string;
+  /** Palace name: the hash tag of every key (config.palaceName). */
+  palaceName: string;
+  /** Attempts before a job becomes a dead letter; default 8. */
+  attempts?: number;
+  /** First retry delay, doubled per attempt; default 2 000 ms. */
+  backoffMs?: number;
+}
+
+export interface DeadLetter {
+  id: string;
+  name: string;
+  data: unknown;
+  failedReason: string;
+  attemptsMade: number;
+  finishedOn: number | undefined;
+}
+
+export type RefreshRequest = { spec: MineSpec };
+export interface AutoSaveRequest {
+  agent: string;
+  sessionId: string;
+  /** Messages in the session when the hook fired (the hook's own counter). */
+  messages: number;
+  /** What to file: the checkpoint tool's input (items and diary). */
+  checkpoint: CheckpointInput;
+}
+export type TriggerData = ({ kind: 'refresh' } & RefreshRequest) | ({ kind: 'auto_save' } & AutoSaveRequest);
+
+export interface JobNotification {
+  job_id: string;
+  kind: JobProgress['kind'];
+  state: JobProgress['state'];
+  lock_key: string;
+  finished_at: string | undefined;
+  files_seen: number;
+  drawers_written: number;
+  error?: string;
+}
+
+/** BullMQ connection options from a Redis URL (blocking workers need unlimited retries). */
+export function bullConnection(redisUrl: string): ConnectionOptions {
+  let url: URL;
+  try {
+    url = new URL(redisUrl);
+  } catch {
+    throw invalidArgument('redis.url', 'redis_url', `redis.url must be a redis:// or rediss:// URL, got ${JSON.stringify(redisUrl)}`);
+  }
+  const db = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
+  return {
+    host: url.hostname || '127.0.0.1',
+    port: url.port ? Number(url.port) : 6379,
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+    db: Number.isInteger(db) ? db : 0,
+    maxRetriesPerRequest: null,
+  };
+}
+
+function bullPrefix(palaceName: string): string {
+  return `${palacePrefix(palaceName)}bull`;
+}
+
+class PalaceQueue<D> {
+  readonly queue: Queue<D>;
+  protected readonly defaults: JobsOptions;
+
+  constructor(name: string, readonly settings: QueueSettings) {
+    this.queue = new Queue<D>(name, { connection: bullConnection(settings.redisUrl), prefix: bullPrefix(settings.palaceName) });
+    this.defaults = {
+      attempts: settings.attempts ?? 8,
+      backoff: { type: 'exponential', delay: settings.backoffMs ?? 2_000 },
+      // Completed jobs stay a day, so a deterministic id repeated within it is a no-op; failed
+      // jobs stay until retried or cleaned: they are the dead letters.
+      removeOnComplete: { age: 24 * 3600 },
+      removeOnFail: false,
+    };
+  }
+
+  async deadLetters(start = 0, end = 99): Promise<DeadLetter[]> {
+    const failed = await this.queue.getFailed(start, end);
+    return failed.map((j) => ({ id: j.id!, name: j.name, data: j.data, failedReason: j.failedReason, attemptsMade: j.attemptsMade, finishedOn: j.finishedOn }));
+  }
+
+  /** Put a dead letter back in the queue with a fresh set of attempts. */
+  async retryDeadLetter(id: string): Promise<void> {
+    const job = await this.queue.getJob(id);
+    if (!job) throw invalidArgument('id', 'dead_letter_exists', `no job ${id} in queue ${this.queue.name}`);
+    if (!(await job.isFailed())) throw invalidArgument('id', 'dead_letter_failed', `job ${id} in queue ${this.queue.name} is not a dead letter`);
+    await job.retry('failed', { resetAttemptsMade: true });
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}
+
+export class TriggerQueue extends PalaceQueue<TriggerData> {
+  constructor(settings: QueueSettings, private readonly debounceMs = 30_000) {
+    super(TRIGGER_QUEUE, settings);
+  }
+
+  /** Ask for a mine of a registered source; requests within the debounce window become one. */
+  async requestRefresh(req: RefreshRequest, debounceMs = this.debounceMs): Promise<{ id: string }> {
+    const dedupe = `refresh-${hashN(lockKey(this.settings.palaceName, req.spec), 24)}`;
+    const job = await this.queue.add('refresh', { kind: 'refresh', ...req }, {
+      ...this.defaults, delay: debounceMs,
+      deduplication: { id: dedupe, reschedule: true, keepLastIfActive: true },
+    });
+    return { id: job.id! };
+  }
+
+  /** Ask for a session checkpoint to be filed; the same (agent, session, messages) files once. */
+  async requestAutoSave(req: AutoSaveRequest): Promise<{ id: string }> {
+    if (!Number.isInteger(req.messages) || req.messages < 0) throw invalidArgument('messages', 'non_negative_integer', 'messages must be a non-negative integer');
+    const id = `autosave-${hashN(JSON.stringify([req.agent, req.sessionId, req.messages]), 24)}`;
+    const job = await this.queue.add('auto_save', { kind: 'auto_save', ...req }, { ...this.defaults, jobId: id });
+    return { id: job.id! };
+  }
+}
+
+export class NotificationQueue extends PalaceQueue<JobNotification> {
+  constructor(settings: QueueSettings) {
+    super(NOTIFICATION_QUEUE, settings);
+  }
+
+  /** Publish a job's end; publishing the same job and state again is a no-op. */
+  async publish(p: JobProgress): Promise<void> {
+    if (p.state === 'running') return;
+    const event: JobNotification = {
+      job_id: p.job_id, kind: p.kind, state: p.state, lock_key: p.lock_key, finished_at: p.finished_at,
+      files_seen: p.files_seen, drawers_written: p.drawers_written, ...(p.error === undefined ? {} : { error: p.error }),
+    };
+    await this.queue.add(`job_${p.state}`, event, { ...this.defaults, jobId: `job-${p.job_id.replace(/:/g, '-')}-${p.state}` });
+  }
+}
+
+export interface TriggerHandlers {
+  refresh(req: RefreshRequest): Promise<unknown>;
+  autoSave(req: AutoSaveRequest): Promise<unknown>;
+}
+
+/**
+ * A refresh handler that starts the mine on the job engine. A mine already running on the source
+ * is retried with backoff (the refresh must see files changed after that mine scanned); bad
+ * input is not retried.
+ */
+export function refreshWithJobEngine(engine: JobEngine): TriggerHandlers['refresh'] {
+  return async ({ spec }) => {
+    try {
+      const started = await engine.start(spec);
+      return { job_id: started.job_id };
+    } catch (e) {
+      if (isPalaceError(e) && e.code === 'invalid_argument') throw new UnrecoverableError(e.message);
+      throw e;
+    }
+  };
+}
+
+function workerFor<D>(name: string, settings: QueueSettings, concurrency: number, handle: (job: Job<D>) => Promise<unknown>): Worker<D> {
+  const worker = new Worker<D>(name, handle, { connection: bullConnection(settings.redisUrl), prefix: bullPrefix(settings.palaceName), concurrency });
+  // Failures are recorded on the job (failed set, failedReason); the event only needs a listener.
+  worker.on('error', () => undefined);
+  return worker;
+}
+
+export function startTriggerWorker(settings: QueueSettings, handlers: TriggerHandlers, concurrency = 4): Worker<TriggerData> {
+  return workerFor<TriggerData>(TRIGGER_QUEUE, settings, concurrency, async (job) => {
+    const data = job.data;
+    return data.kind === 'refresh' ? handlers.refresh({ spec: data.spec }) : handlers.autoSave(data);
+  });
+}
+
+export function startNotificationWorker(settings: QueueSettings, handle: (event: JobNotification) => Promise<unknown>, concurrency = 4): Worker<JobNotification> {
+  return workerFor<JobNotification>(NOTIFICATION_QUEUE, settings, concurrency, (job) => handle(job.data));
+}
