@@ -5,7 +5,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
-import { PalaceError } from '../core/errors.js';
+import { openNeo4jGraphStore } from './neo4j/neo4j-graph-store.js';
+import { openOpenSearchDrawerIndex } from './opensearch/opensearch-drawer-index.js';
+import { openRedisJobStore } from './redis/redis-job-store.js';
+import { openRedisLocks } from './redis/redis-locks.js';
+import { openRedisLogstream } from './redis/redis-logstream.js';
 import { openSqliteDrawerIndex } from './embedded/sqlite-drawer-index.js';
 import { sqliteIntegrityCheck } from './embedded/integrity.js';
 import { readPeersFile } from './embedded/logstream-peers.js';
@@ -38,9 +42,7 @@ export async function palaceExists(config: Config): Promise<boolean> {
 }
 
 export async function openStores(config: Config): Promise<PalaceStores> {
-  if (config.profile === 'cluster') {
-    throw new PalaceError('internal', 'the cluster profile stores are not available in this build', { rule: 'profile' });
-  }
+  if (config.profile === 'cluster') return openClusterStores(config);
   const dir = config.palaceDir;
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const drawers = await openSqliteDrawerIndex(dir);
@@ -58,4 +60,37 @@ export async function openStores(config: Config): Promise<PalaceStores> {
       await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close()]);
     },
   };
+}
+
+/**
+ * The team deployment: drawers in OpenSearch, the graph in Neo4j, the logstream, leases and job
+ * records in Redis. Opened together; if one store cannot open, the ones already open are closed.
+ */
+async function openClusterStores(config: Config): Promise<PalaceStores> {
+  const redis = { url: config.redis.url, palaceName: config.palaceName };
+  const opened: { close(): Promise<void> }[] = [];
+  const track = async <T extends { close(): Promise<void> }>(p: Promise<T>): Promise<T> => {
+    const store = await p;
+    opened.push(store);
+    return store;
+  };
+  try {
+    const drawers = await track(openOpenSearchDrawerIndex({ url: config.opensearch.url, palaceName: config.palaceName }));
+    const graph = await track(openNeo4jGraphStore(config));
+    const logstream = await track(openRedisLogstream({ ...redis, durable: config.logstream.durable }));
+    const locks = await track(openRedisLocks(redis));
+    const jobs = await track(openRedisJobStore(redis));
+    return {
+      profile: 'cluster',
+      palace: config.palaceName,
+      drawers, graph, logstream, locks, jobs,
+      peers: async () => readPeersFile(config.palaceDir).map((p) => ({ name: p.name, url: p.url })),
+      async close() {
+        await Promise.allSettled(opened.map((s) => s.close()));
+      },
+    };
+  } catch (e) {
+    await Promise.allSettled(opened.map((s) => s.close()));
+    throw e;
+  }
 }

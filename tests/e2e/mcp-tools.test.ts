@@ -28,7 +28,16 @@ const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex
 
 const LONG = Array.from({ length: 30 }, (_, i) => `Decision ${i}: the ingestion service keeps its queue in Redis streams and acknowledges each batch after the write.`).join('\n');
 
-describe.each(['http', 'stdio'] as const)('MCP tools over %s', (kind) => {
+// Both transports on both profiles: the cluster runs use the real engines of deploy/local
+// (OpenSearch, Neo4j, Redis) under a palace name of their own.
+const RUNS = [
+  { kind: 'http', profile: 'embedded' },
+  { kind: 'stdio', profile: 'embedded' },
+  { kind: 'http', profile: 'cluster' },
+  { kind: 'stdio', profile: 'cluster' },
+] as const;
+
+describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }) => {
   let h: Harness;
   let c: Client;
   let project: string;
@@ -36,7 +45,8 @@ describe.each(['http', 'stdio'] as const)('MCP tools over %s', (kind) => {
   let longAdd: Record<string, unknown> = {};
 
   beforeAll(async () => {
-    h = kind === 'http' ? await startHttp() : await startStdio();
+    const env = profile === 'cluster' ? { MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: `e2e-${kind}-${Date.now().toString(36)}` } : {};
+    h = kind === 'http' ? await startHttp({ env }) : await startStdio({ env });
     c = h.client;
     await learnSchemas(c);
     project = makeProject();
