@@ -113,6 +113,8 @@ export class LocalJobEngine implements JobEngine {
       cancelRequested: () => entry.cancel,
       ...(fence ? { fence } : {}),
       progress: async (cursor) => {
+        // Renew at every batch boundary too: a long batch can delay the renewal timer.
+        if (fence && !(await this.deps.locks.renew(fence.key, this.holder, fence.token, this.leaseMs))) entry.cancel = true;
         const c = cursor.counters;
         const elapsed = Math.max(0.001, (Date.now() - startedMs) / 1000);
         const rate = c.files_seen / elapsed;
