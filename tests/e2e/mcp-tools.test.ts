@@ -45,7 +45,7 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
   let longAdd: Record<string, unknown> = {};
 
   beforeAll(async () => {
-    const env = profile === 'cluster' ? { MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: `e2e-${kind}-${Date.now().toString(36)}` } : {};
+    const env: Record<string, string> = profile === 'cluster' ? { MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: `e2e-${kind}-${Date.now().toString(36)}` } : {};
     h = kind === 'http' ? await startHttp({ env }) : await startStdio({ env });
     c = h.client;
     await learnSchemas(c);
