@@ -1,20 +1,20 @@
 /**
- * all-MiniLM-L6-v2 on onnxruntime-node, computing what sentence-transformers computes for this
- * model: BERT WordPiece tokens truncated to 256, mean pooling over the attention mask, then L2
- * normalisation. The ONNX session is shared by every embedder of the process (one per model file
- * and thread count), created lazily on first use and released when the last embedder closes.
+ * The Embedder port on all-MiniLM-L6-v2 (embed/minilm-model.ts). onnxruntime-node runs inference
+ * synchronously on the calling thread, which froze the event loop for seconds per batch (lease
+ * timers, HTTP, SSE); so the model lives in one worker thread per process (per model file and
+ * thread count), started on first use, shared by every embedder and stopped when the last one
+ * closes. Texts go to the worker by message; vectors come back as transferred buffers.
  */
-import fs from 'node:fs/promises';
-import ort from 'onnxruntime-node';
+import { Worker } from 'node:worker_threads';
 import type { Config } from '../core/config.js';
 import { invalidArgument, PalaceError } from '../core/errors.js';
 import type { Embedder } from './embedder.js';
-import { MiniLmTokenizer } from './minilm-tokenizer.js';
+import { MINILM_DIMENSION } from './minilm-model.js';
+import { fromWireError, type FromWorker, type ToWorker, type WorkerInit } from './minilm-worker-protocol.js';
 import { locateMiniLmModel, MINILM_MODEL_NAME, type MiniLmModelFiles } from './model-locator.js';
 
-export const MINILM_DIMENSION = 384;
-/** `max_seq_length` of the sentence-transformers config of this model, [CLS] and [SEP] included. */
-export const MINILM_MAX_TOKENS = 256;
+export { MINILM_DIMENSION, MINILM_MAX_TOKENS } from './minilm-model.js';
+
 const DEFAULT_BATCH_SIZE = 32;
 /**
  * One thread: on the shared 2-core machines bench/embedder.bench.ts measured 1 thread faster than 2
@@ -30,36 +30,111 @@ export interface MiniLmOptions {
   intraOpNumThreads?: number;
 }
 
-/** What one loaded model needs: the session, the tokenizer and how many embedders hold it. */
-interface LoadedModel {
-  session: ort.InferenceSession;
-  tokenizer: MiniLmTokenizer;
-  users: number;
+/**
+ * The worker script next to this module: the compiled `.js` in dist/; from TypeScript sources a
+ * small `.mjs` that loads the `.ts` worker through tsx.
+ */
+function workerEntry(): URL {
+  const fromSource = import.meta.url.endsWith('.ts');
+  return new URL(fromSource ? './minilm-worker-from-source.mjs' : './minilm-worker.js', import.meta.url);
 }
 
-const loadedModels = new Map<string, Promise<LoadedModel>>();
+interface PendingRequest {
+  resolve: (vectors: Float32Array[]) => void;
+  reject: (error: PalaceError) => void;
+}
 
-async function loadModel(files: MiniLmModelFiles, intraOpNumThreads: number): Promise<LoadedModel> {
-  try {
-    const tokenizerJson = JSON.parse(await fs.readFile(files.tokenizerPath, 'utf8')) as object;
-    const tokenizer = new MiniLmTokenizer(tokenizerJson, MINILM_MAX_TOKENS);
-    const session = await ort.InferenceSession.create(files.onnxPath, {
-      executionProviders: ['cpu'],
-      graphOptimizationLevel: 'all',
-      intraOpNumThreads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
+/** One worker thread holding one loaded model, and the embedders that use it. */
+class ModelWorker {
+  users = 0;
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, PendingRequest>();
+  private nextId = 0;
+  /** Callers of shutdown() waiting for the running requests to settle. */
+  private readonly idleWaiters: (() => void)[] = [];
+  private failure: PalaceError | undefined;
+  private readonly exited: Promise<void>;
+
+  constructor(files: MiniLmModelFiles, intraOpNumThreads: number, onGone: (worker: ModelWorker) => void) {
+    const workerData: WorkerInit = { files, intraOpNumThreads };
+    this.worker = new Worker(workerEntry(), { workerData, name: `${MINILM_MODEL_NAME} embedder` });
+    // An idle worker must not keep the process alive (the in-thread session never did); see track().
+    this.worker.unref();
+    this.worker.on('message', (message: FromWorker) => {
+      if (message.type === 'load-failed') {
+        this.fail(fromWireError(message.error));
+        onGone(this);
+        return;
+      }
+      const request = this.pending.get(message.id);
+      if (request === undefined) return;
+      this.untrack(message.id);
+      if (message.type === 'vectors') request.resolve(message.vectors);
+      else request.reject(fromWireError(message.error));
     });
-    return { session, tokenizer, users: 0 };
-  } catch (cause) {
-    throw new PalaceError('internal', `Could not load the ${MINILM_MODEL_NAME} model from ${files.dir}: ${String(cause)}`, {
-      field: 'MEMPALACE_MODEL_DIR',
-      rule: 'model_loadable',
-      details: { modelDir: files.dir, fix: 'npm run model:fetch' },
-      cause,
+    this.worker.on('error', (error) => {
+      this.fail(new PalaceError('internal', `The ${MINILM_MODEL_NAME} embedding worker crashed: ${error.message}`, { rule: 'embedder_worker_alive', cause: error }));
+    });
+    this.exited = new Promise((resolve) => {
+      this.worker.once('exit', (exitCode) => {
+        this.fail(new PalaceError('internal', `The ${MINILM_MODEL_NAME} embedding worker exited (code ${exitCode})`, { rule: 'embedder_worker_alive' }));
+        onGone(this);
+        resolve();
+      });
     });
   }
+
+  get alive(): boolean {
+    return this.failure === undefined;
+  }
+
+  embed(texts: string[], batchSize: number): Promise<Float32Array[]> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    const id = this.nextId;
+    this.nextId += 1;
+    return new Promise((resolve, reject) => {
+      this.track(id, { resolve, reject });
+      this.post({ type: 'embed', id, texts, batchSize });
+    });
+  }
+
+  /** Lets running requests finish, then has the worker release the session and exit. */
+  async shutdown(): Promise<void> {
+    if (this.pending.size > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    if (this.alive) {
+      this.worker.ref();
+      this.post({ type: 'close' });
+    }
+    await this.exited;
+  }
+
+  private post(message: ToWorker): void {
+    this.worker.postMessage(message);
+  }
+
+  private track(id: number, request: PendingRequest): void {
+    if (this.pending.size === 0) this.worker.ref();
+    this.pending.set(id, request);
+  }
+
+  private untrack(id: number): void {
+    this.pending.delete(id);
+    if (this.pending.size > 0) return;
+    this.worker.unref();
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private fail(error: PalaceError): void {
+    this.failure ??= error;
+    for (const [id, request] of this.pending) {
+      this.untrack(id);
+      request.reject(this.failure);
+    }
+  }
 }
+
+/** The worker of each model file and thread count; dead workers are removed so the next use starts afresh. */
+const workers = new Map<string, ModelWorker>();
 
 function positiveInteger(field: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -74,7 +149,7 @@ export class MiniLmEmbedder implements Embedder {
   private readonly batchSize: number;
   private readonly intraOpNumThreads: number;
   private readonly cacheKey: string;
-  private acquired: Promise<LoadedModel> | undefined;
+  private acquired: ModelWorker | undefined;
   private closed = false;
 
   /** Throws the locator's structured error at once when the model files are missing. */
@@ -91,104 +166,36 @@ export class MiniLmEmbedder implements Embedder {
       if (typeof text !== 'string') throw invalidArgument(`texts[${i}]`, 'string', `texts[${i}] must be a string`);
     });
     if (texts.length === 0) return [];
-    const model = await this.acquire();
-    const tokenIds = texts.map((text) => model.tokenizer.encode(text));
-    const order = tokenIds.map((_, i) => i).sort((a, b) => tokenIds[a]!.length - tokenIds[b]!.length);
-    const vectors = new Array<Float32Array>(texts.length);
-    for (let start = 0; start < order.length; start += this.batchSize) {
-      const batch = order.slice(start, start + this.batchSize);
-      const batchVectors = await this.runBatch(model.session, batch.map((i) => tokenIds[i]!));
-      batch.forEach((inputIndex, j) => {
-        vectors[inputIndex] = batchVectors[j]!;
-      });
-    }
-    return vectors;
+    return this.acquire().embed(texts, this.batchSize);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const acquired = this.acquired;
+    const worker = this.acquired;
     this.acquired = undefined;
-    if (acquired === undefined) return;
-    const model = await acquired.catch(() => undefined);
-    if (model === undefined) return;
-    model.users -= 1;
-    if (model.users === 0) {
-      loadedModels.delete(this.cacheKey);
-      await model.session.release();
-    }
+    if (worker !== undefined) await this.release(worker);
   }
 
-  private acquire(): Promise<LoadedModel> {
-    if (this.acquired !== undefined) return this.acquired;
-    let shared = loadedModels.get(this.cacheKey);
+  private acquire(): ModelWorker {
+    if (this.acquired?.alive) return this.acquired;
+    if (this.acquired !== undefined) void this.release(this.acquired);
+    let shared = workers.get(this.cacheKey);
     if (shared === undefined) {
-      shared = loadModel(this.files, this.intraOpNumThreads);
-      loadedModels.set(this.cacheKey, shared);
-      // A failed load must not poison the cache: the next embedder retries (e.g. after a fetch).
-      shared.catch(() => loadedModels.delete(this.cacheKey));
-    }
-    this.acquired = shared.then((model) => {
-      model.users += 1;
-      return model;
-    });
-    this.acquired.catch(() => {
-      this.acquired = undefined;
-    });
-    return this.acquired;
-  }
-
-  private async runBatch(session: ort.InferenceSession, batch: number[][]): Promise<Float32Array[]> {
-    const rows = batch.length;
-    const width = Math.max(...batch.map((ids) => ids.length));
-    const inputIds = new BigInt64Array(rows * width);
-    const attentionMask = new BigInt64Array(rows * width);
-    batch.forEach((ids, row) => {
-      ids.forEach((id, col) => {
-        inputIds[row * width + col] = BigInt(id);
-        attentionMask[row * width + col] = 1n;
+      shared = new ModelWorker(this.files, this.intraOpNumThreads, (gone) => {
+        if (workers.get(this.cacheKey) === gone) workers.delete(this.cacheKey);
       });
-    });
-    const available: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor('int64', inputIds, [rows, width]),
-      attention_mask: new ort.Tensor('int64', attentionMask, [rows, width]),
-      token_type_ids: new ort.Tensor('int64', new BigInt64Array(rows * width), [rows, width]),
-    };
-    const feeds: Record<string, ort.Tensor> = {};
-    for (const name of session.inputNames) {
-      const tensor = available[name];
-      if (tensor === undefined) throw new PalaceError('internal', `The ${MINILM_MODEL_NAME} model asks for an unknown input '${name}'`);
-      feeds[name] = tensor;
+      workers.set(this.cacheKey, shared);
     }
-    const outputName = session.outputNames[0];
-    if (outputName === undefined) throw new PalaceError('internal', `The ${MINILM_MODEL_NAME} model has no output`);
-    const output = (await session.run(feeds))[outputName];
-    if (output === undefined) throw new PalaceError('internal', `The ${MINILM_MODEL_NAME} model returned no '${outputName}'`);
-    const hidden = output.data as Float32Array;
-    return batch.map((ids, row) => meanPoolAndNormalise(hidden, row, ids.length, width));
+    shared.users += 1;
+    this.acquired = shared;
+    return shared;
   }
-}
 
-/**
- * Mean of the first `tokens` hidden states of `row` (the unpadded ones, exactly the mask-weighted
- * mean), divided by its L2 norm; the eps guards match sentence-transformers and torch.
- */
-function meanPoolAndNormalise(hidden: Float32Array, row: number, tokens: number, width: number): Float32Array {
-  const sums = new Float64Array(MINILM_DIMENSION);
-  const rowOffset = row * width * MINILM_DIMENSION;
-  for (let t = 0; t < tokens; t += 1) {
-    const offset = rowOffset + t * MINILM_DIMENSION;
-    for (let d = 0; d < MINILM_DIMENSION; d += 1) sums[d]! += hidden[offset + d]!;
+  private async release(worker: ModelWorker): Promise<void> {
+    worker.users -= 1;
+    if (worker.users > 0) return;
+    if (workers.get(this.cacheKey) === worker) workers.delete(this.cacheKey);
+    await worker.shutdown();
   }
-  const count = Math.max(tokens, 1e-9);
-  let squares = 0;
-  for (let d = 0; d < MINILM_DIMENSION; d += 1) {
-    sums[d]! /= count;
-    squares += sums[d]! * sums[d]!;
-  }
-  const norm = Math.max(Math.sqrt(squares), 1e-12);
-  const vector = new Float32Array(MINILM_DIMENSION);
-  for (let d = 0; d < MINILM_DIMENSION; d += 1) vector[d] = sums[d]! / norm;
-  return vector;
 }

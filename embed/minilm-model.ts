@@ -1,0 +1,123 @@
+/**
+ * all-MiniLM-L6-v2 on onnxruntime-node, computing what sentence-transformers computes for this
+ * model: BERT WordPiece tokens truncated to 256, mean pooling over the attention mask, then L2
+ * normalisation.
+ *
+ * Everything here blocks the thread it runs on: onnxruntime-node 1.30 runs `session.run` (and
+ * model loading) synchronously in native code, only deferred by a setImmediate. The embedder
+ * (embed/minilm.ts) therefore runs this module in a worker thread (embed/minilm-worker.ts).
+ */
+import fs from 'node:fs/promises';
+import ort from 'onnxruntime-node';
+import { PalaceError } from '../core/errors.js';
+import { MiniLmTokenizer } from './minilm-tokenizer.js';
+import { MINILM_MODEL_NAME, type MiniLmModelFiles } from './model-locator.js';
+
+export const MINILM_DIMENSION = 384;
+/** `max_seq_length` of the sentence-transformers config of this model, [CLS] and [SEP] included. */
+export const MINILM_MAX_TOKENS = 256;
+
+export class MiniLmModel {
+  private constructor(
+    private readonly session: ort.InferenceSession,
+    private readonly tokenizer: MiniLmTokenizer,
+  ) {}
+
+  /** Loads the tokenizer and the ONNX session; a failure is a PalaceError naming the model folder. */
+  static async load(files: MiniLmModelFiles, intraOpNumThreads: number): Promise<MiniLmModel> {
+    try {
+      const tokenizerJson = JSON.parse(await fs.readFile(files.tokenizerPath, 'utf8')) as object;
+      const tokenizer = new MiniLmTokenizer(tokenizerJson, MINILM_MAX_TOKENS);
+      const session = await ort.InferenceSession.create(files.onnxPath, {
+        executionProviders: ['cpu'],
+        graphOptimizationLevel: 'all',
+        intraOpNumThreads,
+        interOpNumThreads: 1,
+        executionMode: 'sequential',
+      });
+      return new MiniLmModel(session, tokenizer);
+    } catch (cause) {
+      throw new PalaceError('internal', `Could not load the ${MINILM_MODEL_NAME} model from ${files.dir}: ${String(cause)}`, {
+        field: 'MEMPALACE_MODEL_DIR',
+        rule: 'model_loadable',
+        details: { modelDir: files.dir, fix: 'npm run model:fetch' },
+        cause,
+      });
+    }
+  }
+
+  /**
+   * One unit vector per text, in input order. Texts are sorted by token count and run `batchSize`
+   * at a time so each batch carries little padding.
+   */
+  async embed(texts: string[], batchSize: number): Promise<Float32Array[]> {
+    const tokenIds = texts.map((text) => this.tokenizer.encode(text));
+    const order = tokenIds.map((_, i) => i).sort((a, b) => tokenIds[a]!.length - tokenIds[b]!.length);
+    const vectors = new Array<Float32Array>(texts.length);
+    for (let start = 0; start < order.length; start += batchSize) {
+      const batch = order.slice(start, start + batchSize);
+      const batchVectors = await this.runBatch(batch.map((i) => tokenIds[i]!));
+      batch.forEach((inputIndex, j) => {
+        vectors[inputIndex] = batchVectors[j]!;
+      });
+    }
+    return vectors;
+  }
+
+  async release(): Promise<void> {
+    await this.session.release();
+  }
+
+  private async runBatch(batch: number[][]): Promise<Float32Array[]> {
+    const rows = batch.length;
+    const width = Math.max(...batch.map((ids) => ids.length));
+    const inputIds = new BigInt64Array(rows * width);
+    const attentionMask = new BigInt64Array(rows * width);
+    batch.forEach((ids, row) => {
+      ids.forEach((id, col) => {
+        inputIds[row * width + col] = BigInt(id);
+        attentionMask[row * width + col] = 1n;
+      });
+    });
+    const available: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor('int64', inputIds, [rows, width]),
+      attention_mask: new ort.Tensor('int64', attentionMask, [rows, width]),
+      token_type_ids: new ort.Tensor('int64', new BigInt64Array(rows * width), [rows, width]),
+    };
+    const feeds: Record<string, ort.Tensor> = {};
+    for (const name of this.session.inputNames) {
+      const tensor = available[name];
+      if (tensor === undefined) throw new PalaceError('internal', `The ${MINILM_MODEL_NAME} model asks for an unknown input '${name}'`);
+      feeds[name] = tensor;
+    }
+    const outputName = this.session.outputNames[0];
+    if (outputName === undefined) throw new PalaceError('internal', `The ${MINILM_MODEL_NAME} model has no output`);
+    const output = (await this.session.run(feeds))[outputName];
+    if (output === undefined) throw new PalaceError('internal', `The ${MINILM_MODEL_NAME} model returned no '${outputName}'`);
+    const hidden = output.data as Float32Array;
+    return batch.map((ids, row) => meanPoolAndNormalise(hidden, row, ids.length, width));
+  }
+}
+
+/**
+ * Mean of the first `tokens` hidden states of `row` (the unpadded ones, exactly the mask-weighted
+ * mean), divided by its L2 norm; the eps guards match sentence-transformers and torch.
+ */
+function meanPoolAndNormalise(hidden: Float32Array, row: number, tokens: number, width: number): Float32Array {
+  const sums = new Float64Array(MINILM_DIMENSION);
+  const rowOffset = row * width * MINILM_DIMENSION;
+  for (let t = 0; t < tokens; t += 1) {
+    const offset = rowOffset + t * MINILM_DIMENSION;
+    for (let d = 0; d < MINILM_DIMENSION; d += 1) sums[d]! += hidden[offset + d]!;
+  }
+  const count = Math.max(tokens, 1e-9);
+  let squares = 0;
+  for (let d = 0; d < MINILM_DIMENSION; d += 1) {
+    sums[d]! /= count;
+    squares += sums[d]! * sums[d]!;
+  }
+  const norm = Math.max(Math.sqrt(squares), 1e-12);
+  const vector = new Float32Array(MINILM_DIMENSION);
+  for (let d = 0; d < MINILM_DIMENSION; d += 1) vector[d] = sums[d]! / norm;
+  return vector;
+}
