@@ -39,6 +39,20 @@ function workerEntry(): URL {
   return new URL(fromSource ? './minilm-worker-from-source.mjs' : './minilm-worker.js', import.meta.url);
 }
 
+/**
+ * The process's Node options minus `--input-type`, which is only valid for `-e`/stdin and makes a
+ * worker started from a file fail (e.g. `node --input-type=module -e` that embeds).
+ */
+function workerExecArgv(): string[] {
+  const execArgv: string[] = [];
+  for (let i = 0; i < process.execArgv.length; i += 1) {
+    const arg = process.execArgv[i]!;
+    if (arg === '--input-type') i += 1;
+    else if (!arg.startsWith('--input-type=')) execArgv.push(arg);
+  }
+  return execArgv;
+}
+
 interface PendingRequest {
   resolve: (vectors: Float32Array[]) => void;
   reject: (error: PalaceError) => void;
@@ -57,7 +71,7 @@ class ModelWorker {
 
   constructor(files: MiniLmModelFiles, intraOpNumThreads: number, onGone: (worker: ModelWorker) => void) {
     const workerData: WorkerInit = { files, intraOpNumThreads };
-    this.worker = new Worker(workerEntry(), { workerData, name: `${MINILM_MODEL_NAME} embedder` });
+    this.worker = new Worker(workerEntry(), { workerData, execArgv: workerExecArgv(), name: `${MINILM_MODEL_NAME} embedder` });
     // An idle worker must not keep the process alive (the in-thread session never did); see track().
     this.worker.unref();
     this.worker.on('message', (message: FromWorker) => {

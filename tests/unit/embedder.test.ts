@@ -11,7 +11,7 @@ import { loadConfig } from '../../core/config.js';
 import { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder, MINILM_DIMENSION, MINILM_MAX_TOKENS } from '../../embed/minilm.js';
 import { MiniLmTokenizer } from '../../embed/minilm-tokenizer.js';
-import { locateMiniLmModel } from '../../embed/model-locator.js';
+import { locateMiniLmModel, MINILM_MODEL_NAME, MINILM_ONNX_FILE, MINILM_TOKENIZER_FILE } from '../../embed/model-locator.js';
 
 interface ReferenceSentence {
   text: string;
@@ -107,6 +107,94 @@ describe('MiniLmEmbedder', () => {
     await expect(other.embed(['x'])).rejects.toBeInstanceOf(PalaceError);
     const [after] = await embedder.embed([texts[0]!]);
     expect(maxAbsDifference(before!, after!)).toBe(0);
+  });
+});
+
+/** `count` chunk-sized texts (150–200 words) from a fixed seed. */
+function chunkTexts(count: number): string[] {
+  const words = 'memory palace drawer wing room tunnel hallway agent search vector mined repository diary graph'.split(' ');
+  let state = 17;
+  const next = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+  return Array.from({ length: count }, () => Array.from({ length: 150 + Math.floor(next() * 51) }, () => words[Math.floor(next() * words.length)]!).join(' '));
+}
+
+describe('MiniLmEmbedder off the main thread', () => {
+  it('keeps the event loop ticking while a large embed runs', async () => {
+    const maxGapMs = 250;
+    const batchSize = 32;
+    const large = new MiniLmEmbedder(config, { batchSize });
+    try {
+      await large.embed(['warm up']);
+      const chunks = chunkTexts(2 * batchSize);
+      let longestGap = 0;
+      let ticks = 0;
+      let last = performance.now();
+      const timer = setInterval(() => {
+        const now = performance.now();
+        longestGap = Math.max(longestGap, now - last);
+        last = now;
+        ticks += 1;
+      }, 10);
+      const start = performance.now();
+      const vectors = await large.embed(chunks);
+      const elapsed = performance.now() - start;
+      clearInterval(timer);
+      longestGap = Math.max(longestGap, performance.now() - last);
+      expect(vectors).toHaveLength(chunks.length);
+      // Each batch of 32 full-length chunks takes longer than the allowed gap, so running the
+      // batches on this thread would have broken the bound.
+      expect(elapsed / 2).toBeGreaterThan(maxGapMs);
+      expect(longestGap).toBeLessThan(maxGapMs);
+      expect(ticks).toBeGreaterThan(elapsed / (10 + maxGapMs));
+    } finally {
+      await large.close();
+    }
+  });
+
+  it('answers concurrent calls of several embedders each in its own input order', async () => {
+    const other = new MiniLmEmbedder(config, { batchSize: 3 });
+    try {
+      const reversed = [...texts].reverse();
+      const [forward, backward, alone] = await Promise.all([embedder.embed(texts), other.embed(reversed), other.embed([texts[2]!])]);
+      const sequential = await embedder.embed(texts);
+      texts.forEach((text, i) => {
+        expect(maxAbsDifference(forward[i]!, sequential[i]!), text.slice(0, 40)).toBeLessThan(1e-5);
+        expect(maxAbsDifference(backward[texts.length - 1 - i]!, sequential[i]!), text.slice(0, 40)).toBeLessThan(1e-5);
+      });
+      expect(maxAbsDifference(alone[0]!, sequential[2]!)).toBeLessThan(1e-5);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('reports a model that fails to load as the structured error, and loads it once it is fixed', async () => {
+    const modelDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-bad-model-'));
+    const real = locateMiniLmModel(config);
+    const dir = path.join(modelDir, MINILM_MODEL_NAME);
+    try {
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, MINILM_ONNX_FILE), 'not an onnx model');
+      fs.copyFileSync(real.tokenizerPath, path.join(dir, MINILM_TOKENIZER_FILE));
+      const broken = new MiniLmEmbedder({ modelDir });
+      const failure = await broken.embed(['x']).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(failure).toBeInstanceOf(PalaceError);
+      expect((failure as PalaceError).toJSON()).toMatchObject({ code: 'internal', field: 'MEMPALACE_MODEL_DIR', rule: 'model_loadable', fix: 'npm run model:fetch', modelDir: dir });
+
+      fs.rmSync(path.join(dir, MINILM_ONNX_FILE));
+      fs.symlinkSync(real.onnxPath, path.join(dir, MINILM_ONNX_FILE));
+      const [fixed] = await broken.embed([texts[0]!]);
+      const [expected] = await embedder.embed([texts[0]!]);
+      expect(maxAbsDifference(fixed!, expected!)).toBe(0);
+      await broken.close();
+    } finally {
+      fs.rmSync(modelDir, { recursive: true, force: true });
+    }
   });
 });
 
