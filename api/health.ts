@@ -20,7 +20,7 @@ export interface HealthReport {
   checked_at: string;
 }
 
-const CHECK_TIMEOUT_MS = 5000;
+const CHECK_TIMEOUT_MS = 10_000;
 
 async function check(engine: string, probe: () => Promise<unknown>): Promise<EngineHealth> {
   const start = performance.now();
