@@ -3,7 +3,7 @@
  * per key, expiry, fencing tokens that only grow, and stale tokens refused.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PalaceError } from '../../core/errors.js';
+import { rejectionOf } from '../helpers/errors.js';
 import type { Locks } from '../../stores/ports.js';
 
 export interface OpenedLocks {
@@ -12,16 +12,7 @@ export interface OpenedLocks {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function staleError(p: Promise<unknown>): Promise<PalaceError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof PalaceError) return e;
-    throw e;
-  }
-  throw new Error('expected a stale_lease PalaceError');
-}
+const staleError = (p: Promise<unknown>) => rejectionOf(p, 'a stale_lease PalaceError');
 
 export function describeLocksContract(adapterName: string, open: () => Promise<OpenedLocks>): void {
   describe(`Locks contract — ${adapterName}`, () => {

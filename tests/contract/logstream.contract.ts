@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PalaceError } from '../../core/errors.js';
+import { rejectionOf } from '../helpers/errors.js';
 import * as ops from '../../palace/logstream.js';
 import type { LogstreamContext, ToolArgs } from '../../palace/logstream.js';
 import type { Logstream, StoredEvent } from '../../stores/ports.js';
@@ -20,16 +20,6 @@ const ARTIFACT_ID_RE = /^art_\d{8}T\d{6}_[0-9a-f]{12}$/;
 const INSTANT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const HLC_RE = /^(\d{13})-([0-9a-f]{6})-(rep_[0-9a-f]+)$/;
 const EVENT_KEYS = ['id', 'seq', 'origin_replica', 'origin_seq', 'hlc', 'type', 'stream', 'room', 'topic', 'from_agent', 'to_agent', 'correlation_id', 'branch', 'base_commit', 'status', 'artifact_ids', 'body', 'created_at', 'metadata'];
-
-async function errorOf(p: Promise<unknown>): Promise<PalaceError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof PalaceError) return e;
-    throw e;
-  }
-  throw new Error('expected a PalaceError');
-}
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 const base: ToolArgs = { type: 'status.update', stream: 'project/atlas', room: 'status', from_agent: 'mac-claude' };
@@ -142,7 +132,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       for (const [name, args, field, message] of cases) {
         it(`${name}: names ${field} and writes nothing`, async () => {
           await append();
-          const err = await errorOf(ops.eventAppend(ctx, { ...base, ...args }));
+          const err = await rejectionOf(ops.eventAppend(ctx, { ...base, ...args }));
           expect(err.code).toBe('invalid_argument');
           expect(err.field).toBe(field);
           expect(err.message).toBe(message);
@@ -152,9 +142,9 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       }
 
       it('reports the first failure in the order of §3.2', async () => {
-        const err = await errorOf(ops.eventAppend(ctx, { type: 'X', stream: '', room: '', from_agent: '', status: 'bad', body: 1 }));
+        const err = await rejectionOf(ops.eventAppend(ctx, { type: 'X', stream: '', room: '', from_agent: '', status: 'bad', body: 1 }));
         expect(err.field).toBe('type');
-        const err2 = await errorOf(ops.eventAppend(ctx, { ...base, to_agent: '\u0001', status: 'bad' }));
+        const err2 = await rejectionOf(ops.eventAppend(ctx, { ...base, to_agent: '\u0001', status: 'bad' }));
         expect(err2.field).toBe('to_agent');
         expect(writes).toEqual([]);
       });
@@ -163,7 +153,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
         const cyclic: Record<string, unknown> = {};
         cyclic.self = cyclic;
         for (const metadata of [cyclic, { n: Number.NaN }, { d: new Date(0) }]) {
-          const err = await errorOf(ops.eventAppend(ctx, { ...base, metadata }));
+          const err = await rejectionOf(ops.eventAppend(ctx, { ...base, metadata }));
           expect(err.field).toBe('metadata');
           expect(err.message.startsWith('metadata is not JSON-serializable: ')).toBe(true);
         }
@@ -175,9 +165,9 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       it('accepts a body of exactly 262144 bytes and refuses one more, counting bytes', async () => {
         await append({ body: 'a'.repeat(262_144) });
         await append({ body: 'é'.repeat(131_072) });
-        expect((await errorOf(append({ body: 'a'.repeat(262_145) }))).message).toBe('body is 262145 bytes; maximum is 262144 bytes');
-        expect((await errorOf(append({ body: `${'é'.repeat(131_072)}a` }))).message).toBe('body is 262145 bytes; maximum is 262144 bytes');
-        expect((await errorOf(append({ body: '🎉'.repeat(65_537) }))).message).toBe('body is 262148 bytes; maximum is 262144 bytes');
+        expect((await rejectionOf(append({ body: 'a'.repeat(262_145) }))).message).toBe('body is 262145 bytes; maximum is 262144 bytes');
+        expect((await rejectionOf(append({ body: `${'é'.repeat(131_072)}a` }))).message).toBe('body is 262145 bytes; maximum is 262144 bytes');
+        expect((await rejectionOf(append({ body: '🎉'.repeat(65_537) }))).message).toBe('body is 262148 bytes; maximum is 262144 bytes');
         const stored = await all();
         expect(stored.map((e) => Buffer.byteLength(e.body))).toEqual([262_144, 262_144]);
       });
@@ -185,15 +175,15 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       it('accepts metadata of exactly 65536 canonical bytes and refuses one more', async () => {
         // Canonical text `{"k": "<v>"}` is the value plus 9 bytes.
         await append({ metadata: { k: 'v'.repeat(65_527) } });
-        expect((await errorOf(append({ metadata: { k: 'v'.repeat(65_528) } }))).message).toBe('metadata exceeds maximum size of 65536 bytes');
-        expect((await errorOf(append({ metadata: { k: 'é'.repeat(32_764) } }))).message).toBe('metadata exceeds maximum size of 65536 bytes');
+        expect((await rejectionOf(append({ metadata: { k: 'v'.repeat(65_528) } }))).message).toBe('metadata exceeds maximum size of 65536 bytes');
+        expect((await rejectionOf(append({ metadata: { k: 'é'.repeat(32_764) } }))).message).toBe('metadata exceeds maximum size of 65536 bytes');
         expect(await all()).toHaveLength(1);
       });
 
       it('accepts an artifact of exactly 4194304 bytes and refuses one more', async () => {
         const ok = (await ops.artifactPut(ctx, { kind: 'log', content: 'x'.repeat(4_194_304), created_by: 'a' })).artifact;
         expect(ok.size_bytes).toBe(4_194_304);
-        const err = await errorOf(ops.artifactPut(ctx, { kind: 'log', content: `${'x'.repeat(4_194_303)}é`, created_by: 'a' }));
+        const err = await rejectionOf(ops.artifactPut(ctx, { kind: 'log', content: `${'x'.repeat(4_194_303)}é`, created_by: 'a' }));
         expect(err.message).toBe('content is 4194305 bytes; maximum is 4194304 bytes');
         expect(err.field).toBe('content');
         expect(writes).toEqual(['putArtifact']);
@@ -225,7 +215,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       it('refuses unknown ids, keeps known ones, collapses duplicates', async () => {
         const a1 = (await ops.artifactPut(ctx, { kind: 'note', content: 'one', created_by: 'a' })).artifact;
         const a2 = (await ops.artifactPut(ctx, { kind: 'note', content: 'two', created_by: 'a' })).artifact;
-        const err = await errorOf(append({ artifact_ids: [a1.id, 'art_missing'] }));
+        const err = await rejectionOf(append({ artifact_ids: [a1.id, 'art_missing'] }));
         expect(err.message).toBe("artifact_ids references unknown artifact 'art_missing'");
         expect(err.field).toBe('artifact_ids');
         expect(await all()).toHaveLength(0);
@@ -261,10 +251,10 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
 
       it('reports impossible filter values instead of matching nothing', async () => {
-        expect((await errorOf(ops.eventList(ctx, { type: 'Bad Type' }))).field).toBe('type');
-        expect((await errorOf(ops.eventList(ctx, { status: 'closed' }))).message).toBe("status='closed' is not one of: applied, blocked, claimed, failed, open, ready, superseded");
-        expect((await errorOf(ops.eventList(ctx, { stream: 'a\nb' }))).message).toBe('stream contains control characters');
-        expect((await errorOf(ops.eventWait(ctx, { status: 'closed', timeout_ms: 0 }))).field).toBe('status');
+        expect((await rejectionOf(ops.eventList(ctx, { type: 'Bad Type' }))).field).toBe('type');
+        expect((await rejectionOf(ops.eventList(ctx, { status: 'closed' }))).message).toBe("status='closed' is not one of: applied, blocked, claimed, failed, open, ready, superseded");
+        expect((await rejectionOf(ops.eventList(ctx, { stream: 'a\nb' }))).message).toBe('stream contains control characters');
+        expect((await rejectionOf(ops.eventWait(ctx, { status: 'closed', timeout_ms: 0 }))).field).toBe('status');
       });
     });
 
@@ -289,12 +279,12 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
 
       it('refuses unknown cursors and bad orders', async () => {
         await append();
-        const e1 = await errorOf(ops.eventList(ctx, { since_event_id: 'evt_20260101T000000_000000000000' }));
+        const e1 = await rejectionOf(ops.eventList(ctx, { since_event_id: 'evt_20260101T000000_000000000000' }));
         expect(e1.message).toBe("since_event_id 'evt_20260101T000000_000000000000' not found");
         expect(e1.field).toBe('since_event_id');
-        expect((await errorOf(ops.eventList(ctx, { before_event_id: 'nope' }))).message).toBe("before_event_id 'nope' not found");
-        expect((await errorOf(ops.eventWait(ctx, { since_event_id: 'nope', timeout_ms: 0 }))).message).toBe("since_event_id 'nope' not found");
-        const bad = await errorOf(ops.eventList(ctx, { order: 'newest' }));
+        expect((await rejectionOf(ops.eventList(ctx, { before_event_id: 'nope' }))).message).toBe("before_event_id 'nope' not found");
+        expect((await rejectionOf(ops.eventWait(ctx, { since_event_id: 'nope', timeout_ms: 0 }))).message).toBe("since_event_id 'nope' not found");
+        const bad = await rejectionOf(ops.eventList(ctx, { order: 'newest' }));
         expect(bad.message).toBe("order='newest' must be 'asc' or 'desc'");
         expect(bad.field).toBe('order');
       });
@@ -339,11 +329,11 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
 
       it('refuses other forms with the spec message', async () => {
         for (const v of ['2026-13-01', '2026-02-30', '2026-01-01T00:00:00', '2026-01-01 00:00:00Z', '2026-01-01T00:00:00.5Z', '2026-01-01T00:00:00+02:00', 'yesterday', '2026-1-1']) {
-          const err = await errorOf(ops.eventList(ctx, { since_created_at: v }));
+          const err = await rejectionOf(ops.eventList(ctx, { since_created_at: v }));
           expect(err.field).toBe('since_created_at');
           expect(err.message).toBe(`since_created_at='${v}' is not a valid ISO-8601 date or UTC datetime (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)`);
         }
-        expect((await errorOf(ops.eventList(ctx, { since_created_at: 20260101 }))).message).toBe('since_created_at must be a string');
+        expect((await rejectionOf(ops.eventList(ctx, { since_created_at: 20260101 }))).message).toBe('since_created_at must be a string');
       });
     });
 
@@ -356,10 +346,10 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
         expect((await ops.eventList(ctx, { limit: '7' })).count).toBe(7);
         expect((await ops.eventList(ctx, { limit: 3.9 })).count).toBe(3);
         expect((await ops.eventWait(ctx, { limit: 2, timeout_ms: 0 })).count).toBe(2);
-        expect((await errorOf(ops.eventList(ctx, { limit: 0 }))).message).toBe('limit must be a positive integer');
-        expect((await errorOf(ops.eventList(ctx, { limit: -4 }))).message).toBe('limit must be a positive integer');
-        expect((await errorOf(ops.eventList(ctx, { limit: true }))).field).toBe('limit');
-        expect((await errorOf(ops.eventList(ctx, { limit: 'seven' }))).field).toBe('limit');
+        expect((await rejectionOf(ops.eventList(ctx, { limit: 0 }))).message).toBe('limit must be a positive integer');
+        expect((await rejectionOf(ops.eventList(ctx, { limit: -4 }))).message).toBe('limit must be a positive integer');
+        expect((await rejectionOf(ops.eventList(ctx, { limit: true }))).field).toBe('limit');
+        expect((await rejectionOf(ops.eventList(ctx, { limit: 'seven' }))).field).toBe('limit');
       });
     });
 
@@ -376,7 +366,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
         expect(events[1]).toEqual(e2);
         expect('body_truncated' in events[1]!).toBe(false);
         expect((await ops.eventList(ctx, { preview: false })).events[0]!.body).toBe(long);
-        expect((await errorOf(ops.eventList(ctx, { preview: 'false' }))).field).toBe('preview');
+        expect((await rejectionOf(ops.eventList(ctx, { preview: 'false' }))).field).toBe('preview');
       });
     });
 
@@ -416,8 +406,8 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
         expect(await ops.eventWait(ctx, { since_event_id: e.id, timeout_ms: 300 })).toEqual({ timed_out: true, events: [], count: 0 });
         expect(Date.now() - started).toBeGreaterThanOrEqual(290);
         expect(await ops.eventWait(ctx, { since_event_id: e.id, timeout_ms: 0 })).toEqual({ timed_out: true, events: [], count: 0 });
-        expect((await errorOf(ops.eventWait(ctx, { timeout_ms: -1 }))).message).toBe('timeout_ms must be a non-negative number');
-        expect((await errorOf(ops.eventWait(ctx, { timeout_ms: false }))).field).toBe('timeout_ms');
+        expect((await rejectionOf(ops.eventWait(ctx, { timeout_ms: -1 }))).message).toBe('timeout_ms must be a non-negative number');
+        expect((await rejectionOf(ops.eventWait(ctx, { timeout_ms: false }))).field).toBe('timeout_ms');
       });
 
       it('wakes on a matching append long before its timeout, ignoring non-matching ones', async () => {
@@ -455,12 +445,12 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
 
       it('refuses an unknown target and invalid ack fields without writing', async () => {
         const target = await append();
-        const missing = await errorOf(ops.eventAck(ctx, { event_id: 'evt_missing', from_agent: 'x', status: 'nonsense' }));
+        const missing = await rejectionOf(ops.eventAck(ctx, { event_id: 'evt_missing', from_agent: 'x', status: 'nonsense' }));
         expect(missing.message).toBe("event 'evt_missing' not found");
         expect(missing.field).toBe('event_id');
-        expect((await errorOf(ops.eventAck(ctx, { event_id: target.id, from_agent: 'x', status: 'nonsense' }))).field).toBe('status');
-        expect((await errorOf(ops.eventAck(ctx, { event_id: target.id, from_agent: '' }))).message).toBe('from_agent must be a non-empty string');
-        expect((await errorOf(ops.eventAck(ctx, { event_id: ' ', from_agent: 'x' }))).message).toBe('event_id must be a non-empty string');
+        expect((await rejectionOf(ops.eventAck(ctx, { event_id: target.id, from_agent: 'x', status: 'nonsense' }))).field).toBe('status');
+        expect((await rejectionOf(ops.eventAck(ctx, { event_id: target.id, from_agent: '' }))).message).toBe('from_agent must be a non-empty string');
+        expect((await rejectionOf(ops.eventAck(ctx, { event_id: ' ', from_agent: 'x' }))).message).toBe('event_id must be a non-empty string');
         expect(await all()).toHaveLength(1);
       });
     });
@@ -505,14 +495,14 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
           [{ kind: 'bad', content: '', created_by: '' }, 'kind', "kind='bad' is not one of: file, json, log, note, patch"],
         ];
         for (const [args, field, message] of cases) {
-          const err = await errorOf(ops.artifactPut(ctx, args));
+          const err = await rejectionOf(ops.artifactPut(ctx, args));
           expect([err.field, err.message]).toEqual([field, message]);
         }
         expect(writes).toEqual([]);
-        const nf = await errorOf(ops.artifactGet(ctx, { artifact_id: 'art_nope' }));
+        const nf = await rejectionOf(ops.artifactGet(ctx, { artifact_id: 'art_nope' }));
         expect(nf.message).toBe("artifact 'art_nope' not found");
         expect(ops.logstreamFailure(nf, false)).toEqual({ error: "artifact 'art_nope' not found" });
-        expect((await errorOf(ops.artifactGet(ctx, { artifact_id: '' }))).message).toBe('artifact_id must be a non-empty string');
+        expect((await rejectionOf(ops.artifactGet(ctx, { artifact_id: '' }))).message).toBe('artifact_id must be a non-empty string');
       });
     });
 
@@ -532,11 +522,11 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
 
       it('leaves no artifact behind when the event half is invalid', async () => {
-        const bad = await errorOf(ops.patchSubmit(ctx, { content: 'diff\n', from_agent: 'bob', stream: '  ' }));
+        const bad = await rejectionOf(ops.patchSubmit(ctx, { content: 'diff\n', from_agent: 'bob', stream: '  ' }));
         expect([bad.field, bad.message]).toEqual(['stream', 'stream must be a non-empty string']);
-        const noAgent = await errorOf(ops.patchSubmit(ctx, { content: 'diff\n', from_agent: '', stream: 's' }));
+        const noAgent = await rejectionOf(ops.patchSubmit(ctx, { content: 'diff\n', from_agent: '', stream: 's' }));
         expect(noAgent.message).toBe('from_agent must be a non-empty string');
-        expect((await errorOf(ops.patchSubmit(ctx, { content: 'diff\n', from_agent: 'a', stream: 's', body: 'x'.repeat(262_145) }))).field).toBe('body');
+        expect((await rejectionOf(ops.patchSubmit(ctx, { content: 'diff\n', from_agent: 'a', stream: 's', body: 'x'.repeat(262_145) }))).field).toBe('body');
         expect(writes).toEqual([]);
         expect(await all()).toHaveLength(0);
       });
@@ -567,7 +557,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
 
       it('refuses branch names, tags and short ids where a commit id is required, and blank inputs', async () => {
         for (const ref of ['main', 'v1.2', 'HEAD', 'abc12', 'feature/x', 'abcdefg']) {
-          const err = await errorOf(ops.taskCreate(ctx, { ...task, base_commit: ref }));
+          const err = await rejectionOf(ops.taskCreate(ctx, { ...task, base_commit: ref }));
           expect([err.field, err.message]).toEqual(['base_commit', 'task base commit must be a hexadecimal Git object id (at least 7 characters), not a branch or tag']);
         }
         const blanks: [string, string][] = [
@@ -575,11 +565,11 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
           ['branch', 'task branch must not be empty'], ['base_commit', 'task base commit must not be empty'], ['goal', 'task goal must not be empty'], ['done', 'task definition of done must not be empty'],
         ];
         for (const [field, message] of blanks) {
-          const err = await errorOf(ops.taskCreate(ctx, { ...task, [field]: '  ' }));
+          const err = await rejectionOf(ops.taskCreate(ctx, { ...task, [field]: '  ' }));
           expect([err.field, err.message]).toEqual([field, message]);
         }
-        expect((await errorOf(ops.taskCreate(ctx, { ...task, to_agent: 'b\u0007' }))).message).toBe('to_agent contains control characters');
-        expect((await errorOf(ops.taskCreate(ctx, { ...task, goal: 'x'.repeat(262_144) }))).field).toBe('body');
+        expect((await rejectionOf(ops.taskCreate(ctx, { ...task, to_agent: 'b\u0007' }))).message).toBe('to_agent contains control characters');
+        expect((await rejectionOf(ops.taskCreate(ctx, { ...task, goal: 'x'.repeat(262_144) }))).field).toBe('body');
         expect(writes).toEqual([]);
       });
     });

@@ -4,22 +4,12 @@
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { PalaceError } from '../../core/errors.js';
+import { thrownBy } from '../helpers/errors.js';
 import { decodeCursor, encodeCursor } from '../../stores/embedded/drawer-cursor.js';
 import { filterCondition, filterIsEmpty } from '../../stores/embedded/drawer-filter-sql.js';
 import { checkDrawerBatch, cosineDistance, decodeVector, encodeVector } from '../../stores/embedded/drawer-rows.js';
 import type { DrawerFilter } from '../../stores/ports.js';
 import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index.fixtures.js';
-
-function thrown(fn: () => unknown): PalaceError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof PalaceError) return e;
-    throw e;
-  }
-  throw new Error('expected a PalaceError');
-}
 
 describe('filterCondition', () => {
   const db = new Database(':memory:');
@@ -54,9 +44,9 @@ describe('filterCondition', () => {
   });
 
   it('refuses unsafe metadata keys and values, naming the field', () => {
-    expect(thrown(() => filterCondition({ meta: { "a'b": 'x' } })).field).toBe('filter.meta');
-    expect(thrown(() => filterCondition({ meta: { n: Number.NaN } })).field).toBe('filter.meta.n');
-    expect(thrown(() => filterCondition({ wing: 3 as unknown as string })).field).toBe('filter.wing');
+    expect(thrownBy(() => filterCondition({ meta: { "a'b": 'x' } })).field).toBe('filter.meta');
+    expect(thrownBy(() => filterCondition({ meta: { n: Number.NaN } })).field).toBe('filter.meta.n');
+    expect(thrownBy(() => filterCondition({ wing: 3 as unknown as string })).field).toBe('filter.wing');
   });
 
   it('knows when a filter restricts nothing', () => {
@@ -86,10 +76,10 @@ describe('checkDrawerBatch', () => {
       [{ ...ok(), meta: { ...ok().meta, tags: ['a'] } }, 'drawers[0].meta.tags', 'type'],
     ];
     for (const [bad, field, rule] of cases) {
-      const e = thrown(() => checkDrawerBatch('drawers', [bad as ReturnType<typeof ok>], 8));
+      const e = thrownBy(() => checkDrawerBatch('drawers', [bad as ReturnType<typeof ok>], 8));
       expect([e.code, e.field, e.rule]).toEqual(['invalid_argument', field, rule]);
     }
-    expect(thrown(() => checkDrawerBatch('drawers', [ok(), ok()], 8)).field).toBe('drawers[1].id');
+    expect(thrownBy(() => checkDrawerBatch('drawers', [ok(), ok()], 8)).field).toBe('drawers[1].id');
   });
 });
 
@@ -97,7 +87,7 @@ describe('cursors and vectors', () => {
   it('round-trips a cursor with any characters and refuses a foreign one', () => {
     const c = encodeCursor('wing ü', '/päth/with "quotes",\n and 😀');
     expect(decodeCursor('after', c)).toEqual(['wing ü', '/päth/with "quotes",\n and 😀']);
-    expect(thrown(() => decodeCursor('after', '/some/path')).rule).toBe('cursor_format');
+    expect(thrownBy(() => decodeCursor('after', '/some/path')).rule).toBe('cursor_format');
   });
 
   it('stores float32 vectors bit-exactly, whatever the blob alignment', () => {

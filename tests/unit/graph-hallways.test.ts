@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PalaceError } from '../../core/errors.js';
+import { rejectionOf } from '../helpers/errors.js';
 import { hashN } from '../../core/text.js';
 import { buildHallwaysForWing, deleteHallway, hallwayLabel, listHallways, spellingKey } from '../../palace/hallways.js';
 import type { GraphPalace } from './graph-fixtures.js';
@@ -27,16 +27,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await palace.cleanup();
 });
-
-async function errorOf(p: Promise<unknown>): Promise<PalaceError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof PalaceError) return e;
-    throw e;
-  }
-  throw new Error('expected a PalaceError');
-}
 
 describe('spelling keys and labels', () => {
   it('keys an entity by its last path segment without a code extension, lowercased', () => {
@@ -125,7 +115,7 @@ describe('buildHallwaysForWing', () => {
   });
 
   it('validates the wing', async () => {
-    expect((await errorOf(buildHallwaysForWing(palace.ctx, '../etc'))).field).toBe('wing');
+    expect((await rejectionOf(buildHallwaysForWing(palace.ctx, '../etc'))).field).toBe('wing');
   });
 });
 
@@ -134,7 +124,7 @@ describe('list_hallways and delete_hallway', () => {
     await buildHallwaysForWing(palace.ctx, 'alpha');
     expect(await listHallways(palace.ctx, { wing: 'Alpha' })).toEqual([]);
     expect((await listHallways(palace.ctx, { wing: ' ' })).length).toBe(2);
-    expect((await errorOf(listHallways(palace.ctx, { wing: 'a\0' }))).message).toBe('wing contains null bytes');
+    expect((await rejectionOf(listHallways(palace.ctx, { wing: 'a\0' }))).message).toBe('wing contains null bytes');
   });
 
   it('reports whether a record was removed and requires an id', async () => {
@@ -142,7 +132,7 @@ describe('list_hallways and delete_hallway', () => {
     expect(await deleteHallway(palace.ctx, { hallway_id: first!.id })).toEqual({ deleted: true });
     expect(await deleteHallway(palace.ctx, { hallway_id: first!.id })).toEqual({ deleted: false });
     expect((await listHallways(palace.ctx)).length).toBe(1);
-    expect((await errorOf(deleteHallway(palace.ctx, { hallway_id: '  ' }))).message).toBe('hallway_id is required');
-    expect((await errorOf(deleteHallway(palace.ctx, { hallway_id: null }))).field).toBe('hallway_id');
+    expect((await rejectionOf(deleteHallway(palace.ctx, { hallway_id: '  ' }))).message).toBe('hallway_id is required');
+    expect((await rejectionOf(deleteHallway(palace.ctx, { hallway_id: null }))).field).toBe('hallway_id');
   });
 });

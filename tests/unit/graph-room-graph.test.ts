@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PalaceError } from '../../core/errors.js';
+import { rejectionOf } from '../helpers/errors.js';
 import { findTunnels, graphStats, traverse } from '../../palace/room-graph.js';
 import { createTunnel } from '../../palace/tunnels.js';
 import type { GraphPalace } from './graph-fixtures.js';
@@ -32,16 +32,6 @@ afterEach(async () => {
   await palace.cleanup();
 });
 
-async function errorOf(p: Promise<unknown>): Promise<PalaceError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof PalaceError) return e;
-    throw e;
-  }
-  throw new Error('expected a PalaceError');
-}
-
 describe('traverse', () => {
   it('walks breadth-first through shared wings, sorted by hop then count', async () => {
     expect(await traverse(palace.ctx, { start_room: 'ops' })).toEqual([
@@ -57,18 +47,18 @@ describe('traverse', () => {
     expect(await rooms(3)).toEqual(['ops@0', 'auth@1', 'general@1', 'billing@2', 'notes@3']);
     expect(await rooms(0)).toEqual(['ops@0', 'auth@1', 'general@1']);
     expect(await rooms(99)).toEqual(['ops@0', 'auth@1', 'general@1', 'billing@2', 'notes@3']);
-    expect((await errorOf(traverse(palace.ctx, { start_room: 'ops', max_hops: 'two' }))).field).toBe('max_hops');
+    expect((await rejectionOf(traverse(palace.ctx, { start_room: 'ops', max_hops: 'two' }))).field).toBe('max_hops');
   });
 
   it('reports a missing room with suggestions: substring matches first, then word matches', async () => {
-    const e = await errorOf(traverse(palace.ctx, { start_room: 'bill' }));
+    const e = await rejectionOf(traverse(palace.ctx, { start_room: 'bill' }));
     expect(e.message).toBe("Room 'bill' not found");
     expect(e.details).toEqual({ suggestions: ['billing'] });
-    const words = await errorOf(traverse(palace.ctx, { start_room: 'no-auth-te' }));
+    const words = await rejectionOf(traverse(palace.ctx, { start_room: 'no-auth-te' }));
     expect(words.details).toEqual({ suggestions: ['auth', 'notes'] });
-    expect((await errorOf(traverse(palace.ctx, { start_room: '' }))).field).toBe('start_room');
-    expect((await errorOf(traverse(palace.ctx, { start_room: 'a\0' }))).rule).toBe('null_bytes');
-    expect((await errorOf(traverse(palace.ctx, { start_room: 'r'.repeat(129) }))).rule).toBe('max_length');
+    expect((await rejectionOf(traverse(palace.ctx, { start_room: '' }))).field).toBe('start_room');
+    expect((await rejectionOf(traverse(palace.ctx, { start_room: 'a\0' }))).rule).toBe('null_bytes');
+    expect((await rejectionOf(traverse(palace.ctx, { start_room: 'r'.repeat(129) }))).rule).toBe('max_length');
   });
 
   it('sees new drawers at once', async () => {
@@ -92,7 +82,7 @@ describe('find_tunnels', () => {
     expect((await findTunnels(palace.ctx, { wing_a: 'beta', wing_b: 'alpha' })).map((t) => t.room)).toEqual(['auth']);
     expect(await findTunnels(palace.ctx, { wing_a: 'alpha', wing_b: 'gamma' })).toEqual([]);
     expect((await findTunnels(palace.ctx, { wing_a: '  ', wing_b: null })).length).toBe(2);
-    expect((await errorOf(findTunnels(palace.ctx, { wing_b: 'a/b' }))).message).toBe('wing_b contains invalid path characters');
+    expect((await rejectionOf(findTunnels(palace.ctx, { wing_b: 'a/b' }))).message).toBe('wing_b contains invalid path characters');
   });
 });
 

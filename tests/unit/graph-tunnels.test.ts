@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PalaceError } from '../../core/errors.js';
+import { rejectionOf } from '../helpers/errors.js';
 import { hashN } from '../../core/text.js';
 import { buildEntityTunnels, buildTopicTunnels, createTunnel, deleteTunnel, followTunnels, listTunnels } from '../../palace/tunnels.js';
 import type { GraphPalace } from './graph-fixtures.js';
@@ -23,16 +23,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await palace.cleanup();
 });
-
-async function errorOf(p: Promise<unknown>): Promise<PalaceError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof PalaceError) return e;
-    throw e;
-  }
-  throw new Error('expected a PalaceError');
-}
 
 const base = { source_wing: 'alpha', source_room: 'auth', target_wing: 'beta', target_room: 'billing' };
 
@@ -68,9 +58,9 @@ describe('create_tunnel', () => {
   });
 
   it('refuses an endpoint room without drawers and writes nothing', async () => {
-    const src = await errorOf(createTunnel(palace.ctx, { ...base, source_room: 'nope' }));
+    const src = await rejectionOf(createTunnel(palace.ctx, { ...base, source_room: 'nope' }));
     expect([src.message, src.field]).toEqual(["Source room 'nope' does not exist in wing 'alpha'", 'source_room']);
-    const dst = await errorOf(createTunnel(palace.ctx, { ...base, target_wing: 'alpha' }));
+    const dst = await rejectionOf(createTunnel(palace.ctx, { ...base, target_wing: 'alpha' }));
     expect(dst.message).toBe("Target room 'billing' does not exist in wing 'alpha'");
     expect(await listTunnels(palace.ctx)).toEqual([]);
   });
@@ -85,7 +75,7 @@ describe('create_tunnel', () => {
     [{ label: 7 }, 'label', 'label must be a string'],
     [{ source_drawer_id: 'd'.repeat(513) }, 'source_drawer_id', 'source_drawer_id exceeds maximum length of 512 characters'],
   ])('rejects %j naming %s and writes nothing', async (override, field, message) => {
-    const e = await errorOf(createTunnel(palace.ctx, { ...base, ...override }));
+    const e = await rejectionOf(createTunnel(palace.ctx, { ...base, ...override }));
     expect([e.code, e.field, e.message]).toEqual(['invalid_argument', field, message]);
     expect(await listTunnels(palace.ctx)).toEqual([]);
   });
@@ -99,7 +89,7 @@ describe('list_tunnels and delete_tunnel', () => {
     expect((await listTunnels(palace.ctx, { wing: 'my-wing' })).map((t) => t.id)).toEqual([b.id]);
     expect((await listTunnels(palace.ctx, { wing: 'ALPHA' })).map((t) => t.id)).toEqual([a.id, b.id]);
     expect((await listTunnels(palace.ctx, { wing: '' })).length).toBe(2);
-    expect((await errorOf(listTunnels(palace.ctx, { wing: '-x' }))).field).toBe('wing');
+    expect((await rejectionOf(listTunnels(palace.ctx, { wing: '-x' }))).field).toBe('wing');
   });
 
   it('deletes idempotently and requires an id', async () => {
@@ -107,8 +97,8 @@ describe('list_tunnels and delete_tunnel', () => {
     expect(await deleteTunnel(palace.ctx, { tunnel_id: t.id })).toEqual({ deleted: t.id });
     expect(await deleteTunnel(palace.ctx, { tunnel_id: t.id })).toEqual({ deleted: t.id });
     expect(await listTunnels(palace.ctx)).toEqual([]);
-    expect((await errorOf(deleteTunnel(palace.ctx, { tunnel_id: '' }))).message).toBe('tunnel_id is required');
-    expect((await errorOf(deleteTunnel(palace.ctx, { tunnel_id: 5 }))).field).toBe('tunnel_id');
+    expect((await rejectionOf(deleteTunnel(palace.ctx, { tunnel_id: '' }))).message).toBe('tunnel_id is required');
+    expect((await rejectionOf(deleteTunnel(palace.ctx, { tunnel_id: 5 }))).field).toBe('tunnel_id');
   });
 });
 
@@ -135,7 +125,7 @@ describe('follow_tunnels', () => {
   it('compares the room exactly and returns [] when nothing connects', async () => {
     await createTunnel(palace.ctx, base);
     expect(await followTunnels(palace.ctx, { wing: 'alpha', room: 'Auth' })).toEqual([]);
-    expect((await errorOf(followTunnels(palace.ctx, { wing: 'alpha', room: '' }))).field).toBe('room');
+    expect((await rejectionOf(followTunnels(palace.ctx, { wing: 'alpha', room: '' }))).field).toBe('room');
   });
 });
 

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PalaceError } from '../../core/errors.js';
+import { palaceRejection } from '../helpers/errors.js';
 import { kgAdd, kgInvalidate, kgQuery, kgSupersede, kgTimeline } from '../../palace/kg.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
 
@@ -149,16 +149,6 @@ function localDate(d: Date): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
-async function rejected(p: Promise<unknown>): Promise<PalaceError | undefined> {
-  try {
-    await p;
-    return undefined;
-  } catch (e) {
-    if (e instanceof PalaceError) return e;
-    throw e;
-  }
-}
-
 describe('knowledge graph against a reference model', () => {
   it('agrees on every as_of answer and the timeline after every step', async () => {
     await fc.assert(
@@ -185,7 +175,7 @@ describe('knowledge graph against a reference model', () => {
               call = kgSupersede(ctx, { subject: op.s, predicate: op.p, old_object: op.oldO, new_object: op.newO, at: op.at });
               field = 'at';
             }
-            const err = await rejected(call);
+            const err = await palaceRejection(call);
             if (ok) expect(err, `${JSON.stringify(op)} should succeed`).toBeUndefined();
             else expect({ field: err?.field, rule: err?.rule }).toEqual({ field, rule: 'inverted_interval' });
 
@@ -215,7 +205,7 @@ describe('knowledge graph against a reference model', () => {
         const ctx = { graph, now: () => NOW };
         try {
           await kgAdd(ctx, { subject: 'Bot', predicate: 'uses', object: 'Old', valid_from: start });
-          const err = await rejected(kgSupersede(ctx, { subject: 'Bot', predicate: 'uses', old_object: 'Old', new_object: 'New', at }));
+          const err = await palaceRejection(kgSupersede(ctx, { subject: 'Bot', predicate: 'uses', old_object: 'Old', new_object: 'New', at }));
           const boundary = epoch(isDate(at) ? `${at}T00:00:00Z` : at.replace('+00:00', 'Z'));
           if (boundary < startOf(start)) {
             expect(err?.rule).toBe('inverted_interval');

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PalaceError } from '../../core/errors.js';
+import { rejectionOf } from '../helpers/errors.js';
 import { hashN, lengthPrefixed } from '../../core/text.js';
 import type { KgContext } from '../../palace/kg.js';
 import { kgAdd, kgInvalidate, kgQuery, kgStats, kgSupersede, kgTimeline } from '../../palace/kg.js';
@@ -24,16 +24,6 @@ afterEach(async () => {
   await graph.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-async function errorOf(p: Promise<unknown>): Promise<PalaceError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof PalaceError) return e;
-    throw e;
-  }
-  throw new Error('expected a PalaceError');
-}
 
 /** Everything the store holds, to show a rejected call wrote nothing. */
 async function snapshot(): Promise<unknown> {
@@ -86,7 +76,7 @@ describe('kg_add', () => {
 
   it('rejects an inverted interval as a ValueError naming valid_to, but accepts a same-day date window', async () => {
     const before = await snapshot();
-    const e = await errorOf(kgAdd(ctx, { subject: 'a', predicate: 'p', object: 'b', valid_from: '2024-05-02', valid_to: '2024-05-01' }));
+    const e = await rejectionOf(kgAdd(ctx, { subject: 'a', predicate: 'p', object: 'b', valid_from: '2024-05-02', valid_to: '2024-05-01' }));
     expect(e.field).toBe('valid_to');
     expect(e.rule).toBe('inverted_interval');
     expect(e.details).toEqual({ error_class: 'ValueError' });
@@ -111,7 +101,7 @@ describe('kg_add', () => {
     [{ confidence: 2 }, 'confidence', 'confidence must be a number between 0 and 1'],
   ])('rejects %j naming %s and writes nothing', async (override, field, message) => {
     const before = await snapshot();
-    const e = await errorOf(kgAdd(ctx, { subject: 'a', predicate: 'p', object: 'b', ...override }));
+    const e = await rejectionOf(kgAdd(ctx, { subject: 'a', predicate: 'p', object: 'b', ...override }));
     expect(e.code).toBe('invalid_argument');
     expect(e.field).toBe(field);
     expect(e.message).toContain(message);
@@ -146,7 +136,7 @@ describe('kg_invalidate', () => {
     await kgAdd(ctx, { subject: 'a', predicate: 'p', object: 'b', valid_from: '2024-06-01' });
     await kgAdd(ctx, { subject: 'a', predicate: 'p', object: 'b', valid_from: '2023-01-01', valid_to: '2023-02-01' });
     const before = await snapshot();
-    const e = await errorOf(kgInvalidate(ctx, { subject: 'a', predicate: 'p', object: 'b', ended: '2024-05-31' }));
+    const e = await rejectionOf(kgInvalidate(ctx, { subject: 'a', predicate: 'p', object: 'b', ended: '2024-05-31' }));
     expect([e.field, e.rule, e.details?.error_class]).toEqual(['ended', 'inverted_interval', 'ValueError']);
     expect(await snapshot()).toEqual(before);
     // The same day as the start is fine: the fact then holds for that day only.
@@ -155,9 +145,9 @@ describe('kg_invalidate', () => {
   });
 
   it('validates its inputs', async () => {
-    expect((await errorOf(kgInvalidate(ctx, { subject: 'a', predicate: 'p', object: 'b', ended: 'yesterday' }))).field).toBe('ended');
-    expect((await errorOf(kgInvalidate(ctx, { subject: 'a', predicate: 'p', object: 'b\0' }))).message).toBe('object contains null bytes');
-    expect((await errorOf(kgInvalidate(ctx, { subject: null, predicate: 'p', object: 'b' }))).field).toBe('subject');
+    expect((await rejectionOf(kgInvalidate(ctx, { subject: 'a', predicate: 'p', object: 'b', ended: 'yesterday' }))).field).toBe('ended');
+    expect((await rejectionOf(kgInvalidate(ctx, { subject: 'a', predicate: 'p', object: 'b\0' }))).message).toBe('object contains null bytes');
+    expect((await rejectionOf(kgInvalidate(ctx, { subject: null, predicate: 'p', object: 'b' }))).field).toBe('subject');
   });
 });
 
@@ -191,17 +181,17 @@ describe('kg_supersede', () => {
   it('rejects a boundary before the old fact started and writes nothing', async () => {
     await kgAdd(ctx, { subject: 'a', predicate: 'p', object: 'old', valid_from: '2025-03-01' });
     const before = await snapshot();
-    const e = await errorOf(kgSupersede(ctx, { subject: 'a', predicate: 'p', old_object: 'old', new_object: 'new', at: '2025-02-28T23:59:59Z' }));
+    const e = await rejectionOf(kgSupersede(ctx, { subject: 'a', predicate: 'p', old_object: 'old', new_object: 'new', at: '2025-02-28T23:59:59Z' }));
     expect([e.field, e.rule]).toEqual(['at', 'inverted_interval']);
     expect(await snapshot()).toEqual(before);
   });
 
   it('validates every field', async () => {
     const base = { subject: 'a', predicate: 'p', old_object: 'x', new_object: 'y' };
-    expect((await errorOf(kgSupersede(ctx, { ...base, new_object: '' }))).field).toBe('new_object');
-    expect((await errorOf(kgSupersede(ctx, { ...base, old_object: 'z'.repeat(129) }))).field).toBe('old_object');
-    expect((await errorOf(kgSupersede(ctx, { ...base, at: '2025-13-01' }))).field).toBe('at');
-    expect((await errorOf(kgSupersede(ctx, { ...base, predicate: 'a..b' }))).field).toBe('predicate');
+    expect((await rejectionOf(kgSupersede(ctx, { ...base, new_object: '' }))).field).toBe('new_object');
+    expect((await rejectionOf(kgSupersede(ctx, { ...base, old_object: 'z'.repeat(129) }))).field).toBe('old_object');
+    expect((await rejectionOf(kgSupersede(ctx, { ...base, at: '2025-13-01' }))).field).toBe('at');
+    expect((await rejectionOf(kgSupersede(ctx, { ...base, predicate: 'a..b' }))).field).toBe('predicate');
     expect((await kgStats(ctx)).entities).toBe(0);
   });
 });
@@ -229,9 +219,9 @@ describe('kg_query, kg_timeline, kg_stats', () => {
   });
 
   it('rejects a bad direction, entity or as_of with the spec messages', async () => {
-    expect((await errorOf(kgQuery(ctx, { entity: 'Ann', direction: 'sideways' }))).message).toBe("direction must be 'outgoing', 'incoming', or 'both'");
-    expect((await errorOf(kgQuery(ctx, { entity: '  ' }))).message).toBe('entity must be a non-empty string');
-    expect((await errorOf(kgQuery(ctx, { entity: 'Ann', as_of: '2020-01' }))).field).toBe('as_of');
+    expect((await rejectionOf(kgQuery(ctx, { entity: 'Ann', direction: 'sideways' }))).message).toBe("direction must be 'outgoing', 'incoming', or 'both'");
+    expect((await rejectionOf(kgQuery(ctx, { entity: '  ' }))).message).toBe('entity must be a non-empty string');
+    expect((await rejectionOf(kgQuery(ctx, { entity: 'Ann', as_of: '2020-01' }))).field).toBe('as_of');
   });
 
   it('lists the timeline by valid_from with undated facts last, for one entity or all', async () => {
@@ -247,7 +237,7 @@ describe('kg_query, kg_timeline, kg_stats', () => {
       { subject: 'Ann', predicate: 'knows', object: 'Bob', valid_from: '2020-01-01', valid_to: null, current: true },
       { subject: 'Cat', predicate: 'mentors', object: 'Ann', valid_from: null, valid_to: null, current: true },
     ]);
-    expect((await errorOf(kgTimeline(ctx, { entity: 'a\0' }))).field).toBe('entity');
+    expect((await rejectionOf(kgTimeline(ctx, { entity: 'a\0' }))).field).toBe('entity');
   });
 
   it('caps the timeline at 100 facts', async () => {

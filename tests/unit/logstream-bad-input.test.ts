@@ -7,19 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PalaceError } from '../../core/errors.js';
+import { rejectionOf } from '../helpers/errors.js';
 import * as ops from '../../palace/logstream.js';
 import { openSqliteLogstream, type SqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
-
-async function refusal(p: Promise<unknown>): Promise<PalaceError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof PalaceError) return e;
-    throw e;
-  }
-  throw new Error('expected a PalaceError');
-}
 
 describe('logstream bad input (embedded)', () => {
   let dir: string;
@@ -49,9 +39,9 @@ describe('logstream bad input (embedded)', () => {
 
   it('refuses bad dates', async () => {
     for (const since of ['2026-02-29', '2026-04-31T10:00:00Z', '2026-01-01T24:00:00Z', '01/02/2026', '2026-01-01T10:00Z']) {
-      const err = await refusal(ops.eventList(ctx, { since_created_at: since }));
+      const err = await rejectionOf(ops.eventList(ctx, { since_created_at: since }));
       expect([err.code, err.field, err.rule]).toEqual(['invalid_argument', 'since_created_at', 'iso_date_or_utc_instant']);
-      const waitErr = await refusal(ops.eventWait(ctx, { since_created_at: since, timeout_ms: 0 }));
+      const waitErr = await rejectionOf(ops.eventWait(ctx, { since_created_at: since, timeout_ms: 0 }));
       expect(waitErr.field).toBe('since_created_at');
     }
     expect((await ops.eventList(ctx, { since_created_at: '2024-02-29' })).count).toBe(1);
@@ -60,7 +50,7 @@ describe('logstream bad input (embedded)', () => {
   it('refuses a branch name where a commit id is required', async () => {
     const task = { project: 'p', from_agent: 'a', to_agent: 'b', goal: 'g', branch: 'main', done: 'd' };
     for (const base_commit of ['main', 'origin/main', 'refs/heads/x', 'v2.0.1', 'HEAD~1', 'deadbee!']) {
-      const err = await refusal(ops.taskCreate(ctx, { ...task, base_commit }));
+      const err = await rejectionOf(ops.taskCreate(ctx, { ...task, base_commit }));
       expect([err.field, err.rule]).toEqual(['base_commit', 'git_object_id']);
       expect(err.message).toBe('task base commit must be a hexadecimal Git object id (at least 7 characters), not a branch or tag');
     }
@@ -78,7 +68,7 @@ describe('logstream bad input (embedded)', () => {
       ops.eventAck(ctx, { event_id: target.id, from_agent: 'bob', body }),
       ops.patchSubmit(ctx, { content: 'diff\n', from_agent: 'bob', stream: 's', body }),
     ]) {
-      const err = await refusal(call);
+      const err = await rejectionOf(call);
       expect([err.field, err.rule, err.message]).toEqual(['body', 'max_bytes', message]);
     }
     expect(rows()).toEqual({ events: 1, artifacts: 0, links: 0 });
@@ -87,7 +77,7 @@ describe('logstream bad input (embedded)', () => {
   it('refuses a 5 MiB artifact, alone or as a patch', async () => {
     const content = 'y'.repeat(5 * 1024 * 1024);
     for (const call of [ops.artifactPut(ctx, { kind: 'log', content, created_by: 'a' }), ops.patchSubmit(ctx, { content, from_agent: 'a', stream: 's' })]) {
-      const err = await refusal(call);
+      const err = await rejectionOf(call);
       expect([err.field, err.rule, err.message]).toEqual(['content', 'max_bytes', `content is ${5 * 1024 * 1024} bytes; maximum is 4194304 bytes`]);
     }
     expect(rows()).toEqual({ events: 1, artifacts: 0, links: 0 });
@@ -103,10 +93,10 @@ describe('logstream bad input (embedded)', () => {
     expect(stored).toEqual({ body: 'bad \uFFFD pair', room: 'r\uFFFD' });
     // Version 1 artifacts are UTF-8 text only: bytes, numbers and objects are not content.
     for (const content of [Buffer.from([0xff, 0xfe, 0x00]), 12, { text: 'x' }, ['a']]) {
-      const err = await refusal(ops.artifactPut(ctx, { kind: 'file', content, created_by: 'a' }));
+      const err = await rejectionOf(ops.artifactPut(ctx, { kind: 'file', content, created_by: 'a' }));
       expect([err.field, err.message]).toEqual(['content', 'content must be a non-empty string']);
     }
-    expect((await refusal(ops.artifactPut(ctx, { kind: 'file', content: 'a\u0000b', created_by: 'a' }))).message).toBe('content contains null bytes');
+    expect((await rejectionOf(ops.artifactPut(ctx, { kind: 'file', content: 'a\u0000b', created_by: 'a' }))).message).toBe('content contains null bytes');
     expect(rows()).toEqual({ events: 2, artifacts: 0, links: 0 });
   });
 
@@ -119,7 +109,7 @@ describe('logstream bad input (embedded)', () => {
         ops.eventList(ctx, { status }),
         ops.eventWait(ctx, { status, timeout_ms: 0 }),
       ]) {
-        const err = await refusal(call);
+        const err = await rejectionOf(call);
         expect([err.code, err.field, err.rule]).toEqual(['invalid_argument', 'status', 'one_of']);
       }
     }
@@ -127,7 +117,7 @@ describe('logstream bad input (embedded)', () => {
   });
 
   it('maps failures to the tool-level payloads', async () => {
-    const err = await refusal(ops.eventAppend(ctx, { ...event, status: 'done' }));
+    const err = await rejectionOf(ops.eventAppend(ctx, { ...event, status: 'done' }));
     expect(ops.logstreamFailure(err, true)).toEqual({ success: false, error: "status='done' is not one of: applied, blocked, claimed, failed, open, ready, superseded" });
     expect(ops.logstreamFailure(err, false)).toEqual({ error: "status='done' is not one of: applied, blocked, claimed, failed, open, ready, superseded" });
     expect(() => ops.logstreamFailure(new Error('disk on fire'), true)).toThrow('disk on fire');

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PalaceError } from '../../core/errors.js';
+import { thrownBy } from '../helpers/errors.js';
 import { validateContent, validateDateWindow, validateEventStatus, validateEventType, validateName, validateOptionalName, validateRouting, validateTemporal, wingSlug } from '../../core/validate.js';
-
-function errorOf(fn: () => unknown): PalaceError {
-  try { fn(); } catch (e) { if (e instanceof PalaceError) return e; throw e; }
-  throw new Error('expected a PalaceError');
-}
 
 describe('NAME', () => {
   it('accepts the spec examples', () => {
@@ -13,13 +8,13 @@ describe('NAME', () => {
     expect(validateName('wing', '  padded ')).toBe('padded');
   });
   it('rejects with the spec messages and names the field', () => {
-    expect(errorOf(() => validateName('wing', '')).message).toBe('wing must be a non-empty string');
-    expect(errorOf(() => validateName('room', 'a/b')).message).toBe('room contains invalid path characters');
-    expect(errorOf(() => validateName('room', 'x..y')).rule).toBe('path_characters');
-    expect(errorOf(() => validateName('room', '_lead')).message).toBe('room contains invalid characters');
-    expect(errorOf(() => validateName('room', 'a'.repeat(129))).message).toBe('room exceeds maximum length of 128 characters');
-    expect(errorOf(() => validateName('room', 'a\0b')).field).toBe('room');
-    expect(errorOf(() => validateName('wing', 42)).code).toBe('invalid_argument');
+    expect(thrownBy(() => validateName('wing', '')).message).toBe('wing must be a non-empty string');
+    expect(thrownBy(() => validateName('room', 'a/b')).message).toBe('room contains invalid path characters');
+    expect(thrownBy(() => validateName('room', 'x..y')).rule).toBe('path_characters');
+    expect(thrownBy(() => validateName('room', '_lead')).message).toBe('room contains invalid characters');
+    expect(thrownBy(() => validateName('room', 'a'.repeat(129))).message).toBe('room exceeds maximum length of 128 characters');
+    expect(thrownBy(() => validateName('room', 'a\0b')).field).toBe('room');
+    expect(thrownBy(() => validateName('wing', 42)).code).toBe('invalid_argument');
   });
   it('treats blank optional names as no filter', () => {
     expect(validateOptionalName('wing', '  ')).toBeUndefined();
@@ -31,8 +26,8 @@ describe('CONTENT', () => {
   it('stores the untrimmed value and enforces the limit in code points', () => {
     expect(validateContent('  hi \n')).toBe('  hi \n');
     expect(validateContent('😀'.repeat(100_000))).toHaveLength(200_000);
-    expect(errorOf(() => validateContent('a'.repeat(100_001))).message).toBe('content exceeds maximum length of 100000 characters');
-    expect(errorOf(() => validateContent('   ')).message).toBe('content must be a non-empty string');
+    expect(thrownBy(() => validateContent('a'.repeat(100_001))).message).toBe('content exceeds maximum length of 100000 characters');
+    expect(thrownBy(() => validateContent('   ')).message).toBe('content must be a non-empty string');
   });
 });
 
@@ -44,7 +39,7 @@ describe('TEMPORAL', () => {
   });
   it('rejects partial, naive, offset and impossible values', () => {
     for (const bad of ['2026-02', '2026-02-30', '2026-02-28T10:00:00', '2026-02-28T10:00:00+01:00', '2026-02-28T10:00:00.5Z', '2026-02-28 10:00:00Z']) {
-      const e = errorOf(() => validateTemporal('valid_from', bad));
+      const e = thrownBy(() => validateTemporal('valid_from', bad));
       expect(e.field).toBe('valid_from');
       expect(e.message).toContain('is not a valid ISO-8601 date or UTC datetime');
     }
@@ -54,19 +49,19 @@ describe('TEMPORAL', () => {
 describe('DATEBOUND', () => {
   it('orders the window and rejects inversions', () => {
     expect(validateDateWindow('2026-01-01', '2026-01-02T10:00')).toEqual({ since: '2026-01-01T00:00:00.000000Z', before: '2026-01-02T10:00:00.000000Z' });
-    expect(errorOf(() => validateDateWindow('2026-01-02', '2026-01-01')).message).toContain('must be earlier than');
-    expect(errorOf(() => validateDateWindow('yesterday', undefined)).field).toBe('since');
+    expect(thrownBy(() => validateDateWindow('2026-01-02', '2026-01-01')).message).toContain('must be earlier than');
+    expect(thrownBy(() => validateDateWindow('yesterday', undefined)).field).toBe('since');
   });
 });
 
 describe('logstream validators', () => {
   it('checks routing fields, event types and statuses', () => {
     expect(validateRouting('stream', '  main ')).toBe('main');
-    expect(errorOf(() => validateRouting('stream', 'a\nb')).message).toBe('stream contains control characters');
-    expect(errorOf(() => validateRouting('stream', null, true)).field).toBe('stream');
+    expect(thrownBy(() => validateRouting('stream', 'a\nb')).message).toBe('stream contains control characters');
+    expect(thrownBy(() => validateRouting('stream', null, true)).field).toBe('stream');
     expect(validateEventType('task.created')).toBe('task.created');
-    expect(errorOf(() => validateEventType('Task')).message).toContain("type='Task' is not a valid event type");
-    expect(errorOf(() => validateEventStatus('done')).message).toBe("status='done' is not one of: applied, blocked, claimed, failed, open, ready, superseded");
+    expect(thrownBy(() => validateEventType('Task')).message).toContain("type='Task' is not a valid event type");
+    expect(thrownBy(() => validateEventStatus('done')).message).toBe("status='done' is not one of: applied, blocked, claimed, failed, open, ready, superseded");
   });
 });
 
