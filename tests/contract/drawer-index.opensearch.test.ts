@@ -10,9 +10,10 @@ import { loadConfig } from '../../core/config.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { aliasName, aliasTarget, dropPalaceIndices, reindexTo, versionedName } from '../../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../../stores/opensearch/opensearch-drawer-index.js';
-import type { DrawerIndex } from '../../stores/ports.js';
+import type { DrawerWrite } from '../../core/drawer.js';
+import type { DrawerFilter, DrawerIndex } from '../../stores/ports.js';
 import { describeDrawerIndexContract } from './drawer-index.contract.js';
-import { drawer, filedAt, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
+import { codePointCompare, drawer, filedAt, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
 
 function freshPalace(): { palaceName: string; open: () => Promise<OpenSearchDrawerIndex>; cleanup: () => Promise<void> } {
   const palaceName = `contract-di-${randomBytes(5).toString('hex')}`;
@@ -83,6 +84,45 @@ describe('OpenSearchDrawerIndex specifics', () => {
       await index.upsert([drawer('rx_new', 'written after the swap', randomUnitVector(rnd, index.dimension))]);
       expect(await index.count()).toBe(122);
       expect(await reindexTo(conn, 'drawers', 2, index.dimension)).toMatchObject({ copied: 0 });
+    } finally {
+      await palace.cleanup();
+    }
+  });
+
+  it('pages logical drawers exactly past the engine’s 10 000-bucket and 10 000-hit windows', async () => {
+    const palace = freshPalace();
+    try {
+      const index = await OpenSearchDrawerIndex.open({ url: loadConfig().opensearch.url, palaceName: palace.palaceName, dimension: 4, refresh: false });
+      const rnd = seededRandom(22);
+      // 10 060 groups: singles, plus every 50th group a logical drawer of three chunk rows.
+      const rows: DrawerWrite[] = [];
+      for (let g = 0; g < 10_060; g++) {
+        const id = `deep_${String((g * 7919) % 10_060).padStart(5, '0')}`;
+        const wing = g % 2 ? 'a' : 'b';
+        if (g % 50 === 0) {
+          for (const c of [2, 0, 1]) rows.push(drawer(`${id}_c${c}`, `chunk ${c}`, randomUnitVector(rnd, 4), { parent_drawer_id: id, chunk_index: c, wing: c === 1 ? 'c' : wing }));
+        } else {
+          rows.push(drawer(id, `deep ${g}`, randomUnitVector(rnd, 4), { filed_at: filedAt(g % 13), wing }));
+        }
+      }
+      for (let i = 0; i < rows.length; i += 1000) await index.upsert(rows.slice(i, i + 1000));
+      await index.refresh();
+      const logical = (d: DrawerWrite) => d.meta.parent_drawer_id ?? d.id;
+      const rowOrder = (a: DrawerWrite, b: DrawerWrite) => codePointCompare(logical(a), logical(b)) || a.meta.chunk_index - b.meta.chunk_index || codePointCompare(a.id, b.id);
+      const expectPage = async (filter: DrawerFilter, keep: (d: DrawerWrite) => boolean, offset: number, limit: number) => {
+        const groups = [...new Set(rows.filter(keep).map(logical))].sort(codePointCompare);
+        const chosen = new Set(groups.slice(offset, offset + limit));
+        const page = await index.list(filter, offset, limit);
+        expect(page.total).toBe(groups.length);
+        expect(page.items.map((d) => d.id)).toEqual(rows.filter((r) => chosen.has(logical(r))).sort(rowOrder).map((r) => r.id));
+      };
+      await expectPage({}, () => true, 9_990, 40);
+      await expectPage({}, () => true, 10_050, 100);
+      await expectPage({}, () => true, 0, 10_000);
+      // A group matches when any row does and comes back whole (its chunk in wing c included).
+      await expectPage({ wing: 'b' }, (d) => d.meta.wing === 'b', 2_000, 3_000);
+      await expectPage({ wing: 'c' }, (d) => d.meta.wing === 'c', 0, 500);
+      expect(await index.list({}, 10_060, 10)).toEqual({ items: [], total: 10_060 });
     } finally {
       await palace.cleanup();
     }
