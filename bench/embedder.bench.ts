@@ -5,11 +5,13 @@
  *   worker (onnxruntime-node runs `session.run` synchronously, so the event loop stops per batch);
  * - `worker`: MiniLmEmbedder, which runs the same model code in a worker thread.
  *
- * Throughput: texts per second at call sizes 1, 16 and 64 (one call = one batch), for short
- * sentences and for drawer-sized chunks; median of several runs. Event-loop lag: one embed() of 500
- * chunk-sized texts at the default batch size while a 10 ms interval timer records how late each
- * tick fires. Every configuration runs in its own child process, so the peak RSS is its own; the
- * two modes alternate so a change in machine load hits both. Needs the model (`npm run model:fetch`).
+ * Event-loop lag: one embed() of 500 chunk-sized texts at the default batch size while a 10 ms
+ * interval timer records how late each tick fires; each mode in its own child process, so the peak
+ * RSS is its own. Throughput: texts per second and CPU time per text (all threads of the process)
+ * at call sizes 1, 16 and 64 (one call = one batch), for short sentences and for drawer-sized
+ * chunks; one child process per call size holds both modes and alternates their runs, so a change
+ * in the load of a shared machine hits both alike; median of several runs. Needs the model
+ * (`npm run model:fetch`).
  *
  *   npx tsx bench/embedder.bench.ts [threads]   # intra-op threads, default 1; prints Markdown tables
  */
@@ -21,7 +23,7 @@ import { MiniLmEmbedder } from '../embed/minilm.js';
 import { MiniLmModel } from '../embed/minilm-model.js';
 import { locateMiniLmModel } from '../embed/model-locator.js';
 
-const RUNS = 3;
+const RUNS = 5;
 const CALL_SIZES = [1, 16, 64];
 const MODES = ['inline', 'worker'] as const;
 type Mode = (typeof MODES)[number];
@@ -76,20 +78,26 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 }
 
-async function textsPerSecond(runner: Runner, texts: string[], callSize: number): Promise<number> {
+interface Sample {
+  textsPerSecond: number;
+  cpuMsPerText: number;
+}
+
+/** Wall-clock rate and CPU time of the whole process (all threads, so the worker's too) per text. */
+async function sample(runner: Runner, texts: string[], callSize: number): Promise<Sample> {
+  const cpuStart = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (let i = 0; i < texts.length; i += callSize) await runner.embed(texts.slice(i, i + callSize));
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return texts.length / seconds;
+  const cpu = process.cpuUsage(cpuStart);
+  return { textsPerSecond: texts.length / seconds, cpuMsPerText: (cpu.user + cpu.system) / 1000 / texts.length };
 }
 
 interface Throughput {
   kind: 'throughput';
-  mode: Mode;
   callSize: number;
-  textsPerSecond: number[];
-  loadMs: number;
-  peakRssMb: number;
+  /** Per mode, per workload: median texts/s and median CPU ms per text. */
+  results: Record<Mode, { textsPerSecond: number; cpuMsPerText: number }[]>;
 }
 
 interface Lag {
@@ -102,20 +110,25 @@ interface Lag {
   peakRssMb: number;
 }
 
-async function measureThroughput(mode: Mode, threads: number, callSize: number): Promise<Throughput> {
-  const loadStart = performance.now();
-  const runner = await openRunner(mode, threads, callSize);
-  await runner.embed(['warm up']);
-  const loadMs = performance.now() - loadStart;
-  const medians: number[] = [];
+/** Both modes in one process, their runs alternating, so a change in machine load hits both alike. */
+async function measureThroughput(threads: number, callSize: number): Promise<Throughput> {
+  const runners = { inline: await openRunner('inline', threads, callSize), worker: await openRunner('worker', threads, callSize) };
+  const results: Throughput['results'] = { inline: [], worker: [] };
   for (const workload of WORKLOADS) {
-    await runner.embed(workload.texts.slice(0, callSize));
-    const samples: number[] = [];
-    for (let run = 0; run < RUNS; run += 1) samples.push(await textsPerSecond(runner, workload.texts, callSize));
-    medians.push(median(samples));
+    const samples: Record<Mode, Sample[]> = { inline: [], worker: [] };
+    for (const mode of MODES) await runners[mode].embed(workload.texts.slice(0, callSize));
+    for (let run = 0; run < RUNS; run += 1) {
+      for (const mode of MODES) samples[mode].push(await sample(runners[mode], workload.texts, callSize));
+    }
+    for (const mode of MODES) {
+      results[mode].push({
+        textsPerSecond: median(samples[mode].map((s) => s.textsPerSecond)),
+        cpuMsPerText: median(samples[mode].map((s) => s.cpuMsPerText)),
+      });
+    }
   }
-  await runner.close();
-  return { kind: 'throughput', mode, callSize, textsPerSecond: medians, loadMs, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+  for (const mode of MODES) await runners[mode].close();
+  return { kind: 'throughput', callSize, results };
 }
 
 /** How late a 10 ms interval fires while one embed() of LAG_TEXTS chunks runs. */
@@ -153,24 +166,24 @@ function runChild<T>(args: string[]): Promise<T> {
 async function main(): Promise<void> {
   const [first, ...rest] = process.argv.slice(2);
   if (first === '--child') {
-    const [kind, mode, threads, callSize] = rest as [string, Mode, string, string];
-    process.send?.(kind === 'lag' ? await measureLag(mode, Number(threads)) : await measureThroughput(mode, Number(threads), Number(callSize)));
+    const [kind, threads, modeOrCallSize] = rest as [string, string, string];
+    process.send?.(kind === 'lag' ? await measureLag(modeOrCallSize as Mode, Number(threads)) : await measureThroughput(Number(threads), Number(modeOrCallSize)));
     return;
   }
   const threads = first === undefined ? 1 : Number(first);
   const loadBefore = os.loadavg()[0]!;
   const lags: Lag[] = [];
   for (const mode of MODES) {
-    const lag = await runChild<Lag>(['--child', 'lag', mode, String(threads)]);
+    const lag = await runChild<Lag>(['--child', 'lag', String(threads), mode]);
     lags.push(lag);
     console.error(`lag ${mode}: max ${lag.maxLagMs.toFixed(0)} ms, p99 ${lag.p99LagMs.toFixed(0)} ms, ${(LAG_TEXTS / lag.seconds).toFixed(1)} texts/s`);
   }
   const throughputs: Throughput[] = [];
   for (const callSize of CALL_SIZES) {
+    const result = await runChild<Throughput>(['--child', 'throughput', String(threads), String(callSize)]);
+    throughputs.push(result);
     for (const mode of MODES) {
-      const result = await runChild<Throughput>(['--child', 'throughput', mode, String(threads), String(callSize)]);
-      throughputs.push(result);
-      console.error(`${mode}, call size ${callSize}: ${result.textsPerSecond.map((v) => v.toFixed(1)).join(', ')} texts/s, peak RSS ${result.peakRssMb.toFixed(0)} MB`);
+      console.error(`${mode}, call size ${callSize}: ${result.results[mode].map((r) => `${r.textsPerSecond.toFixed(1)} texts/s, ${r.cpuMsPerText.toFixed(1)} CPU ms/text`).join('; ')}`);
     }
   }
   const loadAfter = os.loadavg()[0]!;
@@ -184,10 +197,12 @@ async function main(): Promise<void> {
   for (const l of lags) {
     console.log(`| ${l.mode} | ${l.maxLagMs.toFixed(0)} | ${l.p99LagMs.toFixed(0)} | ${l.ticks} | ${(LAG_TEXTS / l.seconds).toFixed(1)} | ${l.peakRssMb.toFixed(0)} |`);
   }
-  console.log(`\n| mode | texts per call (= batch) | ${WORKLOADS.map((w) => `${w.name}, texts/s`).join(' | ')} | load + first embed, ms | peak RSS, MB |`);
-  console.log(`|---|---|${WORKLOADS.map(() => '---').join('|')}|---|---|`);
-  for (const r of throughputs) {
-    console.log(`| ${r.mode} | ${r.callSize} | ${r.textsPerSecond.map((v) => v.toFixed(1)).join(' | ')} | ${r.loadMs.toFixed(0)} | ${r.peakRssMb.toFixed(0)} |`);
+  console.log(`\n| texts per call (= batch) | mode | ${WORKLOADS.map((w) => `${w.name}: texts/s | CPU ms/text`).join(' | ')} |`);
+  console.log(`|---|---|${WORKLOADS.map(() => '---|---').join('|')}|`);
+  for (const t of throughputs) {
+    for (const mode of MODES) {
+      console.log(`| ${t.callSize} | ${mode} | ${t.results[mode].map((r) => `${r.textsPerSecond.toFixed(1)} | ${r.cpuMsPerText.toFixed(1)}`).join(' | ')} |`);
+    }
   }
 }
 
