@@ -1,24 +1,15 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GRAPH_DB_FILE, openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
+import { makeTempDir, openInTempDir, removeDir } from '../helpers/tmp.js';
 import { describeGraphStoreContract } from './graph-store.contract.js';
 
-function tempPalace(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-graph-'));
-}
+const tempPalace = () => makeTempDir('mempalace-graph-');
 
 describeGraphStoreContract('embedded (SQLite)', async () => {
-  const dir = tempPalace();
-  const graph = await openSqliteGraphStore(dir);
-  return {
-    graph,
-    cleanup: async () => {
-      await graph.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const { store: graph, cleanup } = await openInTempDir('mempalace-graph-', openSqliteGraphStore);
+  return { graph, cleanup };
 });
 
 describe('SQLite GraphStore specifics', () => {
@@ -33,7 +24,7 @@ describe('SQLite GraphStore specifics', () => {
       expect((await second.tunnelList()).map((t) => t.label)).toEqual(['x']);
       await second.close();
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      removeDir(dir);
     }
   });
 
@@ -49,7 +40,7 @@ describe('SQLite GraphStore specifics', () => {
     } finally {
       await a.close();
       await b.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      removeDir(dir);
     }
   });
 });

@@ -6,9 +6,6 @@
  * No skip when Neo4j is down: opening fails with store_unavailable and every test fails.
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
@@ -16,6 +13,7 @@ import { compareCodePoints } from '../../core/scan.js';
 import { openNeo4jGraphStore, type Neo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
 import { codePointSortKey } from '../../stores/neo4j/sort-key.js';
 import type { GraphStore, HallwayWrite, KgTripleWrite, TunnelWrite } from '../../stores/ports.js';
+import { makeTempDir, removeDir } from '../helpers/tmp.js';
 import { describeGraphStoreContract } from './graph-store.contract.js';
 
 const palaceName = () => `contract-graph-${randomBytes(6).toString('hex')}`;
@@ -93,7 +91,7 @@ describe('Neo4j GraphStore specifics', () => {
   });
 
   it('orders text outside the BMP exactly like the embedded adapter (code points), including under LIMIT', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-graph-astral-'));
+    const dir = makeTempDir('mempalace-graph-astral-');
     const embedded = await openSqliteGraphStore(dir);
     try {
       await writeAstralData(embedded);
@@ -107,7 +105,7 @@ describe('Neo4j GraphStore specifics', () => {
       expect(actual.stats.relationship_types).toContain(`pred${ASTRAL}`);
     } finally {
       await embedded.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      removeDir(dir);
     }
   });
 

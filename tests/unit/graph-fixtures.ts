@@ -2,13 +2,11 @@
  * A real embedded palace for graph tests: the SQLite GraphStore and the SQLite DrawerIndex in
  * one temp directory, plus a terse way to file drawers with the metadata the graph reads.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import type { GraphContext } from '../../palace/room-graph.js';
 import { openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
+import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 export interface DrawerSpec {
   id?: string;
@@ -31,7 +29,7 @@ const DIMENSION = 4;
 let counter = 0;
 
 export async function openGraphPalace(now?: () => Date): Promise<GraphPalace> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-graphpal-'));
+  const dir = makeTempDir('mempalace-graphpal-');
   const drawers = await openSqliteDrawerIndex(dir, { dimension: DIMENSION });
   const graph = await openSqliteGraphStore(dir);
   return {
@@ -58,7 +56,7 @@ export async function openGraphPalace(now?: () => Date): Promise<GraphPalace> {
     async cleanup() {
       await graph.close();
       await drawers.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      removeDir(dir);
     },
   };
 }

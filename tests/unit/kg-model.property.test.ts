@@ -4,12 +4,10 @@
  * at probe instants around each day and boundary, and the whole timeline.
  * The model measures time in epoch seconds; it shares no code with palace/kg.ts.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { palaceRejection } from '../helpers/errors.js';
+import { makeTempDir, removeDir } from '../helpers/tmp.js';
 import { kgAdd, kgInvalidate, kgQuery, kgSupersede, kgTimeline } from '../../palace/kg.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
 
@@ -153,7 +151,7 @@ describe('knowledge graph against a reference model', () => {
   it('agrees on every as_of answer and the timeline after every step', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 14 }), async (ops) => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-kgprop-'));
+        const dir = makeTempDir('mempalace-kgprop-');
         const graph = await openSqliteGraphStore(dir);
         const ctx = { graph, now: () => NOW };
         const model = new Model();
@@ -190,7 +188,7 @@ describe('knowledge graph against a reference model', () => {
           }
         } finally {
           await graph.close();
-          fs.rmSync(dir, { recursive: true, force: true });
+          removeDir(dir);
         }
       }),
       { numRuns: 60 },
@@ -200,7 +198,7 @@ describe('knowledge graph against a reference model', () => {
   it('never shows both or neither value at a supersede boundary, for dates and instants', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...DAYS), temporalArb, async (start, at) => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-kgprop-'));
+        const dir = makeTempDir('mempalace-kgprop-');
         const graph = await openSqliteGraphStore(dir);
         const ctx = { graph, now: () => NOW };
         try {
@@ -218,7 +216,7 @@ describe('knowledge graph against a reference model', () => {
           if (boundary - 1 >= startOf(start)) expect(await objectsAt(boundary - 1)).toEqual(['Old']);
         } finally {
           await graph.close();
-          fs.rmSync(dir, { recursive: true, force: true });
+          removeDir(dir);
         }
       }),
       { numRuns: 40 },

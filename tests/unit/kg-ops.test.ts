@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
 import { hashN, lengthPrefixed } from '../../core/text.js';
@@ -8,21 +5,21 @@ import type { KgContext } from '../../palace/kg.js';
 import { kgAdd, kgInvalidate, kgQuery, kgStats, kgSupersede, kgTimeline } from '../../palace/kg.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
 import type { GraphStore } from '../../stores/ports.js';
+import { openInTempDir, type TempStore } from '../helpers/tmp.js';
 
-let dir: string;
+let palace: TempStore<GraphStore>;
 let graph: GraphStore;
 let clock: Date;
 let ctx: KgContext;
 
 beforeEach(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-kg-'));
-  graph = await openSqliteGraphStore(dir);
+  palace = await openInTempDir('mempalace-kg-', openSqliteGraphStore);
+  graph = palace.store;
   clock = new Date('2026-03-10T15:30:45.123Z');
   ctx = { graph, now: () => clock };
 });
 afterEach(async () => {
-  await graph.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await palace.cleanup();
 });
 
 /** Everything the store holds, to show a rejected call wrote nothing. */

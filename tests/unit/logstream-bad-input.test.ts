@@ -2,14 +2,13 @@
  * Bad input is refused with a structured error naming the field, and nothing is written
  * (checked in the SQLite file itself, not through the code under test).
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
 import * as ops from '../../palace/logstream.js';
 import { openSqliteLogstream, type SqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
+import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 describe('logstream bad input (embedded)', () => {
   let dir: string;
@@ -27,14 +26,14 @@ describe('logstream bad input (embedded)', () => {
   const event = { type: 'status.update', stream: 'project/x', room: 'status', from_agent: 'alice' };
 
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mp-logstream-bad-'));
+    dir = makeTempDir('mp-logstream-bad-');
     logstream = await openSqliteLogstream(dir);
     ctx = { logstream, mesh: { replicaName: 'test' } };
     await ops.eventAppend(ctx, event);
   });
   afterEach(async () => {
     await logstream.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeDir(dir);
   });
 
   it('refuses bad dates', async () => {

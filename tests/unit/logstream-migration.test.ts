@@ -1,19 +1,19 @@
 /** Opening older logstream files (§10.3) and the replica identity file (§8.1). */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventAppend, eventList } from '../../palace/logstream.js';
 import { loadOrMintReplicaId } from '../../stores/embedded/logstream-replica.js';
 import { openSqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
+import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 let dir: string;
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mp-logstream-mig-'));
+  dir = makeTempDir('mp-logstream-mig-');
 });
 afterEach(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
+  removeDir(dir);
 });
 
 describe('migration of a pre-replication logstream file', () => {

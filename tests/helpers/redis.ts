@@ -1,0 +1,28 @@
+/**
+ * Redis-backed stores for contract tests, each under a throwaway palace name whose keys are
+ * dropped after. No skip when Redis is down: opening fails with store_unavailable and the test fails.
+ */
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../core/config.js';
+import { RedisConnections, type RedisConnectionOptions } from '../../stores/redis/connection.js';
+
+export interface ThrowawayRedisStore<S> {
+  store: S;
+  /** Closes the store, then drops every key of its palace. */
+  cleanup(): Promise<void>;
+}
+
+/** A store opened by `open` under the palace name `<prefix>-<random hex>`. */
+export async function openInThrowawayRedisPalace<S extends { close(): Promise<void> }>(prefix: string, open: (options: RedisConnectionOptions) => Promise<S>): Promise<ThrowawayRedisStore<S>> {
+  const options = { url: loadConfig().redis.url, palaceName: `${prefix}-${randomBytes(6).toString('hex')}` };
+  const store = await open(options);
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      const admin = new RedisConnections(options);
+      await admin.dropPalace();
+      await admin.close();
+    },
+  };
+}
