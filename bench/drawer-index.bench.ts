@@ -14,6 +14,7 @@ import type { DrawerWrite } from '../core/drawer.js';
 import type { DrawerFilter } from '../stores/ports.js';
 import { openSqliteDrawerIndex } from '../stores/embedded/sqlite-drawer-index.js';
 import { bruteForce, drawer, filedAt, nearVector, randomUnitVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
+import { machine, median, percentile } from './lib/stats.js';
 
 const DIM = 384;
 const QUERIES = 100;
@@ -33,10 +34,6 @@ function corpus(n: number, seed: number): { rows: DrawerWrite[]; centers: Float3
     });
   });
   return { rows, centers };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
 async function measure(n: number, lines: string[]): Promise<void> {
@@ -75,9 +72,8 @@ async function measure(n: number, lines: string[]): Promise<void> {
         const truth = new Set(bruteForce(pool, q, 10).map((b) => b.id));
         found += hits.filter((h) => truth.has(h.drawer.id)).length;
       }
-      times.sort((a, b) => a - b);
       lines.push(
-        `| ${n} rows | knn k=10, ${c.name} | median ${percentile(times, 0.5).toFixed(2)} ms, p95 ${percentile(times, 0.95).toFixed(2)} ms, recall@10 ${(found / (QUERIES * 10)).toFixed(3)} |`,
+        `| ${n} rows | knn k=10, ${c.name} | median ${median(times).toFixed(2)} ms, p95 ${percentile(times, 0.95).toFixed(2)} ms, recall@10 ${(found / (QUERIES * 10)).toFixed(3)} |`,
       );
     }
     const lexTimes: number[] = [];
@@ -86,8 +82,7 @@ async function measure(n: number, lines: string[]): Promise<void> {
       await index.lexical([`parsehttpurl_${q % 97}`, 'tunnel'], 40, { wing: 'common' });
       lexTimes.push(performance.now() - s);
     }
-    lexTimes.sort((a, b) => a - b);
-    lines.push(`| ${n} rows | lexical k=40, 2 tokens, wing filter | median ${percentile(lexTimes, 0.5).toFixed(2)} ms, p95 ${percentile(lexTimes, 0.95).toFixed(2)} ms |`);
+    lines.push(`| ${n} rows | lexical k=40, 2 tokens, wing filter | median ${median(lexTimes).toFixed(2)} ms, p95 ${percentile(lexTimes, 0.95).toFixed(2)} ms |`);
     await index.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -97,5 +92,5 @@ async function measure(n: number, lines: string[]): Promise<void> {
 const sizes = process.argv[2] ? [Number(process.argv[2])] : [10_000, 100_000];
 const lines = ['| size | measure | result |', '|---|---|---|'];
 for (const n of sizes) await measure(n, lines);
-console.log(`Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}.\n`);
+console.log(`Measured ${machine()}.\n`);
 console.log(lines.join('\n'));

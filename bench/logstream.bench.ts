@@ -11,19 +11,20 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { eventAppend, eventList, eventWait, type LogstreamContext } from '../palace/logstream.js';
 import { openSqliteLogstream } from '../stores/embedded/sqlite-logstream.js';
+import { writeReadmeSection } from './lib/report.js';
+import { latencySummary, machine, ratePerSecond } from './lib/stats.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const writerScript = path.join(root, 'tests/fixtures/logstream-writer.ts');
 const WAKES = 60;
 
 const nowMs = () => performance.timeOrigin + performance.now();
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
 function spawnWriter(args: string[]): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, ['--import', 'tsx', writerScript, ...args], { cwd: root });
 }
 
-async function wakeLatency(pollIntervalMs: number): Promise<{ median: number; p95: number; max: number }> {
+async function wakeLatency(pollIntervalMs: number): Promise<number[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mp-bench-wake-'));
   const logstream = await openSqliteLogstream(dir, { pollIntervalMs });
   const ctx: LogstreamContext = { logstream, mesh: { replicaName: 'bench' } };
@@ -49,8 +50,7 @@ async function wakeLatency(pollIntervalMs: number): Promise<{ median: number; p9
   await new Promise((r) => child.on('close', r));
   await logstream.close();
   fs.rmSync(dir, { recursive: true, force: true });
-  latencies.sort((a, b) => a - b);
-  return { median: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), max: latencies.at(-1)! };
+  return latencies;
 }
 
 async function appendRate(count: number): Promise<{ perSecond: number; dir: string }> {
@@ -61,9 +61,9 @@ async function appendRate(count: number): Promise<{ perSecond: number; dir: stri
   for (let i = 0; i < count; i++) {
     await eventAppend(ctx, { type: 'bench.append', stream: `project/p${i % 7}`, room: 'r', from_agent: `agent-${i % 13}`, to_agent: i % 10 === 0 ? '*' : `agent-${i % 11}`, body: `event ${i} `.repeat(20), metadata: { i } });
   }
-  const seconds = (performance.now() - started) / 1000;
+  const perSecond = ratePerSecond(count, started);
   await logstream.close();
-  return { perSecond: count / seconds, dir };
+  return { perSecond, dir };
 }
 
 async function multiProcessAppendRate(processes: number, each: number): Promise<number> {
@@ -75,9 +75,9 @@ async function multiProcessAppendRate(processes: number, each: number): Promise<
     const child = spawnWriter(['append', dir, String(w), String(each)]);
     child.on('close', (code) => (code === 0 ? resolve(code) : reject(new Error(`writer exited ${code}`))));
   })));
-  const seconds = (performance.now() - started) / 1000;
+  const perSecond = ratePerSecond(processes * each, started);
   fs.rmSync(dir, { recursive: true, force: true });
-  return (processes * each) / seconds;
+  return perSecond;
 }
 
 async function listRate(dir: string, args: Record<string, unknown>, calls: number): Promise<number> {
@@ -88,12 +88,12 @@ async function listRate(dir: string, args: Record<string, unknown>, calls: numbe
   for (let i = 0; i < calls; i++) {
     await eventList(ctx, { ...args, since_event_id: ids[i % ids.length] });
   }
-  const perSecond = calls / ((performance.now() - started) / 1000);
+  const perSecond = ratePerSecond(calls, started);
   await logstream.close();
   return perSecond;
 }
 
-const fmt = (n: number, digits = 0) => n.toFixed(digits);
+const fmt = (n: number) => n.toFixed(0);
 
 async function main(): Promise<void> {
   const wake250 = await wakeLatency(250);
@@ -105,12 +105,12 @@ async function main(): Promise<void> {
   fs.rmSync(single.dir, { recursive: true, force: true });
 
   const table = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${os.type()} ${os.release()}; SQLite WAL, synchronous=FULL, local disk.`,
+    `Measured ${machine()}; SQLite WAL, synchronous=FULL, local disk.`,
     '',
     '| measure | result |',
     '|---|---|',
-    `| event_wait wake-up, append in another process, data_version poll 250 ms (spec default), ${WAKES} wakes | median ${fmt(wake250.median, 1)} ms, p95 ${fmt(wake250.p95, 1)} ms, max ${fmt(wake250.max, 1)} ms |`,
-    `| same, poll 50 ms (\`pollIntervalMs\` option) | median ${fmt(wake50.median, 1)} ms, p95 ${fmt(wake50.p95, 1)} ms, max ${fmt(wake50.max, 1)} ms |`,
+    `| event_wait wake-up, append in another process, data_version poll 250 ms (spec default), ${WAKES} wakes | ${latencySummary(wake250)} |`,
+    `| same, poll 50 ms (\`pollIntervalMs\` option) | ${latencySummary(wake50)} |`,
     `| event_append, one process, sequential (5 000 events, ~200-byte bodies) | ${fmt(single.perSecond)} events/s |`,
     `| event_append, 4 processes × 1 000 concurrently (incl. process start) | ${fmt(multi)} events/s |`,
     `| event_list, limit 50, since_event_id cursor, 5 000 events stored | ${fmt(listAll)} lists/s |`,
@@ -120,20 +120,7 @@ async function main(): Promise<void> {
   ].join('\n');
   process.stdout.write(`${table}\n`);
 
-  if (process.argv.includes('--write')) {
-    const readme = path.join(root, 'bench/README.md');
-    const heading = '## Embedded logstream';
-    const section = `${heading}\n\n\`npx tsx bench/logstream.bench.ts --write\`\n\n${table}\n`;
-    let text = fs.existsSync(readme) ? fs.readFileSync(readme, 'utf8') : '# Benchmarks\n';
-    const start = text.indexOf(heading);
-    if (start === -1) {
-      text = `${text.trimEnd()}\n\n${section}`;
-    } else {
-      const next = text.indexOf('\n## ', start + heading.length);
-      text = text.slice(0, start) + section + (next === -1 ? '' : text.slice(next));
-    }
-    fs.writeFileSync(readme, text);
-  }
+  if (process.argv.includes('--write')) writeReadmeSection('## Embedded logstream', 'npx tsx bench/logstream.bench.ts --write', table);
 }
 
 await main();

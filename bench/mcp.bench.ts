@@ -23,9 +23,9 @@ import { addDrawer } from '../palace/drawers.js';
 import { search } from '../palace/search.js';
 import { bearerTokenResolver, mcpRouter } from '../mcp/http.js';
 import { PalaceMcp } from '../mcp/server.js';
-import { machine, percentile, seeded } from './lib/stats.js';
+import { writeReadmeSection } from './lib/report.js';
+import { machine, percentile, seeded, timeMs } from './lib/stats.js';
 
-const root = path.resolve(import.meta.dirname, '..');
 const secondsArg = process.argv.indexOf('--seconds');
 const LOAD_SECONDS = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 60;
 const CLIENTS = 50;
@@ -39,12 +39,6 @@ const signed = (ms: number) => `${ms >= 0 ? '+' : '−'}${fmt(Math.abs(ms))}`;
 function sentence(rand: () => number, i: number): string {
   const t = TOPICS[Math.floor(rand() * TOPICS.length)]!;
   return `Note ${i} about ${t}: the ${t} team changed ${Math.floor(rand() * 100)} settings after review ${Math.floor(rand() * 1e6)}.`;
-}
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
 }
 
 async function main(): Promise<void> {
@@ -80,12 +74,12 @@ async function main(): Promise<void> {
   let n = 10_000;
   for (let i = 0; i < ROUNDS; i++) {
     const q = QUERIES[i % QUERIES.length]!;
-    lat.searchDirect.push(await timed(() => search(runtime.drawerContext, { query: q }, { sanitize: true, defaultMaxDistance: 1.5 })));
-    lat.searchDispatch.push(await timed(() => palace.callTool('mempalace_search', { query: q }, cctx)));
-    lat.searchHttp.push(await timed(() => client.callTool({ name: 'mempalace_search', arguments: { query: q } })));
-    lat.addDirect.push(await timed(() => addDrawer(runtime.drawerContext, { wing: 'bench', room: 'overhead', content: sentence(rand, n++) })));
-    lat.addDispatch.push(await timed(() => palace.callTool('mempalace_add_drawer', { wing: 'bench', room: 'overhead', content: sentence(rand, n++) }, cctx)));
-    lat.addHttp.push(await timed(() => client.callTool({ name: 'mempalace_add_drawer', arguments: { wing: 'bench', room: 'overhead', content: sentence(rand, n++) } })));
+    lat.searchDirect.push(await timeMs(() => search(runtime.drawerContext, { query: q }, { sanitize: true, defaultMaxDistance: 1.5 })));
+    lat.searchDispatch.push(await timeMs(() => palace.callTool('mempalace_search', { query: q }, cctx)));
+    lat.searchHttp.push(await timeMs(() => client.callTool({ name: 'mempalace_search', arguments: { query: q } })));
+    lat.addDirect.push(await timeMs(() => addDrawer(runtime.drawerContext, { wing: 'bench', room: 'overhead', content: sentence(rand, n++) })));
+    lat.addDispatch.push(await timeMs(() => palace.callTool('mempalace_add_drawer', { wing: 'bench', room: 'overhead', content: sentence(rand, n++) }, cctx)));
+    lat.addHttp.push(await timeMs(() => client.callTool({ name: 'mempalace_add_drawer', arguments: { wing: 'bench', room: 'overhead', content: sentence(rand, n++) } })));
   }
   const p = (xs: number[], q: number) => percentile(xs, q);
   const row = (label: string, direct: number[], via: number[]) =>
@@ -152,20 +146,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${table}\n`);
   if (errors.length > 0) process.stdout.write(`first errors:\n${errors.slice(0, 5).join('\n')}\n`);
 
-  if (process.argv.includes('--write')) {
-    const readme = path.join(root, 'bench/README.md');
-    const heading = '## MCP server';
-    const section = `${heading}\n\n\`npx tsx bench/mcp.bench.ts --write\`\n\n${table}\n`;
-    let text = fs.existsSync(readme) ? fs.readFileSync(readme, 'utf8') : '# Benchmarks\n';
-    const start = text.indexOf(heading);
-    if (start === -1) {
-      text = `${text.trimEnd()}\n\n${section}`;
-    } else {
-      const next = text.indexOf('\n## ', start + heading.length);
-      text = text.slice(0, start) + section + (next === -1 ? '' : text.slice(next));
-    }
-    fs.writeFileSync(readme, text);
-  }
+  if (process.argv.includes('--write')) writeReadmeSection('## MCP server', 'npx tsx bench/mcp.bench.ts --write', table);
 
   await Promise.allSettled([client, ...clients].map((c) => c.close()));
   server.closeAllConnections();

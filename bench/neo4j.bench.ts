@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../core/config.js';
 import { kgAdd, kgQuery, kgStats, kgSupersede, kgTimeline, type KgContext } from '../palace/kg.js';
 import { listHallways } from '../palace/hallways.js';
@@ -20,9 +19,9 @@ import { listTunnels } from '../palace/tunnels.js';
 import { openSqliteGraphStore } from '../stores/embedded/sqlite-graph-store.js';
 import { openNeo4jGraphStore } from '../stores/neo4j/neo4j-graph-store.js';
 import type { GraphStore, HallwayWrite, TunnelWrite } from '../stores/ports.js';
-import { machine, seeded } from './lib/stats.js';
+import { writeReadmeSection } from './lib/report.js';
+import { machine, ratePerSecond, seeded } from './lib/stats.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENTITIES = 300;
 const PREDICATES = ['works_on', 'knows', 'uses', 'owns', 'reviews', 'depends_on', 'mentors', 'blocks'];
 const FACTS = 3_000;
@@ -51,7 +50,7 @@ const factArgs = (i: number) => ({
 async function rate(n: number, op: (i: number) => Promise<unknown>): Promise<number> {
   const started = performance.now();
   for (let i = 0; i < n; i++) await op(i);
-  return n / ((performance.now() - started) / 1000);
+  return ratePerSecond(n, started);
 }
 
 async function measure(p: Profile) {
@@ -63,7 +62,7 @@ async function measure(p: Profile) {
     await Promise.all(Array.from({ length: CLIENTS }, (_, c) => (async () => {
       for (let i = 0; i < PER_CLIENT; i++) await kgAdd(ctx, factArgs(FACTS + c * PER_CLIENT + i));
     })()));
-    const addConcurrent = (CLIENTS * PER_CLIENT) / ((performance.now() - concurrentStarted) / 1000);
+    const addConcurrent = ratePerSecond(CLIENTS * PER_CLIENT, concurrentStarted);
     const supersede = await rate(SUPERSEDES, (i) => kgSupersede(ctx, { subject: `Bot ${i % 30}`, predicate: 'uses_model', old_object: `Model ${i}`, new_object: `Model ${i + 30}`, at: `2025-01-01T00:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}Z` }));
 
     const rnd = seeded(7);
@@ -145,20 +144,7 @@ async function main(): Promise<void> {
   ].join('\n');
   process.stdout.write(`${table}\n`);
 
-  if (process.argv.includes('--write')) {
-    const readme = path.join(root, 'bench/README.md');
-    const heading = '## Graph: Neo4j vs embedded';
-    const section = `${heading}\n\n\`source deploy/local/env.sh && npx tsx bench/neo4j.bench.ts --write\`\n\n${table}\n`;
-    let text = fs.existsSync(readme) ? fs.readFileSync(readme, 'utf8') : '# Benchmarks\n';
-    const start = text.indexOf(heading);
-    if (start === -1) {
-      text = `${text.trimEnd()}\n\n${section}`;
-    } else {
-      const next = text.indexOf('\n## ', start + heading.length);
-      text = text.slice(0, start) + section + (next === -1 ? '' : text.slice(next));
-    }
-    fs.writeFileSync(readme, text);
-  }
+  if (process.argv.includes('--write')) writeReadmeSection('## Graph: Neo4j vs embedded', 'source deploy/local/env.sh && npx tsx bench/neo4j.bench.ts --write', table);
 }
 
 await main();

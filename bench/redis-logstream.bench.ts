@@ -12,16 +12,15 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../core/config.js';
 import { eventAppend, eventList, eventWait, type LogstreamContext } from '../palace/logstream.js';
 import { openSqliteLogstream } from '../stores/embedded/sqlite-logstream.js';
 import type { Logstream } from '../stores/ports.js';
 import { RedisConnections } from '../stores/redis/connection.js';
 import { openRedisLogstream } from '../stores/redis/redis-logstream.js';
-import { machine, median, percentile } from './lib/stats.js';
+import { writeReadmeSection } from './lib/report.js';
+import { latencySummary, machine, ratePerSecond } from './lib/stats.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EVENTS = 5_000;
 const CLIENTS = 4;
 const PER_CLIENT = 1_000;
@@ -48,7 +47,7 @@ async function appendSequential(p: Profile): Promise<number> {
   const ctx = ctxOf(logstream);
   const started = performance.now();
   for (let i = 0; i < EVENTS; i++) await eventAppend(ctx, eventArgs(i));
-  const perSecond = EVENTS / ((performance.now() - started) / 1000);
+  const perSecond = ratePerSecond(EVENTS, started);
   await logstream.close();
   return perSecond;
 }
@@ -60,7 +59,7 @@ async function appendConcurrent(p: Profile): Promise<number> {
     const ctx = ctxOf(logstream);
     for (let i = 0; i < PER_CLIENT; i++) await eventAppend(ctx, eventArgs(EVENTS + c * PER_CLIENT + i));
   }));
-  const perSecond = (CLIENTS * PER_CLIENT) / ((performance.now() - started) / 1000);
+  const perSecond = ratePerSecond(CLIENTS * PER_CLIENT, started);
   await Promise.all(clients.map((l) => l.close()));
   return perSecond;
 }
@@ -71,7 +70,7 @@ async function listRate(p: Profile, args: Record<string, unknown>): Promise<numb
   const ids = (await eventList(ctx, { limit: 500, order: 'desc' })).events.map((e) => e.id);
   const started = performance.now();
   for (let i = 0; i < LISTS; i++) await eventList(ctx, { ...args, since_event_id: ids[i % ids.length] });
-  const perSecond = LISTS / ((performance.now() - started) / 1000);
+  const perSecond = ratePerSecond(LISTS, started);
   await logstream.close();
   return perSecond;
 }
@@ -145,8 +144,7 @@ async function redisFacts(): Promise<string> {
   return `Redis ${field(info, 'redis_version')} on localhost, aof_enabled=${field(persistence, 'aof_enabled')}, appendfsync ${fsync[1] ?? '?'}`;
 }
 
-const fmt = (n: number, digits = 0) => n.toFixed(digits);
-const latency = (xs: number[]) => `median ${fmt(median(xs), 1)} ms, p95 ${fmt(percentile(xs, 0.95), 1)} ms, max ${fmt(Math.max(...xs), 1)} ms`;
+const fmt = (n: number) => n.toFixed(0);
 
 async function main(): Promise<void> {
   const facts = await redisFacts();
@@ -162,26 +160,13 @@ async function main(): Promise<void> {
     `| event_append, ${CLIENTS} clients (connections / file handles) × ${PER_CLIENT} concurrently, one process | ${fmt(redis.concurrent)} events/s | ${fmt(embedded.concurrent)} events/s |`,
     `| event_list, limit 50, since_event_id cursor, ${EVENTS + CLIENTS * PER_CLIENT} events stored | ${fmt(redis.listAll)} lists/s | ${fmt(embedded.listAll)} lists/s |`,
     `| event_list, stream + to_agent filters, limit 50, cursor | ${fmt(redis.listFiltered)} lists/s | ${fmt(embedded.listFiltered)} lists/s |`,
-    `| event_wait wake-up after another client's append (${WAKES} wakes, from append start) | ${latency(redis.wake)} | ${latency(embedded.wake)} |`,
+    `| event_wait wake-up after another client's append (${WAKES} wakes, from append start) | ${latencySummary(redis.wake)} | ${latencySummary(embedded.wake)} |`,
     '',
     "Redis appends are one FCALL round trip each, acknowledged once Redis wrote them to the AOF (fsync once a second), so unlike SQLite with synchronous=FULL they do not wait for a disk flush per event, and concurrent clients overlap their round trips. Lists cost two or more round trips (cursor id lookup, then stream ranges; a filtered list reads one log entry per index candidate, pipelined) plus reply parsing, so the embedded profile, reading a local file in-process, lists faster. Redis wake-ups come from the tailer's XREAD BLOCK, not from a poll.",
   ].join('\n');
   process.stdout.write(`${table}\n`);
 
-  if (process.argv.includes('--write')) {
-    const readme = path.join(root, 'bench/README.md');
-    const heading = '## Logstream: Redis vs embedded';
-    const section = `${heading}\n\n\`source deploy/local/env.sh && npx tsx bench/redis-logstream.bench.ts --write\`\n\n${table}\n`;
-    let text = fs.existsSync(readme) ? fs.readFileSync(readme, 'utf8') : '# Benchmarks\n';
-    const start = text.indexOf(heading);
-    if (start === -1) {
-      text = `${text.trimEnd()}\n\n${section}`;
-    } else {
-      const next = text.indexOf('\n## ', start + heading.length);
-      text = text.slice(0, start) + section + (next === -1 ? '' : text.slice(next));
-    }
-    fs.writeFileSync(readme, text);
-  }
+  if (process.argv.includes('--write')) writeReadmeSection('## Logstream: Redis vs embedded', 'source deploy/local/env.sh && npx tsx bench/redis-logstream.bench.ts --write', table);
 }
 
 await main();
