@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { PalaceError, invalidArgument, storeUnavailable } from '../../core/errors.js';
+import { storeUnavailable } from '../../core/errors.js';
+import { checkLeaseToken, leaseArgs } from '../lease-rules.js';
 import type { LeaseInfo, Locks } from '../ports.js';
 import { writeWithBusyRetry } from './logstream-busy.js';
 
@@ -31,16 +32,6 @@ interface LeaseRow {
   holder: string;
   token: number;
   expires_at_ms: number;
-}
-
-function requireText(field: string, value: unknown): string {
-  if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'non_empty_string', `${field} must be a non-empty string`);
-  return value;
-}
-
-function requirePositiveInt(field: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw invalidArgument(field, 'positive_integer', `${field} must be a positive integer`);
-  return value;
 }
 
 export class SqliteLocks implements Locks {
@@ -73,9 +64,7 @@ export class SqliteLocks implements Locks {
   }
 
   async acquire(key: string, holder: string, ttlMs: number): Promise<{ token: number } | null> {
-    requireText('key', key);
-    requireText('holder', holder);
-    requirePositiveInt('ttl_ms', ttlMs);
+    leaseArgs.acquire(key, holder, ttlMs);
     return this.write(() => {
       const now = Date.now();
       const current = this.lease(key);
@@ -89,10 +78,7 @@ export class SqliteLocks implements Locks {
   }
 
   async renew(key: string, holder: string, token: number, ttlMs: number): Promise<boolean> {
-    requireText('key', key);
-    requireText('holder', holder);
-    requirePositiveInt('token', token);
-    requirePositiveInt('ttl_ms', ttlMs);
+    leaseArgs.renew(key, holder, token, ttlMs);
     return this.write(() => {
       const now = Date.now();
       const changed = this.db.prepare('UPDATE leases SET expires_at_ms = ? WHERE key = ? AND holder = ? AND token = ? AND expires_at_ms > ?').run(now + ttlMs, key, holder, token, now).changes;
@@ -101,9 +87,7 @@ export class SqliteLocks implements Locks {
   }
 
   async release(key: string, holder: string, token: number): Promise<boolean> {
-    requireText('key', key);
-    requireText('holder', holder);
-    requirePositiveInt('token', token);
+    leaseArgs.release(key, holder, token);
     return this.write(() => {
       const current = this.lease(key);
       if (!current || current.holder !== holder || current.token !== token) return false;
@@ -113,18 +97,11 @@ export class SqliteLocks implements Locks {
   }
 
   async check(key: string, token: number): Promise<void> {
-    requireText('key', key);
-    requirePositiveInt('token', token);
-    const current = await this.holder(key);
-    if (current?.token !== token) {
-      throw new PalaceError('stale_lease', `lease token ${token} for ${key} is stale${current ? ` (current token ${current.token})` : ' (no lease is held)'}`, {
-        details: { key, token, current_token: current?.token ?? null },
-      });
-    }
+    return checkLeaseToken(key, token, (k) => this.holder(k));
   }
 
   async holder(key: string): Promise<LeaseInfo | null> {
-    requireText('key', key);
+    leaseArgs.key(key);
     try {
       const row = this.lease(key);
       if (!row || row.expires_at_ms <= Date.now()) return null;

@@ -4,7 +4,7 @@
  * expired lease never lets a token be handed out twice. Every operation is one function call,
  * atomic on the server, and expiry is Redis's own clock, the same for every process.
  */
-import { PalaceError, invalidArgument } from '../../core/errors.js';
+import { checkLeaseToken, leaseArgs } from '../lease-rules.js';
 import type { LeaseInfo, Locks } from '../ports.js';
 import { REDIS_STORE, RedisConnections, guardRedis, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary } from './functions.js';
@@ -44,16 +44,6 @@ redis.register_function{function_name = '${HOLDER}', flags = {'no-writes'}, call
 end}
 `);
 
-function requireText(field: string, value: unknown): string {
-  if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'non_empty_string', `${field} must be a non-empty string`);
-  return value;
-}
-
-function requirePositiveInt(field: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw invalidArgument(field, 'positive_integer', `${field} must be a positive integer`);
-  return value;
-}
-
 export class RedisLocks implements Locks {
   readonly storeName = REDIS_STORE;
 
@@ -79,41 +69,27 @@ export class RedisLocks implements Locks {
   }
 
   async acquire(key: string, holder: string, ttlMs: number): Promise<{ token: number } | null> {
-    requireText('key', key);
-    requireText('holder', holder);
-    requirePositiveInt('ttl_ms', ttlMs);
+    leaseArgs.acquire(key, holder, ttlMs);
     const token = (await this.call(ACQUIRE, key, [holder, ttlMs])) as number | null;
     return token === null ? null : { token: Number(token) };
   }
 
   async renew(key: string, holder: string, token: number, ttlMs: number): Promise<boolean> {
-    requireText('key', key);
-    requireText('holder', holder);
-    requirePositiveInt('token', token);
-    requirePositiveInt('ttl_ms', ttlMs);
+    leaseArgs.renew(key, holder, token, ttlMs);
     return (await this.call(RENEW, key, [`${token}:${holder}`, ttlMs])) === 1;
   }
 
   async release(key: string, holder: string, token: number): Promise<boolean> {
-    requireText('key', key);
-    requireText('holder', holder);
-    requirePositiveInt('token', token);
+    leaseArgs.release(key, holder, token);
     return (await this.call(RELEASE, key, [`${token}:${holder}`])) === 1;
   }
 
   async check(key: string, token: number): Promise<void> {
-    requireText('key', key);
-    requirePositiveInt('token', token);
-    const current = await this.holder(key);
-    if (current?.token !== token) {
-      throw new PalaceError('stale_lease', `lease token ${token} for ${key} is stale${current ? ` (current token ${current.token})` : ' (no lease is held)'}`, {
-        details: { key, token, current_token: current?.token ?? null },
-      });
-    }
+    return checkLeaseToken(key, token, (k) => this.holder(k));
   }
 
   async holder(key: string): Promise<LeaseInfo | null> {
-    requireText('key', key);
+    leaseArgs.key(key);
     const reply = (await this.call(HOLDER, key, [])) as [string, number, string, string] | null;
     if (reply === null) return null;
     const [value, pttl, seconds, micros] = reply;
