@@ -74,16 +74,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .map((r) => r.trim())
     .filter((r) => r.length > 0)
     .map((r) => path.resolve(r));
+  const palaceName = (env.MEMPALACE_PALACE_NAME ?? path.basename(palaceDir)).toLowerCase().replace(/[^a-z0-9_-]/g, '-');
   return {
     profile,
     palaceDir,
-    palaceName: (env.MEMPALACE_PALACE_NAME ?? path.basename(palaceDir)).toLowerCase().replace(/[^a-z0-9_-]/g, '-'),
+    palaceName,
     modelDir: path.resolve(env.MEMPALACE_MODEL_DIR ?? path.join(home, '.cache', 'mempalace', 'models')),
     allowedRoots,
     temporal: {
       address: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
       namespace: env.TEMPORAL_NAMESPACE ?? 'default',
-      taskQueue: env.MEMPALACE_TASK_QUEUE ?? 'mempalace-jobs',
+      // One task queue per palace: a worker only ever runs jobs against the stores it opened.
+      taskQueue: env.MEMPALACE_TASK_QUEUE ?? `mempalace-jobs-${palaceName}`,
     },
     opensearch: { url: env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200' },
     neo4j: {

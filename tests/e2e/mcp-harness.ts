@@ -16,7 +16,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv } from 'ajv';
 import express from 'express';
 import { expect } from 'vitest';
+import { createJobActivities } from '../../activities/index.js';
 import { openRuntime } from '../../cli/runtime.js';
+import { createJobWorker } from '../../workflows/temporal/worker.js';
 import type { Runtime } from '../../cli/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { bearerTokenResolver, mcpRouter } from '../../mcp/http.js';
@@ -25,6 +27,26 @@ import { PalaceMcp } from '../../mcp/server.js';
 import type { Caller } from '../../mcp/types.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+/**
+ * The cluster profile runs jobs as Temporal workflows on `mempalace worker` processes; the e2e
+ * runs start one worker in the test process over its own runtime for the same palace (its own
+ * connections to the shared engines), as a deployment would.
+ */
+export async function startClusterWorker(env: Record<string, string>): Promise<{ stop(): Promise<void> }> {
+  const config = loadConfig({ ...process.env, MEMPALACE_PALACE: tempDir('worker'), ...env });
+  const runtime = await openRuntime(config);
+  const activities = createJobActivities({ config, stores: runtime.stores, embedder: runtime.embedder, workspace: path.join(config.palaceDir, 'workspace') });
+  const worker = await createJobWorker({ temporal: config.temporal, activities, locks: runtime.stores.locks, jobs: runtime.stores.jobs, leaseMs: config.jobLeaseMs });
+  const running = worker.run();
+  return {
+    async stop() {
+      worker.shutdown();
+      await running;
+      await runtime.close();
+    },
+  };
+}
 
 export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `mempalace-mcp-${prefix}-`));

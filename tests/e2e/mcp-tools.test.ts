@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Harness } from './mcp-harness.js';
-import { call, items, learnSchemas, makeProject, rpcError, snapshot, startHttp, startStdio } from './mcp-harness.js';
+import { call, items, learnSchemas, makeProject, rpcError, snapshot, startClusterWorker, startHttp, startStdio } from './mcp-harness.js';
 
 /** mcp-tools §1, typed from the spec. */
 const EXPECTED_ORDER = `status list_wings list_rooms get_taxonomy get_aaak_spec kg_query kg_add kg_invalidate
@@ -39,6 +39,7 @@ const RUNS = [
 
 describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }) => {
   let h: Harness;
+  let worker: { stop(): Promise<void> } | undefined;
   let c: Client;
   let project: string;
   const ids: Record<string, string> = {};
@@ -46,6 +47,7 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
 
   beforeAll(async () => {
     const env: Record<string, string> = profile === 'cluster' ? { MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: `e2e-${kind}-${Date.now().toString(36)}` } : {};
+    if (profile === 'cluster') worker = await startClusterWorker(env);
     h = kind === 'http' ? await startHttp({ env }) : await startStdio({ env });
     c = h.client;
     await learnSchemas(c);
@@ -53,6 +55,7 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
   });
   afterAll(async () => {
     await h?.close();
+    await worker?.stop();
   });
 
   it('lists exactly the 45 tools in the contract order with strict input schemas, output schemas and annotations', async () => {
