@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { isPalaceError, storeUnavailable } from '../../core/errors.js';
+import { defaultDynamics, dynamicsById, hallwayRecord, toHallwayRecord, toKgTriple, toTunnelRecord, tunnelWriteFields, type StoredHallway, type StoredTunnel } from '../graph-records.js';
 import type {
   ConnectionDynamics,
   GraphStore,
@@ -19,7 +20,6 @@ import type {
   KgTriple,
   KgTripleWrite,
   TunnelFilter,
-  TunnelKind,
   TunnelRecord,
   TunnelWrite,
 } from '../ports.js';
@@ -100,11 +100,6 @@ CREATE INDEX IF NOT EXISTS hallways_wing ON hallways(wing, entity_a, entity_b);
 
 const SCHEMA_VERSION = 1;
 
-/** Defaults of §11.5 for a record created at `at`. */
-function defaultDynamics(at: string): ConnectionDynamics {
-  return { strength: 1.0, stability: 1.0, last_activated: at, access_count: 0 };
-}
-
 interface TripleRow {
   id: string;
   subject: string;
@@ -124,67 +119,8 @@ interface TripleRow {
   recorded_at: string;
 }
 
-interface TunnelRow extends ConnectionDynamics {
-  id: string;
-  source_wing: string;
-  source_room: string;
-  source_drawer_id: string | null;
-  target_wing: string;
-  target_room: string;
-  target_drawer_id: string | null;
-  label: string;
-  kind: string;
-  created_at: string;
-  updated_at: string | null;
-}
-
-interface HallwayRow extends Omit<HallwayRecord, 'rooms'> {
-  rooms: string;
-}
-
 function toTriple(r: TripleRow): KgTriple {
-  return {
-    id: r.id,
-    subject_id: r.subject,
-    subject_name: r.subject_name,
-    predicate: r.predicate,
-    object_id: r.object,
-    object_name: r.object_name,
-    valid_from: r.valid_from,
-    valid_to: r.valid_to,
-    from_key: r.from_key,
-    to_key: r.to_key,
-    confidence: r.confidence,
-    source_closet: r.source_closet,
-    source_file: r.source_file,
-    source_drawer_id: r.source_drawer_id,
-    adapter_name: r.adapter_name,
-    recorded_at: r.recorded_at,
-  };
-}
-
-function endpoint(wing: string, room: string, drawerId: string | null): TunnelRecord['source'] {
-  return drawerId === null ? { wing, room } : { wing, room, drawer_id: drawerId };
-}
-
-function toTunnel(r: TunnelRow): TunnelRecord {
-  return {
-    id: r.id,
-    source: endpoint(r.source_wing, r.source_room, r.source_drawer_id),
-    target: endpoint(r.target_wing, r.target_room, r.target_drawer_id),
-    label: r.label,
-    kind: r.kind as TunnelKind,
-    created_at: r.created_at,
-    ...(r.updated_at === null ? {} : { updated_at: r.updated_at }),
-    strength: r.strength,
-    stability: r.stability,
-    last_activated: r.last_activated,
-    access_count: r.access_count,
-  };
-}
-
-function toHallway(r: HallwayRow): HallwayRecord {
-  return { ...r, rooms: JSON.parse(r.rooms) as string[] };
+  return toKgTriple(r, { subject_id: r.subject, subject_name: r.subject_name, object_id: r.object, object_name: r.object_name });
 }
 
 const TRIPLE_SELECT = `SELECT t.*, s.name AS subject_name, o.name AS object_name
@@ -342,21 +278,7 @@ class SqliteGraphStore implements GraphStore {
       this.db.transaction(() => {
         const out: TunnelRecord[] = [];
         for (const w of writes) {
-          const row = {
-            id: w.id,
-            source_wing: w.source.wing,
-            source_room: w.source.room,
-            source_drawer_id: w.source.drawer_id ?? null,
-            source_wing_key: w.source_wing_key,
-            target_wing: w.target.wing,
-            target_room: w.target.room,
-            target_drawer_id: w.target.drawer_id ?? null,
-            target_wing_key: w.target_wing_key,
-            label: w.label,
-            kind: w.kind,
-            at: w.at,
-            ...defaultDynamics(w.at),
-          };
+          const row = { ...tunnelWriteFields(w), ...defaultDynamics(w.at) };
           this.stmt(`INSERT INTO tunnels (id, source_wing, source_room, source_drawer_id, source_wing_key, target_wing, target_room,
               target_drawer_id, target_wing_key, label, kind, created_at, updated_at, strength, stability, last_activated, access_count)
               VALUES (@id, @source_wing, @source_room, @source_drawer_id, @source_wing_key, @target_wing, @target_room,
@@ -366,7 +288,7 @@ class SqliteGraphStore implements GraphStore {
               target_wing = excluded.target_wing, target_room = excluded.target_room, target_drawer_id = excluded.target_drawer_id,
               target_wing_key = excluded.target_wing_key, label = excluded.label, kind = excluded.kind, updated_at = @at`)
             .run(row);
-          out.push(toTunnel(this.stmt('SELECT * FROM tunnels WHERE id = ?').get(w.id) as TunnelRow));
+          out.push(toTunnelRecord(this.stmt('SELECT * FROM tunnels WHERE id = ?').get(w.id) as StoredTunnel));
         }
         return out;
       }).immediate(),
@@ -384,8 +306,8 @@ class SqliteGraphStore implements GraphStore {
       } else if (room !== undefined) {
         where = 'WHERE source_room = @room OR target_room = @room';
       }
-      const rows = this.stmt(`SELECT * FROM tunnels ${where} ORDER BY created_at, id`).all({ wing_key: wing_key ?? null, room: room ?? null }) as TunnelRow[];
-      return rows.map(toTunnel);
+      const rows = this.stmt(`SELECT * FROM tunnels ${where} ORDER BY created_at, id`).all({ wing_key: wing_key ?? null, room: room ?? null }) as StoredTunnel[];
+      return rows.map(toTunnelRecord);
     });
   }
 
@@ -400,10 +322,7 @@ class SqliteGraphStore implements GraphStore {
   hallwaysReplaceWing(wing: string, writes: HallwayWrite[]): Promise<HallwayRecord[]> {
     return guard(() =>
       this.db.transaction(() => {
-        const previous = new Map<string, ConnectionDynamics>();
-        for (const r of this.stmt('SELECT id, strength, stability, last_activated, access_count FROM hallways WHERE wing = ?').all(wing) as Array<ConnectionDynamics & { id: string }>) {
-          previous.set(r.id, { strength: r.strength, stability: r.stability, last_activated: r.last_activated, access_count: r.access_count });
-        }
+        const previous = dynamicsById(this.stmt('SELECT id, strength, stability, last_activated, access_count FROM hallways WHERE wing = ?').all(wing) as Array<ConnectionDynamics & { id: string }>);
         this.stmt('DELETE FROM hallways WHERE wing = ?').run(wing);
         const insert = this.stmt(`INSERT INTO hallways (id, wing, entity_a, entity_b, co_occurrence_count, rooms, label, created_at, created_by,
           strength, stability, last_activated, access_count) VALUES (@id, @wing, @entity_a, @entity_b, @co_occurrence_count, @rooms, @label,
@@ -413,7 +332,7 @@ class SqliteGraphStore implements GraphStore {
           created_at = excluded.created_at, created_by = excluded.created_by`);
         const out: HallwayRecord[] = [];
         for (const w of writes) {
-          const record: HallwayRecord = { ...w, wing, ...(previous.get(w.id) ?? defaultDynamics(w.created_at)) };
+          const record = hallwayRecord(wing, w, previous);
           insert.run({ ...record, rooms: JSON.stringify(record.rooms) });
           out.push(record);
         }
@@ -426,8 +345,8 @@ class SqliteGraphStore implements GraphStore {
     return guard(() => {
       const rows = (wing === undefined
         ? this.stmt('SELECT * FROM hallways ORDER BY wing, entity_a, entity_b').all()
-        : this.stmt('SELECT * FROM hallways WHERE wing = ? ORDER BY wing, entity_a, entity_b').all(wing)) as HallwayRow[];
-      return rows.map(toHallway);
+        : this.stmt('SELECT * FROM hallways WHERE wing = ? ORDER BY wing, entity_a, entity_b').all(wing)) as StoredHallway[];
+      return rows.map(toHallwayRecord);
     });
   }
 

@@ -6,38 +6,15 @@
  */
 import neo4j, { type ManagedTransaction } from 'neo4j-driver';
 import { compareCodePoints } from '../../core/scan.js';
+import { dynamicsById, hallwayRecord, toHallwayRecord, type StoredHallway } from '../graph-records.js';
 import type { ConnectionDynamics, HallwayRecord, HallwayWrite } from '../ports.js';
 import { palaceKey } from './schema.js';
-
-type HallwayProps = Omit<HallwayRecord, 'rooms'> & { rooms: string };
-
-function toHallway(h: HallwayProps): HallwayRecord {
-  return {
-    id: h.id,
-    wing: h.wing,
-    entity_a: h.entity_a,
-    entity_b: h.entity_b,
-    co_occurrence_count: h.co_occurrence_count,
-    rooms: JSON.parse(h.rooms) as string[],
-    label: h.label,
-    created_at: h.created_at,
-    created_by: h.created_by,
-    strength: h.strength,
-    stability: h.stability,
-    last_activated: h.last_activated,
-    access_count: h.access_count,
-  };
-}
 
 /** The embedded adapter's order: (wing, entity_a, entity_b) by code point. */
 function byWingAndEntities(a: HallwayRecord, b: HallwayRecord): number {
   return compareCodePoints(a.wing, b.wing) || compareCodePoints(a.entity_a, b.entity_a) || compareCodePoints(a.entity_b, b.entity_b);
 }
 
-/** Defaults of §11.5 for a record created at `at`. */
-function defaultDynamics(at: string): ConnectionDynamics {
-  return { strength: 1.0, stability: 1.0, last_activated: at, access_count: 0 };
-}
 
 export class HallwayCypher {
   constructor(private readonly palace: string) {}
@@ -53,11 +30,8 @@ export class HallwayCypher {
        RETURN previous`,
       { palace: this.palace, wing, wing_key: palaceKey(this.palace, wing) },
     );
-    const previous = new Map<string, ConnectionDynamics>();
-    for (const p of removed.records[0]!.get('previous') as Array<ConnectionDynamics & { id: string }>) {
-      previous.set(p.id, { strength: p.strength, stability: p.stability, last_activated: p.last_activated, access_count: p.access_count });
-    }
-    const records: HallwayRecord[] = writes.map((w) => ({ ...w, wing, ...(previous.get(w.id) ?? defaultDynamics(w.created_at)) }));
+    const previous = dynamicsById(removed.records[0]!.get('previous') as Array<ConnectionDynamics & { id: string }>);
+    const records = writes.map((w) => hallwayRecord(wing, w, previous));
     if (records.length === 0) return records;
     // An id still present (in another wing) keeps its stored dynamics, as SQLite's upsert does.
     await tx.run(
@@ -85,7 +59,7 @@ export class HallwayCypher {
     const result = wing === undefined
       ? await tx.run('MATCH (h:Hallway {palace: $palace}) RETURN h {.*} AS h', { palace: this.palace })
       : await tx.run('MATCH (h:Hallway {palace: $palace, wing: $wing}) RETURN h {.*} AS h', { palace: this.palace, wing });
-    return result.records.map((r) => toHallway(r.get('h') as HallwayProps)).sort(byWingAndEntities);
+    return result.records.map((r) => toHallwayRecord(r.get('h') as StoredHallway)).sort(byWingAndEntities);
   }
 
   async delete(tx: ManagedTransaction, id: string): Promise<boolean> {

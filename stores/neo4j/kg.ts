@@ -11,6 +11,7 @@
  */
 import neo4j, { type ManagedTransaction } from 'neo4j-driver';
 import { compareCodePoints } from '../../core/scan.js';
+import { toKgTriple } from '../graph-records.js';
 import type { KgDirection, KgEntityRef, KgInvertedInterval, KgStatsRow, KgTriple, KgTripleWrite } from '../ports.js';
 import { Rollback } from './connection.js';
 import { palaceKey } from './schema.js';
@@ -50,25 +51,7 @@ const MERGE_ENTITY = (v: string, param: string) =>
 const LOCK = (v: string) => `SET ${v}.write_lock = true REMOVE ${v}.write_lock`;
 
 function toTriple(r: FactRow): KgTriple {
-  const t = r.t;
-  return {
-    id: t.id,
-    subject_id: r.subject_id,
-    subject_name: r.subject_name,
-    predicate: t.predicate,
-    object_id: r.object_id,
-    object_name: r.object_name,
-    valid_from: t.valid_from ?? null,
-    valid_to: t.valid_to ?? null,
-    from_key: t.from_key ?? null,
-    to_key: t.to_key ?? null,
-    confidence: t.confidence,
-    source_closet: t.source_closet ?? null,
-    source_file: t.source_file ?? null,
-    source_drawer_id: t.source_drawer_id ?? null,
-    adapter_name: t.adapter_name ?? null,
-    recorded_at: t.recorded_at,
-  };
+  return toKgTriple(r.t, r);
 }
 
 function rows<T>(result: { records: Array<{ toObject(): unknown }> }): T[] {

@@ -5,46 +5,9 @@
  */
 import type { ManagedTransaction } from 'neo4j-driver';
 import { compareCodePoints } from '../../core/scan.js';
-import type { TunnelFilter, TunnelKind, TunnelRecord, TunnelWrite } from '../ports.js';
+import { toTunnelRecord, tunnelWriteFields, type StoredTunnel } from '../graph-records.js';
+import type { TunnelFilter, TunnelRecord, TunnelWrite } from '../ports.js';
 import { palaceKey } from './schema.js';
-
-interface TunnelProps {
-  id: string;
-  source_wing: string;
-  source_room: string;
-  source_drawer_id?: string;
-  target_wing: string;
-  target_room: string;
-  target_drawer_id?: string;
-  label: string;
-  kind: string;
-  created_at: string;
-  updated_at?: string;
-  strength: number;
-  stability: number;
-  last_activated: string;
-  access_count: number;
-}
-
-function endpoint(wing: string, room: string, drawerId: string | undefined): TunnelRecord['source'] {
-  return drawerId === undefined ? { wing, room } : { wing, room, drawer_id: drawerId };
-}
-
-function toTunnel(t: TunnelProps): TunnelRecord {
-  return {
-    id: t.id,
-    source: endpoint(t.source_wing, t.source_room, t.source_drawer_id),
-    target: endpoint(t.target_wing, t.target_room, t.target_drawer_id),
-    label: t.label,
-    kind: t.kind as TunnelKind,
-    created_at: t.created_at,
-    ...(t.updated_at === undefined ? {} : { updated_at: t.updated_at }),
-    strength: t.strength,
-    stability: t.stability,
-    last_activated: t.last_activated,
-    access_count: t.access_count,
-  };
-}
 
 /** Storage order of the embedded adapter: (created_at, id) by code point. */
 function byStorageOrder(a: TunnelRecord, b: TunnelRecord): number {
@@ -67,24 +30,9 @@ export class TunnelCypher {
              t.source_wing_key = $source_wing_key, t.target_wing = $target_wing, t.target_room = $target_room,
              t.target_drawer_id = $target_drawer_id, t.target_wing_key = $target_wing_key, t.label = $label, t.kind = $kind
          RETURN t {.*} AS t`,
-        {
-          key: palaceKey(this.palace, w.id),
-          palace: this.palace,
-          id: w.id,
-          at: w.at,
-          source_wing: w.source.wing,
-          source_room: w.source.room,
-          source_drawer_id: w.source.drawer_id ?? null,
-          source_wing_key: w.source_wing_key,
-          target_wing: w.target.wing,
-          target_room: w.target.room,
-          target_drawer_id: w.target.drawer_id ?? null,
-          target_wing_key: w.target_wing_key,
-          label: w.label,
-          kind: w.kind,
-        },
+        { ...tunnelWriteFields(w), key: palaceKey(this.palace, w.id), palace: this.palace },
       );
-      out.push(toTunnel(result.records[0]!.get('t') as TunnelProps));
+      out.push(toTunnelRecord(result.records[0]!.get('t') as StoredTunnel));
     }
     return out;
   }
@@ -98,7 +46,7 @@ export class TunnelCypher {
        RETURN t {.*} AS t`,
       { palace: this.palace, wing_key: filter.wing_key ?? null, room: filter.room ?? null },
     );
-    return result.records.map((r) => toTunnel(r.get('t') as TunnelProps)).sort(byStorageOrder);
+    return result.records.map((r) => toTunnelRecord(r.get('t') as StoredTunnel)).sort(byStorageOrder);
   }
 
   async delete(tx: ManagedTransaction, id: string): Promise<boolean> {
