@@ -100,23 +100,10 @@ CREATE INDEX IF NOT EXISTS hallways_wing ON hallways(wing, entity_a, entity_b);
 
 const SCHEMA_VERSION = 1;
 
-interface TripleRow {
-  id: string;
+/** A `TRIPLE_SELECT` row: the stored columns, entity ids in `subject` / `object`, and both names. */
+interface TripleRow extends Omit<KgTriple, 'subject_id' | 'object_id'> {
   subject: string;
-  subject_name: string;
-  predicate: string;
   object: string;
-  object_name: string;
-  valid_from: string | null;
-  valid_to: string | null;
-  from_key: string | null;
-  to_key: string | null;
-  confidence: number;
-  source_closet: string | null;
-  source_file: string | null;
-  source_drawer_id: string | null;
-  adapter_name: string | null;
-  recorded_at: string;
 }
 
 function toTriple(r: TripleRow): KgTriple {
