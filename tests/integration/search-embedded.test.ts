@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
-import { PalaceError } from '../../core/errors.js';
+import type { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { addDrawer } from '../../palace/drawers.js';
 import { search } from '../../palace/search.js';
