@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: fetch the embedding model, start the real engines the cluster tests need
-# (reusing any already healthy), run every vitest project, and stop the engines this run started.
+# (reusing any already healthy), run the vitest projects, and stop the engines this run started.
+# Projects run one after another: the fault tests kill and restart shared engines, so nothing else
+# may be running against them meanwhile. Arguments, if any, go to a single vitest run instead.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -16,4 +18,11 @@ bash deploy/local/up.sh
 # shellcheck source=../deploy/local/env.sh
 source deploy/local/env.sh
 
-npx vitest run "$@"
+if [[ $# -gt 0 ]]; then
+  npx vitest run "$@"
+  exit
+fi
+for project in unit contract integration e2e fault; do
+  echo "== vitest project: $project"
+  npx vitest run --project "$project"
+done
