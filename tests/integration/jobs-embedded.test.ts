@@ -53,7 +53,7 @@ afterAll(async () => {
 describe('jobs on the embedded profile', () => {
   it('a mine killed with SIGKILL mid-run resumes and ends with the same drawers as a clean run', async () => {
     const source = path.join(tmp, 'big');
-    await generateProject(source, 400, 7);
+    await generateProject(source, 260, 7);
     const clean = await runtimeAt(path.join(tmp, 'palace-clean'));
     const cleanRun = await run(clean, mineSpec(source, 'big'));
     expect(cleanRun.state).toBe('completed');
@@ -94,7 +94,7 @@ describe('jobs on the embedded profile', () => {
 
   it('cancelling a running mine stops within a batch, releases the lock and reports partial progress', async () => {
     const source = path.join(tmp, 'cancel');
-    await generateProject(source, 400, 11);
+    await generateProject(source, 260, 11);
     const rt = await runtimeAt(path.join(tmp, 'palace-cancel'));
     try {
       const started = await rt.jobs.start(mineSpec(source, 'cancel'));
@@ -108,7 +108,7 @@ describe('jobs on the embedded profile', () => {
       }
       const cancelled = await rt.jobs.cancel(started.job_id);
       expect(cancelled.state).toBe('cancelled');
-      expect(cancelled.files_seen).toBeLessThan(400);
+      expect(cancelled.files_seen).toBeLessThan(260);
       expect(cancelled.files_seen - seen).toBeLessThanOrEqual(64);
       expect(String((cancelled.result as { output: string }).output)).toContain('Cancelled after');
       const again = await rt.jobs.start(mineSpec(source, 'cancel'));
