@@ -1,0 +1,226 @@
+/**
+ * Drawers on OpenSearch vs the embedded profile, on the same data: bulk indexing rate, the cost
+ * of each refresh policy, and search latency (p50/p95) at 100k drawers. The corpus is synthetic
+ * (clustered 384-d unit vectors, ~500-character texts with a Zipf word distribution); the queries
+ * are real sentences embedded once with MiniLM up front, so latencies are the stores' work plus
+ * the product's rerank, not the model's. Also reports how often both profiles returned exactly
+ * the same results (at this size both vector searches are approximate).
+ *
+ *   source deploy/local/env.sh && npx tsx bench/opensearch.bench.ts            # 100 000 drawers
+ *   npx tsx bench/opensearch.bench.ts 20000                                    # another size
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../core/config.js';
+import type { DrawerWrite } from '../core/drawer.js';
+import { lexicalTokens } from '../core/lexical.js';
+import type { Embedder } from '../embed/embedder.js';
+import { MiniLmEmbedder } from '../embed/minilm.js';
+import { search } from '../palace/search.js';
+import type { SearchResult } from '../palace/search.js';
+import { openSqliteDrawerIndex } from '../stores/embedded/sqlite-drawer-index.js';
+import { dropPalaceIndices } from '../stores/opensearch/drawer-mapping.js';
+import { OpenSearchDrawerIndex } from '../stores/opensearch/opensearch-drawer-index.js';
+import type { RefreshPolicy } from '../stores/opensearch/opensearch-drawer-index.js';
+import type { DrawerFilter, DrawerIndex } from '../stores/ports.js';
+import { bruteForce, drawer, filedAt, nearVector, randomUnitVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
+import { machine, percentile } from './lib/stats.js';
+
+const DIM = 384;
+const BATCH = 500;
+const config = loadConfig();
+
+const VOCABULARY = (
+  'retry backoff timeout lease fence worker heartbeat cache shard replica queue batch token session index cursor stream event ' +
+  'artifact patch drawer wing room hallway tunnel entity graph vector lexical rerank chunk embed scan manifest activity workflow ' +
+  'deadline commit branch merge review deploy rollback metric latency throughput memory budget the a of to and in is for on with ' +
+  'that this it as by from be are was at or an not but we can all will which one has have if more when so what about how they ' +
+  'config loader parser handler request response client server database table column query result error warning log trace span'
+).split(' ');
+
+const QUERIES = [
+  'retry with backoff after a timeout', 'how is the lease fenced when a worker dies', 'cache shard replica placement',
+  'which workflow activity sends the heartbeat', 'vector lexical rerank of search results', 'commit branch merge review process',
+  'deploy rollback when latency grows', 'where is the config loader', 'parser error handling for bad requests',
+  'throughput metric for the queue', 'cursor over the event stream', 'drawer wing room layout', 'entity graph and tunnels',
+  'embed each chunk after the scan', 'token session expiry', 'database table with one column per field',
+  'trace span of a slow request', 'memory budget of the index', 'client server response codes', 'warning logs during a deploy',
+];
+
+function corpus(n: number): { rows: DrawerWrite[]; centers: Float32Array[] } {
+  const rnd = seededRandom(n);
+  const centers = Array.from({ length: Math.max(50, n / 200) }, () => randomUnitVector(rnd, DIM));
+  // Zipf-like: word i drawn with weight 1/(i+1), so a few words are in nearly every drawer.
+  const weights = VOCABULARY.map((_, i) => 1 / (i + 1));
+  const cumulative = weights.map(((s) => (w: number) => (s += w))(0));
+  const total = cumulative[cumulative.length - 1]!;
+  const word = () => {
+    const x = rnd() * total;
+    let lo = 0;
+    while (cumulative[lo]! < x) lo++;
+    return VOCABULARY[lo]!;
+  };
+  const rows = Array.from({ length: n }, (_, i) =>
+    drawer(`bench_${i}`, `${Array.from({ length: 80 }, word).join(' ')} handler_${i % 97}`, nearVector(rnd, centers[i % centers.length]!), {
+      wing: i % 20 === 0 ? 'rare' : 'common',
+      room: `room_${i % 50}`,
+      source_file: `/repo/src/file_${i % 1000}.ts`,
+      chunk_index: i % 10,
+      filed_at: filedAt(i),
+    }),
+  );
+  return { rows, centers };
+}
+
+/** The query vectors computed once by MiniLM, served by text so search() does no model work. */
+class PrecomputedEmbedder implements Embedder {
+  readonly model = 'all-MiniLM-L6-v2 (precomputed)';
+  readonly dimension = DIM;
+  constructor(private readonly vectors: Map<string, Float32Array>) {}
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return texts.map((t) => {
+      const v = this.vectors.get(t);
+      if (!v) throw new Error(`no precomputed vector for ${JSON.stringify(t)}`);
+      return v;
+    });
+  }
+  async close(): Promise<void> {}
+}
+
+const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+
+async function timed<T>(times: number[], fn: () => Promise<T>): Promise<T> {
+  const t = performance.now();
+  const out = await fn();
+  times.push(performance.now() - t);
+  return out;
+}
+
+function line(lines: string[], what: string, embedded: string, opensearch: string): void {
+  lines.push(`| ${what} | ${embedded} | ${opensearch} |`);
+  console.error(lines[lines.length - 1]);
+}
+
+const latency = (t: number[]) => `p50 ${fmt(percentile(t, 0.5))} ms, p95 ${fmt(percentile(t, 0.95))} ms`;
+
+async function openOs(refresh: RefreshPolicy): Promise<OpenSearchDrawerIndex> {
+  return OpenSearchDrawerIndex.open({ url: config.opensearch.url, palaceName: `bench-${randomBytes(4).toString('hex')}`, refresh, requestTimeoutMs: 120_000 });
+}
+
+async function dropOs(index: OpenSearchDrawerIndex): Promise<void> {
+  await dropPalaceIndices(index.connection);
+  await index.close();
+}
+
+/** Write cost per refresh policy: 10 bulk batches of 500 and 50 single-drawer writes. */
+async function refreshPolicies(rows: DrawerWrite[], lines: string[]): Promise<void> {
+  for (const policy of [true, 'wait_for', false] as const) {
+    const index = await openOs(policy);
+    try {
+      let t = performance.now();
+      for (let i = 0; i < 10 * BATCH; i += BATCH) await index.upsert(rows.slice(i, i + BATCH));
+      const bulkRate = (10 * BATCH) / ((performance.now() - t) / 1000);
+      const single: number[] = [];
+      for (let i = 0; i < 50; i++) await timed(single, () => index.upsert([rows[10 * BATCH + i]!]));
+      t = performance.now();
+      if (policy === false) await index.refresh();
+      line(lines, `refresh ${JSON.stringify(policy)}: 5 000 drawers in batches of ${BATCH} / one-drawer write`, '—', `${Math.round(bulkRate)} drawers/s / ${latency(single)}`);
+    } finally {
+      await dropOs(index);
+    }
+  }
+}
+
+async function measure(n: number, lines: string[]): Promise<void> {
+  const { rows, centers } = corpus(n);
+  const dir = mkdtempSync(join(os.tmpdir(), 'opensearch-bench-'));
+  const embedded = await openSqliteDrawerIndex(dir);
+  const cluster = await openOs(false);
+  try {
+    let t = performance.now();
+    for (let i = 0; i < n; i += BATCH) await cluster.upsert(rows.slice(i, i + BATCH));
+    await cluster.refresh();
+    const osMs = performance.now() - t;
+    t = performance.now();
+    for (let i = 0; i < n; i += BATCH) await embedded.upsert(rows.slice(i, i + BATCH));
+    const emMs = performance.now() - t;
+    line(lines, `${n} drawers: bulk index in batches of ${BATCH}`, `${Math.round(n / (emMs / 1000))} drawers/s (${(emMs / 1000).toFixed(0)} s)`, `${Math.round(n / (osMs / 1000))} drawers/s (${(osMs / 1000).toFixed(0)} s, refresh once at the end)`);
+    const stats = await cluster.connection.client.cat.indices({ index: `${cluster.connection.prefix}-drawers-v1`, format: 'json', bytes: 'mb' });
+    const storeMb = (stats.body as { 'store.size'?: string }[])[0]?.['store.size'];
+    line(lines, `${n} drawers: index size on disk`, '—', `${storeMb} MiB (vectors also kept in _source as JSON)`);
+
+    const minilm = new MiniLmEmbedder(config);
+    const vectors = new Map((await minilm.embed(QUERIES)).map((v, i) => [QUERIES[i]!, v]));
+    await minilm.close();
+    const embedder = new PrecomputedEmbedder(vectors);
+
+    const stores: [string, DrawerIndex][] = [['embedded', embedded], ['opensearch', cluster]];
+    const rnd0 = seededRandom(4);
+    const probe = Array.from({ length: QUERIES.length }, (_, q) => nearVector(rnd0, centers[(q * 7) % centers.length]!));
+    const beforeMerge: number[] = [];
+    for (const q of probe) await timed(beforeMerge, () => cluster.knn(q, 20));
+    const segments = await cluster.connection.client.cat.segments({ index: `${cluster.connection.prefix}-drawers-v1`, format: 'json' });
+    t = performance.now();
+    await cluster.connection.client.indices.forcemerge({ index: `${cluster.connection.prefix}-drawers-v1`, max_num_segments: 1 }, { requestTimeout: 3_600_000 });
+    line(lines, `${n} drawers: knn k=20 right after the load (${(segments.body as unknown[]).length} segments); then force merge to one segment`, '—', `${latency(beforeMerge)}; merge ${((performance.now() - t) / 1000).toFixed(0)} s (the lines below are after it)`);
+    // Vector search alone with in-distribution queries (near the corpus's clusters), so recall
+    // against an exact scan means something; the real queries below are far from every cluster.
+    const rnd = seededRandom(5);
+    const near = Array.from({ length: QUERIES.length }, (_, q) => nearVector(rnd, centers[(q * 13) % centers.length]!));
+    const cases: [string, DrawerFilter | undefined, (d: DrawerWrite) => boolean][] = [
+      ['no filter', undefined, () => true],
+      ['wing filter, 95 % of rows', { wing: 'common' }, (d) => d.meta.wing === 'common'],
+      ['room filter, 2 % of rows', { room: 'room_7' }, (d) => d.meta.room === 'room_7'],
+    ];
+    for (const [name, filter, keep] of cases) {
+      const pool = rows.filter(keep);
+      const truths = near.map((q) => new Set(bruteForce(pool, q, 20).map((b) => b.id)));
+      const cells: string[] = [];
+      for (const [, store] of stores) {
+        const t2: number[] = [];
+        let found = 0;
+        for (const [i, q] of near.entries()) {
+          const hits = await timed(t2, () => store.knn(q, 20, filter));
+          found += hits.filter((h) => truths[i]!.has(h.drawer.id)).length;
+        }
+        cells.push(`${latency(t2)}, recall@20 ${(found / (near.length * 20)).toFixed(3)}`);
+      }
+      line(lines, `${n} drawers: knn k=20, ${name}`, cells[0]!, cells[1]!);
+    }
+    {
+      const times = new Map<string, number[]>();
+      for (const [profile, store] of stores) {
+        const t2: number[] = [];
+        for (const q of QUERIES) await timed(t2, () => store.lexical([...new Set(lexicalTokens(q))], 20));
+        times.set(profile, t2);
+      }
+      line(lines, `${n} drawers: lexical k=20, tokens of a real query`, latency(times.get('embedded')!), latency(times.get('opensearch')!));
+    }
+    for (const strategy of ['union', 'vector'] as const) {
+      const results = new Map<string, SearchResult[]>();
+      const times = new Map<string, number[]>();
+      for (const [profile, store] of stores) {
+        const t2: number[] = [];
+        const out: SearchResult[] = [];
+        for (const q of QUERIES) out.push(await timed(t2, () => search({ config, drawers: store, embedder }, { query: q, limit: 5, candidate_strategy: strategy }, { sanitize: true, defaultMaxDistance: 1.5 })));
+        times.set(profile, t2);
+        results.set(profile, out);
+      }
+      const same = QUERIES.filter((_, i) => JSON.stringify(results.get('embedded')![i]!.results.map((r) => r.drawer_id)) === JSON.stringify(results.get('opensearch')![i]!.results.map((r) => r.drawer_id))).length;
+      line(lines, `${n} drawers: palace search, ${strategy}, limit 5 (identical results: ${same}/${QUERIES.length})`, latency(times.get('embedded')!), latency(times.get('opensearch')!));
+    }
+  } finally {
+    await embedded.close();
+    rmSync(dir, { recursive: true, force: true });
+    await dropOs(cluster);
+  }
+}
+
+const sizes = process.argv.slice(2).map(Number).filter((x) => x > 0);
+const lines: string[] = [];
+console.error(machine());
+await refreshPolicies(corpus(6_000).rows, lines);
+for (const n of sizes.length ? sizes : [100_000]) await measure(n, lines);
+console.log(`${machine()}\n\n| measure | embedded (SQLite + FTS5 + HNSW) | OpenSearch 2.19 k-NN (Lucene HNSW) |\n|---|---|---|\n${lines.join('\n')}`);
