@@ -8,8 +8,9 @@
  *   `EF_SEARCH` candidates. Either way distances are recomputed from the stored vectors and the
  *   candidates re-sorted by (exact distance, id); the fetch widens until no row the engine ranked
  *   lower could beat the k-th by exact distance.
- * - Lexical candidates: rows matching any token (BM25 `match` on the token field, filters
- *   pushed down), chosen and ordered like the embedded FTS5 `bm25()` (lexical-rank.ts).
+ * - Lexical candidates: rows matching any token (BM25 term queries on the token field, filters
+ *   pushed down), chosen and ordered like the embedded FTS5 `bm25()` (lexical-rank.ts); exact
+ *   whenever the matches fit the re-ranked window.
  * - Writes are bulk requests keyed by the drawer id with `require_alias`, and refresh before they
  *   return (`refresh` option), so the caller that wrote reads its writes.
  * - Bulk deletes are `_delete_by_query` with the filter; listings, taxonomy and sources are
@@ -52,8 +53,9 @@ const ENGINE_SCORE_ERROR = 1e-5;
 /**
  * Lexical matches re-ranked exactly per call: Lucene's BM25 (same k1 and b) picks this window,
  * the FTS5 function picks k from it. Every match takes part up to this many; beyond, a row Lucene
- * ranks below the window cannot be chosen. Fetching the window's statistics costs ~0.25 ms per
- * row on this hardware (bench/README.md), hence not more.
+ * ranks below the window cannot be chosen (both rank by BM25 with k1 1.2, b 0.75, so the FTS5
+ * top k lies far inside it in practice). Reading a window row cost 0.1–0.25 ms on the 2-core
+ * test machine, hence not more.
  */
 const LEXICAL_WINDOW_MIN = 200;
 const LEXICAL_WINDOW_PER_K = 10;
