@@ -10,8 +10,9 @@
  *   the usual choice for 384-d sentence embeddings (recall@10 ≥ 0.99 at ef 100, graph memory
  *   ~128 B per vector at layer 0) and the embedded profile's graph uses the same m; construction
  *   at 128 instead of the default 100 buys a little recall on the large, clustered palaces that
- *   mining produces, for about 20 % more indexing CPU (bench/README.md). Small or filtered
- *   searches do not depend on it: the adapter makes those exact (see opensearch-drawer-index.ts).
+ *   mining produces, for roughly a quarter more construction work (in proportion to the
+ *   candidate list; not measured separately here). Small or filtered searches do not depend on
+ *   it: the adapter makes those exact (see opensearch-drawer-index.ts).
  * - `content`: stored in `_source` only (returned verbatim, never searched).
  * - `lexical`: the product's token stream (core/lexical) under a plain whitespace analyser, BM25;
  *   `lexical_tf` the same stream under a similarity that scores a term by its raw frequency, so a
