@@ -22,7 +22,12 @@ if [[ $# -gt 0 ]]; then
   npx vitest run "$@"
   exit
 fi
+failed=()
 for project in unit contract integration e2e fault; do
   echo "== vitest project: $project"
-  npx vitest run --project "$project"
+  npx vitest run --project "$project" || failed+=("$project")
 done
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "== failed projects: ${failed[*]}"
+  exit 1
+fi
