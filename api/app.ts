@@ -61,6 +61,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
     jobs: () => current().jobs.list(50),
     sseClients: () => sse.count,
     toolNames: new Set(TOOLS_BY_NAME.keys()),
+    ...(runtime.queueDepths ? { queueDepths: () => current().queueDepths?.() ?? Promise.resolve({}) } : {}),
   });
 
   // One logstream context per runtime, so the mesh profile cache (keyed by it) works.

@@ -1,8 +1,7 @@
 /**
  * Prometheus metrics of one serving process (`GET /metrics`): HTTP requests and latencies, MCP
  * tool calls and latencies, job progress of running jobs (read from the job engine at scrape
- * time), open SSE streams and store errors. Queue depths are absent: this build has no BullMQ
- * queues.
+ * time), open SSE streams, store errors, and BullMQ queue depths where the profile has queues.
  *
  * `observeToolCall` is the hook for the MCP layer. Until it calls it, the `/mcp` middleware
  * counts tool calls from the JSON-RPC request (`tools/call` and its tool name), timed to the end
@@ -21,6 +20,8 @@ export interface MetricsSources {
   sseClients(): number;
   /** Known tool names; anything else is counted as `unknown` to bound label values. */
   toolNames: ReadonlySet<string>;
+  /** Jobs per queue and state; absent where short jobs run inline (embedded profile). */
+  queueDepths?: () => Promise<Record<string, Record<string, number>>>;
 }
 
 export class ApiMetrics {
@@ -41,6 +42,16 @@ export class ApiMetrics {
     this.toolSeconds = new Histogram({ name: 'mempalace_mcp_tool_call_duration_seconds', help: 'MCP tool call latency by tool.', labelNames: ['tool'], buckets: LATENCY_BUCKETS, registers });
     this.storeErrors = new Counter({ name: 'mempalace_store_errors_total', help: 'Store failures seen by the API, by store.', labelNames: ['store'], registers });
     new Gauge({ name: 'mempalace_sse_clients', help: 'Open Server-Sent Events streams.', registers, collect() { this.set(sources.sseClients()); } });
+    const queueDepths = sources.queueDepths;
+    if (queueDepths) {
+      new Gauge({
+        name: 'mempalace_queue_jobs', help: 'BullMQ jobs by queue and state (failed = dead letters).', labelNames: ['queue', 'state'], registers,
+        async collect() {
+          this.reset();
+          for (const [queue, states] of Object.entries(await queueDepths())) for (const [state, n] of Object.entries(states)) this.set({ queue, state }, n);
+        },
+      });
+    }
 
     const jobGauge = (name: string, help: string, value: (p: JobProgress) => number) => {
       const snapshot = () => this.jobSnapshot();

@@ -20,6 +20,8 @@ export interface Runtime {
   jobs: JobEngine;
   /** Context for the drawer operations of palace/. */
   drawerContext: DrawerContext;
+  /** Depth of each BullMQ queue by job state (cluster profile; short jobs run inline otherwise). */
+  queueDepths?: () => Promise<Record<string, Record<string, number>>>;
   close(): Promise<void>;
 }
 
@@ -32,13 +34,27 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder } 
   const jobs: JobEngine = config.profile === 'cluster'
     ? await (await import('../workflows/temporal/job-engine.js')).TemporalJobEngine.connect({ palace: stores.palace, jobs: stores.jobs, temporal: config.temporal, timeouts: { leaseMs: config.jobLeaseMs } })
     : new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs });
+  const queues = config.profile === 'cluster' ? await openQueues(config) : undefined;
   return {
     config, stores, embedder, jobs,
     drawerContext: { config, drawers: stores.drawers, embedder },
+    ...(queues ? { queueDepths: queues.depths } : {}),
     async close() {
+      await queues?.close();
       await jobs.close();
       await stores.close();
       if (!opts.embedder) await embedder.close();
     },
+  };
+}
+
+/** The cluster profile's BullMQ queues, opened only to report their depths. */
+async function openQueues(config: Config) {
+  const { NotificationQueue, TriggerQueue } = await import('../workflows/queues/queues.js');
+  const settings = { redisUrl: config.redis.url, palaceName: config.palaceName };
+  const queues = { trigger: new TriggerQueue(settings), notification: new NotificationQueue(settings) };
+  return {
+    depths: async () => Object.fromEntries(await Promise.all(Object.entries(queues).map(async ([name, q]) => [name, await q.depths()] as const))),
+    close: async () => { await Promise.all(Object.values(queues).map((q) => q.close())); },
   };
 }

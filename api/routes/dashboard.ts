@@ -4,7 +4,7 @@
  * `jobs` (recent jobs with progress), `stats` (palace counts), `health` (per engine) and
  * `logstream` (the newest events, then a live tail). Job, stats and health frames are read from
  * the stores on a timer and sent only when they changed; the tail blocks on the logstream store.
- * Queue depths would be a `queues` frame; this build has no queues, so none is sent.
+ * Queue depths are a `queues` frame where the profile has queues (cluster); none is sent otherwise.
  *
  * The page asks for a read token and keeps it in sessionStorage; it reads the stream with
  * fetch() and an Authorization header (EventSource cannot send headers), so the token never
@@ -70,6 +70,18 @@ async function tailLoop(stream: SseStream, deps: ApiDeps): Promise<void> {
   }
 }
 
+/** Queue name → jobs waiting to run (waiting + delayed + active), plus dead letters where any. */
+function queueFrame(deps: ApiDeps): () => Promise<{ queues: Record<string, number> }> {
+  return async () => {
+    const queues: Record<string, number> = {};
+    for (const [name, s] of Object.entries((await deps.runtime().queueDepths?.()) ?? {})) {
+      queues[name] = (s.waiting ?? 0) + (s.delayed ?? 0) + (s.active ?? 0);
+      if (s.failed) queues[`${name} dead letters`] = s.failed;
+    }
+    return { queues };
+  };
+}
+
 export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
   router.get('/v1/dashboard/stream', deps.requireScope('read'), async (req, res) => {
     if (!deps.sse.tryAcquire()) return sseOverCapacity(res);
@@ -87,6 +99,7 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
         pollLoop(stream, 'stats', STATS_EVERY_MS, stats),
         pollLoop(stream, 'health', HEALTH_EVERY_MS, () => healthReport(deps.runtime()), healthKey),
         tailLoop(stream, deps),
+        ...(deps.runtime().queueDepths ? [pollLoop(stream, 'queues', STATS_EVERY_MS, queueFrame(deps))] : []),
       ]);
     } finally {
       stream.end();

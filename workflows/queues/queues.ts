@@ -122,6 +122,11 @@ class PalaceQueue<D> {
     await job.retry('failed', { resetAttemptsMade: true });
   }
 
+  /** Jobs per state (waiting, active, delayed, failed = dead letters), for metrics and the dashboard. */
+  async depths(): Promise<Record<string, number>> {
+    return this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
+  }
+
   close(): Promise<void> {
     return this.queue.close();
   }
