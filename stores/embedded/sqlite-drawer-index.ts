@@ -19,6 +19,7 @@ import type { SqlCondition } from './drawer-filter-sql.js';
 import { checkDrawerBatch, cosineDistance, decodeVector, encodeVector, rowToDrawer } from './drawer-rows.js';
 import type { DrawerRow } from './drawer-rows.js';
 import { prepareDrawerDatabase, readMeta, writeMeta } from './drawer-schema.js';
+import { checkInt, checkNonEmpty, checkStrings } from '../port-args.js';
 
 export const DRAWER_DB_FILE = 'drawers.sqlite3';
 export const DRAWER_ANN_FILE = 'drawers.hnsw';
@@ -52,23 +53,6 @@ function mapError(e: unknown): PalaceError {
   if (typeof code === 'string' && UNAVAILABLE.test(code)) return storeUnavailable('sqlite', e);
   const message = e instanceof Error ? e.message : String(e);
   return new PalaceError('internal', `sqlite drawer index: ${message}`, { store: 'sqlite', cause: e });
-}
-
-function checkInt(field: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalidArgument(field, 'range', `${field} must be an integer from ${min} to ${max}`);
-  }
-  return value;
-}
-
-function checkStrings(field: string, values: unknown): string[] {
-  if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) throw invalidArgument(field, 'type', `${field} must be an array of strings`);
-  return values as string[];
-}
-
-function checkNonEmpty(field: string, value: unknown): string {
-  if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'non_empty', `${field} must be a non-empty string`);
-  return value;
 }
 
 function byDistance(a: Scored, b: Scored): number {

@@ -36,6 +36,7 @@ import { checkFileState, fileStateId, fromFileStateSource, toFileStateDocument }
 import type { FileStateDocument } from './file-state-documents.js';
 import { rankLikeFts5 } from './lexical-rank.js';
 import type { LexicalMatch } from './lexical-rank.js';
+import { checkInt, checkNonEmpty, checkStrings } from '../port-args.js';
 
 export const DEFAULT_DIMENSION = 384;
 
@@ -102,23 +103,6 @@ interface BulkItem {
 }
 
 type DrawerSource = { id: string; content: string; meta: DrawerMeta };
-
-function checkInt(field: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalidArgument(field, 'range', `${field} must be an integer from ${min} to ${max}`);
-  }
-  return value;
-}
-
-function checkStrings(field: string, values: unknown): string[] {
-  if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) throw invalidArgument(field, 'type', `${field} must be an array of strings`);
-  return values as string[];
-}
-
-function checkNonEmpty(field: string, value: unknown): string {
-  if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'non_empty', `${field} must be a non-empty string`);
-  return value;
-}
 
 /** FTS5's ascii tokenizer folds A–Z in queries; the stored tokens are lowercase already. */
 function asciiLower(token: string): string {
