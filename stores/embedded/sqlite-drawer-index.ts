@@ -19,7 +19,7 @@ import type { SqlCondition } from './drawer-filter-sql.js';
 import { checkDrawerBatch, cosineDistance, decodeVector, encodeVector, rowToDrawer } from './drawer-rows.js';
 import type { DrawerRow } from './drawer-rows.js';
 import { prepareDrawerDatabase, readMeta, writeMeta } from './drawer-schema.js';
-import { checkInt, checkNonEmpty, checkStrings } from '../port-args.js';
+import { checkInt, checkNonEmpty, checkReplaceFileTarget, checkStrings } from '../port-args.js';
 
 export const DRAWER_DB_FILE = 'drawers.sqlite3';
 export const DRAWER_ANN_FILE = 'drawers.hnsw';
@@ -178,14 +178,7 @@ export class SqliteDrawerIndex implements DrawerIndex {
       checkNonEmpty('wing', wing);
       checkNonEmpty('sourceFile', sourceFile);
       checkDrawerBatch('drawers', drawers, this.dimension);
-      drawers.forEach((d, i) => {
-        if (d.meta.wing !== wing) throw invalidArgument(`drawers[${i}].meta.wing`, 'matches_file', `drawers[${i}].meta.wing must be ${JSON.stringify(wing)}`);
-        if (d.meta.source_file !== sourceFile) {
-          throw invalidArgument(`drawers[${i}].meta.source_file`, 'matches_file', `drawers[${i}].meta.source_file must be ${JSON.stringify(sourceFile)}`);
-        }
-      });
-      checkFileState(state);
-      if (state.wing !== wing || state.source_file !== sourceFile) throw invalidArgument('state', 'matches_file', 'state must describe the same wing and source file');
+      checkReplaceFileTarget(wing, sourceFile, drawers, state);
       this.transact((generation) => {
         const stale = this.db
           .prepare('DELETE FROM drawers WHERE wing = ? AND source_file = ? AND id NOT IN (SELECT value FROM json_each(?)) RETURNING seq')
@@ -456,21 +449,6 @@ function rowToFileState(r: FileStateRow): FileState {
   };
   if (r.extra !== null) state.extra = JSON.parse(r.extra) as FileState['extra'];
   return state;
-}
-
-function checkFileState(state: FileState): void {
-  if (state === null || typeof state !== 'object') throw invalidArgument('state', 'type', 'state must be a file state object');
-  checkNonEmpty('state.wing', state.wing);
-  checkNonEmpty('state.source_file', state.source_file);
-  for (const key of ['size', 'mtime_ms', 'drawer_count'] as const) {
-    if (typeof state[key] !== 'number' || !Number.isFinite(state[key]) || state[key] < 0) throw invalidArgument(`state.${key}`, 'range', `state.${key} must be a finite number ≥ 0`);
-  }
-  if (typeof state.content_sha256 !== 'string') throw invalidArgument('state.content_sha256', 'type', 'state.content_sha256 must be a string');
-  checkNonEmpty('state.mined_at', state.mined_at);
-  for (const [key, value] of Object.entries(state.extra ?? {})) {
-    const ok = typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
-    if (!ok) throw invalidArgument(`state.extra.${key}`, 'type', `state.extra.${key} must be a string, a finite number or a boolean`);
-  }
 }
 
 /** The first `limit` of `rows` (which holds up to limit + 1), with a cursor when more follow. */

@@ -32,11 +32,11 @@ import { DRAWER_SOURCE, documentId, fromSource, toDocument, vectorFromSource } f
 import { filterClauses, filterIsEmpty, filterQuery } from './drawer-filter-query.js';
 import type { FilterClause } from './drawer-filter-query.js';
 import { aliasName, ensureIndices, storedDimension } from './drawer-mapping.js';
-import { checkFileState, fileStateId, fromFileStateSource, toFileStateDocument } from './file-state-documents.js';
+import { fileStateId, fromFileStateSource, toFileStateDocument } from './file-state-documents.js';
 import type { FileStateDocument } from './file-state-documents.js';
 import { rankLikeFts5 } from './lexical-rank.js';
 import type { LexicalMatch } from './lexical-rank.js';
-import { checkInt, checkNonEmpty, checkStrings } from '../port-args.js';
+import { checkInt, checkNonEmpty, checkReplaceFileTarget, checkStrings } from '../port-args.js';
 
 export const DEFAULT_DIMENSION = 384;
 
@@ -253,14 +253,7 @@ export class OpenSearchDrawerIndex implements DrawerIndex {
     checkNonEmpty('wing', wing);
     checkNonEmpty('sourceFile', sourceFile);
     checkDrawerBatch('drawers', drawers, this.dimension);
-    drawers.forEach((d, i) => {
-      if (d.meta.wing !== wing) throw invalidArgument(`drawers[${i}].meta.wing`, 'matches_file', `drawers[${i}].meta.wing must be ${JSON.stringify(wing)}`);
-      if (d.meta.source_file !== sourceFile) {
-        throw invalidArgument(`drawers[${i}].meta.source_file`, 'matches_file', `drawers[${i}].meta.source_file must be ${JSON.stringify(sourceFile)}`);
-      }
-    });
-    checkFileState(state);
-    if (state.wing !== wing || state.source_file !== sourceFile) throw invalidArgument('state', 'matches_file', 'state must describe the same wing and source file');
+    checkReplaceFileTarget(wing, sourceFile, drawers, state);
     if (drawers.length > 0) await this.bulk(this.drawers, this.indexOps(drawers));
     await this.deleteByQuery(this.drawers, {
       bool: { filter: [{ term: { wing } }, { term: { source_file: sourceFile } }], must_not: drawers.length > 0 ? [{ terms: { id: drawers.map((d) => d.id) } }] : [] },
