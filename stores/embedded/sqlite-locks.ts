@@ -40,19 +40,26 @@ export class SqliteLocks implements Locks {
 
   private constructor(readonly file: string) {
     this.db = new Database(file);
-    this.db.pragma('busy_timeout = 10000');
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.exec(SCHEMA);
+    try {
+      this.db.pragma('busy_timeout = 10000');
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = FULL');
+      this.db.exec(SCHEMA);
+    } catch (e) {
+      this.db.close();
+      throw e;
+    }
   }
 
   static async open(palaceDir: string): Promise<SqliteLocks> {
     try {
       fs.mkdirSync(palaceDir, { recursive: true, mode: 0o700 });
-      return new SqliteLocks(path.join(palaceDir, LOCKS_FILE));
     } catch (e) {
       throw storeUnavailable(STORE, e);
     }
+    // Several processes opening a new file at once can find it locked while one of them switches
+    // it to WAL; like writes, the open is retried (nothing was written by a refused attempt).
+    return writeWithBusyRetry(STORE, () => new SqliteLocks(path.join(palaceDir, LOCKS_FILE)));
   }
 
   private write<T>(fn: () => T): Promise<T> {
