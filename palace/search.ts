@@ -9,6 +9,7 @@ import { logicalDrawerId } from '../core/drawer.js';
 import { invalidArgument } from '../core/errors.js';
 import { bm25Coverage, lexicalTokens } from '../core/lexical.js';
 import { codePointLength } from '../core/text.js';
+import { dot } from '../core/vector.js';
 import { validateDateWindow, validateOptionalName, validateSourceFileFilter } from '../core/validate.js';
 import type { DrawerFilter } from '../stores/ports.js';
 import type { DrawerContext } from './context.js';
@@ -107,12 +108,6 @@ function parseStrategy(value: unknown): CandidateStrategy {
   if (value === undefined || value === null) return 'union';
   if (typeof value === 'string' && (CANDIDATE_STRATEGIES as readonly string[]).includes(value)) return value as CandidateStrategy;
   throw invalidArgument('candidate_strategy', 'one_of', `candidate_strategy must be one of: ${CANDIDATE_STRATEGIES.join(', ')}`);
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
 }
 
 function toHit(c: Candidate): SearchHit {

@@ -50,3 +50,58 @@ export function checkReplaceFileTarget(wing: string, sourceFile: string, drawers
   checkFileState(state);
   if (state.wing !== wing || state.source_file !== sourceFile) throw invalidArgument('state', 'matches_file', 'state must describe the same wing and source file');
 }
+
+/** How far an embedding's length may stray from 1 before it is refused (float32 rounding). */
+const UNIT_NORM_TOLERANCE = 1e-3;
+
+function requireString(field: string, value: unknown, nonEmpty: boolean): string {
+  if (typeof value !== 'string') throw invalidArgument(field, 'type', `${field} must be a string`);
+  if (nonEmpty && value === '') throw invalidArgument(field, 'non_empty', `${field} must not be empty`);
+  return value;
+}
+
+/** Refuses the first invalid field of `drawer` (at `field`, e.g. `drawers[3]`). */
+export function checkDrawerWrite(field: string, drawer: DrawerWrite, dimension: number): void {
+  if (drawer === null || typeof drawer !== 'object') throw invalidArgument(field, 'type', `${field} must be a drawer object`);
+  requireString(`${field}.id`, drawer.id, true);
+  requireString(`${field}.content`, drawer.content, false);
+  if (drawer.content.includes('\0')) throw invalidArgument(`${field}.content`, 'no_nul', `${field}.content must not contain NUL`);
+  const meta = drawer.meta as unknown;
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) throw invalidArgument(`${field}.meta`, 'type', `${field}.meta must be an object`);
+  for (const [key, value] of Object.entries(drawer.meta)) {
+    if (value === undefined) continue;
+    const ok = typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+    if (!ok) throw invalidArgument(`${field}.meta.${key}`, 'type', `${field}.meta.${key} must be a string, a finite number or a boolean`);
+  }
+  requireString(`${field}.meta.wing`, drawer.meta.wing, true);
+  requireString(`${field}.meta.room`, drawer.meta.room, true);
+  requireString(`${field}.meta.source_file`, drawer.meta.source_file, false);
+  requireString(`${field}.meta.filed_at`, drawer.meta.filed_at, true);
+  for (const key of ['parent_drawer_id', 'parent_entry_id'] as const) {
+    if (drawer.meta[key] !== undefined) requireString(`${field}.meta.${key}`, drawer.meta[key], true);
+  }
+  const embedding = drawer.embedding as unknown;
+  if (!(embedding instanceof Float32Array)) throw invalidArgument(`${field}.embedding`, 'type', `${field}.embedding must be a Float32Array`);
+  if (embedding.length !== dimension) {
+    throw invalidArgument(`${field}.embedding`, 'dimension', `${field}.embedding has ${embedding.length} dimensions, the palace uses ${dimension}`);
+  }
+  let norm = 0;
+  for (const x of embedding) {
+    if (!Number.isFinite(x)) throw invalidArgument(`${field}.embedding`, 'finite', `${field}.embedding must contain only finite numbers`);
+    norm += x * x;
+  }
+  if (Math.abs(Math.sqrt(norm) - 1) > UNIT_NORM_TOLERANCE) {
+    throw invalidArgument(`${field}.embedding`, 'unit_norm', `${field}.embedding must be L2-normalised (length ${Math.sqrt(norm).toFixed(4)})`);
+  }
+}
+
+/** Refuses a batch with an invalid row or one id twice, before anything is written. */
+export function checkDrawerBatch(field: string, drawers: readonly DrawerWrite[], dimension: number): void {
+  if (!Array.isArray(drawers)) throw invalidArgument(field, 'type', `${field} must be an array`);
+  const seen = new Set<string>();
+  drawers.forEach((d, i) => {
+    checkDrawerWrite(`${field}[${i}]`, d, dimension);
+    if (seen.has(d.id)) throw invalidArgument(`${field}[${i}].id`, 'unique', `${field}[${i}].id ${JSON.stringify(d.id)} appears twice in one batch`);
+    seen.add(d.id);
+  });
+}

@@ -4,8 +4,6 @@
  * each write transaction), so several processes appending to one file still produce `hlc`
  * values that increase with `seq`.
  */
-import { randomBytes } from 'node:crypto';
-
 export const HLC_MAX_COUNTER = 0xffffff;
 export const HLC_FUTURE_DRIFT_MS = 60_000;
 
@@ -43,11 +41,4 @@ export function observe(state: HlcState, text: string | null | undefined, nowMs:
 /** `YYYY-MM-DDTHH:MM:SSZ`. */
 export function utcSecond(nowMs: number): string {
   return `${new Date(nowMs).toISOString().slice(0, 19)}Z`;
-}
-
-/** `evt_` / `art_` + UTC stamp + `_` + 12 hex from a CSPRNG. */
-export function newStampedId(prefix: 'evt' | 'art', nowMs: number): string {
-  const iso = new Date(nowMs).toISOString();
-  const stamp = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
-  return `${prefix}_${stamp}_${randomBytes(6).toString('hex')}`;
 }

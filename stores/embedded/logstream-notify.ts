@@ -6,12 +6,9 @@
  * schedule of §5.4, so a wait never depends on process memory alone.
  */
 
-export const DATA_VERSION_POLL_MS = 250;
+import { fallbackDelayMs } from '../logstream-backoff.js';
 
-/** §5.4 fallback: after the n-th empty check sleep min(1, 0.25 × 1.5^n) × (0.75 + 0.25 U) s. */
-export function fallbackDelayMs(n: number): number {
-  return Math.min(1, 0.25 * 1.5 ** n) * (0.75 + 0.25 * Math.random()) * 1000;
-}
+export const DATA_VERSION_POLL_MS = 250;
 
 export interface WakeSubscription {
   /**

@@ -154,6 +154,25 @@ export async function ensureIndices(conn: OpenSearchConnection, dimension: numbe
 }
 
 /**
+ * Runs `load` with the index tuned for a bulk load: no periodic refresh (so segments grow to the
+ * indexing buffer's size instead of one per second, and Lucene builds and merges far fewer HNSW
+ * graphs) and an asynchronous translog (no fsync per bulk request). Both are reset to their
+ * defaults afterwards, and the index is refreshed, whether `load` succeeded or not. Searches of
+ * the index see none of the load until it ends, and a node crash may lose its last seconds:
+ * meant for loads that are simply re-run (ids are deterministic), like `reindexTo`'s copy.
+ */
+export async function withBulkLoadSettings<T>(conn: OpenSearchConnection, index: string, load: () => Promise<T>): Promise<T> {
+  const put = (settings: Record<string, unknown>) => conn.call((c) => c.indices.putSettings({ index, body: { index: settings } }));
+  await put({ refresh_interval: '-1', 'translog.durability': 'async' });
+  try {
+    return await load();
+  } finally {
+    await put({ refresh_interval: null, 'translog.durability': null });
+    await conn.call((c) => c.indices.refresh({ index }));
+  }
+}
+
+/**
  * Moves one alias onto `…-v<version>`: create that index from the current template, copy every
  * document with `_reindex` (waiting for it), swap the alias atomically, drop the old index.
  * Writes that arrive during the copy land in the old index and are lost by the swap; run it
@@ -170,12 +189,14 @@ export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, ver
   if (!(await indexExists(conn, to))) {
     await conn.call((c) => c.indices.create({ index: to, body: indexBody(kind, dimension), wait_for_active_shards: '1' }, { ignore: [400] }));
   }
-  const copied = await conn.call(async (c) => {
-    const res = await c.reindex({ refresh: true, wait_for_completion: true, body: { source: { index: from }, dest: { index: to, op_type: 'index' } } });
-    const body = res.body as { total?: number; failures?: unknown[] };
-    if (body.failures && body.failures.length > 0) throw new Error(`reindex ${from} → ${to} failed: ${JSON.stringify(body.failures[0])}`);
-    return body.total ?? 0;
-  });
+  const copied = await withBulkLoadSettings(conn, to, () =>
+    conn.call(async (c) => {
+      const res = await c.reindex({ wait_for_completion: true, body: { source: { index: from }, dest: { index: to, op_type: 'index' } } });
+      const body = res.body as { total?: number; failures?: unknown[] };
+      if (body.failures && body.failures.length > 0) throw new Error(`reindex ${from} → ${to} failed: ${JSON.stringify(body.failures[0])}`);
+      return body.total ?? 0;
+    }),
+  );
   await conn.call((c) =>
     c.indices.updateAliases({ body: { actions: [{ remove: { index: from, alias } }, { add: { index: to, alias, is_write_index: true } }] } }),
   );

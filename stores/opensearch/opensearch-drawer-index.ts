@@ -23,8 +23,8 @@
 import type { Client } from '@opensearch-project/opensearch';
 import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError, invalidArgument, storeUnavailable } from '../../core/errors.js';
-import { decodeCursor, encodeCursor } from '../embedded/drawer-cursor.js';
-import { checkDrawerBatch, cosineDistance } from '../embedded/drawer-rows.js';
+import { cosineDistance } from '../../core/vector.js';
+import { decodeCursor, encodeCursor } from '../drawer-cursor.js';
 import type { DrawerFilter, DrawerIndex, DrawerPage, FileState, SourceRow, TaxonomyRow, VectorHit } from '../ports.js';
 import { OPENSEARCH_STORE, OpenSearchConnection, backoffMs, openSearchFailure } from './connection.js';
 import type { OpenSearchConnectionOptions } from './connection.js';
@@ -36,7 +36,7 @@ import { fileStateId, fromFileStateSource, toFileStateDocument } from './file-st
 import type { FileStateDocument } from './file-state-documents.js';
 import { rankLikeFts5 } from './lexical-rank.js';
 import type { LexicalMatch } from './lexical-rank.js';
-import { checkInt, checkNonEmpty, checkReplaceFileTarget, checkStrings } from '../port-args.js';
+import { checkDrawerBatch, checkInt, checkNonEmpty, checkReplaceFileTarget, checkStrings } from '../port-args.js';
 
 export const DEFAULT_DIMENSION = 384;
 

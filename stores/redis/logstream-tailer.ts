@@ -10,7 +10,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { StoredEvent } from '../ports.js';
-import { fallbackDelayMs } from '../embedded/logstream-notify.js';
+import { fallbackDelayMs } from '../logstream-backoff.js';
 import type { RedisConnections } from './connection.js';
 
 const BLOCK_MS = 5_000;

@@ -20,7 +20,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { PalaceError, isPalaceError } from '../../core/errors.js';
 import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, StoredArtifact, StoredEvent } from '../ports.js';
-import { newStampedId } from '../embedded/logstream-clock.js';
+import { newStampedId } from '../logstream-ids.js';
 import { REDIS_STORE, RedisConnections, guardRedis, redisFailure, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary } from './functions.js';
 import { LOGSTREAM_LIBRARY, LS_APPEND, LS_PUT_ARTIFACT, LS_SUBMIT_PATCH } from './logstream-functions.js';

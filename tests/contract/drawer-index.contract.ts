@@ -8,7 +8,8 @@ import type { Drawer, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError } from '../../core/errors.js';
 import { lexicalTokens } from '../../core/lexical.js';
 import type { DrawerFilter, DrawerIndex, FileState } from '../../stores/ports.js';
-import { bruteForce, codePointCompare, dot, drawer, filedAt, nearVector, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
+import { dot } from '../../core/vector.js';
+import { bruteForce, codePointCompare, drawer, filedAt, nearVector, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
 
 export interface OpenedDrawerIndex {
   index: DrawerIndex;

@@ -4,6 +4,7 @@
  */
 import { filedAtNow } from '../../core/drawer.js';
 import type { DrawerMeta, DrawerWrite } from '../../core/drawer.js';
+import { dot } from '../../core/vector.js';
 
 /** mulberry32: a small seeded PRNG, enough for reproducible test vectors. */
 export function seededRandom(seed: number): () => number {
@@ -34,12 +35,6 @@ export function randomUnitVector(rnd: () => number, dimension: number): Float32A
 /** A unit vector near `center` (noise 0.06 per coordinate, like sentences on one topic). */
 export function nearVector(rnd: () => number, center: Float32Array, noise = 0.06): Float32Array {
   return normalise(center.map((x) => x + noise * gaussian(rnd)));
-}
-
-export function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
 }
 
 /** `filed_at` i minutes after 2026-01-01T00:00:00Z, in the stored UTC format. */

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
-import { aliasName, aliasTarget, dropPalaceIndices, reindexTo, versionedName } from '../../stores/opensearch/drawer-mapping.js';
+import { aliasName, aliasTarget, dropPalaceIndices, reindexTo, versionedName, withBulkLoadSettings } from '../../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../../stores/opensearch/opensearch-drawer-index.js';
 import type { DrawerWrite } from '../../core/drawer.js';
 import type { DrawerFilter, DrawerIndex } from '../../stores/ports.js';
@@ -70,6 +70,8 @@ describe('OpenSearchDrawerIndex specifics', () => {
       const movedStates = await reindexTo(conn, 'file-states', 2, index.dimension);
       expect(movedStates.copied).toBe(1);
       expect(await aliasTarget(conn, alias)).toBe(versionedName(conn, 'drawers', 2));
+      const copySettings = await conn.client.indices.getSettings({ index: versionedName(conn, 'drawers', 2), flat_settings: true });
+      expect(Object.keys(Object.values(copySettings.body as Record<string, { settings: object }>)[0]!.settings)).not.toContain('index.refresh_interval');
       const old = await conn.client.indices.exists({ index: versionedName(conn, 'drawers', 1) });
       expect(old.body).toBe(false);
 
@@ -84,6 +86,39 @@ describe('OpenSearchDrawerIndex specifics', () => {
       await index.upsert([drawer('rx_new', 'written after the swap', randomUnitVector(rnd, index.dimension))]);
       expect(await index.count()).toBe(122);
       expect(await reindexTo(conn, 'drawers', 2, index.dimension)).toMatchObject({ copied: 0 });
+    } finally {
+      await palace.cleanup();
+    }
+  });
+
+  it('loads with refresh off and an async translog, then restores both and shows the load, even when it fails', async () => {
+    const palace = freshPalace();
+    try {
+      const index = await OpenSearchDrawerIndex.open({ url: loadConfig().opensearch.url, palaceName: palace.palaceName, dimension: 4, refresh: false });
+      const conn = index.connection;
+      const target = versionedName(conn, 'drawers', 1);
+      const settings = async () => {
+        const res = await conn.client.indices.getSettings({ index: target, flat_settings: true });
+        const flat = (res.body as Record<string, { settings: Record<string, string> }>)[target]!.settings;
+        return { refresh: flat['index.refresh_interval'], translog: flat['index.translog.durability'] };
+      };
+      const rnd = seededRandom(23);
+      const rows = Array.from({ length: 30 }, (_, i) => drawer(`bl${i}`, `bulk row ${i}`, randomUnitVector(rnd, 4)));
+      const during = await withBulkLoadSettings(conn, target, async () => {
+        await index.upsert(rows.slice(0, 20));
+        return settings();
+      });
+      expect(during).toEqual({ refresh: '-1', translog: 'async' });
+      expect(await settings()).toEqual({ refresh: undefined, translog: undefined });
+      expect(await index.count()).toBe(20);
+
+      const failure = await withBulkLoadSettings(conn, target, async () => {
+        await index.upsert(rows.slice(20));
+        throw new Error('load interrupted');
+      }).catch((e: unknown) => e);
+      expect(failure).toMatchObject({ message: 'load interrupted' });
+      expect(await settings()).toEqual({ refresh: undefined, translog: undefined });
+      expect(await index.count()).toBe(30);
     } finally {
       await palace.cleanup();
     }

@@ -5,9 +5,11 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { thrownBy } from '../helpers/errors.js';
-import { decodeCursor, encodeCursor } from '../../stores/embedded/drawer-cursor.js';
+import { cosineDistance } from '../../core/vector.js';
+import { decodeCursor, encodeCursor } from '../../stores/drawer-cursor.js';
 import { filterCondition, filterIsEmpty } from '../../stores/embedded/drawer-filter-sql.js';
-import { checkDrawerBatch, cosineDistance, decodeVector, encodeVector } from '../../stores/embedded/drawer-rows.js';
+import { decodeVector, encodeVector } from '../../stores/embedded/drawer-rows.js';
+import { checkDrawerBatch } from '../../stores/port-args.js';
 import type { DrawerFilter } from '../../stores/ports.js';
 import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index.fixtures.js';
 

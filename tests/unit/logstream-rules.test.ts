@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { metadataJson, pyRepr, slug, waitTimeoutMs, listLimit } from '../../palace/logstream-validate.js';
 import { observe, parseHlc, renderHlc, tick } from '../../stores/embedded/logstream-clock.js';
-import { fallbackDelayMs } from '../../stores/embedded/logstream-notify.js';
+import { fallbackDelayMs } from '../../stores/logstream-backoff.js';
 
 const REP = 'rep_0123456789abcdef0123456789abcdef';
 

@@ -2,7 +2,7 @@
  * Opaque resume cursors over (wing, source_file) orderings: base64url of a JSON pair, so any
  * character in a path survives and a caller cannot mistake the cursor for a path.
  */
-import { invalidArgument } from '../../core/errors.js';
+import { invalidArgument } from '../core/errors.js';
 
 export function encodeCursor(wing: string, sourceFile: string): string {
   return Buffer.from(JSON.stringify([wing, sourceFile]), 'utf8').toString('base64url');
