@@ -65,6 +65,9 @@ CREATE INDEX drawers_logical ON drawers (coalesce(parent_drawer_id, parent_entry
 const MIGRATIONS: readonly string[] = [V1, V2];
 
 /** Connection settings every opener applies, then the schema up to the current version. */
+/** The temp fts5vocab table over `drawer_fts`: one row per term with its document count. */
+export const FTS_VOCABULARY = 'drawer_fts_vocabulary';
+
 export function prepareDrawerDatabase(db: Database.Database): void {
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
@@ -80,6 +83,8 @@ export function prepareDrawerDatabase(db: Database.Database): void {
     for (let v = version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
     if (version < DRAWER_SCHEMA_VERSION) db.pragma(`user_version = ${DRAWER_SCHEMA_VERSION}`);
   }).immediate();
+  // Per connection, not in the file: document frequencies of lexical tokens (lexical-tokens.ts).
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${FTS_VOCABULARY} USING fts5vocab(main, drawer_fts, 'row')`);
 }
 
 export function readMeta(db: Database.Database, key: string): string | undefined {

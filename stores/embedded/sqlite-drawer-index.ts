@@ -19,7 +19,8 @@ import { filterCondition, filterIsEmpty } from './drawer-filter-sql.js';
 import type { SqlCondition } from './drawer-filter-sql.js';
 import { decodeVector, encodeVector, rowToDrawer } from './drawer-rows.js';
 import type { DrawerRow } from './drawer-rows.js';
-import { prepareDrawerDatabase, readMeta, writeMeta } from './drawer-schema.js';
+import { FTS_VOCABULARY, prepareDrawerDatabase, readMeta, writeMeta } from './drawer-schema.js';
+import { asciiLower, informativeTokenPositions } from '../lexical-tokens.js';
 import { checkDrawerBatch, checkInt, checkNonEmpty, checkReplaceFileTarget, checkStrings } from '../port-args.js';
 
 export const DRAWER_DB_FILE = 'drawers.sqlite3';
@@ -309,15 +310,20 @@ export class SqliteDrawerIndex implements DrawerIndex {
       checkInt('k', k, 1, K_MAX);
       const unique = [...new Set(tokens.filter((t) => t.trim() !== ''))];
       if (unique.length === 0) return [];
-      const match = unique.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
+      const rows = this.db.prepare('SELECT count(*) FROM drawers').pluck().get() as number;
+      const frequency = this.db.prepare(`SELECT doc FROM temp.${FTS_VOCABULARY} WHERE term = ?`).pluck();
+      const documentFrequency = unique.map((t) => (frequency.get(asciiLower(t)) as number | undefined) ?? 0);
+      const match = informativeTokenPositions(documentFrequency, rows)
+        .map((i) => `"${unique[i]!.replaceAll('"', '""')}"`)
+        .join(' OR ');
       const cond = filterCondition(filter);
-      const rows = this.db
+      const found = this.db
         .prepare(
           `SELECT ${DRAWER_COLUMNS} FROM drawer_fts JOIN drawers d ON d.seq = drawer_fts.rowid
            WHERE drawer_fts MATCH ? AND ${cond.sql} ORDER BY bm25(drawer_fts), d.id LIMIT ?`,
         )
         .all(match, ...cond.params, k) as DrawerRow[];
-      return rows.map(rowToDrawer);
+      return found.map(rowToDrawer);
     });
   }
 

@@ -36,6 +36,7 @@ import { fileStateId, fromFileStateSource, toFileStateDocument } from './file-st
 import type { FileStateDocument } from './file-state-documents.js';
 import { rankLikeFts5 } from './lexical-rank.js';
 import type { LexicalMatch } from './lexical-rank.js';
+import { asciiLower, informativeTokenPositions } from '../lexical-tokens.js';
 import { checkDrawerBatch, checkInt, checkNonEmpty, checkReplaceFileTarget, checkStrings } from '../port-args.js';
 
 export const DEFAULT_DIMENSION = 384;
@@ -105,10 +106,6 @@ interface BulkItem {
 type DrawerSource = { id: string; content: string; meta: DrawerMeta };
 
 /** FTS5's ascii tokenizer folds A–Z in queries; the stored tokens are lowercase already. */
-function asciiLower(token: string): string {
-  return token.replace(/[A-Z]/g, (c) => c.toLowerCase());
-}
-
 function withFilter(query: FilterClause, clauses: FilterClause[]): FilterClause {
   return clauses.length === 0 ? query : { bool: { must: [query], filter: clauses } };
 }
@@ -338,29 +335,29 @@ export class OpenSearchDrawerIndex implements DrawerIndex {
     checkInt('k', k, 1, K_MAX);
     const unique = [...new Set(tokens.filter((t) => t.trim() !== ''))];
     if (unique.length === 0) return [];
-    const terms = unique.map(asciiLower);
+    const all = await this.corpusStats(unique.map(asciiLower));
+    const kept = informativeTokenPositions(all.documentFrequency, all.rows);
+    const terms = kept.map((i) => asciiLower(unique[i]!));
+    const stats = { ...all, documentFrequency: kept.map((i) => all.documentFrequency[i]!) };
     const clauses = filterClauses(filter);
     const window = Math.min(ENGINE_MAX, Math.max(LEXICAL_WINDOW_MIN, k * LEXICAL_WINDOW_PER_K));
-    const [stats, res] = await Promise.all([
-      this.corpusStats(terms),
-      this.search<never>(
-        this.drawers,
-        {
-          size: window,
-          _source: false,
-          docvalue_fields: ['id', 'lexical_length'],
-          query: {
-            bool: {
-              filter: clauses,
-              should: [...terms.map((t) => ({ term: { lexical: t } })), ...terms.map((t, i) => ({ term: { lexical_tf: { value: t, boost: TF_BOOST, _name: String(i) } } }))],
-              minimum_should_match: 1,
-            },
+    const res = await this.search<never>(
+      this.drawers,
+      {
+        size: window,
+        _source: false,
+        docvalue_fields: ['id', 'lexical_length'],
+        query: {
+          bool: {
+            filter: clauses,
+            should: [...terms.map((t) => ({ term: { lexical: t } })), ...terms.map((t, i) => ({ term: { lexical_tf: { value: t, boost: TF_BOOST, _name: String(i) } } }))],
+            minimum_should_match: 1,
           },
-          sort: [{ _score: 'desc' }, { id: 'asc' }],
         },
-        { include_named_queries_score: true },
-      ),
-    ]);
+        sort: [{ _score: 'desc' }, { id: 'asc' }],
+      },
+      { include_named_queries_score: true },
+    );
     const matches: LexicalMatch[] = res.hits.hits.map((h) => {
       const named = (h.matched_queries ?? {}) as Record<string, number>;
       return {

@@ -222,6 +222,24 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         expect(await index.lexical(lexicalTokens('http'), 1)).toHaveLength(1);
       });
 
+      it('matches lexical candidates on the tokens held by fewer than half the rows, or on all when none is', async () => {
+        const rnd = seededRandom(7);
+        // 6 rows: "the" and "plain" in exactly half (bm25 idf clamped), "ant" and "zebra" in a third.
+        const texts = ['the zebra', 'the ant', 'the plain words', 'other plain words', 'a plain zebra', 'an ant'];
+        await index.upsert(texts.map((t, i) => drawer(`cm${i + 1}`, t, randomUnitVector(rnd, dim))));
+        const ids = async (tokens: string[]): Promise<string[]> => (await index.lexical(tokens, 10)).map((d) => d.id).sort();
+        expect(await ids(['the', 'zebra'])).toEqual(['cm1', 'cm5']);
+        expect(await ids(['the', 'ant', 'zebra'])).toEqual(['cm1', 'cm2', 'cm5', 'cm6']);
+        expect(await ids(['THE', 'Zebra'])).toEqual(['cm1', 'cm5']);
+        expect(await ids(['the'])).toEqual(['cm1', 'cm2', 'cm3']);
+        expect(await ids(['the', 'plain'])).toEqual(['cm1', 'cm2', 'cm3', 'cm4', 'cm5']);
+        // Frequencies follow deletes: 4 rows left, "the" in 3, "plain" in 2, "ant" and "words" in 1.
+        await index.delete(['cm4', 'cm6']);
+        expect(await ids(['the', 'ant'])).toEqual(['cm2']);
+        expect(await ids(['plain', 'ant'])).toEqual(['cm2']);
+        expect(await ids(['plain', 'words'])).toEqual(['cm3']);
+      });
+
       it('pages logical drawers by logical id, with every row of each group and a total of groups', async () => {
         const rnd = seededRandom(8);
         // 25 rows: singles p00..p24 except that every fifth row is a chunk of a logical drawer.

@@ -1,0 +1,23 @@
+/**
+ * Which query tokens a lexical candidate fetch matches on, the same in every adapter.
+ *
+ * FTS5's bm25 gives a token found in at least half of the rows an idf of 1e-6 (its formula's idf
+ * is ≤ 0 there and is clamped), so such a token adds at most ~2e-6 per occurrence to a row's score:
+ * a row holding only such tokens never outranks one holding any other query token, yet ranking
+ * every row that contains "the" was most of a union search's time on a large palace. The
+ * candidate fetch therefore matches and ranks on the other tokens only, and on all of them when
+ * every token is that common. The order changes only between rows whose scores differ by less
+ * than those clamped contributions, and both profiles apply the same rule, so they still return
+ * the same candidates.
+ */
+
+/** Positions of the tokens to match on, given each token's document frequency among `rows`. */
+export function informativeTokenPositions(documentFrequency: readonly number[], rows: number): number[] {
+  const positions = documentFrequency.flatMap((n, i) => (2 * n < rows ? [i] : []));
+  return positions.length > 0 ? positions : documentFrequency.map((_, i) => i);
+}
+
+/** The case folding of the lexical index in both profiles (FTS5's ascii tokenizer, the OpenSearch field's terms). */
+export function asciiLower(token: string): string {
+  return token.replace(/[A-Z]/g, (c) => c.toLowerCase());
+}

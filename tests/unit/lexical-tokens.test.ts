@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { asciiLower, informativeTokenPositions } from '../../stores/lexical-tokens.js';
+
+describe('informativeTokenPositions', () => {
+  it('keeps the tokens held by fewer than half the rows (FTS5 idf > 0), in query order', () => {
+    expect(informativeTokenPositions([3, 2, 0, 5], 6)).toEqual([1, 2]);
+    expect(informativeTokenPositions([2, 3], 7)).toEqual([0, 1]);
+  });
+  it('keeps every token when all are that common, and when the palace is empty', () => {
+    expect(informativeTokenPositions([3, 6], 6)).toEqual([0, 1]);
+    expect(informativeTokenPositions([0, 0], 0)).toEqual([0, 1]);
+    expect(informativeTokenPositions([], 10)).toEqual([]);
+  });
+});
+
+describe('asciiLower', () => {
+  it('folds ASCII letters only, like the ascii tokenizer', () => {
+    expect(asciiLower('ZÜRICH Os.Path')).toBe('zÜrich os.path');
+  });
+});
