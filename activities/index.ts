@@ -6,15 +6,17 @@ import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '.
 import { deleteBySourceApply, deleteBySourceCount } from './delete-by-source.js';
 import type { ActivityDeps } from './deps.js';
 import { finishMine } from './finish-mine.js';
+import { EntityRegistryLabels } from './labels.js';
 import { mineBatch, scanSource } from './mine.js';
 import { syncApply, syncScan } from './sync.js';
 
 export type JobActivities = MineActivities & SyncActivities & DeleteBySourceActivities;
 
 export function createJobActivities(deps: ActivityDeps): JobActivities {
+  const mine = { ...deps, labels: new EntityRegistryLabels(deps.config.entityRegistryFile, deps.config.entityLanguages) };
   return {
-    scanSource: (input) => scanSource(deps, input),
-    mineBatch: (input) => mineBatch(deps, input),
+    scanSource: (input) => scanSource(mine, input),
+    mineBatch: (input) => mineBatch(mine, input),
     finishMine: (input) => finishMine(deps, input),
     syncScan: (input) => syncScan(deps, input),
     syncApply: (input) => syncApply(deps, input),

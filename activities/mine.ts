@@ -25,7 +25,7 @@ import type { MineSpec } from '../palace/jobs.js';
 import type { FileState, ManifestEntry } from '../stores/ports.js';
 import type { BatchInput, BatchResult, ScanResult } from '../workflows/activity-types.js';
 import type { ActivityDeps } from './deps.js';
-import { drawerLabels } from './labels.js';
+import type { DrawerLabels, EntityRegistryLabels } from './labels.js';
 import { resolveSource } from './source.js';
 
 const NORMALIZE_VERSION = 2;
@@ -57,8 +57,15 @@ async function roomsFor(deps: ActivityDeps, jobId: string): Promise<RoomConfig[]
   return ((await deps.stores.jobs.getBlob(`${jobId}:rooms`)) as RoomConfig[] | undefined) ?? [{ name: 'general', description: 'All project files', keywords: [] }];
 }
 
-export async function scanSource(deps: ActivityDeps, input: { jobId: string; spec: MineSpec }): Promise<ScanResult> {
+/** What mining needs beyond the shared activity dependencies. */
+export interface MineDeps extends ActivityDeps {
+  labels: EntityRegistryLabels;
+}
+
+export async function scanSource(deps: MineDeps, input: { jobId: string; spec: MineSpec }): Promise<ScanResult> {
   const { spec, jobId } = input;
+  // A broken entity registry is refused here, before any drawer is written.
+  deps.labels.current();
   const src = await resolveSource(spec.source, { allowedRoots: deps.config.allowedRoots, workspace: deps.workspace, allowFile: spec.mode === 'convos' });
   const warnings: string[] = [];
   const stat = await fs.stat(src.root);
@@ -92,35 +99,36 @@ export async function scanSource(deps: ActivityDeps, input: { jobId: string; spe
   return { manifestId, totalFiles: files.length, wing, sourceIdentity: src.identity, skippedAtScan, warnings, ...(src.commit ? { commit: src.commit } : {}) };
 }
 
-async function planProjectFile(deps: ActivityDeps, spec: MineSpec, scan: ScanResult, entry: ManifestEntry, text: string, rooms: RoomConfig[], base: FileMeta): Promise<{ drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string }> {
+async function planProjectFile(deps: ActivityDeps, labels: DrawerLabels, spec: MineSpec, scan: ScanResult, entry: ManifestEntry, text: string, rooms: RoomConfig[], base: FileMeta): Promise<{ drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string }> {
   const stripped = strip(text);
   if (codePointLength(stripped) < MIN_CHUNK) return { skip: 'too_short' };
   const room = detectRoom(entry.relativePath, stripped, rooms);
   const chunks = chunkText(stripped);
   const cap = deps.config.maxChunksPerFile > 0 ? deps.config.maxChunksPerFile : 50_000;
   if (chunks.length > cap) return { skip: 'chunk_cap' };
-  const fileLabels = drawerLabels.forFile(entry, stripped);
+  const fileLabels = labels.forFile(entry, stripped);
   const drawers = chunks.map((c) => ({
     id: minedChunkId({ wing: scan.wing, room, sourceIdentity: scan.sourceIdentity, relativePath: entry.relativePath, chunkIndex: c.chunkIndex, mode: modeKey(spec) }),
     content: c.content,
-    meta: { ...base, ...fileLabels, ...drawerLabels.forChunk(c.content), room, chunk_index: c.chunkIndex, line_start: c.lineStart, line_end: c.lineEnd } satisfies DrawerMeta,
+    meta: { ...base, ...fileLabels, ...labels.forChunk(c.content, { entities: true }), room, chunk_index: c.chunkIndex, line_start: c.lineStart, line_end: c.lineEnd } satisfies DrawerMeta,
   }));
   return { drawers, room };
 }
 
-function planConversationFile(spec: MineSpec, scan: ScanResult, entry: ManifestEntry, bytes: Uint8Array, base: FileMeta): { drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string } {
+function planConversationFile(labels: DrawerLabels, spec: MineSpec, scan: ScanResult, entry: ManifestEntry, bytes: Uint8Array, base: FileMeta): { drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string } {
   const result = chunkConversation(bytes, path.basename(entry.relativePath), spec.extract);
   if (result.status === 'skipped') return { skip: `${result.reason}: ${result.message}` };
   const drawers = result.chunks.map((c) => ({
     id: minedChunkId({ wing: scan.wing, room: c.room, sourceIdentity: scan.sourceIdentity, relativePath: entry.relativePath, chunkIndex: c.chunkIndex, mode: modeKey(spec) }),
     content: c.content,
-    meta: { ...base, ...drawerLabels.forChunk(c.content), room: c.room, chunk_index: c.chunkIndex, ingest_mode: 'convos', extract_mode: spec.extract } satisfies DrawerMeta,
+    meta: { ...base, ...labels.forChunk(c.content, { entities: false }), room: c.room, chunk_index: c.chunkIndex, ingest_mode: 'convos', extract_mode: spec.extract } satisfies DrawerMeta,
   }));
   return { drawers, room: result.chunks[0]!.room };
 }
 
-export async function mineBatch(deps: ActivityDeps, input: BatchInput): Promise<BatchResult> {
+export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<BatchResult> {
   const { spec, scan } = input;
+  const labels = deps.labels.current();
   const result: BatchResult = { files_total: 0, files_seen: 0, files_skipped: 0, files_mined: 0, drawers_written: 0, errors: 0, errorsDetail: [], skipsDetail: [], byRoom: {} };
   const entries = await deps.stores.jobs.readManifest(scan.manifestId, input.offset, input.count);
   if (entries.length !== input.count) throw new PalaceError('internal', `manifest ${scan.manifestId} has ${entries.length} entries at ${input.offset}, expected ${input.count}`);
@@ -155,15 +163,15 @@ export async function mineBatch(deps: ActivityDeps, input: BatchInput): Promise<
         ...(scan.commit ? { source_commit: scan.commit } : {}),
       };
       let plan: { drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string };
-      if (spec.mode === 'convos') plan = planConversationFile(spec, scan, entry, bytes, base);
+      if (spec.mode === 'convos') plan = planConversationFile(labels, spec, scan, entry, bytes, base);
       else if (spec.mode === 'extract') {
         const extracted = await tryExtractDocument(bytes, entry.relativePath);
         plan = extracted.status === 'OK'
-          ? await planProjectFile(deps, spec, scan, entry, extracted.document.text, rooms, { ...base, ingest_mode: 'extract', extract_mode: 'format' })
+          ? await planProjectFile(deps, labels, spec, scan, entry, extracted.document.text, rooms, { ...base, ingest_mode: 'extract', extract_mode: 'format' })
           : { skip: `${extracted.status}: ${extracted.message}` };
       } else {
         const decoded = decodeUtf8File(bytes);
-        plan = decoded.ok ? await planProjectFile(deps, spec, scan, entry, decoded.text, rooms, base) : { skip: `${decoded.reason}: ${decoded.detail}` };
+        plan = decoded.ok ? await planProjectFile(deps, labels, spec, scan, entry, decoded.text, rooms, base) : { skip: `${decoded.reason}: ${decoded.detail}` };
       }
       if ('skip' in plan) {
         result.files_skipped++;

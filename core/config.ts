@@ -19,6 +19,13 @@ function intOr(value: string | undefined, fallback: number, min = 0): number {
   return Number.isFinite(n) && n >= min ? Math.floor(n) : fallback;
 }
 
+/** A non-negative number (fractions allowed); anything else falls back. */
+function numberOr(value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const n = Number(value);
+  return Number.isFinite(n) && n >= 0 ? n : fallback;
+}
+
 export const ProfileSchema = z.enum(['embedded', 'cluster']);
 export type Profile = z.infer<typeof ProfileSchema>;
 
@@ -38,9 +45,12 @@ export interface Config {
   mcp: {
     readOnly: boolean;
     allowStaleLibrary: boolean;
-    allowPeerWriter: boolean;
     jobWaitSeconds: number;
-    writerLockWaitSeconds: number;
+    /** Hours without a request before a stdio server exits; 0 disables. */
+    idleHours: number;
+    /** Seconds a vector-index write may run before a warning / an exit with code 75; 0 disables. */
+    writeStallWarnSeconds: number;
+    writeStallExitSeconds: number;
     httpToken: string | undefined;
     maxResponseChars: number;
   };
@@ -55,6 +65,10 @@ export interface Config {
     ratePerSecond: number;
     rateBurst: number;
   };
+  /** The entity registry (`known_entities.json`) whose names entity detection knows. */
+  entityRegistryFile: string;
+  /** Locales of entity detection (`MEMPALACE_ENTITY_LANGUAGES`, comma-separated). */
+  entityLanguages: string[];
   replicaName: string;
   /** Lease of a running job on its source; a crashed runner's job resumes after it expires. */
   jobLeaseMs: number;
@@ -97,9 +111,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcp: {
       readOnly: isTruthy(env.MEMPALACE_MCP_READ_ONLY),
       allowStaleLibrary: isTruthy(env.MEMPALACE_MCP_ALLOW_STALE_LIBRARY),
-      allowPeerWriter: isTruthy(env.MEMPALACE_MCP_ALLOW_PEER_WRITER),
       jobWaitSeconds: intOr(env.MEMPALACE_MCP_JOB_WAIT_S, 25),
-      writerLockWaitSeconds: intOr(env.MEMPALACE_WRITER_LOCK_WAIT_SECONDS, 120),
+      idleHours: numberOr(env.MEMPALACE_MCP_IDLE_HOURS, 8),
+      writeStallWarnSeconds: numberOr(env.MEMPALACE_MCP_WRITE_STALL_WARN_SECS, 60),
+      writeStallExitSeconds: numberOr(env.MEMPALACE_MCP_WRITE_STALL_EXIT_SECS, 0),
       httpToken: env.MEMPALACE_MCP_HTTP_TOKEN,
       maxResponseChars: intOr(env.MEMPALACE_MAX_RESPONSE_CHARS, 0),
     },
@@ -116,6 +131,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ratePerSecond: intOr(env.MEMPALACE_API_RATE_PER_S, 20, 1),
       rateBurst: intOr(env.MEMPALACE_API_RATE_BURST, 60, 1),
     },
+    entityRegistryFile: path.resolve(env.MEMPALACE_ENTITY_REGISTRY ?? path.join(home, '.mempalace', 'known_entities.json')),
+    entityLanguages: (env.MEMPALACE_ENTITY_LANGUAGES ?? 'en').split(',').map((l) => l.trim()).filter((l) => l.length > 0),
     replicaName: env.MEMPALACE_REPLICA_NAME ?? os.hostname(),
     jobLeaseMs: intOr(env.MEMPALACE_JOB_LEASE_MS, 15_000, 1000),
     maxChunksPerFile: intOr(env.MEMPALACE_MAX_CHUNKS_PER_FILE, 0),

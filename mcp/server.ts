@@ -31,6 +31,7 @@ import type { PeerEntry } from '../palace/logstream-estate.js';
 import { taxonomy } from '../palace/status.js';
 import type { IntegrityProbe, WatchedPackage } from './guards.js';
 import { IntegrityMonitor, LibraryWatcher, decorateStatus, identityRefusal, readOnlyRefusal } from './guards.js';
+import { ServerWatchdogs, WRITE_STALL_EXIT_CODE } from './watchdogs.js';
 import { progressView } from './jobs.js';
 import type { RegisteredTool } from './registry.js';
 import { TOOLS, TOOLS_BY_NAME, describeValidationError } from './registry.js';
@@ -51,6 +52,9 @@ export interface PalaceMcpOptions {
   reopen?: () => Promise<Runtime>;
   /** Diagnostics sink; defaults to stderr (stdout belongs to the protocol on stdio). */
   log?: (line: string) => void;
+  /** What the idle and write-stall timers do when they fire (default: exit the process). */
+  onIdle?: () => void;
+  onWriteStall?: () => void;
 }
 
 const RESOURCE_TAXONOMY = 'mempalace://taxonomy';
@@ -176,6 +180,7 @@ export class PalaceMcp {
   readonly library: LibraryWatcher;
   private readonly home: string;
   readonly log: (line: string) => void;
+  readonly watchdogs: ServerWatchdogs;
 
   constructor(runtime: Runtime, private readonly opts: PalaceMcpOptions = {}) {
     this.runtime = runtime;
@@ -187,6 +192,12 @@ export class PalaceMcp {
     this.library = new LibraryWatcher(watched, runtime.config.mcp.allowStaleLibrary, this.log);
     const probe = opts.integrityProbe ?? storeIntegrityProbe(runtime);
     this.integrity = new IntegrityMonitor(runtime.stores.palace, probe);
+    const { idleHours, writeStallWarnSeconds, writeStallExitSeconds } = runtime.config.mcp;
+    this.watchdogs = new ServerWatchdogs({
+      idleHours, writeStallWarnSeconds, writeStallExitSeconds, log: this.log,
+      onIdle: opts.onIdle ?? (() => process.exit(0)),
+      onWriteStall: opts.onWriteStall ?? (() => process.exit(WRITE_STALL_EXIT_CODE)),
+    });
   }
 
   /** Start the background probes (never on the protocol path, so `initialize` is not delayed). */
@@ -209,6 +220,7 @@ export class PalaceMcp {
 
   /** The tools/call pipeline of mcp-tools §9.3. */
   async callTool(name: string, rawArgs: Record<string, unknown> | undefined, cctx: CallContext): Promise<CallToolResult> {
+    this.watchdogs.request();
     const tool = TOOLS_BY_NAME.get(name);
     if (!tool) throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
     const args: Record<string, unknown> = { ...(rawArgs ?? {}) };
@@ -252,7 +264,7 @@ export class PalaceMcp {
     };
     let result: unknown;
     try {
-      result = await tool.handler(args, ctx);
+      result = tool.guards.V ? await this.watchdogs.guardWrite(name, () => tool.handler(args, ctx)) : await tool.handler(args, ctx);
     } catch (e) {
       const failure = toolFailure(tool, e);
       if (failure) return wrapResult(failure);

@@ -26,6 +26,8 @@ export async function runStdioServer(runtime: Runtime, opts: PalaceMcpOptions = 
   process.stdin.once('end', () => { void server.close(); });
   await server.connect(transport);
   palace.start();
+  palace.watchdogs.startIdleClock();
   log(`mempalace mcp: serving ${runtime.stores.palace} over stdio${palace.readOnly ? ' (read-only)' : ''}`);
+  void closed.then(() => palace.watchdogs.stop());
   return { palace, closed, close: () => server.close() };
 }

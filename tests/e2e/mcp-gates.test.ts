@@ -2,8 +2,8 @@
  * The MCP server's gates and team features with the real runtime: the two-agent handoff loop,
  * identity rules for HTTP tokens, read-only mode (stdio via the environment, HTTP via the
  * option), the stale-library gate on a package.json changed under a running server, client
- * roots as the source boundary, a long mine answered as `running` and polled, and the
- * Host/Origin and bearer-token checks of the HTTP route.
+ * roots as the source boundary, a long mine answered as `running` and polled, the idle exit and
+ * the write-stall watchdog, and the Host/Origin and bearer-token checks of the HTTP route.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -183,6 +183,37 @@ describe('long-running tools', () => {
     expect(job.files_seen).toBe(400);
     expect(job.result?.success).toBe(true);
   }, 300_000);
+});
+
+describe('operational timers (mcp-tools §11.6)', () => {
+  it('a stdio server exits by itself after MEMPALACE_MCP_IDLE_HOURS without a request', async () => {
+    const idleMs = 0.0005 * 3_600_000;
+    h = await startStdio({ env: { MEMPALACE_MCP_IDLE_HOURS: '0.0005' } });
+    const closed = new Promise<number>((resolve) => { h!.client.onclose = () => resolve(Date.now()); });
+    await learnSchemas(h.client);
+    await new Promise((r) => setTimeout(r, idleMs / 2));
+    await call(h.client, 'mempalace_status');
+    const lastRequest = Date.now();
+    const closedAt = await closed;
+    expect(closedAt - lastRequest).toBeGreaterThanOrEqual(idleMs - 50);
+  }, 60_000);
+
+  it('warns about a vector write that has not returned, and calls the stall exit once it passes the exit bound; reads are not watched', async () => {
+    const lines: string[] = [];
+    const stalls: string[] = [];
+    // Bounds of 1 ms: a real add_drawer (embedding + SQLite + ANN write) always outlasts them.
+    h = await startHttp({
+      env: { MEMPALACE_MCP_WRITE_STALL_WARN_SECS: '0.001', MEMPALACE_MCP_WRITE_STALL_EXIT_SECS: '0.001' },
+      server: { log: (line) => lines.push(line), onWriteStall: () => stalls.push('stall') },
+    });
+    await learnSchemas(h.client);
+    await call(h.client, 'mempalace_search', { query: 'nothing filed yet' });
+    expect(lines.filter((l) => l.includes('has not returned'))).toEqual([]);
+    expect(await call(h.client, 'mempalace_add_drawer', { wing: 'ops', room: 'notes', content: 'The watchdog only watches writes into the vector index.' })).toMatchObject({ success: true });
+    expect(lines.some((l) => /mempalace_add_drawer has not returned after 0.001 s \(write stall\?\)/.test(l))).toBe(true);
+    expect(lines.some((l) => /mempalace_add_drawer has not returned after 0.001 s \(MEMPALACE_MCP_WRITE_STALL_EXIT_SECS\); exiting with code 75/.test(l))).toBe(true);
+    expect(stalls).toEqual(['stall']);
+  });
 });
 
 describe('client roots', () => {

@@ -139,6 +139,35 @@ describe('mining a project on the embedded profile', () => {
     await rt.jobs.wait(first.job_id, 60_000);
   });
 
+  it('labels drawers with the entity registry\'s names, re-read when it changes, and refuses a broken registry before writing', async () => {
+    const registry = path.join(tmp, 'known_entities.json');
+    const src = path.join(tmp, 'entities-project');
+    await fs.mkdir(src);
+    const notes = path.join(src, 'notes.md');
+    // Lower case and said once per chunk: the capitalised-word rule alone never finds it.
+    await fs.writeFile(notes, 'The ingest pipeline hands each batch to zephyrdb and replays it after a failure.\n'.repeat(6));
+    const rt3 = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: path.join(tmp, 'palace-entities'), MEMPALACE_ENTITY_REGISTRY: registry }), { embedder });
+    try {
+      const run = async () => rt3.jobs.wait((await rt3.jobs.start(mineSpec({ source: { kind: 'dir', path: src }, wing: 'ent' }))).job_id, 60_000);
+      const entities = async () => (await rt3.stores.drawers.list({ wing: 'ent' }, 0, 100)).items.map((d) => d.meta.entities);
+      expect((await run()).state).toBe('completed');
+      expect(await entities()).toEqual([undefined]);
+
+      await fs.writeFile(registry, '{"people": "Ada"}');
+      await fs.appendFile(notes, 'A later line names the storage engine zephyrdb once more.\n');
+      const broken = await run();
+      expect(broken.state).toBe('failed');
+      expect(broken.error).toContain('known_entities.json: people must be a list of names or a map of name to code');
+      expect(await entities()).toEqual([undefined]);
+
+      await fs.writeFile(registry, JSON.stringify({ projects: ['ZephyrDB'], topics_by_wing: { ent: ['replays'] } }));
+      expect((await run()).state).toBe('completed');
+      expect(await entities()).toEqual(['ZephyrDB;replays']);
+    } finally {
+      await rt3.close();
+    }
+  });
+
   it('mines chat exports in convos mode into exchange drawers with rooms', async () => {
     const chats = path.join(tmp, 'chats');
     await fs.cp(path.join(__dirname, '..', 'fixtures', 'chat'), chats, { recursive: true });
@@ -148,6 +177,8 @@ describe('mining a project on the embedded profile', () => {
     const rows = (await rt.stores.drawers.list({ wing: 'chats' }, 0, 10_000)).items;
     expect(rows.length).toBe(p.drawers_written);
     expect(rows.every((d) => d.meta.ingest_mode === 'convos' && d.meta.extract_mode === 'exchange')).toBe(true);
+    // Conversation drawers get no entities (palace-behaviour §4.8), so no hallways either.
+    expect(rows.filter((d) => d.meta.entities !== undefined)).toEqual([]);
     const again = await mine({ source: { kind: 'dir', path: chats }, mode: 'convos', wing: 'chats' });
     expect(again.drawers_written).toBe(0);
   });
