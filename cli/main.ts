@@ -12,6 +12,7 @@ import { invalidArgument } from '../core/errors.js';
 import type { JobProgress, MineSpec, SourceSpec } from '../palace/jobs.js';
 import { assertWithinRoots, MINE_MODES } from '../palace/jobs.js';
 import { search } from '../palace/search.js';
+import { initProject } from '../palace/project-init.js';
 import { palaceCounts } from '../palace/status.js';
 import { assertMineInput } from '../activities/mine.js';
 import { mcpSetupText } from '../mcp/setup.js';
@@ -67,13 +68,22 @@ program
 
 program
   .command('init')
-  .description('create the palace (no server needed)')
-  .action(async () => {
+  .description('create the palace; with a project directory, also propose its wing and rooms in mempalace.yaml')
+  .argument('[dir]', 'project directory to prepare for mining')
+  .action(async (dir: string | undefined) => {
     const g = program.opts<GlobalOpts>();
+    const project = dir === undefined ? undefined : await initProject(dir);
     await withRuntime(g, async (rt) => {
       const counts = await palaceCounts(rt.stores.drawers);
-      if (g.json) printJson({ success: true, palace: rt.stores.palace, profile: rt.config.profile, total_drawers: counts.total_drawers });
-      else console.log(`Palace ready at ${rt.stores.palace} (${rt.config.profile} profile, ${counts.total_drawers} drawers)`);
+      if (g.json) {
+        printJson({ success: true, palace: rt.stores.palace, profile: rt.config.profile, total_drawers: counts.total_drawers, ...(project ? { project } : {}) });
+        return;
+      }
+      console.log(`Palace ready at ${rt.stores.palace} (${rt.config.profile} profile, ${counts.total_drawers} drawers)`);
+      if (project) {
+        console.log(`${project.written ? 'Wrote' : 'Kept the existing'} ${project.config_file}: wing ${project.wing}, rooms ${project.rooms.map((r) => r.name).join(', ')}`);
+        console.log(`Next: mempalace mine ${path.resolve(dir!)}`);
+      }
     });
   });
 
