@@ -196,10 +196,8 @@ export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<Batc
   const vectors = await deps.embedder.embed(texts);
   if (input.fence) await deps.stores.locks.check(input.fence.key, input.fence.token);
   let v = 0;
-  for (const p of planned) {
-    const writes: DrawerWrite[] = p.drawers.map((d) => ({ ...d, embedding: vectors[v++]! }));
-    await deps.stores.drawers.replaceFile(scan.wing, p.stored, writes, p.state);
-  }
+  const files = planned.map((p) => ({ sourceFile: p.stored, drawers: p.drawers.map((d): DrawerWrite => ({ ...d, embedding: vectors[v++]! })), state: p.state }));
+  await deps.stores.drawers.replaceFiles(scan.wing, files);
   return result;
 }
 

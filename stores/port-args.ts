@@ -4,7 +4,7 @@
  */
 import type { DrawerWrite } from '../core/drawer.js';
 import { invalidArgument } from '../core/errors.js';
-import type { FileState } from './ports.js';
+import type { FileReplacement, FileState } from './ports.js';
 
 export function checkInt(field: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
@@ -104,4 +104,28 @@ export function checkDrawerBatch(field: string, drawers: readonly DrawerWrite[],
     if (seen.has(d.id)) throw invalidArgument(`${field}[${i}].id`, 'unique', `${field}[${i}].id ${JSON.stringify(d.id)} appears twice in one batch`);
     seen.add(d.id);
   });
+}
+
+/**
+ * `replaceFiles`: each file is a valid `replaceFile` target in `wing`, no file appears twice and
+ * no drawer id twice across the files. Returns every drawer of the batch, in file order.
+ */
+export function checkFileReplacements(wing: string, files: readonly FileReplacement[], dimension: number): DrawerWrite[] {
+  checkNonEmpty('wing', wing);
+  if (!Array.isArray(files)) throw invalidArgument('files', 'type', 'files must be an array');
+  const sources = new Set<string>();
+  const ids = new Set<string>();
+  files.forEach((f, i) => {
+    if (f === null || typeof f !== 'object') throw invalidArgument(`files[${i}]`, 'type', `files[${i}] must be a file replacement object`);
+    checkNonEmpty(`files[${i}].sourceFile`, f.sourceFile);
+    if (sources.has(f.sourceFile)) throw invalidArgument(`files[${i}].sourceFile`, 'unique', `files[${i}].sourceFile ${JSON.stringify(f.sourceFile)} appears twice in one batch`);
+    sources.add(f.sourceFile);
+    checkDrawerBatch(`files[${i}].drawers`, f.drawers, dimension);
+    checkReplaceFileTarget(wing, f.sourceFile, f.drawers, f.state);
+    f.drawers.forEach((d: DrawerWrite, j: number) => {
+      if (ids.has(d.id)) throw invalidArgument(`files[${i}].drawers[${j}].id`, 'unique', `files[${i}].drawers[${j}].id ${JSON.stringify(d.id)} appears twice in one batch`);
+      ids.add(d.id);
+    });
+  });
+  return files.flatMap((f) => f.drawers);
 }

@@ -62,6 +62,13 @@ export interface FileState {
   extra?: Record<string, string | number | boolean>;
 }
 
+/** One file's new drawers and state, for `DrawerIndex.replaceFiles`. */
+export interface FileReplacement {
+  sourceFile: string;
+  drawers: DrawerWrite[];
+  state: FileState;
+}
+
 export interface DrawerIndex {
   /** The store's name in errors (`sqlite`, `opensearch`). */
   readonly storeName: string;
@@ -104,6 +111,12 @@ export interface DrawerIndex {
    * idempotent, so a retried batch converges.
    */
   replaceFile(wing: string, sourceFile: string, drawers: DrawerWrite[], state: FileState): Promise<void>;
+  /**
+   * `replaceFile` for several files of one wing at once (a mining batch): the same result as
+   * replacing them one after another, in one transaction (embedded) or one bulk write, one
+   * delete-by-query and one refresh (OpenSearch) instead of one of each per file.
+   */
+  replaceFiles(wing: string, files: FileReplacement[]): Promise<void>;
   fileStates(wing: string, sourceFiles: string[]): Promise<Map<string, FileState>>;
   /** All file states of a wing (or every wing), ordered by (wing, source_file), by cursor. */
   listFileStates(wing: string | undefined, after: string | undefined, limit: number): Promise<{ items: FileState[]; next?: string }>;

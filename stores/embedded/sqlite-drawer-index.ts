@@ -13,7 +13,7 @@ import { PalaceError, invalidArgument, isPalaceError, storeUnavailable } from '.
 import { lexicalText } from '../../core/lexical.js';
 import { cosineDistance } from '../../core/vector.js';
 import { decodeCursor, encodeCursor } from '../drawer-cursor.js';
-import type { DrawerFilter, DrawerIndex, DrawerPage, FileState, SourceRow, TaxonomyRow, VectorHit } from '../ports.js';
+import type { DrawerFilter, DrawerIndex, DrawerPage, FileReplacement, FileState, SourceRow, TaxonomyRow, VectorHit } from '../ports.js';
 import { DerivedAnnIndex, bumpGeneration } from './ann-drawer-sync.js';
 import { filterCondition, filterIsEmpty } from './drawer-filter-sql.js';
 import type { SqlCondition } from './drawer-filter-sql.js';
@@ -21,7 +21,7 @@ import { decodeVector, encodeVector, rowToDrawer } from './drawer-rows.js';
 import type { DrawerRow } from './drawer-rows.js';
 import { FTS_VOCABULARY, prepareDrawerDatabase, readMeta, writeMeta } from './drawer-schema.js';
 import { asciiLower, informativeTokenPositions } from '../lexical-tokens.js';
-import { checkDrawerBatch, checkInt, checkNonEmpty, checkReplaceFileTarget, checkStrings } from '../port-args.js';
+import { checkDrawerBatch, checkFileReplacements, checkInt, checkNonEmpty, checkStrings } from '../port-args.js';
 
 export const DRAWER_DB_FILE = 'drawers.sqlite3';
 export const DRAWER_ANN_FILE = 'drawers.hnsw';
@@ -176,23 +176,25 @@ export class SqliteDrawerIndex implements DrawerIndex {
   }
 
   async replaceFile(wing: string, sourceFile: string, drawers: DrawerWrite[], state: FileState): Promise<void> {
+    return this.replaceFiles(wing, [{ sourceFile, drawers, state }]);
+  }
+
+  async replaceFiles(wing: string, files: FileReplacement[]): Promise<void> {
     this.run(() => {
-      checkNonEmpty('wing', wing);
-      checkNonEmpty('sourceFile', sourceFile);
-      checkDrawerBatch('drawers', drawers, this.dimension);
-      checkReplaceFileTarget(wing, sourceFile, drawers, state);
+      checkFileReplacements(wing, files, this.dimension);
+      if (files.length === 0) return;
+      const deleteStale = this.db.prepare('DELETE FROM drawers WHERE wing = ? AND source_file = ? AND id NOT IN (SELECT value FROM json_each(?)) RETURNING seq').pluck();
+      const putState = this.db.prepare(`INSERT INTO file_states (wing, source_file, size, mtime_ms, content_sha256, drawer_count, mined_at, extra)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (wing, source_file) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms,
+          content_sha256 = excluded.content_sha256, drawer_count = excluded.drawer_count, mined_at = excluded.mined_at, extra = excluded.extra`);
       this.transact((generation) => {
-        const stale = this.db
-          .prepare('DELETE FROM drawers WHERE wing = ? AND source_file = ? AND id NOT IN (SELECT value FROM json_each(?)) RETURNING seq')
-          .pluck()
-          .all(wing, sourceFile, JSON.stringify(drawers.map((d) => d.id))) as number[];
-        this.writeRows(drawers, generation);
-        this.db
-          .prepare(`INSERT INTO file_states (wing, source_file, size, mtime_ms, content_sha256, drawer_count, mined_at, extra)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (wing, source_file) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms,
-              content_sha256 = excluded.content_sha256, drawer_count = excluded.drawer_count, mined_at = excluded.mined_at, extra = excluded.extra`)
-          .run(wing, sourceFile, state.size, state.mtime_ms, state.content_sha256, state.drawer_count, state.mined_at, state.extra === undefined ? null : JSON.stringify(state.extra));
+        const stale: number[] = [];
+        for (const { sourceFile, drawers, state } of files) {
+          stale.push(...(deleteStale.all(wing, sourceFile, JSON.stringify(drawers.map((d) => d.id))) as number[]));
+          this.writeRows(drawers, generation);
+          putState.run(wing, sourceFile, state.size, state.mtime_ms, state.content_sha256, state.drawer_count, state.mined_at, state.extra === undefined ? null : JSON.stringify(state.extra));
+        }
         return stale;
       });
     });

@@ -25,7 +25,7 @@ import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError, invalidArgument, storeUnavailable } from '../../core/errors.js';
 import { cosineDistance } from '../../core/vector.js';
 import { decodeCursor, encodeCursor } from '../drawer-cursor.js';
-import type { DrawerFilter, DrawerIndex, DrawerPage, FileState, SourceRow, TaxonomyRow, VectorHit } from '../ports.js';
+import type { DrawerFilter, DrawerIndex, DrawerPage, FileReplacement, FileState, SourceRow, TaxonomyRow, VectorHit } from '../ports.js';
 import { OPENSEARCH_STORE, OpenSearchConnection, backoffMs, openSearchFailure } from './connection.js';
 import type { OpenSearchConnectionOptions } from './connection.js';
 import { DRAWER_SOURCE, documentId, fromSource, toDocument, vectorFromSource } from './drawer-documents.js';
@@ -37,7 +37,7 @@ import type { FileStateDocument } from './file-state-documents.js';
 import { rankLikeFts5 } from './lexical-rank.js';
 import type { LexicalMatch } from './lexical-rank.js';
 import { asciiLower, informativeTokenPositions } from '../lexical-tokens.js';
-import { checkDrawerBatch, checkInt, checkNonEmpty, checkReplaceFileTarget, checkStrings } from '../port-args.js';
+import { checkDrawerBatch, checkFileReplacements, checkInt, checkNonEmpty, checkStrings } from '../port-args.js';
 
 export const DEFAULT_DIMENSION = 384;
 
@@ -66,6 +66,8 @@ const TF_BOOST = 1e-6;
 const K_MAX = 10_000;
 const PAGE_MAX = 10_000;
 const BULK_DOCS = 500;
+/** Files per `_delete_by_query` of a replaceFiles batch: well under the engine's 1 024-clause limit. */
+const DELETE_FILES_PER_QUERY = 256;
 const BULK_ATTEMPTS = 4;
 const COMPOSITE_PAGE = 1000;
 /** Groups per request while `list` walks the logical drawers. */
@@ -176,7 +178,7 @@ export class OpenSearchDrawerIndex implements DrawerIndex {
    * Sends bulk operations in chunks, retrying items the node refused as busy or unavailable
    * (each operation is idempotent: index or delete by id). Returns the items in order.
    */
-  private async bulk(index: string, ops: { action: Record<string, unknown>; doc?: object }[]): Promise<BulkItem[]> {
+  private async bulk(index: string, ops: { action: Record<string, unknown>; doc?: object }[], refresh = this.refreshPolicy): Promise<BulkItem[]> {
     const out: BulkItem[] = [];
     for (let start = 0; start < ops.length; start += BULK_DOCS) {
       let pending = ops.slice(start, start + BULK_DOCS).map((op, i) => ({ op, at: out.length + i }));
@@ -184,7 +186,7 @@ export class OpenSearchDrawerIndex implements DrawerIndex {
       for (let attempt = 1; pending.length > 0; attempt++) {
         const body = pending.flatMap(({ op }) => (op.doc === undefined ? [op.action] : [op.action, op.doc]));
         const res = await this.call<{ errors: boolean; items: Record<string, BulkItem>[] }>((c) =>
-          c.bulk({ index, body, require_alias: true, refresh: this.refreshPolicy === false ? false : this.refreshPolicy === true ? 'true' : 'wait_for' }),
+          c.bulk({ index, body, require_alias: true, refresh: refresh === false ? false : refresh === true ? 'true' : 'wait_for' }),
         );
         const retry: typeof pending = [];
         let refused: BulkItem | undefined;
@@ -229,11 +231,11 @@ export class OpenSearchDrawerIndex implements DrawerIndex {
   }
 
   /** `_delete_by_query` until no version conflict (a row rewritten meanwhile) is left over. */
-  private async deleteByQuery(index: string, query: FilterClause): Promise<number> {
+  private async deleteByQuery(index: string, query: FilterClause, refresh = this.refreshPolicy !== false): Promise<number> {
     let deleted = 0;
     for (let round = 0; ; round++) {
       const res = await this.call<{ deleted: number; version_conflicts: number; failures?: unknown[] }>((c) =>
-        c.deleteByQuery({ index, body: { query }, refresh: this.refreshPolicy !== false, conflicts: 'proceed', wait_for_completion: true }),
+        c.deleteByQuery({ index, body: { query }, refresh, conflicts: 'proceed', wait_for_completion: true }),
       );
       if (res.failures && res.failures.length > 0) throw openSearchFailure(new Error(`delete by query failed: ${JSON.stringify(res.failures[0])}`));
       deleted += res.deleted;
@@ -247,15 +249,27 @@ export class OpenSearchDrawerIndex implements DrawerIndex {
   }
 
   async replaceFile(wing: string, sourceFile: string, drawers: DrawerWrite[], state: FileState): Promise<void> {
-    checkNonEmpty('wing', wing);
-    checkNonEmpty('sourceFile', sourceFile);
-    checkDrawerBatch('drawers', drawers, this.dimension);
-    checkReplaceFileTarget(wing, sourceFile, drawers, state);
-    if (drawers.length > 0) await this.bulk(this.drawers, this.indexOps(drawers));
-    await this.deleteByQuery(this.drawers, {
-      bool: { filter: [{ term: { wing } }, { term: { source_file: sourceFile } }], must_not: drawers.length > 0 ? [{ terms: { id: drawers.map((d) => d.id) } }] : [] },
-    });
-    await this.bulk(this.states, [{ action: { index: { _id: fileStateId(wing, sourceFile) } }, doc: toFileStateDocument(state) }]);
+    return this.replaceFiles(wing, [{ sourceFile, drawers, state }]);
+  }
+
+  /**
+   * New rows first, then the files' other rows deleted, then the states: a crash in between
+   * leaves extra rows or an old state, never a file without its rows, and a retry converges.
+   * Nothing refreshes until the end, where one refresh (unless the policy is `false`) makes the
+   * whole batch visible at once: per-file refreshes made one segment per file.
+   */
+  async replaceFiles(wing: string, files: FileReplacement[]): Promise<void> {
+    const drawers = checkFileReplacements(wing, files, this.dimension);
+    if (files.length === 0) return;
+    if (drawers.length > 0) await this.bulk(this.drawers, this.indexOps(drawers), false);
+    for (let i = 0; i < files.length; i += DELETE_FILES_PER_QUERY) {
+      const group = files.slice(i, i + DELETE_FILES_PER_QUERY).map((f) => ({
+        bool: { filter: [{ term: { source_file: f.sourceFile } }], must_not: f.drawers.length > 0 ? [{ terms: { id: f.drawers.map((d) => d.id) } }] : [] },
+      }));
+      await this.deleteByQuery(this.drawers, { bool: { filter: [{ term: { wing } }], should: group, minimum_should_match: 1 } }, false);
+    }
+    await this.bulk(this.states, files.map((f) => ({ action: { index: { _id: fileStateId(wing, f.sourceFile) } }, doc: toFileStateDocument(f.state) })), false);
+    if (this.refreshPolicy !== false) await this.refresh();
   }
 
   // -------------------------------------------------------------------------------------------

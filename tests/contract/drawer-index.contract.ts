@@ -340,6 +340,42 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         await expectPalaceError(index.replaceFile('proj', file, [drawer('x', 'x', randomUnitVector(rnd, dim), { wing: 'proj', source_file: '/else' })], state('proj', file, 1)), 'invalid_argument', /source_file/);
       });
 
+      it('replaces a batch of files like one replaceFile each, and refuses a bad batch whole', async () => {
+        const rnd = seededRandom(13);
+        const rows = (file: string, n: number, tag: string): DrawerWrite[] =>
+          Array.from({ length: n }, (_, i) => drawer(`${tag}_${file.slice(-4, -3)}_${i}`, `${tag} ${i}`, randomUnitVector(rnd, dim), { wing: 'batch', source_file: file, chunk_index: i }));
+        const files = ['/b/a.md', '/b/b.md', '/b/c.md'];
+        const untouched = drawer('keep_0', 'another file', randomUnitVector(rnd, dim), { wing: 'batch', source_file: '/b/keep.md' });
+        await index.upsert([untouched]);
+        await index.replaceFiles('batch', files.map((f) => ({ sourceFile: f, drawers: rows(f, 4, 'v1'), state: state('batch', f, 4) })));
+        expect(await index.count({ wing: 'batch' })).toBe(13);
+        // Second batch: a shrinks and changes, b empties, c is rewritten unchanged.
+        const second = [
+          { sourceFile: '/b/a.md', drawers: rows('/b/a.md', 2, 'v2'), state: state('batch', '/b/a.md', 2, { commit: 'c2' }) },
+          { sourceFile: '/b/b.md', drawers: [], state: state('batch', '/b/b.md', 0) },
+          { sourceFile: '/b/c.md', drawers: rows('/b/c.md', 4, 'v1'), state: state('batch', '/b/c.md', 4) },
+        ];
+        await index.replaceFiles('batch', second);
+        await index.replaceFiles('batch', second);
+        const ids = (await index.list({ wing: 'batch' }, 0, 100)).items.map((d) => d.id).sort();
+        expect(ids).toEqual(['keep_0', 'v1_c_0', 'v1_c_1', 'v1_c_2', 'v1_c_3', 'v2_a_0', 'v2_a_1']);
+        expect((await index.knn(second[0]!.drawers[1]!.embedding, 1))[0]!.drawer.id).toBe('v2_a_1');
+        const states = await index.fileStates('batch', files);
+        expect(files.map((f) => states.get(f)?.drawer_count)).toEqual([2, 0, 4]);
+        expect(states.get('/b/a.md')!.extra).toEqual({ commit: 'c2' });
+        await index.replaceFiles('batch', []);
+        expect(await index.count({ wing: 'batch' })).toBe(7);
+
+        const twice = [second[0]!, { ...second[2]!, sourceFile: '/b/a.md' }];
+        await expectPalaceError(index.replaceFiles('batch', twice), 'invalid_argument', /files\[1\]\.sourceFile/);
+        const sameId = [second[0]!, { sourceFile: '/b/d.md', drawers: [drawer('v2_a_0', 'x', randomUnitVector(rnd, dim), { wing: 'batch', source_file: '/b/d.md' })], state: state('batch', '/b/d.md', 1) }];
+        await expectPalaceError(index.replaceFiles('batch', sameId), 'invalid_argument', /files\[1\]\.drawers\[0\]\.id/);
+        const badLast = [{ sourceFile: '/b/e.md', drawers: rows('/b/e.md', 1, 'v3'), state: state('batch', '/b/e.md', 1) }, { sourceFile: '/b/f.md', drawers: rows('/b/x.md', 1, 'v3'), state: state('batch', '/b/f.md', 1) }];
+        await expectPalaceError(index.replaceFiles('batch', badLast), 'invalid_argument', /source_file/);
+        expect(await index.count({ wing: 'batch' })).toBe(7);
+        expect((await index.fileStates('batch', ['/b/e.md'])).size).toBe(0);
+      });
+
       it('gets, lists by cursor and deletes file states', async () => {
         const rnd = seededRandom(12);
         for (const [wing, n] of [
