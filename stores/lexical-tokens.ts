@@ -2,13 +2,13 @@
  * Which query tokens a lexical candidate fetch matches on, the same in every adapter.
  *
  * FTS5's bm25 gives a token found in at least half of the rows an idf of 1e-6 (its formula's idf
- * is ≤ 0 there and is clamped), so such a token adds at most ~2e-6 per occurrence to a row's score:
- * a row holding only such tokens never outranks one holding any other query token, yet ranking
- * every row that contains "the" was most of a union search's time on a large palace. The
- * candidate fetch therefore matches and ranks on the other tokens only, and on all of them when
- * every token is that common. The order changes only between rows whose scores differ by less
- * than those clamped contributions, and both profiles apply the same rule, so they still return
- * the same candidates.
+ * is ≤ 0 there and is clamped), so such a token adds at most ~2.2e-6 to a row's score: rows
+ * holding only such tokens rank below nearly every row holding another query token (only a token
+ * in just under half the rows has an idf that small), yet ranking every row that contains "the"
+ * was most of a union search's time on a large palace. The candidate fetch therefore matches and
+ * ranks on the other tokens only, and on all of them when every token is that common. The order
+ * changes only between rows whose scores differ by less than those clamped contributions, and
+ * both profiles apply the same rule, so they still return the same candidates.
  */
 
 /** Positions of the tokens to match on, given each token's document frequency among `rows`. */

@@ -64,10 +64,10 @@ CREATE INDEX drawers_logical ON drawers (coalesce(parent_drawer_id, parent_entry
 
 const MIGRATIONS: readonly string[] = [V1, V2];
 
-/** Connection settings every opener applies, then the schema up to the current version. */
 /** The temp fts5vocab table over `drawer_fts`: one row per term with its document count. */
 export const FTS_VOCABULARY = 'drawer_fts_vocabulary';
 
+/** Connection settings every opener applies, then the schema up to the current version. */
 export function prepareDrawerDatabase(db: Database.Database): void {
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');

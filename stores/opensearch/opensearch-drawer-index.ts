@@ -107,7 +107,6 @@ interface BulkItem {
 
 type DrawerSource = { id: string; content: string; meta: DrawerMeta };
 
-/** FTS5's ascii tokenizer folds A–Z in queries; the stored tokens are lowercase already. */
 function withFilter(query: FilterClause, clauses: FilterClause[]): FilterClause {
   return clauses.length === 0 ? query : { bool: { must: [query], filter: clauses } };
 }
