@@ -131,9 +131,9 @@ export class DerivedAnnIndex {
   }
 
   /** Nearest live labels, after catching up with the database. */
-  nearest(vector: Float32Array, k: number, allow?: (label: number) => boolean): number[] {
+  nearest(vector: Float32Array, k: number, allow?: (label: number) => boolean, share?: number): number[] {
     this.catchUp();
-    return this.graph.search(vector, k, allow);
+    return this.graph.search(vector, k, allow, share);
   }
 
   /** Persists once enough has changed that a crash would make reopening slow. */

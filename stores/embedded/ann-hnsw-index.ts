@@ -74,11 +74,17 @@ export class HnswGraph {
     }
   }
 
-  /** Up to `k` live labels nearest to `vector`, nearest first, among those `allow` accepts. */
-  search(vector: Float32Array, k: number, allow?: (label: number) => boolean): number[] {
+  /**
+   * Up to `k` live labels nearest to `vector`, nearest first, among those `allow` accepts.
+   * `share` is the fraction of rows `allow` accepts: the walk's candidate list grows by 1/share,
+   * so about as many accepted candidates compete as in an unfiltered search (with a fixed ef a
+   * 2 % filter left ~2 accepted candidates of 100, and recall@20 fell to 0.66 at 1M rows).
+   */
+  search(vector: Float32Array, k: number, allow?: (label: number) => boolean, share = 1): number[] {
     if (this.live.size === 0) return [];
     const n = Math.min(k, this.graph.getMaxElements());
-    this.graph.setEf(Math.max(EF_SEARCH, n));
+    const ef = allow ? Math.ceil(Math.max(EF_SEARCH, n) / Math.min(1, Math.max(share, 1e-6))) : Math.max(EF_SEARCH, n);
+    this.graph.setEf(Math.min(ef, Math.max(this.live.size, n)));
     return this.graph.searchKnn(Array.from(vector), n, allow).neighbors;
   }
 

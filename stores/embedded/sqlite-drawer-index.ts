@@ -291,7 +291,7 @@ export class SqliteDrawerIndex implements DrawerIndex {
        JOIN drawer_embeddings e ON e.seq = d.seq WHERE ${cond.sql}`,
     );
     for (;;) {
-      const labels = this.ann.nearest(vector, want, allow);
+      const labels = this.ann.nearest(vector, want, allow, matching / total);
       const rows = verify.all(JSON.stringify(labels), ...cond.params) as (DrawerRow & { vector: Buffer })[];
       const scored = rows.map(({ vector: blob, ...row }) => ({ seq: row.seq, row, distance: cosineDistance(vector, decodeVector(blob)) }));
       if (scored.length >= k || labels.length < want || want >= total) return scored.sort(byDistance).slice(0, k);
