@@ -27,9 +27,19 @@ export const DRAWER_DB_FILE = 'drawers.sqlite3';
 export const DRAWER_ANN_FILE = 'drawers.hnsw';
 export const DEFAULT_DIMENSION = 384;
 
-/** Filters matching at most this many rows (or k·50) are answered by an exact scan. */
+/**
+ * Filters matching at most this many rows (or k·50) are answered by an exact scan, the bound
+ * both profiles share (so both are exact, and equal, below it).
+ */
 const EXACT_SCAN_MAX = 4000;
 const EXACT_SCAN_PER_K = 50;
+/**
+ * Beyond that bound the cheaper of the two plans: a filtered graph walk needs an ef of about
+ * 100·total/matching (ann-hnsw-index.ts), an exact scan reads `matching` rows, and one unit of
+ * ef cost about as much as nine scanned rows (300k rows: a 2 % filter took 308 ms walking, the
+ * scan of its 6,000 rows ~35 ms). The costs meet at matching ≈ 30·√total.
+ */
+const EXACT_SCAN_SQRT_FACTOR = 30;
 /** Filters passing at least this share of rows over-fetch instead of using the filter callback. */
 const OVERFETCH_MIN_SHARE = 0.5;
 const OVERFETCH_SLACK = 10;
@@ -239,8 +249,9 @@ export class SqliteDrawerIndex implements DrawerIndex {
       const cond = filterCondition(filter);
       const matching = this.db.prepare(`SELECT count(*) FROM drawers d WHERE ${cond.sql}`).pluck().get(...cond.params) as number;
       if (matching === 0) return [];
-      const scored =
-        matching <= Math.max(EXACT_SCAN_MAX, k * EXACT_SCAN_PER_K) ? this.exactNearest(vector, k, cond) : this.approximateNearest(vector, k, cond, filterIsEmpty(filter), matching);
+      const total = filterIsEmpty(filter) ? matching : Math.max(this.ann.size, matching);
+      const exactBound = Math.max(EXACT_SCAN_MAX, k * EXACT_SCAN_PER_K, Math.floor(EXACT_SCAN_SQRT_FACTOR * Math.sqrt(total)));
+      const scored = matching <= exactBound ? this.exactNearest(vector, k, cond) : this.approximateNearest(vector, k, cond, filterIsEmpty(filter), matching);
       return scored.map((s) => ({ drawer: rowToDrawer(s.row), distance: s.distance }));
     });
   }
