@@ -232,6 +232,8 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         expect(await ids(['the', 'ant', 'zebra'])).toEqual(['cm1', 'cm2', 'cm5', 'cm6']);
         expect(await ids(['THE', 'Zebra'])).toEqual(['cm1', 'cm5']);
         expect(await ids(['the'])).toEqual(['cm1', 'cm2', 'cm3']);
+        expect(await ids(['absent', 'the'])).toEqual(['cm1', 'cm2', 'cm3']);
+        expect(await ids(['absent', 'the', 'zebra'])).toEqual(['cm1', 'cm5']);
         expect(await ids(['the', 'plain'])).toEqual(['cm1', 'cm2', 'cm3', 'cm4', 'cm5']);
         // Frequencies follow deletes: 4 rows left, "the" in 3, "plain" in 2, "ant" and "words" in 1.
         await index.delete(['cm4', 'cm6']);
