@@ -13,27 +13,15 @@ import { join } from 'node:path';
 import type { DrawerWrite } from '../core/drawer.js';
 import type { DrawerFilter } from '../stores/ports.js';
 import { openSqliteDrawerIndex } from '../stores/embedded/sqlite-drawer-index.js';
-import { bruteForce, drawer, filedAt, nearVector, randomUnitVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
+import { bruteForce, filedAt, nearVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
 import { machine, median, percentile } from './lib/stats.js';
+import { syntheticCorpus } from './lib/synthetic-drawers.js';
 
-const DIM = 384;
 const QUERIES = 100;
 const WORDS = 'palace drawer wing room agent search memory vector token graph tunnel hallway diary entity source chunk mined commit query result'.split(' ');
 
 function corpus(n: number, seed: number): { rows: DrawerWrite[]; centers: Float32Array[] } {
-  const rnd = seededRandom(seed);
-  const centers = Array.from({ length: Math.max(50, n / 200) }, () => randomUnitVector(rnd, DIM));
-  const rows = Array.from({ length: n }, (_, i) => {
-    const text = Array.from({ length: 80 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ');
-    return drawer(`bench_${i}`, `${text} parseHttpUrl_${i % 97}`, nearVector(rnd, centers[i % centers.length]!), {
-      wing: i % 20 === 0 ? 'rare' : 'common',
-      room: `room_${i % 50}`,
-      source_file: `/repo/src/file_${i % 1000}.ts`,
-      chunk_index: i % 10,
-      filed_at: filedAt(i),
-    });
-  });
-  return { rows, centers };
+  return syntheticCorpus(n, seed, (i, rnd) => `${Array.from({ length: 80 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ')} parseHttpUrl_${i % 97}`);
 }
 
 async function measure(n: number, lines: string[]): Promise<void> {

@@ -26,10 +26,10 @@ import { dropPalaceIndices, withBulkLoadSettings } from '../stores/opensearch/dr
 import { OpenSearchDrawerIndex } from '../stores/opensearch/opensearch-drawer-index.js';
 import type { RefreshPolicy } from '../stores/opensearch/opensearch-drawer-index.js';
 import type { DrawerFilter, DrawerIndex } from '../stores/ports.js';
-import { bruteForce, drawer, filedAt, nearVector, randomUnitVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
+import { bruteForce, nearVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
 import { machine, percentile } from './lib/stats.js';
+import { DIM, syntheticCorpus } from './lib/synthetic-drawers.js';
 
-const DIM = 384;
 const BATCH = 500;
 /** Bulk requests in flight during a load: one per core of this machine's OpenSearch node. */
 const IN_FLIGHT = 2;
@@ -53,28 +53,17 @@ const QUERIES = [
 ];
 
 function corpus(n: number): { rows: DrawerWrite[]; centers: Float32Array[] } {
-  const rnd = seededRandom(n);
-  const centers = Array.from({ length: Math.max(50, n / 200) }, () => randomUnitVector(rnd, DIM));
   // Zipf-like: word i drawn with weight 1/(i+1), so a few words are in nearly every drawer.
   const weights = VOCABULARY.map((_, i) => 1 / (i + 1));
   const cumulative = weights.map(((s) => (w: number) => (s += w))(0));
   const total = cumulative[cumulative.length - 1]!;
-  const word = () => {
+  const word = (rnd: () => number) => {
     const x = rnd() * total;
     let lo = 0;
     while (cumulative[lo]! < x) lo++;
     return VOCABULARY[lo]!;
   };
-  const rows = Array.from({ length: n }, (_, i) =>
-    drawer(`bench_${i}`, `${Array.from({ length: 80 }, word).join(' ')} handler_${i % 97}`, nearVector(rnd, centers[i % centers.length]!), {
-      wing: i % 20 === 0 ? 'rare' : 'common',
-      room: `room_${i % 50}`,
-      source_file: `/repo/src/file_${i % 1000}.ts`,
-      chunk_index: i % 10,
-      filed_at: filedAt(i),
-    }),
-  );
-  return { rows, centers };
+  return syntheticCorpus(n, n, (i, rnd) => `${Array.from({ length: 80 }, () => word(rnd)).join(' ')} handler_${i % 97}`);
 }
 
 /** The query vectors computed once by MiniLM, served by text so search() does no model work. */
