@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { openRuntime } from '../cli/runtime.js';
 import { loadConfig } from '../core/config.js';
 import type { Embedder } from '../embed/embedder.js';
+import type { ModelIdentity } from '../embed/model-identity.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import type { MineSpec } from '../palace/jobs.js';
 import { machine, median, peakRssMb, seeded } from './lib/stats.js';
@@ -31,11 +32,13 @@ const RUNS = Number(process.argv[3] ?? 3);
 class RecordingEmbedder implements Embedder {
   readonly model: string;
   readonly dimension: number;
+  readonly identity: ModelIdentity;
   texts: string[] = [];
   embedMs = 0;
   constructor(private readonly inner: Embedder) {
     this.model = inner.model;
     this.dimension = inner.dimension;
+    this.identity = inner.identity;
   }
   async embed(texts: string[]): Promise<Float32Array[]> {
     const t = performance.now();

@@ -18,6 +18,8 @@ import { loadConfig } from '../core/config.js';
 import type { DrawerWrite } from '../core/drawer.js';
 import { lexicalTokens } from '../core/lexical.js';
 import type { Embedder } from '../embed/embedder.js';
+import type { ModelIdentity } from '../embed/model-identity.js';
+import { MINILM_FP32_SHA256 } from '../embed/model-locator.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { search } from '../palace/search.js';
 import type { SearchResult } from '../palace/search.js';
@@ -70,6 +72,7 @@ function corpus(n: number): { rows: DrawerWrite[]; centers: Float32Array[] } {
 class PrecomputedEmbedder implements Embedder {
   readonly model = 'all-MiniLM-L6-v2 (precomputed)';
   readonly dimension = DIM;
+  readonly identity: ModelIdentity = { name: 'all-MiniLM-L6-v2', dimension: DIM, weightsSha256: MINILM_FP32_SHA256 };
   constructor(private readonly vectors: Map<string, Float32Array>) {}
   async embed(texts: string[]): Promise<Float32Array[]> {
     return texts.map((t) => {

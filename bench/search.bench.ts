@@ -19,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../core/config.js';
 import type { DrawerWrite } from '../core/drawer.js';
 import type { Embedder } from '../embed/embedder.js';
+import type { ModelIdentity } from '../embed/model-identity.js';
+import { MINILM_FP32_SHA256 } from '../embed/model-locator.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import type { DrawerContext } from '../palace/context.js';
 import type { CandidateStrategy } from '../palace/search.js';
@@ -58,6 +60,7 @@ const QUERIES = [
 class PrecomputedEmbedder implements Embedder {
   readonly model = 'precomputed';
   readonly dimension = 384;
+  readonly identity: ModelIdentity = { name: 'all-MiniLM-L6-v2', dimension: 384, weightsSha256: MINILM_FP32_SHA256 };
   constructor(private readonly vectors: Map<string, Float32Array>) {}
   async embed(texts: string[]): Promise<Float32Array[]> {
     return texts.map((t) => {

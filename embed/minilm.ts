@@ -10,8 +10,9 @@ import type { Config } from '../core/config.js';
 import { invalidArgument, PalaceError } from '../core/errors.js';
 import type { Embedder } from './embedder.js';
 import { MINILM_DIMENSION } from './minilm-model.js';
+import type { ModelIdentity } from './model-identity.js';
 import { fromWireError, type FromWorker, type ToWorker, type WorkerInit } from './minilm-worker-protocol.js';
-import { locateMiniLmModel, MINILM_MODEL_NAME, type MiniLmModelFiles } from './model-locator.js';
+import { locateMiniLmModel, MINILM_FP32_SHA256, MINILM_MODEL_NAME, type MiniLmModelFiles } from './model-locator.js';
 
 export { MINILM_DIMENSION, MINILM_MAX_TOKENS } from './minilm-model.js';
 
@@ -159,6 +160,7 @@ function positiveInteger(field: string, value: number | undefined, fallback: num
 export class MiniLmEmbedder implements Embedder {
   readonly model = MINILM_MODEL_NAME;
   readonly dimension = MINILM_DIMENSION;
+  readonly identity: ModelIdentity = { name: MINILM_MODEL_NAME, dimension: MINILM_DIMENSION, weightsSha256: MINILM_FP32_SHA256 };
   private readonly files: MiniLmModelFiles;
   private readonly batchSize: number;
   private readonly intraOpNumThreads: number;

@@ -12,6 +12,8 @@ export const MINILM_MODEL_NAME = 'all-MiniLM-L6-v2';
 /** File names as packed by the model jar that embed/fetch-model.sh unpacks. */
 export const MINILM_ONNX_FILE = 'all-minilm-l6-v2.onnx';
 export const MINILM_TOKENIZER_FILE = 'all-minilm-l6-v2-tokenizer.json';
+/** SHA-256 of the fp32 weights file; embed/fetch-model.sh verifies the same value. */
+export const MINILM_FP32_SHA256 = '759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e';
 
 export interface MiniLmModelFiles {
   /** The model's own folder: `<modelDir>/all-MiniLM-L6-v2`. */
