@@ -457,6 +457,26 @@ export class SqliteDrawerIndex implements DrawerIndex {
     });
   }
 
+  /** Repair: rewrites every FTS row from the drawers' text and rebuilds the ANN graph from SQLite. */
+  rebuildDerived(): { fts_rows: number; ann_labels: number } {
+    return this.run(() => {
+      const page = this.db.prepare('SELECT seq, content FROM drawers WHERE seq > ? ORDER BY seq LIMIT 1000').raw();
+      const insert = this.db.prepare('INSERT INTO drawer_fts (rowid, tokens) VALUES (?, ?)');
+      const ftsRows = this.db.transaction(() => {
+        this.db.prepare("INSERT INTO drawer_fts (drawer_fts) VALUES ('delete-all')").run();
+        let n = 0;
+        for (let after = 0; ;) {
+          const rows = page.all(after) as [number, string][];
+          for (const [seq, content] of rows) insert.run(seq, lexicalText(content));
+          n += rows.length;
+          if (rows.length < 1000) return n;
+          after = rows[rows.length - 1]![0];
+        }
+      }).immediate();
+      return { fts_rows: ftsRows, ann_labels: this.ann.rebuildNow() };
+    });
+  }
+
   /** Persists the ANN graph and closes the database. Closing twice is harmless. */
   async close(): Promise<void> {
     if (this.closed) return;
