@@ -67,6 +67,8 @@ export async function importRecords(stores: ImportStores, running: ModelIdentity
   const counts = zeroCounts();
   const inserted = { kg_triple: 0, artifact: 0, event: 0 };
   let read = 0;
+  /** Records up to and including the batch's last one. */
+  let batched = 0;
   let batch: PalaceRecord[] = [];
   let footer: Record<RecordKind, number> | undefined;
 
@@ -74,7 +76,7 @@ export async function importRecords(stores: ImportStores, running: ModelIdentity
     if (batch.length === 0) return;
     await applyBatch(stores, batch, stores.drawers.dimension, inserted);
     batch = [];
-    await stores.jobs.putBlob(key, { applied: read });
+    await stores.jobs.putBlob(key, { applied: batched });
   };
 
   for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
@@ -91,6 +93,7 @@ export async function importRecords(stores: ImportStores, running: ModelIdentity
     if (read <= resumeFrom) continue;
     if (batch.length > 0 && (batch[0]!.kind !== record.kind || batch.length >= BATCH)) await flush();
     batch.push(record);
+    batched = read;
   }
   await flush();
   if (!footer) throw invalidArgument('file', 'complete_export', `the export ends after ${read} records without its footer (truncated?); what was read is applied, a re-run with the complete file finishes it`);
