@@ -81,7 +81,8 @@ export async function palaceFigures(stores: PalaceContentStores): Promise<Map<st
   out.set('hallways', (await stores.graph.hallwayList()).length);
   out.set('events', await countEvents(stores));
   out.set('artifacts', await countArtifacts(stores));
-  out.set('version vector', JSON.stringify(await stores.logstream.versionVector()));
+  const vector = await stores.logstream.versionVector();
+  out.set('version vector', JSON.stringify(Object.keys(vector).sort().map((origin) => [origin, vector[origin]])));
   return out;
 }
 

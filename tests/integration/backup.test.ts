@@ -166,7 +166,7 @@ describe('export → import, embedded', () => {
     const error = await rejectionOf(importPalace(target, embedder.identity, other));
     expect(error).toMatchObject({ code: 'invalid_argument', field: 'model', rule: 'matches_palace' });
     const figures = await palaceFigures(target);
-    expect([...figures.entries()].filter(([, v]) => v !== 0 && v !== '{}')).toEqual([]);
+    expect([...figures.entries()].filter(([, v]) => v !== 0 && v !== '[]')).toEqual([]);
   });
 
   it('resumes an import interrupted midway and ends in the same state, without duplicates', async () => {
