@@ -57,6 +57,15 @@ export function assertSameModel(header: ExportHeader, running: ModelIdentity, di
 /** Applies the stream; `items` must start with the header and should end with the footer. */
 export async function importRecords(stores: ImportStores, running: ModelIdentity, items: AsyncIterable<unknown>, onProgress?: RecordProgress): Promise<ImportSummary> {
   const iterator = items[Symbol.asyncIterator]();
+  try {
+    return await applyStream(stores, running, iterator, onProgress);
+  } finally {
+    // Closes the file when the import stops early (refused header, bad record, store error).
+    await iterator.return?.();
+  }
+}
+
+async function applyStream(stores: ImportStores, running: ModelIdentity, iterator: AsyncIterator<unknown>, onProgress?: RecordProgress): Promise<ImportSummary> {
   const first = await iterator.next();
   const header = parseHeader(first.done ? undefined : first.value);
   assertSameModel(header, running, stores.drawers.dimension);
