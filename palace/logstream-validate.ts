@@ -130,6 +130,11 @@ function canonical(value: unknown, seen: Set<object>, path: string): string {
   }
 }
 
+/** Canonical JSON text of a value already stored (import, replication: no size limit, §8.4). */
+export function canonicalJson(value: unknown): string {
+  return canonical(value, new Set(), 'metadata');
+}
+
 /** §3.2 item 5: the canonical text that is stored. */
 export function metadataJson(value: unknown): string {
   if (value === undefined || value === null) return '{}';

@@ -3,7 +3,7 @@
  * stores so both return the same records. An absent optional field comes back as null from
  * SQLite and as a missing property from Neo4j (which stores no nulls); both mean "absent" here.
  */
-import type { ConnectionDynamics, HallwayRecord, HallwayWrite, KgTriple, TunnelEndpoint, TunnelKind, TunnelRecord, TunnelWrite } from './ports.js';
+import type { ConnectionDynamics, HallwayRecord, HallwayWrite, KgTriple, TunnelEndpoint, TunnelKind, TunnelRecord, TunnelRestore, TunnelWrite } from './ports.js';
 
 /** Defaults of §11.5 for a record created at `at`. */
 export function defaultDynamics(at: string): ConnectionDynamics {
@@ -102,6 +102,29 @@ export function tunnelWriteFields(w: TunnelWrite) {
 
 function endpoint(wing: string, room: string, drawerId: string | null | undefined): TunnelEndpoint {
   return drawerId === null || drawerId === undefined ? { wing, room } : { wing, room, drawer_id: drawerId };
+}
+
+/** A restored tunnel's stored fields: flat endpoints, null for no drawer or no update. */
+export function storedTunnel(r: TunnelRestore) {
+  return {
+    id: r.id,
+    source_wing: r.source.wing,
+    source_room: r.source.room,
+    source_drawer_id: r.source.drawer_id ?? null,
+    source_wing_key: r.source_wing_key,
+    target_wing: r.target.wing,
+    target_room: r.target.room,
+    target_drawer_id: r.target.drawer_id ?? null,
+    target_wing_key: r.target_wing_key,
+    label: r.label,
+    kind: r.kind,
+    created_at: r.created_at,
+    updated_at: r.updated_at ?? null,
+    strength: r.strength,
+    stability: r.stability,
+    last_activated: r.last_activated,
+    access_count: r.access_count,
+  };
 }
 
 export function toTunnelRecord(t: StoredTunnel): TunnelRecord {

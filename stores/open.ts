@@ -7,17 +7,19 @@ import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { openNeo4jGraphStore } from './neo4j/neo4j-graph-store.js';
 import { openOpenSearchDrawerIndex } from './opensearch/opensearch-drawer-index.js';
+import { openSearchIndexMaintenance } from './opensearch/reindex-repair.js';
 import { openRedisJobStore } from './redis/redis-job-store.js';
 import { openRedisLocks } from './redis/redis-locks.js';
 import { openRedisLogstream } from './redis/redis-logstream.js';
 import { openSqliteDrawerIndex } from './embedded/sqlite-drawer-index.js';
+import { embeddedIndexMaintenance } from './embedded/derived-index-repair.js';
 import { sqliteIntegrityCheck } from './embedded/integrity.js';
 import { readPeersFile } from './embedded/logstream-peers.js';
 import { openSqliteGraphStore } from './embedded/sqlite-graph-store.js';
 import { SqliteJobStore } from './embedded/sqlite-job-store.js';
 import { openSqliteLocks } from './embedded/sqlite-locks.js';
 import { openSqliteLogstream } from './embedded/sqlite-logstream.js';
-import type { DrawerIndex, GraphStore, JobStore, Locks, Logstream } from './ports.js';
+import type { DrawerIndex, GraphStore, IndexMaintenance, JobStore, Locks, Logstream } from './ports.js';
 
 export interface PalaceStores {
   profile: Config['profile'];
@@ -39,6 +41,13 @@ export interface PalaceStores {
 export async function palaceExists(config: Config): Promise<boolean> {
   if (config.profile !== 'embedded') return true;
   return fs.stat(path.join(config.palaceDir, 'drawers.sqlite3')).then(() => true, () => false);
+}
+
+/** Maintenance of the derived drawer indexes (`mempalace repair`), opened without the stores. */
+export function openIndexMaintenance(config: Config): IndexMaintenance {
+  return config.profile === 'cluster'
+    ? openSearchIndexMaintenance({ url: config.opensearch.url, palaceName: config.palaceName })
+    : embeddedIndexMaintenance(config.palaceDir);
 }
 
 export async function openStores(config: Config): Promise<PalaceStores> {

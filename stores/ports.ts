@@ -122,6 +122,42 @@ export interface DrawerIndex {
   listFileStates(wing: string | undefined, after: string | undefined, limit: number): Promise<{ items: FileState[]; next?: string }>;
   deleteFileStates(wing: string, sourceFiles: string[]): Promise<number>;
 
+  /**
+   * Backup and migration: up to `limit` rows with their embeddings, every row once, ordered by
+   * id ascending (byte order of the UTF-8 text), starting after the row id `after`.
+   */
+  scanRows(after: string | undefined, limit: number): Promise<DrawerWrite[]>;
+  /** Insert or replace file states by (wing, source_file), leaving drawers untouched (restore). */
+  putFileStates(states: FileState[]): Promise<void>;
+
+  close(): Promise<void>;
+}
+
+/** One way a derived index differs from the drawers it is built from. */
+export interface IndexFinding {
+  /** `fts`, `ann`, `embeddings`, `opensearch:drawers`, ... */
+  part: string;
+  problem: string;
+  count?: number;
+  /** A few affected row ids or labels. */
+  sample?: Array<string | number>;
+}
+
+export interface IndexCheck {
+  store: string;
+  findings: IndexFinding[];
+  /** Sizes and versions seen (rows, labels, index names), for the report. */
+  facts: Record<string, unknown>;
+}
+
+/**
+ * Maintenance of what the drawer store derives from its rows (embedded: the FTS table and the
+ * ANN graph; OpenSearch: the index behind the alias). `check` changes nothing; `rebuild`
+ * rebuilds from the system of record and says what it did.
+ */
+export interface IndexMaintenance {
+  check(): Promise<IndexCheck>;
+  rebuild(): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -321,7 +357,29 @@ export interface GraphStore {
   hallwayList(wing?: string): Promise<HallwayRecord[]>;
   hallwayDelete(id: string): Promise<boolean>;
 
+  /**
+   * Backup and migration: up to `limit` triples in storage order (recorded_at, id), starting
+   * after the triple `after` names.
+   */
+  kgScan(after: { recorded_at: string; id: string } | undefined, limit: number): Promise<KgTriple[]>;
+  /**
+   * Restore triples verbatim (id, validity, `recorded_at`, entity names), in one transaction; a
+   * triple whose id is held is left as it is, missing entities are created with the triple's
+   * spelling. Returns how many were inserted.
+   */
+  kgRestore(triples: KgTriple[]): Promise<number>;
+  /** Restore tunnel records verbatim by id (timestamps and dynamics included), atomically. */
+  tunnelRestore(records: TunnelRestore[]): Promise<void>;
+  /** Restore hallway records verbatim by id (dynamics included), atomically. */
+  hallwayRestore(records: HallwayRecord[]): Promise<void>;
+
   close(): Promise<void>;
+}
+
+/** A tunnel record with the wing keys it is looked up by. */
+export interface TunnelRestore extends TunnelRecord {
+  source_wing_key: string;
+  target_wing_key: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -395,6 +453,16 @@ export interface StoredArtifact extends ArtifactRecord {
   metadata: Record<string, unknown>;
 }
 
+/** An artifact to store verbatim (import, replication); `metadata_json` is canonical JSON text. */
+export interface ArtifactImport extends Omit<StoredArtifact, 'metadata' | 'size_bytes'> {
+  metadata_json: string;
+}
+
+/** An event to store verbatim under a new local `seq`; `metadata_json` is canonical JSON text. */
+export interface EventImport extends Omit<StoredEvent, 'seq' | 'metadata'> {
+  metadata_json: string;
+}
+
 /**
  * One event query (logstream.md §5.3), already validated. Filters combine with AND; `to_agent`
  * also matches broadcasts (`*`). The window is in local `seq`, both ends exclusive.
@@ -458,6 +526,26 @@ export interface Logstream {
   waitForEvents(query: Omit<EventQuery, 'order' | 'beforeSeq'>, timeoutMs: number, signal?: AbortSignal): Promise<StoredEvent[]>;
   /** `{ origin_replica: highest origin_seq held }` over every stored event (§8.2). */
   versionVector(): Promise<Record<string, number>>;
+
+  /**
+   * Backup and migration: up to about `limit` artifacts with their content per call, every
+   * stored artifact at least once over a walk from `cursor` undefined until `next` is absent
+   * (engine order; the cursor is opaque).
+   */
+  scanArtifacts(cursor: string | undefined, limit: number): Promise<{ items: StoredArtifact[]; next?: string }>;
+  /**
+   * Store artifacts verbatim (§8.4: id, created_at, origin_replica, metadata kept; size
+   * recomputed); an id already held is skipped. Returns how many were stored.
+   */
+  importArtifacts(artifacts: ArtifactImport[]): Promise<number>;
+  /**
+   * Store events verbatim with new local `seq`s, in order (§8.4 rules 3–6): an event whose id,
+   * or whose (origin_replica, origin_seq), is held is skipped; a cited artifact not held refuses
+   * the call with a `not_found` PalaceError (rule `known_artifact`; events before it may stay
+   * stored, and a retry skips them); the local clock observes each `hlc`. Returns how many were
+   * stored.
+   */
+  importEvents(events: EventImport[]): Promise<number>;
   close(): Promise<void>;
 }
 

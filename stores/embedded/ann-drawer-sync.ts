@@ -81,18 +81,34 @@ export class DerivedAnnIndex {
     })();
   }
 
-  private static rebuild(db: Database.Database, path: string, dimension: number, reason: string): DerivedAnnIndex {
-    const index = db.transaction(() => {
+  /** A graph of every stored embedding, and the database generation it reflects. */
+  private static build(db: Database.Database, dimension: number): { graph: HnswGraph; generation: number } {
+    return db.transaction(() => {
       const generation = Number(readMeta(db, GENERATION) ?? 0);
       const count = (db.prepare('SELECT count(*) FROM drawer_embeddings').pluck().get() as number) ?? 0;
       const graph = HnswGraph.empty(dimension, count);
       for (const row of db.prepare('SELECT seq, vector FROM drawer_embeddings').raw().iterate() as IterableIterator<[number, Buffer]>) {
         graph.put(row[0], decodeVector(row[1]));
       }
-      return new DerivedAnnIndex(db, path, graph, generation, 'rebuilt', reason);
+      return { graph, generation };
     })();
+  }
+
+  private static rebuild(db: Database.Database, path: string, dimension: number, reason: string): DerivedAnnIndex {
+    const { graph, generation } = DerivedAnnIndex.build(db, dimension);
+    const index = new DerivedAnnIndex(db, path, graph, generation, 'rebuilt', reason);
     index.persist();
     return index;
+  }
+
+  /** Repair: replaces the graph with one built afresh from SQLite and persists it. */
+  rebuildNow(): number {
+    const { graph, generation } = DerivedAnnIndex.build(this.db, this.graph.dimension);
+    this.graph = graph;
+    this.generation = generation;
+    this.changesSincePersist = graph.live.size + 1;
+    this.persist();
+    return graph.live.size;
   }
 
   /** Live labels in the graph. */

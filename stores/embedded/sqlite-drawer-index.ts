@@ -21,7 +21,7 @@ import { decodeVector, encodeVector, rowToDrawer } from './drawer-rows.js';
 import type { DrawerRow } from './drawer-rows.js';
 import { FTS_VOCABULARY, prepareDrawerDatabase, readMeta, writeMeta } from './drawer-schema.js';
 import { asciiLower, informativeTokenPositions } from '../lexical-tokens.js';
-import { checkDrawerBatch, checkFileReplacements, checkInt, checkNonEmpty, checkStrings } from '../port-args.js';
+import { checkDrawerBatch, checkFileReplacements, checkFileState, checkInt, checkNonEmpty, checkStrings } from '../port-args.js';
 
 export const DRAWER_DB_FILE = 'drawers.sqlite3';
 export const DRAWER_ANN_FILE = 'drawers.hnsw';
@@ -52,6 +52,11 @@ const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|CORRUPT|NOTADB|REA
 const DRAWER_COLUMNS = 'd.seq AS seq, d.id AS id, d.content AS content, d.meta AS meta';
 /** The logical drawer a row belongs to (the port's grouping key; indexed by schema v2). */
 const LOGICAL_ID = 'coalesce(d.parent_drawer_id, d.parent_entry_id, d.id)';
+
+const FILE_STATE_UPSERT = `INSERT INTO file_states (wing, source_file, size, mtime_ms, content_sha256, drawer_count, mined_at, extra)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (wing, source_file) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms,
+    content_sha256 = excluded.content_sha256, drawer_count = excluded.drawer_count, mined_at = excluded.mined_at, extra = excluded.extra`;
 
 interface Scored {
   seq: number;
@@ -194,10 +199,7 @@ export class SqliteDrawerIndex implements DrawerIndex {
       checkFileReplacements(wing, files, this.dimension);
       if (files.length === 0) return;
       const deleteStale = this.db.prepare('DELETE FROM drawers WHERE wing = ? AND source_file = ? AND id NOT IN (SELECT value FROM json_each(?)) RETURNING seq').pluck();
-      const putState = this.db.prepare(`INSERT INTO file_states (wing, source_file, size, mtime_ms, content_sha256, drawer_count, mined_at, extra)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (wing, source_file) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms,
-          content_sha256 = excluded.content_sha256, drawer_count = excluded.drawer_count, mined_at = excluded.mined_at, extra = excluded.extra`);
+      const putState = this.db.prepare(FILE_STATE_UPSERT);
       this.transact((generation) => {
         const stale: number[] = [];
         for (const { sourceFile, drawers, state } of files) {
@@ -431,6 +433,47 @@ export class SqliteDrawerIndex implements DrawerIndex {
       checkNonEmpty('wing', wing);
       checkStrings('sourceFiles', sourceFiles);
       return this.db.prepare('DELETE FROM file_states WHERE wing = ? AND source_file IN (SELECT value FROM json_each(?))').run(wing, JSON.stringify(sourceFiles)).changes;
+    });
+  }
+
+  async scanRows(after: string | undefined, limit: number): Promise<DrawerWrite[]> {
+    return this.run(() => {
+      checkInt('limit', limit, 1, PAGE_MAX);
+      const rows = this.db
+        .prepare(`SELECT ${DRAWER_COLUMNS}, e.vector AS vector FROM drawers d JOIN drawer_embeddings e ON e.seq = d.seq
+          WHERE d.id > ? ORDER BY d.id LIMIT ?`)
+        .all(after ?? '', limit) as (DrawerRow & { vector: Buffer })[];
+      return rows.map(({ vector, ...row }) => ({ ...rowToDrawer(row), embedding: decodeVector(vector) }));
+    });
+  }
+
+  async putFileStates(states: FileState[]): Promise<void> {
+    this.run(() => {
+      for (const s of states) checkFileState(s);
+      const put = this.db.prepare(FILE_STATE_UPSERT);
+      this.db.transaction(() => {
+        for (const s of states) put.run(s.wing, s.source_file, s.size, s.mtime_ms, s.content_sha256, s.drawer_count, s.mined_at, s.extra === undefined ? null : JSON.stringify(s.extra));
+      }).immediate();
+    });
+  }
+
+  /** Repair: rewrites every FTS row from the drawers' text and rebuilds the ANN graph from SQLite. */
+  rebuildDerived(): { fts_rows: number; ann_labels: number } {
+    return this.run(() => {
+      const page = this.db.prepare('SELECT seq, content FROM drawers WHERE seq > ? ORDER BY seq LIMIT 1000').raw();
+      const insert = this.db.prepare('INSERT INTO drawer_fts (rowid, tokens) VALUES (?, ?)');
+      const ftsRows = this.db.transaction(() => {
+        this.db.prepare("INSERT INTO drawer_fts (drawer_fts) VALUES ('delete-all')").run();
+        let n = 0;
+        for (let after = 0; ;) {
+          const rows = page.all(after) as [number, string][];
+          for (const [seq, content] of rows) insert.run(seq, lexicalText(content));
+          n += rows.length;
+          if (rows.length < 1000) return n;
+          after = rows[rows.length - 1]![0];
+        }
+      }).immediate();
+      return { fts_rows: ftsRows, ann_labels: this.ann.rebuildNow() };
     });
   }
 

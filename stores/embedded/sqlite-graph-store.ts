@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { isPalaceError, storeUnavailable } from '../../core/errors.js';
-import { defaultDynamics, dynamicsById, hallwayRecord, toHallwayRecord, toKgTriple, toTunnelRecord, tunnelWriteFields, type StoredHallway, type StoredTunnel } from '../graph-records.js';
+import { defaultDynamics, dynamicsById, hallwayRecord, storedTunnel, toHallwayRecord, toKgTriple, toTunnelRecord, tunnelWriteFields, type StoredHallway, type StoredTunnel } from '../graph-records.js';
 import type {
   ConnectionDynamics,
   GraphStore,
@@ -21,6 +21,7 @@ import type {
   KgTripleWrite,
   TunnelFilter,
   TunnelRecord,
+  TunnelRestore,
   TunnelWrite,
 } from '../ports.js';
 
@@ -339,6 +340,54 @@ class SqliteGraphStore implements GraphStore {
 
   hallwayDelete(id: string): Promise<boolean> {
     return guard(() => this.stmt('DELETE FROM hallways WHERE id = ?').run(id).changes > 0);
+  }
+
+  kgScan(after: { recorded_at: string; id: string } | undefined, limit: number): Promise<KgTriple[]> {
+    return guard(() => {
+      const rows = (after === undefined
+        ? this.stmt(`${TRIPLE_SELECT} ORDER BY t.recorded_at, t.id LIMIT ?`).all(limit)
+        : this.stmt(`${TRIPLE_SELECT} WHERE (t.recorded_at, t.id) > (?, ?) ORDER BY t.recorded_at, t.id LIMIT ?`).all(after.recorded_at, after.id, limit)) as TripleRow[];
+      return rows.map(toTriple);
+    });
+  }
+
+  kgRestore(triples: KgTriple[]): Promise<number> {
+    return guard(() =>
+      this.db.transaction(() => {
+        let inserted = 0;
+        for (const t of triples) {
+          this.ensureEntity({ id: t.subject_id, name: t.subject_name }, t.recorded_at);
+          this.ensureEntity({ id: t.object_id, name: t.object_name }, t.recorded_at);
+          if (this.stmt('SELECT 1 FROM kg_triples WHERE id = ?').get(t.id)) continue;
+          this.insertTriple({ ...t, subject: { id: t.subject_id, name: t.subject_name }, object: { id: t.object_id, name: t.object_name } });
+          inserted++;
+        }
+        return inserted;
+      }).immediate(),
+    );
+  }
+
+  tunnelRestore(records: TunnelRestore[]): Promise<void> {
+    return guard(() =>
+      this.db.transaction(() => {
+        const put = this.stmt(`INSERT OR REPLACE INTO tunnels (id, source_wing, source_room, source_drawer_id, source_wing_key, target_wing, target_room,
+            target_drawer_id, target_wing_key, label, kind, created_at, updated_at, strength, stability, last_activated, access_count)
+            VALUES (@id, @source_wing, @source_room, @source_drawer_id, @source_wing_key, @target_wing, @target_room,
+            @target_drawer_id, @target_wing_key, @label, @kind, @created_at, @updated_at, @strength, @stability, @last_activated, @access_count)`);
+        for (const r of records) put.run(storedTunnel(r));
+      }).immediate(),
+    );
+  }
+
+  hallwayRestore(records: HallwayRecord[]): Promise<void> {
+    return guard(() =>
+      this.db.transaction(() => {
+        const put = this.stmt(`INSERT OR REPLACE INTO hallways (id, wing, entity_a, entity_b, co_occurrence_count, rooms, label, created_at, created_by,
+          strength, stability, last_activated, access_count) VALUES (@id, @wing, @entity_a, @entity_b, @co_occurrence_count, @rooms, @label,
+          @created_at, @created_by, @strength, @stability, @last_activated, @access_count)`);
+        for (const r of records) put.run({ ...r, rooms: JSON.stringify(r.rooms) });
+      }).immediate(),
+    );
   }
 
   close(): Promise<void> {

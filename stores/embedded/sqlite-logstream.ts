@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.js';
-import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, StoredArtifact, StoredEvent } from '../ports.js';
+import type { ArtifactDraft, ArtifactImport, ArtifactRecord, EventDraft, EventImport, EventQuery, Logstream, StoredArtifact, StoredEvent } from '../ports.js';
 import { newStampedId } from '../logstream-ids.js';
 import { observe, renderHlc, tick, utcSecond, type HlcState } from './logstream-clock.js';
 import { ChangeNotifier, DATA_VERSION_POLL_MS } from './logstream-notify.js';
@@ -155,6 +155,10 @@ function toEvent(row: EventRow, artifactIds: string[]): StoredEvent {
 
 function toArtifactRecord(row: Omit<ArtifactRow, 'content' | 'metadata_json'>): ArtifactRecord {
   return { id: row.id, kind: row.kind, sha256: row.sha256, size_bytes: row.size_bytes, created_by: row.created_by, created_at: row.created_at, origin_replica: row.origin_replica };
+}
+
+function unknownArtifact(eventId: string, artifactId: string): PalaceError {
+  return new PalaceError('not_found', `event ${eventId} references artifact ${artifactId} not yet applied locally`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId, event_id: eventId } });
 }
 
 export interface SqliteLogstreamOptions {
@@ -418,6 +422,52 @@ export class SqliteLogstream implements Logstream {
     return this.guard(() => {
       const rows = this.stmt('SELECT origin_replica AS origin, max(origin_seq) AS top FROM events WHERE origin_replica IS NOT NULL GROUP BY origin_replica ORDER BY origin_replica').all() as { origin: string; top: number }[];
       return Object.fromEntries(rows.map((r) => [r.origin, r.top]));
+    });
+  }
+
+  async scanArtifacts(cursor: string | undefined, limit: number): Promise<{ items: StoredArtifact[]; next?: string }> {
+    return this.guard(() => {
+      const rows = this.stmt('SELECT id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica FROM artifacts WHERE id > ? ORDER BY id LIMIT ?')
+        .all(cursor ?? '', limit) as ArtifactRow[];
+      const items = rows.map((row) => ({ ...toArtifactRecord(row), content: row.content, metadata: parseMetadata(row.metadata_json) }));
+      return rows.length < limit ? { items } : { items, next: rows[rows.length - 1]!.id };
+    });
+  }
+
+  async importArtifacts(artifacts: ArtifactImport[]): Promise<number> {
+    return this.write(() => {
+      const insert = this.stmt(`INSERT INTO artifacts (id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica)
+        VALUES (@id, @kind, @sha256, @size_bytes, @content, @created_by, @created_at, @metadata_json, @origin_replica) ON CONFLICT (id) DO NOTHING`);
+      let stored = 0;
+      for (const a of artifacts) {
+        stored += insert.run({
+          id: a.id, kind: a.kind, sha256: a.sha256, size_bytes: Buffer.byteLength(a.content, 'utf8'), content: a.content, created_by: a.created_by,
+          created_at: a.created_at, metadata_json: a.metadata_json, origin_replica: a.origin_replica,
+        }).changes;
+      }
+      return stored;
+    });
+  }
+
+  async importEvents(events: EventImport[]): Promise<number> {
+    return this.write(() => {
+      const held = this.stmt('SELECT 1 FROM events WHERE id = ? OR (origin_replica = ? AND origin_seq = ?)');
+      const known = this.stmt('SELECT 1 FROM artifacts WHERE id = ?');
+      const insert = this.stmt(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
+        VALUES (@id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @origin_seq, @hlc)`);
+      const link = this.stmt('INSERT INTO event_artifacts (event_id, artifact_id) VALUES (?, ?)');
+      let stored = 0;
+      for (const e of events) {
+        if (held.get(e.id, e.origin_replica, e.origin_seq)) continue;
+        const missing = e.artifact_ids.find((id) => !known.get(id));
+        if (missing !== undefined) throw unknownArtifact(e.id, missing);
+        const { artifact_ids, ...columns } = e;
+        insert.run(columns);
+        for (const artifactId of new Set(artifact_ids)) link.run(e.id, artifactId);
+        this.clock = observe(this.clock, e.hlc, Date.now());
+        stored++;
+      }
+      return stored;
     });
   }
 

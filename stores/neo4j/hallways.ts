@@ -62,6 +62,25 @@ export class HallwayCypher {
     return result.records.map((r) => toHallwayRecord(r.get('h') as StoredHallway)).sort(byWingAndEntities);
   }
 
+  async restore(tx: ManagedTransaction, records: HallwayRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await tx.run(
+      `UNWIND $records AS r
+       MERGE (h:Hallway {key: r.key})
+       SET h = r`,
+      {
+        records: records.map((r) => ({
+          ...r,
+          key: palaceKey(this.palace, r.id),
+          palace: this.palace,
+          rooms: JSON.stringify(r.rooms),
+          co_occurrence_count: neo4j.int(r.co_occurrence_count),
+          access_count: neo4j.int(r.access_count),
+        })),
+      },
+    );
+  }
+
   async delete(tx: ManagedTransaction, id: string): Promise<boolean> {
     const result = await tx.run('MATCH (h:Hallway {key: $key}) WHERE h.palace = $palace DELETE h RETURN count(*) AS deleted', { key: palaceKey(this.palace, id), palace: this.palace });
     return (result.records[0]!.get('deleted') as number) > 0;

@@ -220,6 +220,42 @@ export class KgCypher {
     return rows<FactRow>(result).map(toTriple);
   }
 
+  async scan(tx: ManagedTransaction, after: { recorded_at: string; id: string } | undefined, limit: number): Promise<KgTriple[]> {
+    const result = await tx.run(
+      `MATCH (s:KgEntity)-[t:KG_FACT {palace: $palace}]->(o:KgEntity)
+       WHERE $after_recorded IS NULL OR t.recorded_order > $after_recorded OR (t.recorded_order = $after_recorded AND t.id_order > $after_id)
+       ${FACT_RETURN} ORDER BY ${STORAGE_ORDER} LIMIT $limit`,
+      {
+        palace: this.palace,
+        after_recorded: after === undefined ? null : codePointSortKey(after.recorded_at),
+        after_id: after === undefined ? null : codePointSortKey(after.id),
+        limit: neo4j.int(limit),
+      },
+    );
+    return rows<FactRow>(result).map(toTriple);
+  }
+
+  /** Inserts each triple whose key is not held (entities merged with the triple's names). */
+  async restore(tx: ManagedTransaction, triples: KgTriple[]): Promise<number> {
+    if (triples.length === 0) return 0;
+    const rows = triples.map((t) => {
+      const subject = { id: t.subject_id, name: t.subject_name };
+      const object = { id: t.object_id, name: t.object_name };
+      return { subject: this.entity(subject), object: this.entity(object), fact: this.factProps({ ...t, subject, object }) };
+    });
+    const result = await tx.run(
+      `UNWIND $rows AS r
+       MERGE (s:KgEntity {key: r.subject.key}) ON CREATE SET s.palace = $palace, s.id = r.subject.id, s.name = r.subject.name, s.created_at = r.fact.recorded_at
+       MERGE (o:KgEntity {key: r.object.key}) ON CREATE SET o.palace = $palace, o.id = r.object.id, o.name = r.object.name, o.created_at = r.fact.recorded_at
+       WITH s, o, r
+       WHERE NOT EXISTS { MATCH ()-[:KG_FACT {key: r.fact.key}]->() }
+       CREATE (s)-[f:KG_FACT]->(o) SET f = r.fact
+       RETURN count(f) AS inserted`,
+      { palace: this.palace, rows },
+    );
+    return result.records[0]!.get('inserted') as number;
+  }
+
   async stats(tx: ManagedTransaction): Promise<KgStatsRow> {
     const result = await tx.run(
       `CALL () { MATCH (e:KgEntity {palace: $palace}) RETURN count(e) AS entities }

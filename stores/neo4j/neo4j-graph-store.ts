@@ -16,6 +16,7 @@ import type {
   KgTripleWrite,
   TunnelFilter,
   TunnelRecord,
+  TunnelRestore,
   TunnelWrite,
 } from '../ports.js';
 import { Neo4jConnection, NEO4J_STORE, type Neo4jConnectionOptions } from './connection.js';
@@ -113,6 +114,22 @@ export class Neo4jGraphStore implements GraphStore {
 
   hallwayDelete(id: string): Promise<boolean> {
     return this.connectionWrites.run(() => this.conn.write((tx) => this.hallways.delete(tx, id)));
+  }
+
+  kgScan(after: { recorded_at: string; id: string } | undefined, limit: number): Promise<KgTriple[]> {
+    return this.conn.read((tx) => this.kg.scan(tx, after, limit));
+  }
+
+  kgRestore(triples: KgTriple[]): Promise<number> {
+    return this.conn.write((tx) => this.kg.restore(tx, triples));
+  }
+
+  tunnelRestore(records: TunnelRestore[]): Promise<void> {
+    return this.connectionWrites.run(() => this.conn.write((tx) => this.tunnels.restore(tx, records)));
+  }
+
+  hallwayRestore(records: HallwayRecord[]): Promise<void> {
+    return this.connectionWrites.run(() => this.conn.write((tx) => this.hallways.restore(tx, records)));
   }
 
   /**

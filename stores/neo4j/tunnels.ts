@@ -3,10 +3,10 @@
  * `key = palace + U+0000 + id`. Upserts MERGE on that key (unique constraint), so concurrent
  * upserts of one id serialise on the constraint and produce one record.
  */
-import type { ManagedTransaction } from 'neo4j-driver';
+import neo4j, { type ManagedTransaction } from 'neo4j-driver';
 import { compareCodePoints } from '../../core/scan.js';
-import { toTunnelRecord, tunnelWriteFields, type StoredTunnel } from '../graph-records.js';
-import type { TunnelFilter, TunnelRecord, TunnelWrite } from '../ports.js';
+import { storedTunnel, toTunnelRecord, tunnelWriteFields, type StoredTunnel } from '../graph-records.js';
+import type { TunnelFilter, TunnelRecord, TunnelRestore, TunnelWrite } from '../ports.js';
 import { palaceKey } from './schema.js';
 
 /** Storage order of the embedded adapter: (created_at, id) by code point. */
@@ -52,6 +52,16 @@ export class TunnelCypher {
   async delete(tx: ManagedTransaction, id: string): Promise<boolean> {
     const result = await tx.run('MATCH (t:Tunnel {key: $key}) WHERE t.palace = $palace DELETE t RETURN count(*) AS deleted', { key: palaceKey(this.palace, id), palace: this.palace });
     return (result.records[0]!.get('deleted') as number) > 0;
+  }
+
+  async restore(tx: ManagedTransaction, records: TunnelRestore[]): Promise<void> {
+    if (records.length === 0) return;
+    await tx.run(
+      `UNWIND $records AS r
+       MERGE (t:Tunnel {key: r.key})
+       SET t = r`,
+      { records: records.map((r) => ({ ...storedTunnel(r), key: palaceKey(this.palace, r.id), palace: this.palace, access_count: neo4j.int(r.access_count) })) },
+    );
   }
 
   async count(tx: ManagedTransaction): Promise<number> {

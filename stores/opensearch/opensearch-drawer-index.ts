@@ -37,7 +37,7 @@ import type { FileStateDocument } from './file-state-documents.js';
 import { rankLikeFts5 } from './lexical-rank.js';
 import type { LexicalMatch } from './lexical-rank.js';
 import { asciiLower, informativeTokenPositions } from '../lexical-tokens.js';
-import { checkDrawerBatch, checkFileReplacements, checkInt, checkNonEmpty, checkStrings } from '../port-args.js';
+import { checkDrawerBatch, checkFileReplacements, checkFileState, checkInt, checkNonEmpty, checkStrings } from '../port-args.js';
 
 export const DEFAULT_DIMENSION = 384;
 
@@ -499,6 +499,24 @@ export class OpenSearchDrawerIndex implements DrawerIndex {
     const ids = [...new Set(sourceFiles.map((f) => fileStateId(wing, f)))];
     const items = await this.bulk(this.states, ids.map((id) => ({ action: { delete: { _id: id } } })));
     return items.filter((i) => i.result === 'deleted').length;
+  }
+
+  async scanRows(after: string | undefined, limit: number): Promise<DrawerWrite[]> {
+    checkInt('limit', limit, 1, PAGE_MAX);
+    const res = await this.search<DrawerSource & { embedding: number[] }>(this.drawers, {
+      size: limit,
+      _source: [...DRAWER_SOURCE, 'embedding'],
+      query: { match_all: {} },
+      sort: [{ id: 'asc' }],
+      ...(after === undefined ? {} : { search_after: [after] }),
+    });
+    return res.hits.hits.map((h) => ({ ...fromSource(h._source!), embedding: vectorFromSource(h._source!) }));
+  }
+
+  async putFileStates(states: FileState[]): Promise<void> {
+    for (const s of states) checkFileState(s);
+    if (states.length === 0) return;
+    await this.bulk(this.states, states.map((s) => ({ action: { index: { _id: fileStateId(s.wing, s.source_file) } }, doc: toFileStateDocument(s) })));
   }
 
   async close(): Promise<void> {

@@ -19,15 +19,17 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { PalaceError, isPalaceError } from '../../core/errors.js';
-import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, StoredArtifact, StoredEvent } from '../ports.js';
+import type { ArtifactDraft, ArtifactImport, ArtifactRecord, EventDraft, EventImport, EventQuery, Logstream, StoredArtifact, StoredEvent } from '../ports.js';
 import { newStampedId } from '../logstream-ids.js';
 import { REDIS_STORE, RedisConnections, guardRedis, redisFailure, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary } from './functions.js';
 import { LOGSTREAM_LIBRARY, LS_APPEND, LS_PUT_ARTIFACT, LS_SUBMIT_PATCH } from './logstream-functions.js';
+import { LOGSTREAM_IMPORT_LIBRARY, LS_IMPORT_ARTIFACT, LS_IMPORT_EVENT } from './logstream-import-functions.js';
 import { LogTailer } from './logstream-tailer.js';
 
 const REPLICA_RE = /^rep_(?:[0-9a-f]{32}|[0-9a-f]{12})$/;
 const library = new FunctionLibrary(LOGSTREAM_LIBRARY);
+const importLibrary = new FunctionLibrary(LOGSTREAM_IMPORT_LIBRARY);
 
 type StreamEntry = [id: string, fields: string[]];
 type AppendReply = [1, number, string, string, string?] | [0, 'duplicate_id'] | [0, 'unknown_artifact', number];
@@ -230,22 +232,32 @@ export class RedisLogstream implements Logstream {
     return this.replica;
   }
 
-  /** Keys and args of one append (§11.4); `checkArtifacts` false for the event of a patch. */
-  private appendCall(eventId: string, draft: EventDraft, checkArtifacts: boolean): { keys: string[]; args: string[] } {
+  /** The keys an event's entry is written under: seq, log, id bucket, vv, ops of `origin`, hlc, index streams. */
+  private entryKeys(eventId: string, draft: EventDraft, origin: string): string[] {
     const indexKeys = new Set<string>();
     for (const [field, segment] of INDEXED) {
       const value = draft[field];
       if (value !== null) indexKeys.add(this.indexKey(segment, value));
     }
-    const artifactKeys = checkArtifacts ? draft.artifact_ids.map((id) => this.key('art', id)) : [];
+    return [this.key('seq'), this.key('log'), this.bucketKey(eventId), this.key('vv'), this.key('ops', origin), this.key('hlc'), ...indexKeys];
+  }
+
+  /** The log entry's caller-supplied attributes, as field/value pairs. */
+  private entryFields(eventId: string, draft: EventDraft): string[] {
     const entry: EntryBody = {
       id: eventId, type: draft.type, stream: draft.stream, room: draft.room, topic: draft.topic, from_agent: draft.from_agent, to_agent: draft.to_agent,
       correlation_id: draft.correlation_id, branch: draft.branch, base_commit: draft.base_commit, status: draft.status,
       body: draft.body, metadata: draft.metadata_json, artifact_ids: draft.artifact_ids,
     };
-    const fields = ['e', JSON.stringify(entry)];
-    const keys = [this.key('seq'), this.key('log'), this.bucketKey(eventId), this.key('vv'), this.key('ops', this.replica), this.key('hlc'), ...indexKeys, ...artifactKeys];
-    return { keys, args: [eventId, this.replica, String(indexKeys.size), String(artifactKeys.length), ...fields] };
+    return ['e', JSON.stringify(entry)];
+  }
+
+  /** Keys and args of one append (§11.4); `checkArtifacts` false for the event of a patch. */
+  private appendCall(eventId: string, draft: EventDraft, checkArtifacts: boolean): { keys: string[]; args: string[] } {
+    const entryKeys = this.entryKeys(eventId, draft, this.replica);
+    const artifactKeys = checkArtifacts ? draft.artifact_ids.map((id) => this.key('art', id)) : [];
+    const keys = [...entryKeys, ...artifactKeys];
+    return { keys, args: [eventId, this.replica, String(entryKeys.length - 6), String(artifactKeys.length), ...this.entryFields(eventId, draft)] };
   }
 
   private storedEvent(id: string, draft: EventDraft, seq: number, createdAt: string, hlc: string): StoredEvent {
@@ -504,6 +516,55 @@ export class RedisLogstream implements Logstream {
         store: REDIS_STORE, retryable: true, details: { event_id: id, rule: 'durable_fsync' },
       });
     }
+  }
+
+  async scanArtifacts(cursor: string | undefined, limit: number): Promise<{ items: StoredArtifact[]; next?: string }> {
+    const [next, keys] = await guardRedis(() => this.connections.command().scan(cursor ?? '0', 'MATCH', this.key('art', '*'), 'COUNT', limit));
+    const prefix = this.key('art', '');
+    const items: StoredArtifact[] = [];
+    for (const key of keys) {
+      const artifact = await this.getArtifact(key.slice(prefix.length));
+      if (artifact) items.push(artifact);
+    }
+    return next === '0' ? { items } : { items, next };
+  }
+
+  async importArtifacts(artifacts: ArtifactImport[]): Promise<number> {
+    let stored = 0;
+    for (const a of artifacts) {
+      const args = [a.id, a.kind, a.sha256, String(Buffer.byteLength(a.content, 'utf8')), a.created_by, a.metadata_json, a.origin_replica ?? this.replica, a.content, a.created_at];
+      const reply = await guardRedis(() => importLibrary.call(this.connections.command(), LS_IMPORT_ARTIFACT, [this.key('art', a.id), this.key('blob', a.sha256)], args));
+      if (reply === 1) {
+        stored++;
+        await this.afterWrite(a.id);
+      }
+    }
+    return stored;
+  }
+
+  async importEvents(events: EventImport[]): Promise<number> {
+    let stored = 0;
+    for (const e of events) {
+      const draft: EventDraft = { ...e, artifact_ids: [...new Set(e.artifact_ids)] };
+      const entryKeys = this.entryKeys(e.id, draft, e.origin_replica);
+      const artifactKeys = draft.artifact_ids.map((id) => this.key('art', id));
+      const args = [e.id, e.origin_replica, String(e.origin_seq), e.created_at, e.hlc, String(entryKeys.length - 6), String(artifactKeys.length), ...this.entryFields(e.id, draft)];
+      let reply: [1, number] | [0, 'held'] | [0, 'unknown_artifact', number];
+      try {
+        reply = (await importLibrary.call(this.connections.command(), LS_IMPORT_EVENT, [...entryKeys, ...artifactKeys], args)) as typeof reply;
+      } catch (err) {
+        throw this.writeFailure(err, e.id);
+      }
+      if (reply[0] === 0 && reply[1] === 'unknown_artifact') {
+        const artifactId = draft.artifact_ids[reply[2] - 1]!;
+        throw new PalaceError('not_found', `event ${e.id} references artifact ${artifactId} not yet applied locally`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId, event_id: e.id } });
+      }
+      if (reply[0] === 1) {
+        stored++;
+        await this.afterWrite(e.id);
+      }
+    }
+    return stored;
   }
 
   async close(): Promise<void> {
