@@ -130,6 +130,12 @@ function canonical(value: unknown, seen: Set<object>, path: string): string {
   }
 }
 
+/** Canonical text of a replicated event's metadata: stored as received, never size-checked (§8.4, DECISIONS Q5). */
+export function remoteMetadataJson(value: unknown): string {
+  if (value === undefined || value === null || !isPlainObject(value)) return '{}';
+  return canonical(value, new Set(), 'metadata');
+}
+
 /** §3.2 item 5: the canonical text that is stored. */
 export function metadataJson(value: unknown): string {
   if (value === undefined || value === null) return '{}';

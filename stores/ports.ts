@@ -458,7 +458,40 @@ export interface Logstream {
   waitForEvents(query: Omit<EventQuery, 'order' | 'beforeSeq'>, timeoutMs: number, signal?: AbortSignal): Promise<StoredEvent[]>;
   /** `{ origin_replica: highest origin_seq held }` over every stored event (§8.2). */
   versionVector(): Promise<Record<string, number>>;
+
+  // Replication (§7.3, §8.3–§8.4, §10.6, §11.8).
+  /** Events authored by `origin` with `origin_seq > afterOriginSeq`, ascending `origin_seq`, at most `limit`. */
+  opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<StoredEvent[]>;
+  hasArtifact(id: string): Promise<boolean>;
+  /** Store a peer's artifact verbatim (id, created_at, origin_replica kept); false, writing nothing, when the id is held. */
+  applyRemoteArtifact(artifact: RemoteArtifact): Promise<boolean>;
+  /**
+   * Store a peer's event verbatim with a new local `seq` and observe its `hlc`, atomically.
+   * `own_origin` (our own op echoed back) and `duplicate` (same `id`, or same
+   * `(origin_replica, origin_seq)`) write nothing. A cited artifact not held refuses the write
+   * with a `not_found` PalaceError, rule `known_artifact`, `details.artifact_id`.
+   */
+  applyRemoteEvent(event: RemoteEvent): Promise<'applied' | 'own_origin' | 'duplicate'>;
+  /** The mesh state the sync loop last published, shared by every process of the palace. */
+  readMeshState(): Promise<MeshState>;
+  publishMeshState(state: MeshState): Promise<void>;
   close(): Promise<void>;
+}
+
+/** An event as a peer serves it, checked by palace/logstream-sync; its `metadata` already canonical text. */
+export type RemoteEvent = Omit<StoredEvent, 'seq' | 'metadata'> & { metadata_json: string };
+
+/** An artifact as a peer serves it, its hash verified and `size_bytes` recomputed locally. */
+export type RemoteArtifact = Omit<StoredArtifact, 'metadata'> & { metadata_json: string };
+
+/**
+ * Peer state records (§8.7) by peer name and known node profiles (§8.8) by replica id, as JSON
+ * objects the palace layer shapes, plus when and by whom they were published.
+ */
+export interface MeshState {
+  peers: Record<string, Record<string, unknown>>;
+  profiles: Record<string, Record<string, unknown>>;
+  published_at: string | null;
 }
 
 /** The current lease of one key. */

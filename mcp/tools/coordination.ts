@@ -20,6 +20,8 @@ export function logstreamContext(ctx: ToolContext, peers?: LogstreamContext['mes
     maxResponseChars: runtime.config.mcp.maxResponseChars,
     mesh: {
       replicaName: runtime.config.replicaName,
+      syncIntervalS: runtime.config.sync.intervalS,
+      locks: runtime.stores.locks,
       peers,
       nodeFacts: async () => ({
         drawerStore: true,

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.js';
-import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, StoredArtifact, StoredEvent } from '../ports.js';
+import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, MeshState, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../ports.js';
 import { newStampedId } from '../logstream-ids.js';
 import { observe, renderHlc, tick, utcSecond, type HlcState } from './logstream-clock.js';
 import { ChangeNotifier, DATA_VERSION_POLL_MS } from './logstream-notify.js';
@@ -53,6 +53,10 @@ CREATE TABLE IF NOT EXISTS event_artifacts (
   event_id TEXT NOT NULL,
   artifact_id TEXT NOT NULL,
   PRIMARY KEY (event_id, artifact_id)
+);
+CREATE TABLE IF NOT EXISTS mesh_state (
+  key TEXT PRIMARY KEY,
+  value_json TEXT NOT NULL
 );
 `;
 
@@ -419,6 +423,66 @@ export class SqliteLogstream implements Logstream {
       const rows = this.stmt('SELECT origin_replica AS origin, max(origin_seq) AS top FROM events WHERE origin_replica IS NOT NULL GROUP BY origin_replica ORDER BY origin_replica').all() as { origin: string; top: number }[];
       return Object.fromEntries(rows.map((r) => [r.origin, r.top]));
     });
+  }
+
+  async opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<StoredEvent[]> {
+    return this.guard(() => this.withArtifacts(this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE origin_replica = ? AND origin_seq > ? ORDER BY origin_seq LIMIT ?`).all(origin, afterOriginSeq, limit) as EventRow[]));
+  }
+
+  async hasArtifact(id: string): Promise<boolean> {
+    return this.guard(() => this.stmt('SELECT 1 FROM artifacts WHERE id = ?').get(id) !== undefined);
+  }
+
+  async applyRemoteArtifact(a: RemoteArtifact): Promise<boolean> {
+    return this.write(() => {
+      if (this.stmt('SELECT 1 FROM artifacts WHERE id = ?').get(a.id)) return false;
+      this.stmt(`INSERT INTO artifacts (id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica)
+        VALUES (@id, @kind, @sha256, @size_bytes, @content, @created_by, @created_at, @metadata_json, @origin_replica)`).run(a);
+      return true;
+    });
+  }
+
+  async applyRemoteEvent(e: RemoteEvent): Promise<'applied' | 'own_origin' | 'duplicate'> {
+    if (e.origin_replica === this.replica) return 'own_origin';
+    return this.write(() => {
+      if (this.stmt('SELECT 1 FROM events WHERE id = ?').get(e.id)) return 'duplicate';
+      if (this.stmt('SELECT 1 FROM events WHERE origin_replica = ? AND origin_seq = ?').get(e.origin_replica, e.origin_seq)) return 'duplicate';
+      const known = this.stmt('SELECT 1 FROM artifacts WHERE id = ?');
+      for (const artifactId of e.artifact_ids) {
+        if (!known.get(artifactId)) {
+          throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
+        }
+      }
+      const { artifact_ids: _ids, ...columns } = e;
+      this.stmt(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
+        VALUES (@id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @origin_seq, @hlc)`).run(columns);
+      const link = this.stmt('INSERT INTO event_artifacts (event_id, artifact_id) VALUES (?, ?)');
+      for (const artifactId of e.artifact_ids) link.run(e.id, artifactId);
+      this.clock = observe(this.clock, e.hlc, Date.now());
+      return 'applied';
+    });
+  }
+
+  async readMeshState(): Promise<MeshState> {
+    return this.guard(() => {
+      const rows = this.stmt('SELECT key, value_json FROM mesh_state').all() as { key: string; value_json: string }[];
+      const value = (key: string) => {
+        const row = rows.find((r) => r.key === key);
+        return row ? (JSON.parse(row.value_json) as unknown) : null;
+      };
+      return {
+        peers: (value('peers') ?? {}) as MeshState['peers'],
+        profiles: (value('profiles') ?? {}) as MeshState['profiles'],
+        published_at: value('published_at') as string | null,
+      };
+    });
+  }
+
+  async publishMeshState(state: MeshState): Promise<void> {
+    await writeWithBusyRetry(STORE, () => this.db.transaction(() => {
+      const put = this.stmt('INSERT INTO mesh_state (key, value_json) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json');
+      for (const [key, value] of Object.entries(state)) put.run(key, JSON.stringify(value));
+    }).immediate());
   }
 
   async close(): Promise<void> {
