@@ -117,6 +117,7 @@ class Served {
 }
 
 function writePeers(server: Served, peer: Served): void {
+  fs.mkdirSync(server.spec.palaceDir, { recursive: true });
   fs.writeFileSync(path.join(server.spec.palaceDir, 'peers.json'), JSON.stringify({ peers: [{ name: peer.spec.name, url: peer.url, token: PEER_TOKEN }] }));
 }
 
