@@ -149,12 +149,8 @@ export async function meshEstate(logstream: Logstream, options: MeshOptions): Pr
     };
   });
   const peerReplicas = new Set(peers.map((p) => p.replica_id).filter((id): id is string => typeof id === 'string'));
-  let lease: { holder: string } | null = null;
-  try {
-    lease = options.locks ? await options.locks.holder(SYNC_LEASE_KEY) : null;
-  } catch {
-    lease = null;
-  }
+  // Best-effort like the profile: an unavailable lock store reports no live writer.
+  const lease = options.locks ? await options.locks.holder(SYNC_LEASE_KEY).catch(() => null) : null;
   return {
     self: { replica_id: replicaId, name: options.replicaName, version_vector: versionVector, profile },
     peers,

@@ -30,7 +30,7 @@ export class HttpsSyncTransport implements SyncTransport {
       throw new PalaceError('store_unavailable', `${peerLabel(peer.url)}${path}: ${reason}`, { retryable: true });
     }
     const text = await res.text();
-    let body: unknown = null;
+    let body: unknown;
     try {
       body = text === '' ? null : JSON.parse(text);
     } catch {
