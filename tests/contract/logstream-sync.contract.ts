@@ -135,6 +135,16 @@ export function describeLogstreamSyncContract(adapterName: string, open: () => P
         expect((await append(c)).hlc < bogus).toBe(true);
       });
 
+      it('wakes a waiter on a replicated event well before its timeout (§12.11)', async () => {
+        const e = await append(a, { to_agent: 'worker-9' });
+        const waiting = ops.eventWait(ctx(b), { to_agent: 'worker-9', timeout_ms: 60_000 });
+        await new Promise((r) => setTimeout(r, 100));
+        expect(await b.applyRemoteEvent(remoteEvent(e))).toBe('applied');
+        const woken = await waiting;
+        expect(woken).toMatchObject({ timed_out: false, count: 1 });
+        expect(woken.events[0]!.id).toBe(e.id);
+      });
+
       it('keeps the published mesh state for every process of the palace', async () => {
         expect(await a.readMeshState()).toEqual({ peers: {}, profiles: {}, published_at: null });
         const state = { peers: { desktop: { url: 'http://desktop', reachable: false, remote_version_vector: { rep_x: 3 } } }, profiles: { rep_x: { advertised_at: '2026-01-01T00:00:00Z' } }, published_at: '2026-01-01T00:00:01Z' };
