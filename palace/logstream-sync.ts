@@ -163,13 +163,18 @@ export async function pullFromPeer(logstream: Logstream, transport: SyncTranspor
     peer_url: label, peer_replica: typeof remote.replica_id === 'string' ? remote.replica_id : '', pulled_events: 0, pulled_artifacts: 0, per_origin: {},
     remote_version_vector: remoteVector, remote_profile: asObject(remote.profile), remote_profiles: asObject(remote.profiles) ?? {},
   };
-  if ((remoteVector[self] ?? 0) > (local[self] ?? 0)) {
-    // §10.7: a peer holds more of our own origin than we do — this store was restored or lost its tail.
-    log?.(`mempalace sync: WARNING ${label} holds events of this replica (${self}) up to origin_seq ${remoteVector[self]}, but this store has only ${local[self] ?? 0}; was logstream.sqlite3 or Redis restored from an older copy?`);
+  // Own events come back in ascending order, so what is held up to the peer's number is a prefix.
+  const ownHeld = await logstream.originTop(self, remoteVector[self] ?? 0);
+  const ownBehind = (remoteVector[self] ?? 0) > ownHeld;
+  if (ownBehind) {
+    // §10.7: a peer holds more of our own origin than we do — this store was restored or lost its
+    // tail. First stop minting numbers the peer already holds, then pull our own events back.
+    await logstream.reserveOwnSeqAbove(remoteVector[self]!);
+    log?.(`mempalace sync: WARNING ${label} holds events of this replica (${self}) up to origin_seq ${remoteVector[self]}, but this store holds them only up to ${ownHeld} (restored from an older copy?); own appends now continue above ${remoteVector[self]} and the missing own events are pulled back`);
   }
   for (const origin of Object.keys(remoteVector).sort()) {
-    if (origin === self) continue;
-    let after = local[origin] ?? 0;
+    if (origin === self && !ownBehind) continue;
+    let after = origin === self ? ownHeld : (local[origin] ?? 0);
     while (after < remoteVector[origin]!) {
       const page = await fetchJson(transport, peer, '/sync/ops', { origin, after: String(after), limit: String(OPS_PAGE_MAX) });
       const events = Array.isArray(page.events) ? page.events : [];
@@ -185,7 +190,7 @@ export async function pullFromPeer(logstream: Logstream, transport: SyncTranspor
           if (await logstream.applyRemoteArtifact(remoteArtifact((body as { artifact?: unknown } | null)?.artifact))) report.pulled_artifacts++;
         }
         try {
-          if ((await logstream.applyRemoteEvent(event)) === 'applied') {
+          if ((await logstream.applyRemoteEvent(event, { reclaimOwn: origin === self })) === 'applied') {
             report.pulled_events++;
             report.per_origin[origin] = (report.per_origin[origin] ?? 0) + 1;
           }

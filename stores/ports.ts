@@ -462,16 +462,25 @@ export interface Logstream {
   // Replication (§7.3, §8.3–§8.4, §10.6, §11.8).
   /** Events authored by `origin` with `origin_seq > afterOriginSeq`, ascending `origin_seq`, at most `limit`. */
   opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<StoredEvent[]>;
+  /** The highest `origin_seq` held for `origin` that is at most `atMost` (0 when none). */
+  originTop(origin: string, atMost: number): Promise<number>;
   hasArtifact(id: string): Promise<boolean>;
   /** Store a peer's artifact verbatim (id, created_at, origin_replica kept); false, writing nothing, when the id is held. */
   applyRemoteArtifact(artifact: RemoteArtifact): Promise<boolean>;
   /**
    * Store a peer's event verbatim with a new local `seq` and observe its `hlc`, atomically.
-   * `own_origin` (our own op echoed back) and `duplicate` (same `id`, or same
+   * `own_origin` (our own op echoed back, unless `reclaimOwn`) and `duplicate` (same `id`, or same
    * `(origin_replica, origin_seq)`) write nothing. A cited artifact not held refuses the write
    * with a `not_found` PalaceError, rule `known_artifact`, `details.artifact_id`.
    */
-  applyRemoteEvent(event: RemoteEvent): Promise<'applied' | 'own_origin' | 'duplicate'>;
+  applyRemoteEvent(event: RemoteEvent, options?: { reclaimOwn?: boolean }): Promise<'applied' | 'own_origin' | 'duplicate'>;
+  /**
+   * §10.7 (restores): a peer holds this replica's own events up to `originSeq`, more than the
+   * store does. From now on local appends get `origin_seq` (= `seq`) above it, so no number a
+   * peer already holds is minted twice; returns whether the counter moved. Own events pulled
+   * back then go through `applyRemoteEvent` with `reclaimOwn`.
+   */
+  reserveOwnSeqAbove(originSeq: number): Promise<boolean>;
   /** The mesh state the sync loop last published, shared by every process of the palace. */
   readMeshState(): Promise<MeshState>;
   publishMeshState(state: MeshState): Promise<void>;

@@ -257,6 +257,15 @@ export class SqliteLogstream implements Logstream {
     }
   }
 
+  private ownSeqFloor(): number {
+    const row = this.stmt("SELECT value_json FROM mesh_state WHERE key = 'own_seq_floor'").get() as { value_json: string } | undefined;
+    return row ? Number(JSON.parse(row.value_json)) : 0;
+  }
+
+  private maxRowid(): number {
+    return (this.stmt('SELECT coalesce(max(rowid), 0) AS top FROM events').get() as { top: number }).top;
+  }
+
   private maxHlc(): string | null {
     return (this.stmt('SELECT max(hlc) AS hlc FROM events').get() as { hlc: string | null }).hlc;
   }
@@ -274,13 +283,16 @@ export class SqliteLogstream implements Logstream {
     this.clock = tick(observe(this.clock, this.maxHlc(), now), now);
     const hlc = renderHlc(this.clock, this.replica);
     const created_at = utcSecond(now);
-    const insert = this.stmt(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, hlc)
-      VALUES (@id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @hlc)`);
+    const insert = this.stmt(`INSERT INTO events (rowid, id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, hlc)
+      VALUES (@rowid, @id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @hlc)`);
     let id = newStampedId('evt', now);
     // The random part makes a collision practically impossible; a retry costs nothing if it happens.
     while (this.stmt('SELECT 1 FROM events WHERE id = ?').get(id)) id = newStampedId('evt', now);
     const { artifact_ids: _ids, ...columns } = draft;
-    const seq = Number(insert.run({ ...columns, id, created_at, origin_replica: this.replica, hlc }).lastInsertRowid);
+    // §10.7: after a restore, own origin_seq values (= rowid) stay above what peers already hold.
+    const floor = this.ownSeqFloor();
+    const rowid = floor > 0 && floor >= this.maxRowid() ? floor + 1 : null;
+    const seq = Number(insert.run({ ...columns, id, created_at, origin_replica: this.replica, hlc, rowid }).lastInsertRowid);
     this.stmt('UPDATE events SET origin_seq = rowid WHERE rowid = ?').run(seq);
     const link = this.stmt('INSERT INTO event_artifacts (event_id, artifact_id) VALUES (?, ?)');
     for (const artifactId of draft.artifact_ids) link.run(id, artifactId);
@@ -429,6 +441,10 @@ export class SqliteLogstream implements Logstream {
     return this.guard(() => this.withArtifacts(this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE origin_replica = ? AND origin_seq > ? ORDER BY origin_seq LIMIT ?`).all(origin, afterOriginSeq, limit) as EventRow[]));
   }
 
+  async originTop(origin: string, atMost: number): Promise<number> {
+    return this.guard(() => (this.stmt('SELECT coalesce(max(origin_seq), 0) AS top FROM events WHERE origin_replica = ? AND origin_seq <= ?').get(origin, atMost) as { top: number }).top);
+  }
+
   async hasArtifact(id: string): Promise<boolean> {
     return this.guard(() => this.stmt('SELECT 1 FROM artifacts WHERE id = ?').get(id) !== undefined);
   }
@@ -442,8 +458,16 @@ export class SqliteLogstream implements Logstream {
     });
   }
 
-  async applyRemoteEvent(e: RemoteEvent): Promise<'applied' | 'own_origin' | 'duplicate'> {
-    if (e.origin_replica === this.replica) return 'own_origin';
+  async reserveOwnSeqAbove(originSeq: number): Promise<boolean> {
+    return writeWithBusyRetry(STORE, () => this.db.transaction(() => {
+      if (originSeq <= this.ownSeqFloor()) return false;
+      this.stmt("INSERT INTO mesh_state (key, value_json) VALUES ('own_seq_floor', ?) ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json").run(JSON.stringify(originSeq));
+      return true;
+    }).immediate());
+  }
+
+  async applyRemoteEvent(e: RemoteEvent, options: { reclaimOwn?: boolean } = {}): Promise<'applied' | 'own_origin' | 'duplicate'> {
+    if (e.origin_replica === this.replica && !options.reclaimOwn) return 'own_origin';
     return this.write(() => {
       if (this.stmt('SELECT 1 FROM events WHERE id = ?').get(e.id)) return 'duplicate';
       if (this.stmt('SELECT 1 FROM events WHERE origin_replica = ? AND origin_seq = ?').get(e.origin_replica, e.origin_seq)) return 'duplicate';

@@ -10,12 +10,16 @@
  *
  * Apply-artifact keys: artifact hash, blob. Args: id, kind, sha256, size_bytes, created_by,
  * metadata, origin_replica, content, created_at. Replies 1 (stored) or 0 (id already held).
+ *
+ * Reserve keys: seq. Args: the origin_seq peers hold for this replica (§10.7). Moves `seq` (and
+ * so every later own `origin_seq`) up to it; the one gap in `seq` a restore costs. Replies 1 or 0.
  */
 import { LUA_TIME_HELPERS } from './functions.js';
 
 export const LS_SYNC_VERSION = 'v1';
 export const LS_APPLY_REMOTE = `ls_apply_remote_${LS_SYNC_VERSION}`;
 export const LS_APPLY_ARTIFACT = `ls_apply_artifact_${LS_SYNC_VERSION}`;
+export const LS_RESERVE_SEQ = `ls_reserve_seq_${LS_SYNC_VERSION}`;
 
 export const LOGSTREAM_SYNC_LIBRARY = `#!lua name=mempalace_logstream_sync_${LS_SYNC_VERSION}
 ${LUA_TIME_HELPERS}
@@ -60,6 +64,13 @@ redis.register_function('${LS_APPLY_ARTIFACT}', function(k, a)
   if redis.call('EXISTS', k[1]) == 1 then return 0 end
   redis.call('SET', k[2], a[8], 'NX')
   redis.call('HSET', k[1], 'id', a[1], 'kind', a[2], 'sha256', a[3], 'size_bytes', a[4], 'created_by', a[5], 'created_at', a[9], 'metadata', a[6], 'origin_replica', a[7])
+  return 1
+end)
+
+redis.register_function('${LS_RESERVE_SEQ}', function(k, a)
+  local cur = tonumber(redis.call('GET', k[1]) or '0')
+  if tonumber(a[1]) <= cur then return 0 end
+  redis.call('SET', k[1], a[1])
   return 1
 end)
 `;

@@ -24,7 +24,7 @@ import { newStampedId } from '../logstream-ids.js';
 import { REDIS_STORE, RedisConnections, guardRedis, redisFailure, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary } from './functions.js';
 import { LOGSTREAM_LIBRARY, LS_APPEND, LS_PUT_ARTIFACT, LS_SUBMIT_PATCH } from './logstream-functions.js';
-import { LOGSTREAM_SYNC_LIBRARY, LS_APPLY_ARTIFACT, LS_APPLY_REMOTE } from './logstream-sync-functions.js';
+import { LOGSTREAM_SYNC_LIBRARY, LS_APPLY_ARTIFACT, LS_APPLY_REMOTE, LS_RESERVE_SEQ } from './logstream-sync-functions.js';
 import { LogTailer } from './logstream-tailer.js';
 
 const REPLICA_RE = /^rep_(?:[0-9a-f]{32}|[0-9a-f]{12})$/;
@@ -489,6 +489,13 @@ export class RedisLogstream implements Logstream {
     });
   }
 
+  async originTop(origin: string, atMost: number): Promise<number> {
+    return guardRedis(async () => {
+      const [, score] = await this.connections.command().zrevrangebyscore(this.key('ops', origin), atMost, '-inf', 'WITHSCORES', 'LIMIT', 0, 1);
+      return score === undefined ? 0 : Number(score);
+    });
+  }
+
   async hasArtifact(id: string): Promise<boolean> {
     return guardRedis(async () => (await this.connections.command().exists(this.key('art', id))) === 1);
   }
@@ -506,8 +513,12 @@ export class RedisLogstream implements Logstream {
     return reply === 1;
   }
 
-  async applyRemoteEvent(e: RemoteEvent): Promise<'applied' | 'own_origin' | 'duplicate'> {
-    if (e.origin_replica === this.replica) return 'own_origin';
+  async reserveOwnSeqAbove(originSeq: number): Promise<boolean> {
+    return guardRedis(async () => Number(await syncLibrary.call(this.connections.command(), LS_RESERVE_SEQ, [this.key('seq')], [String(originSeq)])) === 1);
+  }
+
+  async applyRemoteEvent(e: RemoteEvent, options: { reclaimOwn?: boolean } = {}): Promise<'applied' | 'own_origin' | 'duplicate'> {
+    if (e.origin_replica === this.replica && !options.reclaimOwn) return 'own_origin';
     const indexKeys = this.indexKeysOf(e);
     const artifactKeys = e.artifact_ids.map((id) => this.key('art', id));
     const keys = [this.key('seq'), this.key('log'), this.bucketKey(e.id), this.key('vv'), this.key('ops', e.origin_replica), this.key('hlc'), ...indexKeys, ...artifactKeys];

@@ -30,7 +30,7 @@ class InProcessTransport implements SyncTransport {
   /** Artifact ids to serve with altered content (a corrupt transfer). */
   readonly tamper = new Set<string>();
   readonly down = new Set<string>();
-  constructor(private readonly replicas: Map<string, Logstream>) {}
+  constructor(readonly replicas: Map<string, Logstream>) {}
 
   async request(peer: SyncPeer, path: string, params: Record<string, string>): Promise<{ status: number; body: unknown }> {
     const name = peer.url.replace('mem://', '');
@@ -49,7 +49,8 @@ class InProcessTransport implements SyncTransport {
   }
 }
 
-export function describeLogstreamSyncContract(adapterName: string, open: () => Promise<OpenedReplica>): void {
+/** `open(replicaId)` opens a fresh, empty store that already carries that replica id: a palace restored from before its log had anything. */
+export function describeLogstreamSyncContract(adapterName: string, open: (replicaId?: string) => Promise<OpenedReplica>): void {
   describe(`Logstream replication contract — ${adapterName}`, () => {
     let replicas: OpenedReplica[];
     let a: Logstream;
@@ -223,6 +224,40 @@ export function describeLogstreamSyncContract(adapterName: string, open: () => P
         expect(estate.unnamed_origins).toEqual([await c.replicaId()]);
         expect(Object.keys(estate.origin_profiles).sort()).toEqual([await a.replicaId(), await b.replicaId()].sort());
         await replicator.stop();
+      });
+    });
+
+    describe('restores (§10.7, D5)', () => {
+      it('a replica restored behind its peers mints no origin_seq they hold, pulls its own events back, and its new events reach them', async () => {
+        const patch = async () => (await ops.patchSubmit(ctx(a), { stream: 'project/atlas', from_agent: 'mac-claude', content: 'a2 patch\n' }));
+        const first = await append(a, { body: 'a1' });
+        const second = await patch();
+        const sent = [first, (await a.getEvent(second.event.id))!, await append(a, { body: 'a3' })];
+        await append(b, { body: 'b1' });
+        await pullFromPeer(b, transport, peer('a'));
+        const restoredReplica = await open(await a.replicaId());
+        replicas.push(restoredReplica);
+        const restored = restoredReplica.logstream;
+        expect(await restored.replicaId()).toBe(await a.replicaId());
+        expect(await all(restored)).toEqual([]);
+        transport.replicas.set('a', restored);
+
+        // The first pull back breaks off at a corrupt transfer of a2's artifact, after a1 came back.
+        const logs: string[] = [];
+        transport.tamper.add(second.artifact.id);
+        await expect(pullFromPeer(restored, transport, peer('b'), (l) => logs.push(l))).rejects.toThrow('failed hash verification');
+        expect(logs.join('\n')).toContain('WARNING');
+        // An agent appends before the next round: the number must be above every one b holds.
+        const fresh = await append(restored, { body: 'after the restore' });
+        expect(fresh.origin_seq).toBeGreaterThan(sent[2]!.origin_seq);
+        expect(fresh.origin_seq).toBe(fresh.seq);
+        transport.tamper.clear();
+        await pullFromPeer(restored, transport, peer('b'));
+        const back = byId(await all(restored));
+        for (const e of sent) expect(verbatim(back.get(e.id)!)).toEqual(verbatim(e));
+        expect(await pullFromPeer(b, transport, peer('a'))).toMatchObject({ pulled_events: 1 });
+        expect((await b.getEvent(fresh.id))?.body).toBe('after the restore');
+        expect(await restored.reserveOwnSeqAbove(1)).toBe(false);
       });
     });
 

@@ -6,8 +6,13 @@ import { openRedisLogstream } from '../../stores/redis/redis-logstream.js';
 import { describeLogstreamSyncContract } from './logstream-sync.contract.js';
 
 // No skip when Redis is down: opening fails with store_unavailable and every test fails.
-describeLogstreamSyncContract('cluster (Redis)', async () => {
+describeLogstreamSyncContract('cluster (Redis)', async (replicaId) => {
   const options = { url: loadConfig().redis.url, palaceName: `contract-sync-${randomBytes(6).toString('hex')}` };
+  if (replicaId) {
+    const admin = new RedisConnections(options);
+    await admin.command().set(`${admin.prefix}ls:replica`, replicaId);
+    await admin.close();
+  }
   const logstream = await openRedisLogstream(options);
   const locks = await openRedisLocks(options);
   return {
