@@ -87,7 +87,8 @@ export class MeshReplicator {
     return this.lease !== null;
   }
 
-  private async readPeers(): Promise<SyncPeer[]> {
+  /** The configured peers, or null when the file cannot be read (then no peer is attempted). */
+  private async readPeers(): Promise<SyncPeer[] | null> {
     try {
       const peers = await this.options.peers();
       this.lastPeersError = null;
@@ -97,7 +98,7 @@ export class MeshReplicator {
       // Logged once per transition, retried every round (§8.6).
       if (message !== this.lastPeersError) this.options.log(`mempalace sync: ${message}`);
       this.lastPeersError = message;
-      return [];
+      return null;
     }
   }
 
@@ -108,10 +109,13 @@ export class MeshReplicator {
     const self = await logstream.replicaId();
     const peers = await this.readPeers();
     const state = await logstream.readMeshState();
-    const records: MeshState['peers'] = { ...state.peers };
+    // Records of peers no longer in the file are dropped; an unreadable file keeps them all.
+    const records: MeshState['peers'] = peers ? Object.fromEntries(peers.flatMap((p) => (state.peers[p.name] ? [[p.name, state.peers[p.name]!]] : []))) : { ...state.peers };
     const profiles: MeshState['profiles'] = { ...state.profiles };
     const reports: PullReport[] = [];
-    for (const peer of peers) {
+    for (const peer of peers ?? []) {
+      // A long round renews the lease per peer, so it does not expire under a slow peer.
+      if (!(await this.holdLease())) return reports;
       const held = records[peer.name] ?? {};
       const retryAt = typeof held.retry_at === 'string' ? Date.parse(held.retry_at) : Number.NaN;
       if (Number.isFinite(retryAt) && Date.now() < retryAt && held.url === peerLabel(peer.url)) continue;
