@@ -9,11 +9,12 @@ import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as ops from '../../palace/logstream.js';
 import type { LogstreamContext } from '../../palace/logstream.js';
-import { meshEstate, versionVectorPayload } from '../../palace/logstream-estate.js';
+import { meshEstate } from '../../palace/logstream-estate.js';
 import { MeshReplicator } from '../../palace/logstream-replicator.js';
-import { pullFromPeer, remoteArtifact, remoteEvent, syncArtifact, syncOps, type SyncPeer, type SyncTransport } from '../../palace/logstream-sync.js';
+import { pullFromPeer, remoteArtifact, remoteEvent, syncArtifact, type SyncPeer } from '../../palace/logstream-sync.js';
 import type { Locks, Logstream, StoredEvent } from '../../stores/ports.js';
 import { rejectionOf } from '../helpers/errors.js';
+import { InProcessTransport } from '../helpers/sync-transport.js';
 
 export interface OpenedReplica {
   logstream: Logstream;
@@ -24,32 +25,6 @@ export interface OpenedReplica {
 const base = { type: 'status.update', stream: 'project/atlas', room: 'status', from_agent: 'mac-claude' };
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
-/** Peers addressed as `mem://<name>`, answered by the palace functions behind the routes. */
-class InProcessTransport implements SyncTransport {
-  readonly calls: string[] = [];
-  /** Artifact ids to serve with altered content (a corrupt transfer). */
-  readonly tamper = new Set<string>();
-  readonly down = new Set<string>();
-  constructor(readonly replicas: Map<string, Logstream>) {}
-
-  async request(peer: SyncPeer, path: string, params: Record<string, string>): Promise<{ status: number; body: unknown }> {
-    const name = peer.url.replace('mem://', '');
-    if (this.down.has(name)) throw new Error(`${peer.url}: connection refused`);
-    const store = this.replicas.get(name)!;
-    this.calls.push(`${name}${path}${params.id ? `?id=${params.id}` : ''}`);
-    try {
-      if (path === '/sync/version_vector') return { status: 200, body: await versionVectorPayload(store, { replicaName: name }) };
-      if (path === '/sync/ops') return { status: 200, body: JSON.parse(JSON.stringify(await syncOps(store, params))) };
-      const body = await syncArtifact(store, params);
-      if (this.tamper.has(params.id!)) body.artifact.content = `${String(body.artifact.content)}tampered`;
-      return { status: 200, body };
-    } catch (e) {
-      return { status: (e as { code?: string }).code === 'not_found' ? 404 : 400, body: { error: (e as Error).message } };
-    }
-  }
-}
-
-/** `open(replicaId)` opens a fresh, empty store that already carries that replica id: a palace restored from before its log had anything. */
 export function describeLogstreamSyncContract(adapterName: string, open: (replicaId?: string) => Promise<OpenedReplica>): void {
   describe(`Logstream replication contract — ${adapterName}`, () => {
     let replicas: OpenedReplica[];
