@@ -363,7 +363,7 @@ export class RedisLogstream implements Logstream {
       if (content === null) throw new PalaceError('internal', `artifact ${id} has no stored content (blob ${h.sha256} is missing)`, { store: REDIS_STORE, details: { id } });
       return {
         id: h.id, kind: h.kind!, sha256: h.sha256!, size_bytes: Number(h.size_bytes), content,
-        created_by: h.created_by!, created_at: h.created_at!, origin_replica: h.origin_replica ?? null, metadata: parseMetadata(h.metadata),
+        created_by: h.created_by!, created_at: h.created_at!, origin_replica: h.origin_replica || null, metadata: parseMetadata(h.metadata),
       };
     });
   }
