@@ -150,8 +150,9 @@ const asObject = (v: unknown): Record<string, unknown> | null => (typeof v === '
 
 /**
  * Pull everything `peer` holds that this replica lacks: for every origin the peer knows (other
- * than this replica), the ops after the local vector's entry, artifacts before the events that
- * cite them. Events applied before a failure stay; the next round resumes from the vector.
+ * than this replica, unless the peer holds more of it — §10.7), the ops after the local vector's
+ * entry, artifacts before the events that cite them. Events applied before a failure stay; the
+ * next round resumes from the vector.
  */
 export async function pullFromPeer(logstream: Logstream, transport: SyncTransport, peer: SyncPeer, log?: (line: string) => void): Promise<PullReport> {
   const label = peerLabel(peer.url);
