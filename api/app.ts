@@ -75,6 +75,8 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
         maxResponseChars: 0,
         mesh: {
           replicaName: rt.config.replicaName,
+          syncIntervalS: rt.config.sync.intervalS,
+          locks: rt.stores.locks,
           peers: () => rt.stores.peers(),
           nodeFacts: async () => ({ drawerStore: true, drawers: await rt.stores.drawers.count(), accelerator: { provider: 'CPU', embedder: rt.embedder.model } }),
         },

@@ -209,6 +209,23 @@ export const OPENAPI_DOCUMENT = {
       },
     },
     '/sync/peers': { get: { summary: 'The mesh estate (logstream.md §8.9).', tags: ['logstream'], 'x-scope': 'read', responses: { 200: json(ref('MeshEstate'), 'Estate.'), ...AUTH_ERRORS } } },
+    '/sync/version_vector': { get: { summary: 'Replication (logstream.md §7.3): this replica\'s id, version vector { origin: highest origin_seq }, profile and known profiles.', tags: ['logstream'], 'x-scope': 'read', responses: { 200: json({ type: 'object', required: ['replica_id', 'version_vector', 'profile', 'profiles'], properties: { replica_id: str(), version_vector: { type: 'object', additionalProperties: int() }, profile: { type: 'object' }, profiles: { type: 'object' } } }, 'Version vector.'), ...AUTH_ERRORS } } },
+    '/sync/ops': {
+      get: {
+        summary: 'Replication (logstream.md §7.3): full events authored by `origin` with origin_seq > `after`, ascending origin_seq.',
+        tags: ['logstream'], 'x-scope': 'read',
+        parameters: [{ ...q('origin', str()), required: true }, q('after', int(), 'Default 0.'), q('limit', int(), 'Default and maximum 500.')],
+        responses: { 200: json({ type: 'object', required: ['origin', 'events', 'count'], properties: { origin: str(), events: { type: 'array', items: { type: 'object' } }, count: int() } }, 'One page of ops.'), 400: err('Bad parameter.'), ...AUTH_ERRORS },
+      },
+    },
+    '/sync/artifact': {
+      get: {
+        summary: 'Replication (logstream.md §7.3): one artifact with its content.',
+        tags: ['logstream'], 'x-scope': 'read',
+        parameters: [{ ...q('id', str()), required: true }],
+        responses: { 200: json({ type: 'object', required: ['artifact'], properties: { artifact: { type: 'object', required: ['id', 'kind', 'sha256', 'size_bytes', 'content', 'created_by', 'created_at'] } } }, 'The artifact.'), 400: err('Empty id.'), 404: err('Unknown artifact.'), ...AUTH_ERRORS },
+      },
+    },
     '/healthz': { get: { summary: 'Per-engine health; 503 when any engine is down.', tags: ['ops'], security: [], responses: { 200: json(ref('Health'), 'All engines up.'), 503: json(ref('Health'), 'At least one engine down.') } } },
     '/metrics': { get: { summary: 'Prometheus metrics.', tags: ['ops'], 'x-scope': 'read', responses: { 200: { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...AUTH_ERRORS } } },
   },

@@ -11,6 +11,8 @@ import { PalaceMcp } from '../mcp/server.js';
 import type { ApiOptions } from './app.js';
 import { createApp } from './app.js';
 import { Authenticator, assertBindAllowed } from './auth.js';
+import { MeshReplicator } from '../palace/logstream-replicator.js';
+import { syncTransport } from '../palace/logstream-transport.js';
 
 const LONG_REQUEST_MS = 320_000;
 
@@ -65,9 +67,37 @@ export async function startApiServer(runtime: Runtime, opts: ServeOptions): Prom
     ...(opts.reopen ? { reopen: opts.reopen } : {}),
     log,
   });
+  const replicator = meshReplicator(mcp, log);
   mcp.start();
   const { app } = createApp(runtime, { ...opts, auth, mcp, log });
   const listening = await listen(app, opts.host, opts.port);
   log(`mempalace serve: ${listening.url} (MCP at /mcp, REST at /v1, dashboard at /dashboard)${auth.open ? ' — no tokens configured: every request acts as the local admin' : ''}`);
-  return { ...listening, mcp };
+  replicator.start();
+  return {
+    ...listening,
+    mcp,
+    async close() {
+      await replicator.stop();
+      await listening.close();
+    },
+  };
+}
+
+/** The logstream sync loop of this serving process (logstream.md §8.6), over the current stores. */
+function meshReplicator(mcp: PalaceMcp, log: (line: string) => void): MeshReplicator {
+  const config = mcp.runtime.config;
+  const stores = () => mcp.runtime.stores;
+  return new MeshReplicator({
+    logstream: () => stores().logstream,
+    locks: () => stores().locks,
+    peers: () => stores().syncPeers(),
+    transport: syncTransport(config.sync.transport, config.sync.httpTimeoutS * 1000),
+    intervalMs: config.sync.intervalS * 1000,
+    mesh: {
+      replicaName: config.replicaName,
+      syncIntervalS: config.sync.intervalS,
+      nodeFacts: async () => ({ drawerStore: true, drawers: await stores().drawers.count(), accelerator: { provider: 'CPU', embedder: mcp.runtime.embedder.model } }),
+    },
+    log,
+  });
 }

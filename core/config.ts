@@ -26,6 +26,14 @@ function numberOr(value: string | undefined, fallback: number): number {
   return Number.isFinite(n) && n >= 0 ? n : fallback;
 }
 
+/** §8.6: seconds, default 15; `0` or less disables the loop; unparseable means the default. */
+function syncIntervalS(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return 15;
+  const n = Number(value);
+  if (!Number.isFinite(n)) return 15;
+  return n <= 0 ? 0 : n;
+}
+
 export const ProfileSchema = z.enum(['embedded', 'cluster']);
 export type Profile = z.infer<typeof ProfileSchema>;
 
@@ -55,6 +63,8 @@ export interface Config {
     maxResponseChars: number;
   };
   logstream: { durable: boolean; sseMaxClients: number };
+  /** The logstream mesh (logstream.md §8.6, §8.10): sync loop interval (0 = off), peer HTTP timeout, peers file, transport. */
+  sync: { intervalS: number; httpTimeoutS: number; peersFile: string; transport: string };
   /** The HTTP API (`mempalace serve`): tokens, CORS, Host pin, per-token rate limit. */
   api: {
     tokensFile: string | undefined;
@@ -121,6 +131,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logstream: {
       durable: isTruthy(env.MEMPALACE_LOGSTREAM_DURABLE),
       sseMaxClients: intOr(env.MEMPALACE_SSE_MAX_CLIENTS, profile === 'cluster' ? 256 : 8, 1),
+    },
+    sync: {
+      intervalS: syncIntervalS(env.MEMPALACE_SYNC_INTERVAL),
+      httpTimeoutS: numberOr(env.MEMPALACE_SYNC_HTTP_TIMEOUT, 30) || 30,
+      peersFile: path.resolve(env.MEMPALACE_PEERS_FILE ?? path.join(palaceDir, 'peers.json')),
+      transport: (env.MEMPALACE_TRANSPORT ?? 'https').trim() || 'https',
     },
     api: {
       tokensFile: env.MEMPALACE_TOKENS_FILE,

@@ -23,7 +23,7 @@ import type { JobStore } from '../stores/ports.js';
 import { decodeVector, parseHeader, RECORD_KINDS, zeroCounts } from './backup-records.js';
 import type { ExportHeader, PalaceRecord, RecordKind } from './backup-records.js';
 import type { PalaceContentStores, RecordProgress } from './export.js';
-import { canonicalJson } from './logstream-validate.js';
+import { remoteMetadataJson } from './logstream-validate.js';
 
 export interface ImportStores extends PalaceContentStores {
   jobs: JobStore;
@@ -140,14 +140,19 @@ async function applyBatch(stores: ImportStores, batch: PalaceRecord[], dimension
         if (computed !== a.sha256) {
           throw invalidArgument('file', 'artifact_hash', `artifact ${a.id} failed hash verification (claimed ${a.sha256.slice(0, 16)}..., computed ${computed.slice(0, 16)}...)`);
         }
-        const { metadata, size_bytes: _size, ...rest } = a;
-        return { ...rest, metadata_json: canonicalJson(metadata) };
+        const { metadata, ...rest } = a;
+        return { ...rest, size_bytes: Buffer.byteLength(a.content, 'utf8'), metadata_json: remoteMetadataJson(metadata) };
       });
-      inserted.artifact += await stores.logstream.importArtifacts(artifacts);
+      for (const artifact of artifacts) {
+        if (await stores.logstream.applyRemoteArtifact(artifact)) inserted.artifact++;
+      }
       return;
     }
     case 'event':
-      inserted.event += await stores.logstream.importEvents(of('event').map(({ event: { metadata, ...rest } }) => ({ ...rest, metadata_json: canonicalJson(metadata) })));
+      // Own-origin events are stored too (reclaimOwn), so a palace can be restored from its own backup.
+      for (const { event: { metadata, ...rest } } of of('event')) {
+        if (await stores.logstream.applyRemoteEvent({ ...rest, metadata_json: remoteMetadataJson(metadata) }, { reclaimOwn: true }) === 'applied') inserted.event++;
+      }
       return;
   }
 }

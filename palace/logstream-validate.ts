@@ -130,8 +130,9 @@ function canonical(value: unknown, seen: Set<object>, path: string): string {
   }
 }
 
-/** Canonical JSON text of a value already stored (import, replication: no size limit, §8.4). */
-export function canonicalJson(value: unknown): string {
+/** Canonical text of a replicated or imported event's metadata: stored as received, never size-checked (§8.4, DECISIONS Q5). */
+export function remoteMetadataJson(value: unknown): string {
+  if (value === undefined || value === null || !isPlainObject(value)) return '{}';
   return canonical(value, new Set(), 'metadata');
 }
 

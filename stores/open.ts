@@ -14,7 +14,7 @@ import { openRedisLogstream } from './redis/redis-logstream.js';
 import { openSqliteDrawerIndex } from './embedded/sqlite-drawer-index.js';
 import { embeddedIndexMaintenance } from './embedded/derived-index-repair.js';
 import { sqliteIntegrityCheck } from './embedded/integrity.js';
-import { readPeersFile } from './embedded/logstream-peers.js';
+import { readPeersFile, type PeerConfig } from './embedded/logstream-peers.js';
 import { openSqliteGraphStore } from './embedded/sqlite-graph-store.js';
 import { SqliteJobStore } from './embedded/sqlite-job-store.js';
 import { openSqliteLocks } from './embedded/sqlite-locks.js';
@@ -34,6 +34,8 @@ export interface PalaceStores {
   integrityCheck?: () => Promise<{ sqlite_path: string; errors: string[] }>;
   /** Configured mesh peers (name and url only). */
   peers(): Promise<{ name: string; url: string }[]>;
+  /** Configured mesh peers with their tokens, for the sync transport only. */
+  syncPeers(): Promise<PeerConfig[]>;
   close(): Promise<void>;
 }
 
@@ -64,7 +66,8 @@ export async function openStores(config: Config): Promise<PalaceStores> {
     palace: dir,
     drawers, graph, logstream, locks, jobs,
     integrityCheck: () => sqliteIntegrityCheck(dir),
-    peers: async () => readPeersFile(dir).map((p) => ({ name: p.name, url: p.url })),
+    peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
+    syncPeers: async () => readPeersFile(config.sync.peersFile),
     async close() {
       await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close()]);
     },
@@ -93,7 +96,8 @@ async function openClusterStores(config: Config): Promise<PalaceStores> {
       profile: 'cluster',
       palace: config.palaceName,
       drawers, graph, logstream, locks, jobs,
-      peers: async () => readPeersFile(config.palaceDir).map((p) => ({ name: p.name, url: p.url })),
+      peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
+      syncPeers: async () => readPeersFile(config.sync.peersFile),
       async close() {
         await Promise.allSettled(opened.map((s) => s.close()));
       },

@@ -453,16 +453,6 @@ export interface StoredArtifact extends ArtifactRecord {
   metadata: Record<string, unknown>;
 }
 
-/** An artifact to store verbatim (import, replication); `metadata_json` is canonical JSON text. */
-export interface ArtifactImport extends Omit<StoredArtifact, 'metadata' | 'size_bytes'> {
-  metadata_json: string;
-}
-
-/** An event to store verbatim under a new local `seq`; `metadata_json` is canonical JSON text. */
-export interface EventImport extends Omit<StoredEvent, 'seq' | 'metadata'> {
-  metadata_json: string;
-}
-
 /**
  * One event query (logstream.md §5.3), already validated. Filters combine with AND; `to_agent`
  * also matches broadcasts (`*`). The window is in local `seq`, both ends exclusive.
@@ -533,20 +523,48 @@ export interface Logstream {
    * (engine order; the cursor is opaque).
    */
   scanArtifacts(cursor: string | undefined, limit: number): Promise<{ items: StoredArtifact[]; next?: string }>;
+  // Replication (§7.3, §8.3–§8.4, §10.6, §11.8).
+  /** Events authored by `origin` with `origin_seq > afterOriginSeq`, ascending `origin_seq`, at most `limit`. */
+  opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<StoredEvent[]>;
+  /** The highest `origin_seq` held for `origin` that is at most `atMost` (0 when none). */
+  originTop(origin: string, atMost: number): Promise<number>;
+  hasArtifact(id: string): Promise<boolean>;
+  /** Store a peer's artifact verbatim (id, created_at, origin_replica kept); false, writing nothing, when the id is held. */
+  applyRemoteArtifact(artifact: RemoteArtifact): Promise<boolean>;
   /**
-   * Store artifacts verbatim (§8.4: id, created_at, origin_replica, metadata kept; size
-   * recomputed); an id already held is skipped. Returns how many were stored.
+   * Store a peer's event verbatim with a new local `seq` and observe its `hlc`, atomically.
+   * `own_origin` (our own op echoed back, unless `reclaimOwn`) and `duplicate` (same `id`, or same
+   * `(origin_replica, origin_seq)`) write nothing. A cited artifact not held refuses the write
+   * with a `not_found` PalaceError, rule `known_artifact`, `details.artifact_id`.
    */
-  importArtifacts(artifacts: ArtifactImport[]): Promise<number>;
+  applyRemoteEvent(event: RemoteEvent, options?: { reclaimOwn?: boolean }): Promise<'applied' | 'own_origin' | 'duplicate'>;
   /**
-   * Store events verbatim with new local `seq`s, in order (§8.4 rules 3–6): an event whose id,
-   * or whose (origin_replica, origin_seq), is held is skipped; a cited artifact not held refuses
-   * the call with a `not_found` PalaceError (rule `known_artifact`; events before it may stay
-   * stored, and a retry skips them); the local clock observes each `hlc`. Returns how many were
-   * stored.
+   * §10.7 (restores): a peer holds this replica's own events up to `originSeq`, more than the
+   * store does. From now on local appends get `origin_seq` (= `seq`) above it, so no number a
+   * peer already holds is minted twice; returns whether the counter moved. Own events pulled
+   * back then go through `applyRemoteEvent` with `reclaimOwn`.
    */
-  importEvents(events: EventImport[]): Promise<number>;
+  reserveOwnSeqAbove(originSeq: number): Promise<boolean>;
+  /** The mesh state the sync loop last published, shared by every process of the palace. */
+  readMeshState(): Promise<MeshState>;
+  publishMeshState(state: MeshState): Promise<void>;
   close(): Promise<void>;
+}
+
+/** An event as a peer serves it, checked by palace/logstream-sync; its `metadata` already canonical text. */
+export type RemoteEvent = Omit<StoredEvent, 'seq' | 'metadata'> & { metadata_json: string };
+
+/** An artifact as a peer serves it, its hash verified and `size_bytes` recomputed locally. */
+export type RemoteArtifact = Omit<StoredArtifact, 'metadata'> & { metadata_json: string };
+
+/**
+ * Peer state records (§8.7) by peer name and known node profiles (§8.8) by replica id, as JSON
+ * objects the palace layer shapes, plus when and by whom they were published.
+ */
+export interface MeshState {
+  peers: Record<string, Record<string, unknown>>;
+  profiles: Record<string, Record<string, unknown>>;
+  published_at: string | null;
 }
 
 /** The current lease of one key. */

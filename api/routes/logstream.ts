@@ -1,14 +1,18 @@
 /**
- * `GET /logstream/stream` (logstream.md §7.2) and `GET /sync/peers` (§7.3, §8.9).
+ * `GET /logstream/stream` (logstream.md §7.2) and the replication routes `GET /sync/peers`,
+ * `/sync/version_vector`, `/sync/ops`, `/sync/artifact` (§7.3, §8.9), bearer-protected like every
+ * read route; bad parameters are `400 { error }`, an unknown artifact `404 { error }`.
  *
  * The stream is a loop of `event_wait` calls on the store (the Logstream port blocks on the
  * store's own notifications, never on this process's memory), each resuming after the last event
  * sent, in pages of at most 500. Filters and the cursor are validated by the first call, before
  * the response starts and before the capacity check.
  */
-import type { Request, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { invalidArgument, isPalaceError } from '../../core/errors.js';
 import { eventList, eventWait, meshPeers } from '../../palace/logstream.js';
+import { versionVectorPayload } from '../../palace/logstream-estate.js';
+import { syncArtifact, syncOps } from '../../palace/logstream-sync.js';
 import type { ApiDeps } from '../deps.js';
 import { sseOverCapacity } from '../limits.js';
 import { PING_AFTER_MS, SseStream } from '../sse.js';
@@ -68,4 +72,23 @@ export function registerLogstreamRoutes(router: Router, deps: ApiDeps): void {
   router.get('/sync/peers', deps.requireScope('read'), async (_req, res) => {
     res.json(await meshPeers(deps.logstreamContext()));
   });
+
+  router.get('/sync/version_vector', deps.requireScope('read'), async (_req, res) => {
+    const ctx = deps.logstreamContext();
+    res.json(await versionVectorPayload(ctx.logstream, ctx.mesh));
+  });
+
+  const syncRoute = (handler: (query: Request['query']) => Promise<unknown>) => async (req: Request, res: Response) => {
+    try {
+      res.json(await handler(req.query));
+    } catch (e) {
+      if (isPalaceError(e) && (e.code === 'invalid_argument' || e.code === 'not_found')) {
+        res.status(e.code === 'not_found' ? 404 : 400).json({ error: e.message });
+        return;
+      }
+      throw e;
+    }
+  };
+  router.get('/sync/ops', deps.requireScope('read'), syncRoute((query) => syncOps(deps.logstreamContext().logstream, query)));
+  router.get('/sync/artifact', deps.requireScope('read'), syncRoute((query) => syncArtifact(deps.logstreamContext().logstream, query)));
 }

@@ -20,6 +20,8 @@ export function logstreamContext(ctx: ToolContext, peers?: LogstreamContext['mes
     maxResponseChars: runtime.config.mcp.maxResponseChars,
     mesh: {
       replicaName: runtime.config.replicaName,
+      syncIntervalS: runtime.config.sync.intervalS,
+      locks: runtime.stores.locks,
       peers,
       nodeFacts: async () => ({
         drawerStore: true,
@@ -186,7 +188,7 @@ export const coordinationTools: ToolDef[] = [
   },
   {
     name: 'mempalace_mesh_peers',
-    description: 'The mesh as this replica sees it: its replica id, version vector and profile, the configured peers with their last sync outcome, and origins it holds events from. Never includes tokens.',
+    description: 'The mesh as this replica sees it: its replica id, version vector and profile, the configured peers with their last sync outcome and lag (lag_events, lag_s), and origins it holds events from. Never includes tokens.',
     inputSchema: input(),
     outputSchema: output(shape({
       self: shape({ replica_id: S, name: S, version_vector: types.counts, profile: O }),

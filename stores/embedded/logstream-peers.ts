@@ -1,10 +1,10 @@
 /**
- * `peers.json` in the palace directory (logstream.md §8.6). A missing file means no peers; a
+ * The peers file (logstream.md §8.6): `peers.json` in the palace directory unless the
+ * configuration names another (`MEMPALACE_PEERS_FILE`, e.g. a mounted secret). A missing file means no peers; a
  * malformed one is an error naming the file. Tokens stay in the returned entries for the sync
  * transport only; the estate copies names and urls.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { invalidArgument } from '../../core/errors.js';
 
 export interface PeerConfig {
@@ -13,8 +13,7 @@ export interface PeerConfig {
   token?: string;
 }
 
-export function readPeersFile(palaceDir: string): PeerConfig[] {
-  const file = path.join(palaceDir, 'peers.json');
+export function readPeersFile(file: string): PeerConfig[] {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.js';
-import type { ArtifactDraft, ArtifactImport, ArtifactRecord, EventDraft, EventImport, EventQuery, Logstream, StoredArtifact, StoredEvent } from '../ports.js';
+import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, MeshState, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../ports.js';
 import { newStampedId } from '../logstream-ids.js';
 import { observe, renderHlc, tick, utcSecond, type HlcState } from './logstream-clock.js';
 import { ChangeNotifier, DATA_VERSION_POLL_MS } from './logstream-notify.js';
@@ -53,6 +53,10 @@ CREATE TABLE IF NOT EXISTS event_artifacts (
   event_id TEXT NOT NULL,
   artifact_id TEXT NOT NULL,
   PRIMARY KEY (event_id, artifact_id)
+);
+CREATE TABLE IF NOT EXISTS mesh_state (
+  key TEXT PRIMARY KEY,
+  value_json TEXT NOT NULL
 );
 `;
 
@@ -257,6 +261,15 @@ export class SqliteLogstream implements Logstream {
     }
   }
 
+  private ownSeqFloor(): number {
+    const row = this.stmt("SELECT value_json FROM mesh_state WHERE key = 'own_seq_floor'").get() as { value_json: string } | undefined;
+    return row ? Number(JSON.parse(row.value_json)) : 0;
+  }
+
+  private maxRowid(): number {
+    return (this.stmt('SELECT coalesce(max(rowid), 0) AS top FROM events').get() as { top: number }).top;
+  }
+
   private maxHlc(): string | null {
     return (this.stmt('SELECT max(hlc) AS hlc FROM events').get() as { hlc: string | null }).hlc;
   }
@@ -274,13 +287,16 @@ export class SqliteLogstream implements Logstream {
     this.clock = tick(observe(this.clock, this.maxHlc(), now), now);
     const hlc = renderHlc(this.clock, this.replica);
     const created_at = utcSecond(now);
-    const insert = this.stmt(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, hlc)
-      VALUES (@id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @hlc)`);
+    const insert = this.stmt(`INSERT INTO events (rowid, id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, hlc)
+      VALUES (@rowid, @id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @hlc)`);
     let id = newStampedId('evt', now);
     // The random part makes a collision practically impossible; a retry costs nothing if it happens.
     while (this.stmt('SELECT 1 FROM events WHERE id = ?').get(id)) id = newStampedId('evt', now);
     const { artifact_ids: _ids, ...columns } = draft;
-    const seq = Number(insert.run({ ...columns, id, created_at, origin_replica: this.replica, hlc }).lastInsertRowid);
+    // §10.7: after a restore, own origin_seq values (= rowid) stay above what peers already hold.
+    const floor = this.ownSeqFloor();
+    const rowid = floor > 0 && floor >= this.maxRowid() ? floor + 1 : null;
+    const seq = Number(insert.run({ ...columns, id, created_at, origin_replica: this.replica, hlc, rowid }).lastInsertRowid);
     this.stmt('UPDATE events SET origin_seq = rowid WHERE rowid = ?').run(seq);
     const link = this.stmt('INSERT INTO event_artifacts (event_id, artifact_id) VALUES (?, ?)');
     for (const artifactId of draft.artifact_ids) link.run(id, artifactId);
@@ -434,41 +450,76 @@ export class SqliteLogstream implements Logstream {
     });
   }
 
-  async importArtifacts(artifacts: ArtifactImport[]): Promise<number> {
+  async opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<StoredEvent[]> {
+    return this.guard(() => this.withArtifacts(this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE origin_replica = ? AND origin_seq > ? ORDER BY origin_seq LIMIT ?`).all(origin, afterOriginSeq, limit) as EventRow[]));
+  }
+
+  async originTop(origin: string, atMost: number): Promise<number> {
+    return this.guard(() => (this.stmt('SELECT coalesce(max(origin_seq), 0) AS top FROM events WHERE origin_replica = ? AND origin_seq <= ?').get(origin, atMost) as { top: number }).top);
+  }
+
+  async hasArtifact(id: string): Promise<boolean> {
+    return this.guard(() => this.stmt('SELECT 1 FROM artifacts WHERE id = ?').get(id) !== undefined);
+  }
+
+  async applyRemoteArtifact(a: RemoteArtifact): Promise<boolean> {
     return this.write(() => {
-      const insert = this.stmt(`INSERT INTO artifacts (id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica)
-        VALUES (@id, @kind, @sha256, @size_bytes, @content, @created_by, @created_at, @metadata_json, @origin_replica) ON CONFLICT (id) DO NOTHING`);
-      let stored = 0;
-      for (const a of artifacts) {
-        stored += insert.run({
-          id: a.id, kind: a.kind, sha256: a.sha256, size_bytes: Buffer.byteLength(a.content, 'utf8'), content: a.content, created_by: a.created_by,
-          created_at: a.created_at, metadata_json: a.metadata_json, origin_replica: a.origin_replica,
-        }).changes;
-      }
-      return stored;
+      if (this.stmt('SELECT 1 FROM artifacts WHERE id = ?').get(a.id)) return false;
+      this.stmt(`INSERT INTO artifacts (id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica)
+        VALUES (@id, @kind, @sha256, @size_bytes, @content, @created_by, @created_at, @metadata_json, @origin_replica)`).run(a);
+      return true;
     });
   }
 
-  async importEvents(events: EventImport[]): Promise<number> {
+  async reserveOwnSeqAbove(originSeq: number): Promise<boolean> {
+    return writeWithBusyRetry(STORE, () => this.db.transaction(() => {
+      if (originSeq <= this.ownSeqFloor()) return false;
+      this.stmt("INSERT INTO mesh_state (key, value_json) VALUES ('own_seq_floor', ?) ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json").run(JSON.stringify(originSeq));
+      return true;
+    }).immediate());
+  }
+
+  async applyRemoteEvent(e: RemoteEvent, options: { reclaimOwn?: boolean } = {}): Promise<'applied' | 'own_origin' | 'duplicate'> {
+    if (e.origin_replica === this.replica && !options.reclaimOwn) return 'own_origin';
     return this.write(() => {
-      const held = this.stmt('SELECT 1 FROM events WHERE id = ? OR (origin_replica = ? AND origin_seq = ?)');
+      if (this.stmt('SELECT 1 FROM events WHERE id = ?').get(e.id)) return 'duplicate';
+      if (this.stmt('SELECT 1 FROM events WHERE origin_replica = ? AND origin_seq = ?').get(e.origin_replica, e.origin_seq)) return 'duplicate';
       const known = this.stmt('SELECT 1 FROM artifacts WHERE id = ?');
-      const insert = this.stmt(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
-        VALUES (@id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @origin_seq, @hlc)`);
-      const link = this.stmt('INSERT INTO event_artifacts (event_id, artifact_id) VALUES (?, ?)');
-      let stored = 0;
-      for (const e of events) {
-        if (held.get(e.id, e.origin_replica, e.origin_seq)) continue;
-        const missing = e.artifact_ids.find((id) => !known.get(id));
-        if (missing !== undefined) throw unknownArtifact(e.id, missing);
-        const { artifact_ids, ...columns } = e;
-        insert.run(columns);
-        for (const artifactId of new Set(artifact_ids)) link.run(e.id, artifactId);
-        this.clock = observe(this.clock, e.hlc, Date.now());
-        stored++;
+      for (const artifactId of e.artifact_ids) {
+        if (!known.get(artifactId)) {
+          throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
+        }
       }
-      return stored;
+      const { artifact_ids: _ids, ...columns } = e;
+      this.stmt(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
+        VALUES (@id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @origin_seq, @hlc)`).run(columns);
+      const link = this.stmt('INSERT INTO event_artifacts (event_id, artifact_id) VALUES (?, ?)');
+      for (const artifactId of e.artifact_ids) link.run(e.id, artifactId);
+      this.clock = observe(this.clock, e.hlc, Date.now());
+      return 'applied';
     });
+  }
+
+  async readMeshState(): Promise<MeshState> {
+    return this.guard(() => {
+      const rows = this.stmt('SELECT key, value_json FROM mesh_state').all() as { key: string; value_json: string }[];
+      const value = (key: string) => {
+        const row = rows.find((r) => r.key === key);
+        return row ? (JSON.parse(row.value_json) as unknown) : null;
+      };
+      return {
+        peers: (value('peers') ?? {}) as MeshState['peers'],
+        profiles: (value('profiles') ?? {}) as MeshState['profiles'],
+        published_at: value('published_at') as string | null,
+      };
+    });
+  }
+
+  async publishMeshState(state: MeshState): Promise<void> {
+    await writeWithBusyRetry(STORE, () => this.db.transaction(() => {
+      const put = this.stmt('INSERT INTO mesh_state (key, value_json) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json');
+      for (const [key, value] of Object.entries(state)) put.run(key, JSON.stringify(value));
+    }).immediate());
   }
 
   async close(): Promise<void> {

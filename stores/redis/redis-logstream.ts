@@ -19,17 +19,17 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { PalaceError, isPalaceError } from '../../core/errors.js';
-import type { ArtifactDraft, ArtifactImport, ArtifactRecord, EventDraft, EventImport, EventQuery, Logstream, StoredArtifact, StoredEvent } from '../ports.js';
+import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, MeshState, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../ports.js';
 import { newStampedId } from '../logstream-ids.js';
 import { REDIS_STORE, RedisConnections, guardRedis, redisFailure, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary } from './functions.js';
 import { LOGSTREAM_LIBRARY, LS_APPEND, LS_PUT_ARTIFACT, LS_SUBMIT_PATCH } from './logstream-functions.js';
-import { LOGSTREAM_IMPORT_LIBRARY, LS_IMPORT_ARTIFACT, LS_IMPORT_EVENT } from './logstream-import-functions.js';
+import { LOGSTREAM_SYNC_LIBRARY, LS_APPLY_ARTIFACT, LS_APPLY_REMOTE, LS_RESERVE_SEQ } from './logstream-sync-functions.js';
 import { LogTailer } from './logstream-tailer.js';
 
 const REPLICA_RE = /^rep_(?:[0-9a-f]{32}|[0-9a-f]{12})$/;
 const library = new FunctionLibrary(LOGSTREAM_LIBRARY);
-const importLibrary = new FunctionLibrary(LOGSTREAM_IMPORT_LIBRARY);
+const syncLibrary = new FunctionLibrary(LOGSTREAM_SYNC_LIBRARY);
 
 type StreamEntry = [id: string, fields: string[]];
 type AppendReply = [1, number, string, string, string?] | [0, 'duplicate_id'] | [0, 'unknown_artifact', number];
@@ -198,6 +198,7 @@ export class RedisLogstream implements Logstream {
       await guardRedis(async () => {
         await checkServer(conn);
         await library.load(conn);
+        await syncLibrary.load(conn);
       });
       const replicaKey = `${connections.prefix}ls:replica`;
       const replica = await guardRedis(async () => {
@@ -232,32 +233,32 @@ export class RedisLogstream implements Logstream {
     return this.replica;
   }
 
-  /** The keys an event's entry is written under: seq, log, id bucket, vv, ops of `origin`, hlc, index streams. */
-  private entryKeys(eventId: string, draft: EventDraft, origin: string): string[] {
+  private indexKeysOf(draft: EventDraft): Set<string> {
     const indexKeys = new Set<string>();
     for (const [field, segment] of INDEXED) {
       const value = draft[field];
       if (value !== null) indexKeys.add(this.indexKey(segment, value));
     }
-    return [this.key('seq'), this.key('log'), this.bucketKey(eventId), this.key('vv'), this.key('ops', origin), this.key('hlc'), ...indexKeys];
+    return indexKeys;
   }
 
-  /** The log entry's caller-supplied attributes, as field/value pairs. */
-  private entryFields(eventId: string, draft: EventDraft): string[] {
+  /** The JSON field `e` of a log entry. */
+  private entryJson(eventId: string, draft: EventDraft): string {
     const entry: EntryBody = {
       id: eventId, type: draft.type, stream: draft.stream, room: draft.room, topic: draft.topic, from_agent: draft.from_agent, to_agent: draft.to_agent,
       correlation_id: draft.correlation_id, branch: draft.branch, base_commit: draft.base_commit, status: draft.status,
       body: draft.body, metadata: draft.metadata_json, artifact_ids: draft.artifact_ids,
     };
-    return ['e', JSON.stringify(entry)];
+    return JSON.stringify(entry);
   }
 
   /** Keys and args of one append (§11.4); `checkArtifacts` false for the event of a patch. */
   private appendCall(eventId: string, draft: EventDraft, checkArtifacts: boolean): { keys: string[]; args: string[] } {
-    const entryKeys = this.entryKeys(eventId, draft, this.replica);
+    const indexKeys = this.indexKeysOf(draft);
     const artifactKeys = checkArtifacts ? draft.artifact_ids.map((id) => this.key('art', id)) : [];
-    const keys = [...entryKeys, ...artifactKeys];
-    return { keys, args: [eventId, this.replica, String(entryKeys.length - 6), String(artifactKeys.length), ...this.entryFields(eventId, draft)] };
+    const fields = ['e', this.entryJson(eventId, draft)];
+    const keys = [this.key('seq'), this.key('log'), this.bucketKey(eventId), this.key('vv'), this.key('ops', this.replica), this.key('hlc'), ...indexKeys, ...artifactKeys];
+    return { keys, args: [eventId, this.replica, String(indexKeys.size), String(artifactKeys.length), ...fields] };
   }
 
   private storedEvent(id: string, draft: EventDraft, seq: number, createdAt: string, hlc: string): StoredEvent {
@@ -362,7 +363,7 @@ export class RedisLogstream implements Logstream {
       if (content === null) throw new PalaceError('internal', `artifact ${id} has no stored content (blob ${h.sha256} is missing)`, { store: REDIS_STORE, details: { id } });
       return {
         id: h.id, kind: h.kind!, sha256: h.sha256!, size_bytes: Number(h.size_bytes), content,
-        created_by: h.created_by!, created_at: h.created_at!, origin_replica: h.origin_replica ?? null, metadata: parseMetadata(h.metadata),
+        created_by: h.created_by!, created_at: h.created_at!, origin_replica: h.origin_replica || null, metadata: parseMetadata(h.metadata),
       };
     });
   }
@@ -479,6 +480,89 @@ export class RedisLogstream implements Logstream {
     });
   }
 
+  async opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<StoredEvent[]> {
+    return guardRedis(async () => {
+      const conn = this.connections.command();
+      const seqs = await conn.zrangebyscore(this.key('ops', origin), `(${afterOriginSeq}`, '+inf', 'LIMIT', 0, limit);
+      const entries = await pipelined<StreamEntry[]>(conn, seqs.map((s) => ['xrange', this.key('log'), `${s}-0`, `${s}-0`]));
+      return entries.flatMap(([entry]) => (entry ? [entryToEvent(entry[0], entry[1])] : []));
+    });
+  }
+
+  async originTop(origin: string, atMost: number): Promise<number> {
+    return guardRedis(async () => {
+      const [, score] = await this.connections.command().zrevrangebyscore(this.key('ops', origin), atMost, '-inf', 'WITHSCORES', 'LIMIT', 0, 1);
+      return score === undefined ? 0 : Number(score);
+    });
+  }
+
+  async hasArtifact(id: string): Promise<boolean> {
+    return guardRedis(async () => (await this.connections.command().exists(this.key('art', id))) === 1);
+  }
+
+  async applyRemoteArtifact(a: RemoteArtifact): Promise<boolean> {
+    const args = [a.id, a.kind, a.sha256, String(a.size_bytes), a.created_by, a.metadata_json, a.origin_replica ?? '', a.content, a.created_at];
+    let reply: number;
+    try {
+      if (this.options.durable) await this.ensureDurable(false);
+      reply = Number(await syncLibrary.call(this.connections.command(), LS_APPLY_ARTIFACT, [this.key('art', a.id), this.key('blob', a.sha256)], args));
+    } catch (e) {
+      throw redisFailure(e);
+    }
+    if (reply === 1) await this.afterWrite(a.id);
+    return reply === 1;
+  }
+
+  async reserveOwnSeqAbove(originSeq: number): Promise<boolean> {
+    return guardRedis(async () => Number(await syncLibrary.call(this.connections.command(), LS_RESERVE_SEQ, [this.key('seq')], [String(originSeq)])) === 1);
+  }
+
+  async applyRemoteEvent(e: RemoteEvent, options: { reclaimOwn?: boolean } = {}): Promise<'applied' | 'own_origin' | 'duplicate'> {
+    if (e.origin_replica === this.replica && !options.reclaimOwn) return 'own_origin';
+    const indexKeys = this.indexKeysOf(e);
+    const artifactKeys = e.artifact_ids.map((id) => this.key('art', id));
+    const keys = [this.key('seq'), this.key('log'), this.bucketKey(e.id), this.key('vv'), this.key('ops', e.origin_replica), this.key('hlc'), ...indexKeys, ...artifactKeys];
+    const args = [e.id, e.origin_replica, String(indexKeys.size), String(artifactKeys.length), String(e.origin_seq), e.hlc, e.created_at, this.entryJson(e.id, e)];
+    let reply: [1, number] | [0, 'duplicate'] | [0, 'unknown_artifact', number];
+    try {
+      if (this.options.durable) await this.ensureDurable(false);
+      reply = (await syncLibrary.call(this.connections.command(), LS_APPLY_REMOTE, keys, args)) as typeof reply;
+    } catch (err) {
+      throw this.writeFailure(err, e.id);
+    }
+    if (reply[0] === 0) {
+      if (reply[1] === 'duplicate') return 'duplicate';
+      const artifactId = e.artifact_ids[reply[2] - 1]!;
+      throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
+    }
+    await this.afterWrite(e.id);
+    return 'applied';
+  }
+
+  async readMeshState(): Promise<MeshState> {
+    return guardRedis(async () => {
+      const conn = this.connections.command();
+      const [peers, profiles, publishedAt] = await Promise.all([conn.hgetall(this.key('estate', 'peers')), conn.hgetall(this.key('estate', 'profiles')), conn.hget(this.key('estate', 'meta'), 'published_at')]);
+      const parsed = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, JSON.parse(v) as Record<string, unknown>]));
+      return { peers: parsed(peers), profiles: parsed(profiles), published_at: publishedAt };
+    });
+  }
+
+  async publishMeshState(state: MeshState): Promise<void> {
+    await guardRedis(async () => {
+      const tx = this.connections.command().multi();
+      for (const [name, records] of [['peers', state.peers], ['profiles', state.profiles]] as const) {
+        const key = this.key('estate', name);
+        tx.del(key);
+        const entries = Object.entries(records).flatMap(([k, v]) => [k, JSON.stringify(v)]);
+        if (entries.length > 0) tx.hset(key, ...entries);
+      }
+      if (state.published_at !== null) tx.hset(this.key('estate', 'meta'), 'published_at', state.published_at);
+      const results = await tx.exec();
+      for (const [err] of results ?? []) if (err) throw err;
+    });
+  }
+
   /**
    * Durable mode before a write: on servers without WAITAOF, re-confirm every few seconds that
    * `appendfsync always` is still in force (an operator may have changed it at run time).
@@ -527,44 +611,6 @@ export class RedisLogstream implements Logstream {
       if (artifact) items.push(artifact);
     }
     return next === '0' ? { items } : { items, next };
-  }
-
-  async importArtifacts(artifacts: ArtifactImport[]): Promise<number> {
-    let stored = 0;
-    for (const a of artifacts) {
-      const args = [a.id, a.kind, a.sha256, String(Buffer.byteLength(a.content, 'utf8')), a.created_by, a.metadata_json, a.origin_replica ?? this.replica, a.content, a.created_at];
-      const reply = await guardRedis(() => importLibrary.call(this.connections.command(), LS_IMPORT_ARTIFACT, [this.key('art', a.id), this.key('blob', a.sha256)], args));
-      if (reply === 1) {
-        stored++;
-        await this.afterWrite(a.id);
-      }
-    }
-    return stored;
-  }
-
-  async importEvents(events: EventImport[]): Promise<number> {
-    let stored = 0;
-    for (const e of events) {
-      const draft: EventDraft = { ...e, artifact_ids: [...new Set(e.artifact_ids)] };
-      const entryKeys = this.entryKeys(e.id, draft, e.origin_replica);
-      const artifactKeys = draft.artifact_ids.map((id) => this.key('art', id));
-      const args = [e.id, e.origin_replica, String(e.origin_seq), e.created_at, e.hlc, String(entryKeys.length - 6), String(artifactKeys.length), ...this.entryFields(e.id, draft)];
-      let reply: [1, number] | [0, 'held'] | [0, 'unknown_artifact', number];
-      try {
-        reply = (await importLibrary.call(this.connections.command(), LS_IMPORT_EVENT, [...entryKeys, ...artifactKeys], args)) as typeof reply;
-      } catch (err) {
-        throw this.writeFailure(err, e.id);
-      }
-      if (reply[0] === 0 && reply[1] === 'unknown_artifact') {
-        const artifactId = draft.artifact_ids[reply[2] - 1]!;
-        throw new PalaceError('not_found', `event ${e.id} references artifact ${artifactId} not yet applied locally`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId, event_id: e.id } });
-      }
-      if (reply[0] === 1) {
-        stored++;
-        await this.afterWrite(e.id);
-      }
-    }
-    return stored;
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DrawerIndex, EventImport, GraphStore, HallwayRecord, KgTriple, Logstream, TunnelRestore } from '../../stores/ports.js';
+import type { DrawerIndex, RemoteEvent, GraphStore, HallwayRecord, KgTriple, Logstream, TunnelRestore } from '../../stores/ports.js';
 import { rejectionOf } from '../helpers/errors.js';
 import { drawer, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
 
@@ -30,7 +30,7 @@ function triple(n: number, s: string, o: string, closed = false): KgTriple {
   };
 }
 
-function foreignEvent(n: number, hlcMs: number, artifactIds: string[] = []): EventImport {
+function foreignEvent(n: number, hlcMs: number, artifactIds: string[] = []): RemoteEvent {
   return {
     id: `evt_20250101T000000_${String(n).padStart(12, '0')}`, origin_replica: FOREIGN, origin_seq: n, hlc: `${String(hlcMs).padStart(13, '0')}-${n.toString(16).padStart(6, '0')}-${FOREIGN}`,
     type: 'note', stream: 'ops/imported', room: 'general', topic: null, from_agent: 'elsewhere', to_agent: '*', correlation_id: null, branch: null, base_commit: null, status: null,
@@ -119,14 +119,14 @@ export function describeBackupPortsContract(adapterName: string, open: () => Pro
       expect(await s.graph.hallwayList('w')).toEqual([hallways[0], { ...hallways[1], access_count: 5 }]);
     });
 
-    it('scanArtifacts walks every artifact; importArtifacts stores one verbatim once', async () => {
+    it('scanArtifacts walks every artifact, one applied verbatim among them', async () => {
       for (const text of ['one', 'two', 'three']) {
         await s.logstream.putArtifact({ kind: 'note', content: text, sha256: sha256(text), size_bytes: text.length, created_by: 'me', metadata_json: '{}' });
       }
       const content = 'imported content ✓';
-      const foreign = { id: 'art_20250101T000000_aaaaaaaaaaaa', kind: 'diff', content, sha256: sha256(content), created_by: 'elsewhere', created_at: '2025-01-01T00:00:00Z', origin_replica: FOREIGN, metadata_json: '{"k": [1, 2]}' };
-      expect(await s.logstream.importArtifacts([foreign])).toBe(1);
-      expect(await s.logstream.importArtifacts([foreign])).toBe(0);
+      const foreign = { id: 'art_20250101T000000_aaaaaaaaaaaa', kind: 'diff', content, sha256: sha256(content), size_bytes: Buffer.byteLength(content), created_by: 'elsewhere', created_at: '2025-01-01T00:00:00Z', origin_replica: FOREIGN, metadata_json: '{"k": [1, 2]}' };
+      expect(await s.logstream.applyRemoteArtifact(foreign)).toBe(true);
+      expect(await s.logstream.applyRemoteArtifact(foreign)).toBe(false);
       expect(await s.logstream.getArtifact(foreign.id)).toEqual({
         id: foreign.id, kind: 'diff', sha256: foreign.sha256, size_bytes: Buffer.byteLength(content), content, created_by: 'elsewhere', created_at: foreign.created_at, origin_replica: FOREIGN, metadata: { k: [1, 2] },
       });
@@ -144,15 +144,20 @@ export function describeBackupPortsContract(adapterName: string, open: () => Pro
       expect(ids.has(foreign.id)).toBe(true);
     });
 
-    it('importEvents stores events verbatim under new seqs, skips held ones, refuses unknown artifacts and advances the clock', async () => {
+    it('applyRemoteEvent, as import uses it, stores events verbatim under new seqs, skips held ones, refuses unknown artifacts and advances the clock', async () => {
+      const applyAll = async (events: RemoteEvent[]): Promise<number> => {
+        let applied = 0;
+        for (const e of events) if (await s.logstream.applyRemoteEvent(e, { reclaimOwn: true }) === 'applied') applied++;
+        return applied;
+      };
       const local = await s.logstream.append({ ...foreignEvent(0, 0), metadata_json: '{}' });
       const content = 'cited';
-      await s.logstream.importArtifacts([{ id: 'art_20250101T000000_bbbbbbbbbbbb', kind: 'note', content, sha256: sha256(content), created_by: 'x', created_at: '2025-01-01T00:00:00Z', origin_replica: FOREIGN, metadata_json: '{}' }]);
+      await s.logstream.applyRemoteArtifact({ id: 'art_20250101T000000_bbbbbbbbbbbb', kind: 'note', content, sha256: sha256(content), size_bytes: Buffer.byteLength(content), created_by: 'x', created_at: '2025-01-01T00:00:00Z', origin_replica: FOREIGN, metadata_json: '{}' });
       const ahead = Date.now() + 30_000;
       const events = [foreignEvent(1, ahead - 2), foreignEvent(2, ahead - 1, ['art_20250101T000000_bbbbbbbbbbbb']), foreignEvent(3, ahead)];
-      expect(await s.logstream.importEvents(events)).toBe(3);
-      expect(await s.logstream.importEvents(events)).toBe(0);
-      expect(await s.logstream.importEvents([{ ...events[0]!, id: 'evt_20250101T000000_ffffffffffff' }])).toBe(0);
+      expect(await applyAll(events)).toBe(3);
+      expect(await applyAll(events)).toBe(0);
+      expect(await applyAll([{ ...events[0]!, id: 'evt_20250101T000000_ffffffffffff' }])).toBe(0);
       const listed = await s.logstream.list({ order: 'asc', stream: 'ops/imported', limit: 10 });
       expect(listed.map((e) => e.id)).toEqual([local.id, ...events.map((e) => e.id)]);
       expect(listed.map((e) => e.seq)).toEqual([...listed.map((e) => e.seq)].sort((a, b) => a - b));
@@ -163,7 +168,7 @@ export function describeBackupPortsContract(adapterName: string, open: () => Pro
       }
       expect(await s.logstream.getEvent(events[1]!.id)).toMatchObject({ artifact_ids: ['art_20250101T000000_bbbbbbbbbbbb'] });
       expect(await s.logstream.versionVector()).toMatchObject({ [FOREIGN]: 3 });
-      const refused = await rejectionOf(s.logstream.importEvents([foreignEvent(4, ahead, ['art_20250101T000000_cccccccccccc'])]));
+      const refused = await rejectionOf(applyAll([foreignEvent(4, ahead, ['art_20250101T000000_cccccccccccc'])]));
       expect(refused).toMatchObject({ code: 'not_found', rule: 'known_artifact', details: { artifact_id: 'art_20250101T000000_cccccccccccc' } });
       expect(await s.logstream.getEvent(foreignEvent(4, ahead).id)).toBeNull();
       const after = await s.logstream.append({ ...foreignEvent(0, 0), metadata_json: '{}' });

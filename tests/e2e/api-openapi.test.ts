@@ -91,6 +91,10 @@ describe('OpenAPI document', () => {
       { docPath: '/v1/search', method: 'post', path: '/v1/search', body: { query: 'retry backoff', limit: 2, candidate_strategy: 'vector' }, status: 200 },
       { docPath: '/v1/search', method: 'post', path: '/v1/search', rawBody: '{"query":', status: 400 },
       { docPath: '/sync/peers', method: 'get', path: '/sync/peers', status: 200 },
+      { docPath: '/sync/version_vector', method: 'get', path: '/sync/version_vector', status: 200 },
+      { docPath: '/sync/ops', method: 'get', path: '/sync/ops?origin=rep_000000000000', status: 200 },
+      { docPath: '/sync/ops', method: 'get', path: '/sync/ops?origin=', status: 400 },
+      { docPath: '/sync/artifact', method: 'get', path: '/sync/artifact?id=art_missing', status: 404 },
       { docPath: '/healthz', method: 'get', path: '/healthz', token: null, status: 200 },
       { docPath: '/logstream/stream', method: 'get', path: '/logstream/stream?status=bogus', status: 400 },
     ];

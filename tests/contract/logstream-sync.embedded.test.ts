@@ -1,0 +1,21 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { openSqliteLocks } from '../../stores/embedded/sqlite-locks.js';
+import { openSqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
+import { makeTempDir, removeDir } from '../helpers/tmp.js';
+import { describeLogstreamSyncContract } from './logstream-sync.contract.js';
+
+describeLogstreamSyncContract('embedded (SQLite)', async (replicaId) => {
+  const dir = makeTempDir('mp-logstream-sync-');
+  if (replicaId) fs.writeFileSync(path.join(dir, 'replica.json'), JSON.stringify({ replica_id: replicaId, minted_at_note: 'RFC 004 step 0' }));
+  const logstream = await openSqliteLogstream(dir);
+  const locks = await openSqliteLocks(dir);
+  return {
+    logstream, locks,
+    async cleanup() {
+      await logstream.close();
+      await locks.close();
+      removeDir(dir);
+    },
+  };
+});

@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../core/config.js';
+import { RedisConnections } from '../../stores/redis/connection.js';
+import { openRedisLocks } from '../../stores/redis/redis-locks.js';
+import { openRedisLogstream } from '../../stores/redis/redis-logstream.js';
+import { describeLogstreamSyncContract } from './logstream-sync.contract.js';
+
+// No skip when Redis is down: opening fails with store_unavailable and every test fails.
+describeLogstreamSyncContract('cluster (Redis)', async (replicaId) => {
+  const options = { url: loadConfig().redis.url, palaceName: `contract-sync-${randomBytes(6).toString('hex')}` };
+  if (replicaId) {
+    const admin = new RedisConnections(options);
+    await admin.command().set(`${admin.prefix}ls:replica`, replicaId);
+    await admin.close();
+  }
+  const logstream = await openRedisLogstream(options);
+  const locks = await openRedisLocks(options);
+  return {
+    logstream, locks,
+    async cleanup() {
+      await logstream.close();
+      await locks.close();
+      const admin = new RedisConnections(options);
+      await admin.dropPalace();
+      await admin.close();
+    },
+  };
+});

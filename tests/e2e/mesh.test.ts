@@ -1,0 +1,254 @@
+/**
+ * The logstream mesh between real `mempalace serve` processes on loopback (logstream.md §8,
+ * issue 17): each server's own sync loop pulls from the other through `/sync/*` with a bearer
+ * token from its peers file. Two embedded palaces, and an embedded palace with a cluster palace
+ * (Redis logstream, OpenSearch, Neo4j, Temporal all real). Events flow both ways with their ids
+ * preserved, an artifact follows the event citing it, a restarted server pulls nothing twice,
+ * and a partition heals: with one server stopped, both sides append (the stopped side through
+ * its store, as another agent's stdio server would), and after the restart both converge.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../core/config.js';
+import { openNeo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
+import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
+import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
+import { openSqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
+import { RedisConnections } from '../../stores/redis/connection.js';
+import { openRedisLogstream } from '../../stores/redis/redis-logstream.js';
+import type { Logstream, StoredEvent } from '../../stores/ports.js';
+import { eventAppend } from '../../palace/logstream.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mesh-'));
+const PEER_TOKEN = `peer-${randomBytes(8).toString('hex')}`;
+const ADMIN_TOKEN = `admin-${randomBytes(8).toString('hex')}`;
+const base = { type: 'status.update', stream: 'project/mesh', room: 'status', from_agent: 'ops' };
+
+interface ServerSpec {
+  name: string;
+  palaceDir: string;
+  env: Record<string, string>;
+}
+
+/** One `mempalace serve` child process; restartable on the same port. */
+class Served {
+  private proc: ChildProcess | null = null;
+  private client: Client | null = null;
+  url = '';
+  port = 0;
+  stderr = '';
+
+  constructor(readonly spec: ServerSpec) {}
+
+  async start(): Promise<void> {
+    const proc = spawn(process.execPath, [TSX, path.join(ROOT, 'cli', 'main.ts'), 'serve', '--port', String(this.port)], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        MEMPALACE_PALACE: this.spec.palaceDir,
+        MEMPALACE_SYNC_INTERVAL: '0.3',
+        MEMPALACE_API_TOKENS: `${ADMIN_TOKEN}=ops:admin,${PEER_TOKEN}=peer:read`,
+        MEMPALACE_REPLICA_NAME: this.spec.name,
+        MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json'),
+        ...this.spec.env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    this.proc = proc;
+    this.url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.spec.name} did not start:\n${this.stderr}`)), 180_000);
+      proc.stderr!.setEncoding('utf8');
+      proc.stderr!.on('data', (chunk: string) => {
+        this.stderr += chunk;
+        const m = /mempalace serve: (http:\/\/\S+)/.exec(this.stderr);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      proc.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${this.spec.name} exited with ${code}:\n${this.stderr}`));
+      });
+    });
+    this.port = Number(new URL(this.url).port);
+  }
+
+  async stop(): Promise<void> {
+    await this.client?.close().catch(() => undefined);
+    this.client = null;
+    const proc = this.proc;
+    if (!proc || proc.exitCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await exited;
+    this.proc = null;
+  }
+
+  async tool(name: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    if (!this.client) {
+      const client = new Client({ name: 'mesh-e2e', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${this.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } } }));
+      this.client = client;
+    }
+    const result = await this.client.callTool({ name, arguments: args });
+    return result.structuredContent as Record<string, unknown>;
+  }
+
+  async append(args: Record<string, unknown>): Promise<StoredEvent> {
+    return (await this.tool('mempalace_event_append', { ...base, ...args })).event as StoredEvent;
+  }
+
+  async events(): Promise<StoredEvent[]> {
+    return (await this.tool('mempalace_event_list', { limit: 500 })).events as StoredEvent[];
+  }
+
+  async estate(): Promise<{ self: { replica_id: string; version_vector: Record<string, number> }; peers: Record<string, unknown>[] }> {
+    return (await this.tool('mempalace_mesh_peers')) as never;
+  }
+}
+
+function writePeers(server: Served, peer: Served): void {
+  fs.mkdirSync(server.spec.palaceDir, { recursive: true });
+  fs.writeFileSync(path.join(server.spec.palaceDir, 'peers.json'), JSON.stringify({ peers: [{ name: peer.spec.name, url: peer.url, token: PEER_TOKEN }] }));
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const idsOf = (events: StoredEvent[]) => events.map((e) => e.id).sort();
+
+/** Both servers hold exactly `expected` (by id), each id once, with identical authorship fields. */
+async function converged(x: Served, y: Served, expected: string[]): Promise<boolean> {
+  const [ex, ey] = [await x.events(), await y.events()];
+  const want = [...expected].sort();
+  if (JSON.stringify(idsOf(ex)) !== JSON.stringify(want) || JSON.stringify(idsOf(ey)) !== JSON.stringify(want)) return false;
+  const strip = ({ seq: _seq, ...rest }: StoredEvent) => rest;
+  const byId = new Map(ey.map((e) => [e.id, strip(e)]));
+  for (const e of ex) expect(strip(e)).toEqual(byId.get(e.id));
+  return true;
+}
+
+async function appendThroughStore(logstream: Logstream, body: string): Promise<StoredEvent> {
+  return (await eventAppend({ logstream, mesh: { replicaName: 'offline' } }, { ...base, body })).event;
+}
+
+const servers: Served[] = [];
+afterAll(async () => {
+  await Promise.allSettled(servers.map((s) => s.stop()));
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/**
+ * The scenario for a pair of servers: both ways, an artifact, restart without duplicates, and a
+ * healed partition. `offline` opens the stopped side's store directly.
+ */
+async function meshScenario(x: Served, y: Served, offline: () => Promise<Logstream>): Promise<void> {
+  await x.start();
+  await y.start();
+  writePeers(x, y);
+  writePeers(y, x);
+
+  const expected: string[] = [];
+  for (const s of [x, y]) for (let i = 0; i < 3; i++) expected.push((await s.append({ body: `${s.spec.name} ${i}` })).id);
+  const patch = (await x.tool('mempalace_patch_submit', { stream: 'project/mesh', from_agent: 'ops', content: 'diff --git a/f b/f\n+mesh\n' })) as { artifact: { id: string; sha256: string }; event: StoredEvent };
+  expected.push(patch.event.id);
+  await until('both ways', () => converged(x, y, expected));
+  expect(await y.tool('mempalace_artifact_get', { artifact_id: patch.artifact.id })).toMatchObject({ artifact: { id: patch.artifact.id, sha256: patch.artifact.sha256, content: 'diff --git a/f b/f\n+mesh\n' } });
+  const [xId, yId] = [(await x.estate()).self.replica_id, (await y.estate()).self.replica_id];
+  const onY = (await y.events()).find((e) => e.id === expected[0])!;
+  expect(onY.origin_replica).toBe(xId);
+
+  // The estate of each side names the other, reachable, with nothing left to pull.
+  const peerOfX = await until('x reports y synced', async () => {
+    const p = (await x.estate()).peers[0];
+    return p?.reachable === true && p.lag_events === 0 ? p : undefined;
+  });
+  expect(peerOfX).toMatchObject({ name: y.spec.name, url: y.url, replica_id: yId, last_error: null });
+  expect(JSON.stringify(await x.estate())).not.toContain(PEER_TOKEN);
+  const viaHttp = await fetch(`${x.url}/sync/peers`, { headers: { authorization: `Bearer ${PEER_TOKEN}` } });
+  expect(viaHttp.status).toBe(200);
+  expect(((await viaHttp.json()) as { self: { replica_id: string } }).self.replica_id).toBe(xId);
+  expect((await fetch(`${x.url}/sync/version_vector`)).status).toBe(401);
+
+  // Restart y: its loop resumes from the stored vector and duplicates nothing.
+  const vectorBefore = (await y.estate()).self.version_vector;
+  await y.stop();
+  await y.start();
+  const restartedAt = new Date(Date.now() - 1000).toISOString().slice(0, 19);
+  await until('y synced again after its restart', async () => {
+    const p = (await y.estate()).peers[0];
+    return typeof p?.last_success_at === 'string' && p.last_success_at.slice(0, 19) >= restartedAt && p.reachable === true;
+  });
+  expect(await converged(x, y, expected)).toBe(true);
+  expect((await y.estate()).self.version_vector).toEqual(vectorBefore);
+
+  // Partition: y stops; x appends through its server, y through its store; then y returns.
+  await y.stop();
+  expected.push((await x.append({ body: 'x during partition' })).id);
+  await until('x sees y unreachable', async () => (await x.estate()).peers[0]?.reachable === false);
+  const store = await offline();
+  try {
+    expected.push((await appendThroughStore(store, 'y during partition 1')).id);
+    expected.push((await appendThroughStore(store, 'y during partition 2')).id);
+  } finally {
+    await store.close();
+  }
+  await y.start();
+  await until('the partition heals', () => converged(x, y, expected));
+  const healed = await until('x reports y reachable again', async () => {
+    const p = (await x.estate()).peers[0];
+    return p?.reachable === true ? p : undefined;
+  });
+  expect(healed.last_error).toBeNull();
+  expect(typeof healed.last_error_at).toBe('string');
+}
+
+describe('logstream mesh between real servers', () => {
+  it('two embedded palaces exchange events both ways, survive a restart without duplicates, and heal a partition', async () => {
+    const x = new Served({ name: `emb-x-${randomBytes(3).toString('hex')}`, palaceDir: path.join(tmp, 'x'), env: { MEMPALACE_PROFILE: 'embedded' } });
+    const y = new Served({ name: `emb-y-${randomBytes(3).toString('hex')}`, palaceDir: path.join(tmp, 'y'), env: { MEMPALACE_PROFILE: 'embedded' } });
+    servers.push(x, y);
+    await meshScenario(x, y, () => openSqliteLogstream(y.spec.palaceDir));
+    await Promise.all([x.stop(), y.stop()]);
+  });
+
+  it('an embedded palace and a cluster palace (Redis logstream) do the same', async () => {
+    const palaceName = `mesh-${randomBytes(5).toString('hex')}`;
+    const config = loadConfig({ ...process.env, MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE: path.join(tmp, 'c'), MEMPALACE_PALACE_NAME: palaceName });
+    const e = new Served({ name: `emb-${randomBytes(3).toString('hex')}`, palaceDir: path.join(tmp, 'e'), env: { MEMPALACE_PROFILE: 'embedded' } });
+    const c = new Served({ name: `cluster-${randomBytes(3).toString('hex')}`, palaceDir: config.palaceDir, env: { MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: palaceName } });
+    servers.push(e, c);
+    try {
+      await meshScenario(e, c, () => openRedisLogstream({ url: config.redis.url, palaceName }));
+    } finally {
+      await Promise.all([e.stop(), c.stop()]);
+      const redis = new RedisConnections({ url: config.redis.url, palaceName });
+      await redis.dropPalace().finally(() => redis.close());
+      const search = new OpenSearchConnection({ url: config.opensearch.url, palaceName });
+      await dropPalaceIndices(search).finally(() => search.close());
+      const graph = await openNeo4jGraphStore(config);
+      await graph.dropPalace().finally(() => graph.close());
+    }
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * A sync transport for replicas in one process: peers addressed as `mem://<name>` are answered
+ * by the same palace functions the `/sync/*` routes call, with the answer passed through JSON as
+ * over the wire. It can serve an artifact corrupted (a bad transfer) or act as a peer that is down.
+ */
+import { versionVectorPayload } from '../../palace/logstream-estate.js';
+import { syncArtifact, syncOps, type SyncPeer, type SyncTransport } from '../../palace/logstream-sync.js';
+import type { Logstream } from '../../stores/ports.js';
+
+export class InProcessTransport implements SyncTransport {
+  readonly calls: string[] = [];
+  /** Artifact ids to serve with altered content. */
+  readonly tamper = new Set<string>();
+  /** Peer names that refuse connections. */
+  readonly down = new Set<string>();
+  constructor(readonly replicas: Map<string, Logstream>) {}
+
+  async request(peer: SyncPeer, path: string, params: Record<string, string>): Promise<{ status: number; body: unknown }> {
+    const name = peer.url.replace('mem://', '');
+    if (this.down.has(name)) throw new Error(`${peer.url}: connection refused`);
+    const store = this.replicas.get(name)!;
+    this.calls.push(`${name}${path}${params.id ? `?id=${params.id}` : ''}`);
+    try {
+      if (path === '/sync/version_vector') return { status: 200, body: await versionVectorPayload(store, { replicaName: name }) };
+      if (path === '/sync/ops') return { status: 200, body: JSON.parse(JSON.stringify(await syncOps(store, params))) };
+      const body = await syncArtifact(store, params);
+      if (this.tamper.has(params.id!)) body.artifact.content = `${String(body.artifact.content)}tampered`;
+      return { status: 200, body };
+    } catch (e) {
+      return { status: (e as { code?: string }).code === 'not_found' ? 404 : 400, body: { error: (e as Error).message } };
+    }
+  }
+}
