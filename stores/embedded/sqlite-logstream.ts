@@ -161,10 +161,6 @@ function toArtifactRecord(row: Omit<ArtifactRow, 'content' | 'metadata_json'>): 
   return { id: row.id, kind: row.kind, sha256: row.sha256, size_bytes: row.size_bytes, created_by: row.created_by, created_at: row.created_at, origin_replica: row.origin_replica };
 }
 
-function unknownArtifact(eventId: string, artifactId: string): PalaceError {
-  return new PalaceError('not_found', `event ${eventId} references artifact ${artifactId} not yet applied locally`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId, event_id: eventId } });
-}
-
 export interface SqliteLogstreamOptions {
   /** Interval of the cross-process `data_version` poll while someone waits (§10.5: 250 ms). */
   pollIntervalMs?: number;
