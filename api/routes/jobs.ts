@@ -39,7 +39,7 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
     res.status(202).location(`/v1/jobs/${started.job_id}`).json({ job_id: started.job_id, progress: summary(started), events_url: `/v1/jobs/${started.job_id}/events` });
   };
 
-  router.post('/v1/jobs/mine', deps.requireScope('write'), async (req, res) => {
+  router.post('/v1/jobs/mine', deps.authorize, async (req, res) => {
     const caller = deps.caller(req);
     assertOwnIdentity(caller, req.body);
     const body = validBody<MineRequest>('MineRequest', req.body);
@@ -55,7 +55,7 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
     await start(req, res, spec);
   });
 
-  router.post('/v1/jobs/sync', deps.requireScope('write'), async (req, res) => {
+  router.post('/v1/jobs/sync', deps.authorize, async (req, res) => {
     assertOwnIdentity(deps.caller(req), req.body);
     const body = validBody<SyncRequest>('SyncRequest', req.body);
     const policy = policyOf(req);
@@ -67,7 +67,7 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
     await start(req, res, spec);
   });
 
-  router.post('/v1/jobs/delete_by_source', deps.requireScope('write'), async (req, res) => {
+  router.post('/v1/jobs/delete_by_source', deps.authorize, async (req, res) => {
     assertOwnIdentity(deps.caller(req), req.body);
     const body = validBody<DeleteBySourceRequest>('DeleteBySourceRequest', req.body);
     if (body.source_file.trim() === '') throw invalidArgument('source_file', 'non_empty_string', 'source_file must be a non-empty string');
@@ -77,23 +77,23 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
     await start(req, res, spec);
   });
 
-  router.get('/v1/jobs', deps.requireScope('read'), async (req, res) => {
+  router.get('/v1/jobs', deps.authorize, async (req, res) => {
     const { limit } = validQuery<{ limit?: number }>('JobListQuery', req.query);
     res.json({ jobs: (await deps.runtime().jobs.list(limit ?? 20)).map(summary) });
   });
 
-  router.get('/v1/jobs/:id', deps.requireScope('read'), async (req, res) => {
+  router.get('/v1/jobs/:id', deps.authorize, async (req, res) => {
     res.json(await deps.runtime().jobs.progress(req.params.id as string));
   });
 
-  router.post('/v1/jobs/:id/cancel', deps.requireScope('write'), async (req, res) => {
+  router.post('/v1/jobs/:id/cancel', deps.authorize, async (req, res) => {
     const jobs = deps.runtime().jobs;
     const id = req.params.id as string;
     await jobs.progress(id);
     res.json(summary(await jobs.cancel(id)));
   });
 
-  router.get('/v1/jobs/:id/events', deps.requireScope('read'), async (req, res) => {
+  router.get('/v1/jobs/:id/events', deps.authorize, async (req, res) => {
     const id = req.params.id as string;
     await deps.runtime().jobs.progress(id);
     const header = req.headers['last-event-id'];
