@@ -41,24 +41,26 @@ export async function resolveSource(source: SourceSpec, opts: SourceOptions): Pr
   await fs.mkdir(opts.workspace, { recursive: true });
   const git = (args: string[], extra: { cwd?: string; capDir?: string } = {}) => runGit({ args, target, limits: opts.git, ...extra });
   const exists = await fs.stat(path.join(dir, '.git')).then(() => true, () => false);
-  if (!exists) {
-    await fs.rm(dir, { recursive: true, force: true });
-    try {
-      await git(['clone', '--quiet', '--no-checkout', '--', target.url, dir], { capDir: dir });
-    } catch (e) {
-      await fs.rm(dir, { recursive: true, force: true });
-      throw e;
-    }
-  } else {
-    await git(['fetch', '--quiet', '--tags', '--force', '--', target.url, '+refs/heads/*:refs/remotes/origin/*'], { cwd: dir, capDir: dir });
-  }
   let commit: string | undefined;
-  for (const c of [`origin/${source.ref}`, source.ref]) {
-    commit = await git(['rev-parse', '--verify', '--quiet', `${c}^{commit}`], { cwd: dir }).catch(() => undefined);
-    if (commit) break;
+  try {
+    if (!exists) {
+      await fs.rm(dir, { recursive: true, force: true });
+      await git(['clone', '--quiet', '--no-checkout', '--', target.url, dir], { capDir: dir });
+    } else {
+      await git(['fetch', '--quiet', '--tags', '--force', '--', target.url, '+refs/heads/*:refs/remotes/origin/*'], { cwd: dir, capDir: dir });
+    }
+    for (const c of [`origin/${source.ref}`, source.ref]) {
+      commit = await git(['rev-parse', '--verify', '--quiet', `${c}^{commit}`], { cwd: dir }).catch(() => undefined);
+      if (commit) break;
+    }
+    if (!commit) throw invalidArgument('ref', 'git_ref_exists', `ref '${source.ref}' not found in ${source.url}`);
+    await git(['checkout', '--quiet', '--force', '--detach', commit], { cwd: dir, capDir: dir });
+    await git(['clean', '--quiet', '-fdx'], { cwd: dir });
+  } catch (e) {
+    // A half-made clone, or one stopped by the size cap or the timeout, is not kept.
+    const rule = (e as { rule?: string }).rule;
+    if (!exists || rule === 'git_max_bytes' || rule === 'git_timeout') await fs.rm(dir, { recursive: true, force: true });
+    throw e;
   }
-  if (!commit) throw invalidArgument('ref', 'git_ref_exists', `ref '${source.ref}' not found in ${source.url}`);
-  await git(['checkout', '--quiet', '--force', '--detach', commit], { cwd: dir, capDir: dir });
-  await git(['clean', '--quiet', '-fdx'], { cwd: dir });
   return { root: await fs.realpath(dir), identity: source.url, commit };
 }
