@@ -138,6 +138,9 @@ const TOOL_ERROR_DETAIL_KEYS = ['suggestions'];
 function toolFailure(tool: RegisteredTool, e: unknown): Record<string, unknown> | undefined {
   if (!isPalaceError(e) || e.details?.error_class === 'ValueError') return undefined;
   const base: Record<string, unknown> = tool.errorShape === 'success_false' ? { success: false, error: e.message } : { error: e.message };
+  // The field and the rule broken, as REST and the CLI report them.
+  if (e.field !== undefined) base.field = e.field;
+  if (e.rule !== undefined) base.rule = e.rule;
   for (const key of TOOL_ERROR_DETAIL_KEYS) if (e.details?.[key] !== undefined) base[key] = e.details[key];
   switch (e.code) {
     case 'invalid_argument':
