@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator } from '../../api/auth.js';
+import type { Caller } from '../../mcp/types.js';
 import type { ApiHarness } from './api-harness.js';
 import { API_TOKENS, readSse, startApi } from './api-harness.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
@@ -85,11 +86,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   port = (listener.address() as net.AddressInfo).port;
 
-  const tokens = [...API_TOKENS, ['tok-tenant', { identity: 'tenant', scopes: ['read', 'write'], roots: [path.join(allowed, 'project')] }] as const];
-  h = await startApi({
-    env: { MEMPALACE_ALLOWED_ROOTS: allowed, MEMPALACE_GIT_ALLOWED_HOSTS: `*,*:${port}` },
-    auth: Authenticator.fromTokens(tokens.map(([t, c]) => [t, { ...c, scopes: [...c.scopes] }])),
-  });
+  const tokens: [string, Caller][] = [...API_TOKENS, ['tok-tenant', { identity: 'tenant', scopes: ['read', 'write'], roots: [path.join(allowed, 'project')] }]];
+  h = await startApi({ env: { MEMPALACE_ALLOWED_ROOTS: allowed, MEMPALACE_GIT_ALLOWED_HOSTS: `*,*:${port}` }, auth: Authenticator.fromTokens(tokens) });
   alice = await h.mcpClient('tok-alice');
 });
 
