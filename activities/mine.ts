@@ -170,16 +170,17 @@ export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<Batc
     result.lastFile = entry.relativePath;
     const stored = storedOf(entry);
     const previous = states.get(stored);
-    const refuse = (reason: string, detail: string, size: number, mtimeMs: number) => {
+    const refuse = (reason: string, detail: string, size: number) => {
       result.files_skipped++;
       result.skipsDetail.push({ file: entry.relativePath, reason: `${reason}: ${detail}` });
       if (spec.dryRun) return;
-      const state: FileState = { wing: scan.wing, source_file: stored, size, mtime_ms: mtimeMs, content_sha256: '', drawer_count: 0, mined_at: filedAtNow(), extra: { mode: modeKey(spec), skip_reason: reason } };
+      // mtime -1 matches no file, so whatever later stands at this path is read and checked afresh.
+      const state: FileState = { wing: scan.wing, source_file: stored, size, mtime_ms: -1, content_sha256: '', drawer_count: 0, mined_at: filedAtNow(), extra: { mode: modeKey(spec), skip_reason: reason } };
       planned.push({ stored, state, drawers: [] });
     };
     try {
       if (entry.skip) {
-        refuse(entry.skip.reason, entry.skip.detail, entry.size, entry.mtimeMs);
+        refuse(entry.skip.reason, entry.skip.detail, entry.size);
         continue;
       }
       const st = await fs.lstat(entry.absolutePath);
@@ -192,7 +193,7 @@ export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<Batc
         read = await readListedFile(entry.absolutePath);
       } catch (e) {
         if (!(e instanceof ListedFileRefused)) throw e;
-        refuse(e.reason, e.message, st.size, st.mtimeMs);
+        refuse(e.reason, e.message, st.size);
         continue;
       }
       const bytes = read.bytes;

@@ -53,7 +53,7 @@ export interface Api {
 
 const STREAM_PATHS = /^\/(?:logstream\/stream|v1\/dashboard\/stream|v1\/jobs\/[^/]+\/events)$/;
 
-function readOnlyRefusal(req: Request): PalaceError {
+function readOnlyRouteRefusal(req: Request): PalaceError {
   return new PalaceError('read_only', `the server is in read-only mode (--read-only / MEMPALACE_MCP_READ_ONLY); ${req.method} ${req.path} would write`, { rule: 'read_only' });
 }
 
@@ -101,7 +101,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
       if (scope === 'open') return next();
       const principal = principalOf(auth, req);
       if (!principal) return unauthorized(res);
-      if (scope !== 'read' && mcp.readOnly) return sendPalaceError(res, readOnlyRefusal(req));
+      if (scope !== 'read' && mcp.readOnly) return sendPalaceError(res, readOnlyRouteRefusal(req));
       if (!hasScope(principal.caller, scope)) return sendPalaceError(res, missingScope(principal.caller, scope));
       next();
     },

@@ -232,8 +232,9 @@ const SCP_LIKE = /^(?:[^@/:\s]+@)?(\[[^\]/]+\]|[^/:\s]+):(?!\/\/)/;
 function parseNetworkUrl(field: string, value: string): { transport: 'https' | 'ssh'; host: string; port: number } {
   const scheme = URL_SCHEME.exec(value)?.[1]?.toLowerCase();
   if (scheme === undefined) {
-    const m = SCP_LIKE.exec(value)!;
-    return { transport: 'ssh', host: m[1]!.replace(/^\[|\]$/g, '').toLowerCase(), port: DEFAULT_PORT.ssh };
+    const host = SCP_LIKE.exec(value)![1]!.replace(/^\[|\]$/g, '').toLowerCase();
+    if (host.startsWith('-')) throw invalidArgument(field, 'git_url', `${field} '${value}' names no valid host`);
+    return { transport: 'ssh', host, port: DEFAULT_PORT.ssh };
   }
   if (scheme !== 'https' && scheme !== 'ssh') {
     throw invalidArgument(field, 'git_scheme', `${field} '${value}': git sources must use https or ssh (or be a local repository inside the allowed roots); '${scheme}' is refused`);
@@ -245,7 +246,7 @@ function parseNetworkUrl(field: string, value: string): { transport: 'https' | '
     throw invalidArgument(field, 'git_url', `${field} '${value}' is not a valid URL`);
   }
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === '') throw invalidArgument(field, 'git_url', `${field} '${value}' names no host`);
+  if (host === '' || host.startsWith('-')) throw invalidArgument(field, 'git_url', `${field} '${value}' names no valid host`);
   return { transport: scheme, host, port: url.port ? Number(url.port) : DEFAULT_PORT[scheme] };
 }
 
