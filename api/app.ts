@@ -135,6 +135,8 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   routes.use(async (req, res, next) => {
     if (STREAM_PATHS.test(req.path)) return next();
     const ticket = await mcp.gate.enter();
+    // A client that went away while a reconnect ran has nothing left to answer.
+    if (res.destroyed || res.writableEnded) return ticket.leave();
     res.once('finish', ticket.leave);
     res.once('close', ticket.leave);
     next();
