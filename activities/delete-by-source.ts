@@ -3,9 +3,16 @@
  * store as an equality filter on `source_file` (no client-side id list, no limit).
  */
 import type { DeleteBySourceSpec } from '../palace/jobs.js';
+import { assertStoredSourceAllowed, sourcePolicy } from '../palace/sources.js';
 import type { ActivityDeps } from './deps.js';
 
+/** The caller's roots bound what it may delete, checked again where the job runs. */
+function assertAllowed(deps: ActivityDeps, spec: DeleteBySourceSpec): Promise<void> {
+  return assertStoredSourceAllowed('source_file', spec.sourceFile, sourcePolicy(deps.config, { carried: spec.sourceBounds }));
+}
+
 export async function deleteBySourceCount(deps: ActivityDeps, input: { spec: DeleteBySourceSpec }) {
+  await assertAllowed(deps, input.spec);
   const filter = { sourceFile: input.spec.sourceFile };
   const [rows, logical, pairs] = await Promise.all([
     deps.stores.drawers.count(filter),
@@ -16,6 +23,7 @@ export async function deleteBySourceCount(deps: ActivityDeps, input: { spec: Del
 }
 
 export async function deleteBySourceApply(deps: ActivityDeps, input: { spec: DeleteBySourceSpec; fence?: { key: string; token: number } }) {
+  await assertAllowed(deps, input.spec);
   if (input.fence) await deps.stores.locks.check(input.fence.key, input.fence.token);
   const sourceFile = input.spec.sourceFile;
   const wings = new Set((await deps.stores.drawers.taxonomy({ sourceFile })).map((p) => p.wing));

@@ -18,10 +18,14 @@ import { ID_RECIPE, minedChunkId } from '../core/ids.js';
 import type { RoomConfig } from '../core/project-config.js';
 import { loadProjectConfig } from '../core/project-config.js';
 import { detectRoom } from '../core/rooms.js';
-import { decodeUtf8File, scanManifest } from '../core/scan.js';
+import { ListedFileRefused, readListedFile } from '../core/listed-file.js';
+import type { ScanSkip } from '../core/scan.js';
+import { compareCodePoints, decodeUtf8File, scanManifest } from '../core/scan.js';
 import { codePointLength, sha256Hex, strip } from '../core/text.js';
 import { validateName, wingSlug } from '../core/validate.js';
 import type { MineSpec } from '../palace/jobs.js';
+import type { SourcePolicy } from '../palace/sources.js';
+import { isWithin, pathAllowed, sourcePolicy } from '../palace/sources.js';
 import type { FileState, ManifestEntry } from '../stores/ports.js';
 import type { BatchInput, BatchResult, ScanResult } from '../workflows/activity-types.js';
 import type { ActivityDeps } from './deps.js';
@@ -66,7 +70,8 @@ export async function scanSource(deps: MineDeps, input: { jobId: string; spec: M
   const { spec, jobId } = input;
   // A broken entity registry is refused here, before any drawer is written.
   deps.labels.current();
-  const src = await resolveSource(spec.source, { allowedRoots: deps.config.allowedRoots, workspace: deps.workspace, allowFile: spec.mode === 'convos' });
+  const policy = sourcePolicy(deps.config, { carried: spec.sourceBounds });
+  const src = await resolveSource(spec.source, { policy, workspace: deps.workspace, git: { timeoutMs: deps.config.sources.gitTimeoutMs, maxBytes: deps.config.sources.gitMaxBytes }, allowFile: spec.mode === 'convos' });
   const warnings: string[] = [];
   const stat = await fs.stat(src.root);
   const dir = stat.isFile() ? path.dirname(src.root) : src.root;
@@ -89,14 +94,37 @@ export async function scanSource(deps: MineDeps, input: { jobId: string; spec: M
       ? { respectGitignore: spec.respectGitignore, includeIgnored: spec.includeIgnored }
       : { respectGitignore: false, sniffText: false, extensions: spec.mode === 'convos' ? CONVO_EXTENSIONS : DOCUMENT_EXTENSION_SET, maxFileBytes: 500 * 1024 * 1024 });
     files = spec.mode === 'convos' ? manifest.files.filter((f) => isConversationFileName(path.basename(f.relativePath))) : manifest.files;
-    skippedAtScan = manifest.skipped.length;
-    for (const s of manifest.skipped.slice(0, 50)) warnings.push(`SKIP: ${s.relativePath} (${s.reason}: ${s.detail})`);
-    if (manifest.skipped.length > 50) warnings.push(`... and ${manifest.skipped.length - 50} more skipped files`);
+    const links = await symlinkEntries(src.root, manifest.skipped.filter((s) => s.reason === 'symlink'), policy);
+    const others = manifest.skipped.filter((s) => s.reason !== 'symlink');
+    if (links.length > 0) files = [...files, ...links].sort((a, b) => compareCodePoints(a.relativePath, b.relativePath));
+    skippedAtScan = others.length;
+    for (const s of others.slice(0, 50)) warnings.push(`SKIP: ${s.relativePath} (${s.reason}: ${s.detail})`);
+    if (others.length > 50) warnings.push(`... and ${others.length - 50} more skipped files`);
   }
   if (spec.limit > 0) files = files.slice(0, spec.limit);
   const manifestId = `${jobId}:manifest`;
   await deps.stores.jobs.putManifest(manifestId, files);
   return { manifestId, totalFiles: files.length, wing, sourceIdentity: src.identity, skippedAtScan, warnings, ...(src.commit ? { commit: src.commit } : {}) };
+}
+
+/**
+ * Symlinks met by the scan are never followed; they go into the manifest so the batch records
+ * why in their file state (and drops drawers an earlier version of the path left).
+ */
+async function symlinkEntries(root: string, skips: readonly ScanSkip[], policy: SourcePolicy): Promise<ManifestEntry[]> {
+  const out: ManifestEntry[] = [];
+  for (const s of skips) {
+    const absolutePath = path.join(root, ...s.relativePath.split('/'));
+    const link = await fs.lstat(absolutePath).catch(() => undefined);
+    if (!link) continue;
+    const target = await fs.realpath(absolutePath).catch(() => undefined);
+    const outside = target !== undefined && !isWithin(root, target) && policy.bounds.length > 0 && !(await pathAllowed(target, policy));
+    const skip = outside
+      ? { reason: 'symlink_outside_roots', detail: 'a symbolic link to a target outside the allowed roots; not followed' }
+      : { reason: 'symlink', detail: 'symlinks are not followed' };
+    out.push({ relativePath: s.relativePath, absolutePath, size: link.size, mtimeMs: link.mtimeMs, skip });
+  }
+  return out;
 }
 
 async function planProjectFile(deps: ActivityDeps, labels: DrawerLabels, spec: MineSpec, scan: ScanResult, entry: ManifestEntry, text: string, rooms: RoomConfig[], base: FileMeta): Promise<{ drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string }> {
@@ -142,16 +170,36 @@ export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<Batc
     result.lastFile = entry.relativePath;
     const stored = storedOf(entry);
     const previous = states.get(stored);
+    const refuse = (reason: string, detail: string, size: number) => {
+      result.files_skipped++;
+      result.skipsDetail.push({ file: entry.relativePath, reason: `${reason}: ${detail}` });
+      if (spec.dryRun) return;
+      // mtime -1 matches no file, so whatever later stands at this path is read and checked afresh.
+      const state: FileState = { wing: scan.wing, source_file: stored, size, mtime_ms: -1, content_sha256: '', drawer_count: 0, mined_at: filedAtNow(), extra: { mode: modeKey(spec), skip_reason: reason } };
+      planned.push({ stored, state, drawers: [] });
+    };
     try {
-      const st = await fs.stat(entry.absolutePath);
-      if (previous && previous.size === st.size && previous.mtime_ms === st.mtimeMs) {
+      if (entry.skip) {
+        refuse(entry.skip.reason, entry.skip.detail, entry.size);
+        continue;
+      }
+      const st = await fs.lstat(entry.absolutePath);
+      if (previous && st.isFile() && previous.size === st.size && previous.mtime_ms === st.mtimeMs) {
         result.files_skipped++;
         continue;
       }
-      const bytes = await fs.readFile(entry.absolutePath);
+      let read;
+      try {
+        read = await readListedFile(entry.absolutePath);
+      } catch (e) {
+        if (!(e instanceof ListedFileRefused)) throw e;
+        refuse(e.reason, e.message, st.size);
+        continue;
+      }
+      const bytes = read.bytes;
       const sha = sha256Hex(bytes);
       const filedAt = filedAtNow();
-      const state: FileState = { wing: scan.wing, source_file: stored, size: st.size, mtime_ms: st.mtimeMs, content_sha256: sha, drawer_count: 0, mined_at: filedAt, extra: { mode: modeKey(spec), ...(scan.commit ? { commit: scan.commit } : {}) } };
+      const state: FileState = { wing: scan.wing, source_file: stored, size: read.size, mtime_ms: read.mtimeMs, content_sha256: sha, drawer_count: 0, mined_at: filedAt, extra: { mode: modeKey(spec), ...(scan.commit ? { commit: scan.commit } : {}) } };
       if (previous && previous.content_sha256 === sha && previous.extra?.mode === modeKey(spec)) {
         // Touched but unchanged: the drawers stand; the next mine re-hashes it again (no embedding).
         result.files_skipped++;
@@ -159,7 +207,7 @@ export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<Batc
       }
       const base: FileMeta = {
         wing: scan.wing, source_file: stored, added_by: spec.agent, filed_at: filedAt, id_recipe: ID_RECIPE,
-        normalize_version: NORMALIZE_VERSION, source_mtime: st.mtimeMs / 1000,
+        normalize_version: NORMALIZE_VERSION, source_mtime: read.mtimeMs / 1000,
         ...(scan.commit ? { source_commit: scan.commit } : {}),
       };
       let plan: { drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string };

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { invalidArgument } from '../core/errors.js';
 import { isGitignored } from '../core/scan.js';
 import type { SyncSpec } from '../palace/jobs.js';
+import { pathAllowed, resolveLocalSource, sourcePolicy } from '../palace/sources.js';
 import type { SourceRow } from '../stores/ports.js';
 import type { SyncReport } from '../workflows/activity-types.js';
 import type { ActivityDeps } from './deps.js';
@@ -73,13 +74,16 @@ async function classify(file: string, root: string): Promise<Verdict> {
 export async function syncScan(deps: ActivityDeps, input: { jobId: string; spec: SyncSpec }): Promise<{ planId: string; report: SyncReport }> {
   const { spec } = input;
   if (spec.apply && !spec.wing && !spec.projectDir) throw invalidArgument('apply', 'scope_required', 'apply=true needs wing or project_dir (a guard against pruning every wing of the palace)');
-  const fixedRoot = spec.projectDir ? path.resolve(spec.projectDir) : undefined;
+  // The caller's roots are checked again here: nothing outside them is even looked at.
+  const policy = sourcePolicy(deps.config, { carried: spec.sourceBounds });
+  const fixedRoot = spec.projectDir ? await resolveLocalSource('project_dir', spec.projectDir, policy) : undefined;
   const rootCache = new Map<string, string | null>();
   const sources = await allSources(deps, spec.wing);
   const verdicts = new Map<SourceRow, Verdict>();
   for (const s of sources) {
     const file = s.source_file;
     if (!file || !path.isAbsolute(file)) { verdicts.set(s, 'no_source'); continue; }
+    if (!(await pathAllowed(file, policy))) { verdicts.set(s, 'out_of_scope'); continue; }
     const root = fixedRoot ?? (await detectRoot(file, rootCache));
     if (!root || !under(root, file)) { verdicts.set(s, 'out_of_scope'); continue; }
     verdicts.set(s, await classify(file, root));

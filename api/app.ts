@@ -14,7 +14,8 @@ import { mcpRouter } from '../mcp/http.js';
 import { TOOLS_BY_NAME } from '../mcp/registry.js';
 import { PalaceMcp } from '../mcp/server.js';
 import type { LogstreamContext } from '../palace/logstream.js';
-import type { Scope } from './auth.js';
+import { PalaceError } from '../core/errors.js';
+import { routeScope } from '../core/scopes.js';
 import { Authenticator, hasScope, missingScope, principalOf } from './auth.js';
 import type { ApiDeps } from './deps.js';
 import { errorHandler, sendPalaceError, unauthorized } from './errors.js';
@@ -48,6 +49,12 @@ export interface Api {
   auth: Authenticator;
   /** The router holding every documented route (the OpenAPI test walks it). */
   routes: express.Router;
+}
+
+const STREAM_PATHS = /^\/(?:logstream\/stream|v1\/dashboard\/stream|v1\/jobs\/[^/]+\/events)$/;
+
+function readOnlyRouteRefusal(req: Request): PalaceError {
+  return new PalaceError('read_only', `the server is in read-only mode (--read-only / MEMPALACE_MCP_READ_ONLY); ${req.method} ${req.path} would write`, { rule: 'read_only' });
 }
 
 export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
@@ -89,9 +96,14 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   const deps: ApiDeps = {
     runtime: current,
     caller: (req: Request) => principalOf(auth, req)!.caller,
-    requireScope: (scope: Scope) => (req, res, next) => {
+    authorize: (req, res, next) => {
+      const routePath = (req.route as { path?: unknown } | undefined)?.path;
+      const scope = typeof routePath === 'string' ? routeScope(req.method === 'HEAD' ? 'GET' : req.method, routePath) : undefined;
+      if (scope === undefined) return sendPalaceError(res, new PalaceError('permission_denied', `${req.method} ${req.path} has no row in the scope table`, { rule: 'scope_table' }));
+      if (scope === 'open') return next();
       const principal = principalOf(auth, req);
       if (!principal) return unauthorized(res);
+      if (scope !== 'read' && mcp.readOnly) return sendPalaceError(res, readOnlyRouteRefusal(req));
       if (!hasScope(principal.caller, scope)) return sendPalaceError(res, missingScope(principal.caller, scope));
       next();
     },
@@ -120,6 +132,17 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
 
   const routes = express.Router();
   routes.use(express.json({ limit: REST_BODY_LIMIT_BYTES }));
+  // A REST request holds the runtime until it is answered, so a reconnect drains it first;
+  // streams re-read the runtime on every step instead and would hold a reconnect forever.
+  routes.use(async (req, res, next) => {
+    if (STREAM_PATHS.test(req.path)) return next();
+    const ticket = await mcp.gate.enter();
+    // A client that went away while a reconnect ran has nothing left to answer.
+    if (res.destroyed || res.writableEnded) return ticket.leave();
+    res.once('finish', ticket.leave);
+    res.once('close', ticket.leave);
+    next();
+  });
   registerPalaceRoutes(routes, deps);
   registerJobRoutes(routes, deps);
   registerLogstreamRoutes(routes, deps);

@@ -5,9 +5,11 @@
  * Sources, merged in this order (a token listed twice is a configuration error):
  *
  * - `MEMPALACE_TOKENS_FILE`: a JSON or YAML file
- *   `{ "tokens": [ { "token": "<secret>", "agent": "alice", "scopes": ["read", "write"] } ] }`;
+ *   `{ "tokens": [ { "token": "<secret>", "agent": "alice", "scopes": ["read", "write"], "roots": ["/srv/src/alice"] } ] }`;
  *   instead of `token` an entry may give `sha256`: the lowercase hex SHA-256 of the secret, so
- *   the file need not hold secrets.
+ *   the file need not hold secrets. `roots` (optional, absolute directories) bounds the local
+ *   sources this token may mine, sync or delete by, within the server's MEMPALACE_ALLOWED_ROOTS
+ *   (palace/sources.ts intersects the two); stateless HTTP cannot ask a client for MCP roots.
  * - `MEMPALACE_API_TOKENS`: comma-separated `<token>=<agent>:<scope>+<scope>` entries, e.g.
  *   `s3cret=alice:read+write,t0ken=ops:admin`. The scopes follow the last `:` and the agent the
  *   last `=` before it, so tokens may contain `=` and agent names may contain `:`; neither may
@@ -15,7 +17,8 @@
  * - `MEMPALACE_MCP_HTTP_TOKEN` (logstream.md §7.1): one shared token; it acts as the admin
  *   identity `local`, like the original's single-user server where any name was accepted.
  *
- * Scopes imply the ones below them: `admin` ⊇ `write` ⊇ `read`. With no token configured at all
+ * Scopes imply the ones below them: `admin` ⊇ `write` ⊇ `read` (core/scopes.ts holds the table of
+ * what each tool and route needs). With no token configured at all
  * every request acts as `local` with admin scope — allowed only on a loopback bind unless
  * `MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN=1` (see `assertBindAllowed`).
  *
@@ -25,14 +28,17 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Request } from 'express';
 import YAML from 'yaml';
 import type { Config } from '../core/config.js';
 import { PalaceError, invalidArgument } from '../core/errors.js';
+import type { Scope } from '../core/scopes.js';
+import { IMPLIED_SCOPES, SCOPES } from '../core/scopes.js';
 import type { Caller } from '../mcp/types.js';
 
-export const SCOPES = ['read', 'write', 'admin'] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES };
+export type { Scope };
 
 /** An authenticated request: the MCP caller plus a stable key for rate limiting (never the token). */
 export interface Principal {
@@ -46,7 +52,6 @@ interface TokenEntry {
   caller: Caller;
 }
 
-const IMPLIED: Record<Scope, Scope[]> = { read: ['read'], write: ['write', 'read'], admin: ['admin', 'write', 'read'] };
 export const OPEN_IDENTITY = 'local';
 
 function sha256(text: string): Buffer {
@@ -60,18 +65,34 @@ function expandScopes(source: string, scopes: unknown): string[] {
     if (typeof s !== 'string' || !(SCOPES as readonly string[]).includes(s)) {
       throw invalidArgument('scopes', 'enum', `${source}: unknown scope ${JSON.stringify(s)}; expected one of: ${SCOPES.join(', ')}`);
     }
-    for (const implied of IMPLIED[s as Scope]) out.add(implied);
+    for (const implied of IMPLIED_SCOPES[s as Scope]) out.add(implied);
   }
   return SCOPES.filter((s) => out.has(s));
 }
 
-function entry(source: string, secretOrHash: { token?: unknown; sha256?: unknown }, agent: unknown, scopes: unknown): TokenEntry {
+/** A token's `roots`: absolute directories, kept at their real paths. */
+function tokenRoots(source: string, agent: string, roots: unknown): string[] | undefined {
+  if (roots === undefined || roots === null) return undefined;
+  if (!Array.isArray(roots) || roots.length === 0 || roots.some((r) => typeof r !== 'string' || !path.isAbsolute(r))) {
+    throw invalidArgument('roots', 'absolute_paths', `${source}: 'roots' of the token for agent '${agent}' must be a non-empty list of absolute directories`);
+  }
+  return (roots as string[]).map((r) => {
+    try {
+      return fs.realpathSync(r);
+    } catch {
+      return path.resolve(r);
+    }
+  });
+}
+
+function entry(source: string, secretOrHash: { token?: unknown; sha256?: unknown }, agent: unknown, scopes: unknown, roots?: unknown): TokenEntry {
   if (typeof agent !== 'string' || agent.trim() === '') throw invalidArgument('agent', 'non_empty_string', `${source}: every token needs a non-empty agent`);
   let hash: Buffer;
   if (typeof secretOrHash.token === 'string' && secretOrHash.token.length > 0) hash = sha256(secretOrHash.token);
   else if (typeof secretOrHash.sha256 === 'string' && /^[0-9a-f]{64}$/.test(secretOrHash.sha256)) hash = Buffer.from(secretOrHash.sha256, 'hex');
   else throw invalidArgument('token', 'required', `${source}: the entry for agent '${agent}' needs a non-empty token or a 64-hex sha256`);
-  return { hash, caller: { identity: agent.trim(), scopes: expandScopes(source, scopes) } };
+  const bound = tokenRoots(source, agent.trim(), roots);
+  return { hash, caller: { identity: agent.trim(), scopes: expandScopes(source, scopes), ...(bound ? { roots: bound } : {}) } };
 }
 
 export function parseTokenFile(file: string, text: string): TokenEntry[] {
@@ -84,8 +105,8 @@ export function parseTokenFile(file: string, text: string): TokenEntry[] {
   const list = (doc as { tokens?: unknown } | null)?.tokens;
   if (!Array.isArray(list)) throw invalidArgument('MEMPALACE_TOKENS_FILE', 'tokens_list', `${file}: 'tokens' must be a list`);
   return list.map((raw: unknown) => {
-    const e = (raw ?? {}) as { token?: unknown; sha256?: unknown; agent?: unknown; scopes?: unknown };
-    return entry(file, e, e.agent, e.scopes);
+    const e = (raw ?? {}) as { token?: unknown; sha256?: unknown; agent?: unknown; scopes?: unknown; roots?: unknown };
+    return entry(file, e, e.agent, e.scopes, e.roots);
   });
 }
 
@@ -120,7 +141,7 @@ export class Authenticator {
 
   /** For tests and embedders: tokens given directly. */
   static fromTokens(tokens: Iterable<[string, Caller]>): Authenticator {
-    return Authenticator.fromEntries([...tokens].map(([token, c]) => entry('tokens', { token }, c.identity, c.scopes)));
+    return Authenticator.fromEntries([...tokens].map(([token, c]) => entry('tokens', { token }, c.identity, c.scopes, c.roots)));
   }
 
   private static fromEntries(entries: TokenEntry[]): Authenticator {

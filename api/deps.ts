@@ -13,9 +13,14 @@ import type { Caller } from '../mcp/types.js';
 
 export interface ApiDeps {
   runtime(): Runtime;
-  /** The authenticated caller (routes run after `requireScope`, so it is present). */
+  /** The authenticated caller (routes run after `authorize`, so it is present). */
   caller(req: Request): Caller;
-  requireScope(scope: Scope): RequestHandler;
+  /**
+   * Every route's first handler: the scope its row in core/scopes.ts ROUTE_SCOPES names (a route
+   * without a row is refused), and in read-only mode every route that needs more than `read`
+   * is refused with 403 `read_only`.
+   */
+  authorize: RequestHandler;
   /** Whether the request carries a valid token with this scope (for routes open to all). */
   callerHas(req: Request, scope: Scope): boolean;
   sse: SseGate;

@@ -16,6 +16,7 @@ const STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   too_large: 413,
   permission_denied: 403,
+  read_only: 403,
   no_palace: 404,
   store_unavailable: 503,
   stale_lease: 409,

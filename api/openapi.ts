@@ -22,7 +22,7 @@ const SCHEMAS: Record<string, Schema> = {
     required: ['error'],
     properties: {
       error: str('Human-readable message.'),
-      code: str('Machine code, e.g. invalid_argument, not_found, already_running, permission_denied, too_large, rate_limited, unauthenticated, store_unavailable.'),
+      code: str('Machine code, e.g. invalid_argument, not_found, already_running, permission_denied, read_only, too_large, rate_limited, unauthenticated, store_unavailable.'),
       field: str('The input field at fault.'),
       rule: str('The rule the field broke.'),
       retryable: { type: 'boolean' },
@@ -144,7 +144,7 @@ const SCHEMAS: Record<string, Schema> = {
 const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
 const sse = (description: string) => ({ description, content: { 'text/event-stream': { schema: { type: 'string' } } } });
 const err = (description: string) => json(ref('Error'), description);
-const AUTH_ERRORS = { 401: err('Missing or unknown bearer token.'), 403: err('The token lacks the scope, or the Host/Origin is not allowed.'), 429: err('Rate limit of this token exceeded; see Retry-After.') };
+const AUTH_ERRORS = { 401: err('Missing or unknown bearer token.'), 403: err('The token lacks the scope (core/scopes.ts), the server is read-only (code read_only) and the route writes, or the Host/Origin is not allowed.'), 429: err('Rate limit of this token exceeded; see Retry-After.') };
 const WRITE_ERRORS = { ...AUTH_ERRORS, 400: err('Bad input: the field and rule are named.'), 413: err('Request body too large.') };
 const q = (name: string, schema: Schema, description?: string) => ({ name, in: 'query', required: false, schema, ...(description ? { description } : {}) });
 const jobId = { name: 'id', in: 'path', required: true, schema: str() };

@@ -9,8 +9,9 @@ import path from 'node:path';
 import { loadConfig } from '../core/config.js';
 import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
-import type { JobProgress, MineSpec, SourceSpec } from '../palace/jobs.js';
-import { assertWithinRoots, MINE_MODES } from '../palace/jobs.js';
+import type { JobProgress, MineSpec } from '../palace/jobs.js';
+import { MINE_MODES } from '../palace/jobs.js';
+import { resolveMineSource, sourcePolicy } from '../palace/sources.js';
 import { search } from '../palace/search.js';
 import { initProject } from '../palace/project-init.js';
 import { palaceCounts } from '../palace/status.js';
@@ -104,10 +105,10 @@ program
   .action(async (source: string, o: { mode: MineSpec['mode']; wing?: string; agent: string; limit: string; dryRun?: boolean; extract: 'exchange' | 'general'; gitignore: boolean; includeIgnored: string; ref?: string }) => {
     const g = program.opts<GlobalOpts>();
     const config = configFrom(g);
-    const src: SourceSpec = o.ref ? { kind: 'git', url: source, ref: o.ref } : { kind: 'dir', path: path.resolve(source) };
-    if (src.kind === 'dir') assertWithinRoots(src.path, config.allowedRoots);
+    const policy = sourcePolicy(config);
+    const src = await resolveMineSource({ source, ref: o.ref, allowFile: o.mode === 'convos' }, policy);
     const spec: MineSpec = {
-      kind: 'mine', source: src, mode: o.mode, wing: o.wing, agent: o.agent, limit: intOption('limit', o.limit), dryRun: Boolean(o.dryRun),
+      kind: 'mine', source: src, sourceBounds: policy.bounds, mode: o.mode, wing: o.wing, agent: o.agent, limit: intOption('limit', o.limit), dryRun: Boolean(o.dryRun),
       extract: o.extract, respectGitignore: o.gitignore, includeIgnored: o.includeIgnored.split(',').map((s) => s.trim()).filter(Boolean),
     };
     assertMineInput(spec);
@@ -210,9 +211,12 @@ program
   .description('serve /mcp, the /v1 REST API, the logstream stream and the ops dashboard over HTTP')
   .option('--host <host>', 'address to bind', '127.0.0.1')
   .option('--port <port>', 'port to listen on', '8080')
-  .option('--read-only', 'hide and refuse every mutating MCP tool')
-  .action(async (o: { host: string; port: string; readOnly?: boolean }) => {
-    const config = configFrom(program.opts<GlobalOpts>());
+  .option('--read-only', 'hide and refuse every mutating MCP tool, and refuse every REST write')
+  .option('--allow-any-source', 'let callers mine any local path this process can read when MEMPALACE_ALLOWED_ROOTS is unset')
+  .action(async (o: { host: string; port: string; readOnly?: boolean; allowAnySource?: boolean }) => {
+    const loaded = configFrom(program.opts<GlobalOpts>());
+    // A network server reads no local source by default: only inside the allowed roots.
+    const config = { ...loaded, sources: { ...loaded.sources, requireAllowedRoots: !o.allowAnySource } };
     const port = intOption('port', o.port);
     const rt = await openRuntime(config);
     const server = await startApiServer(rt, { host: o.host, port, readOnly: Boolean(o.readOnly), reopen: () => openRuntime(config) }).catch(async (e: unknown) => {

@@ -46,6 +46,17 @@ export interface Config {
   modelDir: string;
   /** Absolute directories a mine/sync source must live in; empty means no restriction. */
   allowedRoots: string[];
+  /** Source policy beyond the roots (palace/sources.ts). */
+  sources: {
+    /** Refuse local sources while no allowed roots are set (`serve` without --allow-any-source). */
+    requireAllowedRoots: boolean;
+    /** `host[:port]` patterns network git sources may use (`MEMPALACE_GIT_ALLOWED_HOSTS`); none = no network git. */
+    gitAllowedHosts: string[];
+    /** A clone or fetch running longer is killed (`MEMPALACE_GIT_TIMEOUT_S`, default 600). */
+    gitTimeoutMs: number;
+    /** A clone growing larger is killed and removed (`MEMPALACE_GIT_MAX_MB`, default 2048). */
+    gitMaxBytes: number;
+  };
   temporal: { address: string; namespace: string; taskQueue: string };
   opensearch: { url: string };
   neo4j: { uri: string; user: string; password: string };
@@ -105,6 +116,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     palaceName,
     modelDir: path.resolve(env.MEMPALACE_MODEL_DIR ?? path.join(home, '.cache', 'mempalace', 'models')),
     allowedRoots,
+    sources: {
+      requireAllowedRoots: false,
+      gitAllowedHosts: (env.MEMPALACE_GIT_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0),
+      gitTimeoutMs: intOr(env.MEMPALACE_GIT_TIMEOUT_S, 600, 1) * 1000,
+      gitMaxBytes: intOr(env.MEMPALACE_GIT_MAX_MB, 2048, 1) * 1024 * 1024,
+    },
     temporal: {
       address: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
       namespace: env.TEMPORAL_NAMESPACE ?? 'default',

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'conflict'
   | 'too_large'
   | 'permission_denied'
+  | 'read_only'
   | 'no_palace'
   | 'store_unavailable'
   | 'stale_lease'

@@ -8,7 +8,8 @@
  * replacement characters into drawers nobody can search.
  */
 import type { Dirent } from 'node:fs';
-import { open, readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { invalidArgument } from './errors.js';
@@ -188,7 +189,8 @@ export function decodeUtf8File(bytes: Uint8Array): { ok: true; text: string } | 
 }
 
 async function sniffFile(absolutePath: string, size: number): Promise<{ reason: 'binary' | 'not_utf8'; detail: string } | null> {
-  const handle = await open(absolutePath, 'r');
+  // A file swapped for a link or a FIFO since the listing is not followed, nor waited on.
+  const handle = await open(absolutePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const buf = new Uint8Array(Math.min(size, SNIFF_BYTES));
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
@@ -238,7 +240,8 @@ export async function* scanProject(rootDir: string, options: ScanOptions = {}): 
 
   const checkFile = async (rel: string, abs: string): Promise<ScanEntry> => {
     try {
-      const st = await stat(abs);
+      const st = await lstat(abs);
+      if (st.isSymbolicLink()) return { kind: 'skip', skip: { relativePath: rel, reason: 'symlink', detail: 'symlinks are not followed' } };
       if (!st.isFile()) return { kind: 'skip', skip: { relativePath: rel, reason: 'not_regular_file', detail: 'not a regular file' } };
       if (st.size > maxBytes) {
         return { kind: 'skip', skip: { relativePath: rel, reason: 'too_large', detail: `${st.size} bytes exceeds the ${maxBytes}-byte limit` } };

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { grants, toolScope } from '../core/scopes.js';
 import type { Caller, ToolDef } from './types.js';
 
 export const READ_ONLY = -32003;
@@ -207,13 +208,15 @@ function valueAt(args: Record<string, unknown>, dotted: string): unknown {
 }
 
 /**
- * DECISIONS "Identity": over HTTP a write naming an agent must name the token's identity unless
- * the token has admin scope; a token without write scope may not call a tool that changes
- * anything. Returns the refusal message, or undefined when the call may proceed.
+ * DECISIONS "Identity": over HTTP a tool needs the scope its row in core/scopes.ts names, and a
+ * write naming an agent must name the token's identity unless the token has admin scope. Returns the refusal message, or undefined when the call may proceed.
  */
 export function identityRefusal(tool: ToolDef, args: Record<string, unknown>, caller: Caller | undefined): string | undefined {
-  if (!caller || caller.scopes.includes('admin')) return undefined;
-  if (tool.guards.R && !caller.scopes.includes('write')) return `this token has no write scope; ${tool.name} needs it`;
+  if (!caller) return undefined;
+  const needed = toolScope(tool.name);
+  if (needed === undefined) return `${tool.name} has no row in the scope table; refused`;
+  if (!grants(caller.scopes, needed)) return `this token has no ${needed} scope; ${tool.name} needs it`;
+  if (caller.scopes.includes('admin')) return undefined;
   for (const field of tool.agentFields ?? []) {
     const value = valueAt(args, field);
     if (value === undefined || value === null) continue;

@@ -32,6 +32,7 @@ import { taxonomy } from '../palace/status.js';
 import type { IntegrityProbe, WatchedPackage } from './guards.js';
 import { IntegrityMonitor, LibraryWatcher, decorateStatus, identityRefusal, readOnlyRefusal } from './guards.js';
 import { ServerWatchdogs, WRITE_STALL_EXIT_CODE } from './watchdogs.js';
+import { RuntimeGate } from './runtime-gate.js';
 import { progressView } from './jobs.js';
 import type { RegisteredTool } from './registry.js';
 import { TOOLS, TOOLS_BY_NAME, describeValidationError } from './registry.js';
@@ -137,6 +138,9 @@ const TOOL_ERROR_DETAIL_KEYS = ['suggestions'];
 function toolFailure(tool: RegisteredTool, e: unknown): Record<string, unknown> | undefined {
   if (!isPalaceError(e) || e.details?.error_class === 'ValueError') return undefined;
   const base: Record<string, unknown> = tool.errorShape === 'success_false' ? { success: false, error: e.message } : { error: e.message };
+  // The field and the rule broken, as REST and the CLI report them.
+  if (e.field !== undefined) base.field = e.field;
+  if (e.rule !== undefined) base.rule = e.rule;
   for (const key of TOOL_ERROR_DETAIL_KEYS) if (e.details?.[key] !== undefined) base[key] = e.details[key];
   switch (e.code) {
     case 'invalid_argument':
@@ -181,6 +185,8 @@ export class PalaceMcp {
   private readonly home: string;
   readonly log: (line: string) => void;
   readonly watchdogs: ServerWatchdogs;
+  /** Requests in flight on `runtime`; reconnect drains it before closing the stores. */
+  readonly gate = new RuntimeGate();
 
   constructor(runtime: Runtime, private readonly opts: PalaceMcpOptions = {}) {
     this.runtime = runtime;
@@ -252,11 +258,13 @@ export class PalaceMcp {
       for (const field of tool.agentFields ?? []) if (!field.includes('.') && !(field in args)) args[field] = cctx.caller.identity;
     }
 
+    // Reconnect drains the gate itself; every other call holds it while it uses the runtime.
+    const ticket = name === 'mempalace_reconnect' ? undefined : await this.gate.enter();
     const ctx: ToolContext = {
       runtime: this.runtime,
       home: this.home,
       caller: cctx.caller,
-      signal: cctx.signal,
+      signal: ticket ? AbortSignal.any([cctx.signal, ticket.signal]) : cctx.signal,
       onJobProgress: cctx.onJobProgress,
       clientRoots: cctx.clientRoots,
       peers: this.opts.peers,
@@ -272,6 +280,8 @@ export class PalaceMcp {
       const message = e instanceof Error ? e.message : String(e);
       if (!(isPalaceError(e) && e.details?.error_class === 'ValueError')) this.log(`mempalace mcp: ${name} failed: ${e instanceof Error ? e.stack ?? message : message}`);
       throw new McpError(-32000, 'Internal tool error', { error_class: errorClass, message });
+    } finally {
+      ticket?.leave();
     }
     if (name === 'mempalace_status' && isObject(result)) {
       result = decorateStatus(result, {
@@ -285,10 +295,14 @@ export class PalaceMcp {
 
   async reconnect(): Promise<Record<string, unknown>> {
     try {
-      if (this.opts.reopen) {
-        const previous = this.runtime;
-        this.runtime = await this.opts.reopen();
-        await previous.close();
+      const reopen = this.opts.reopen;
+      if (reopen) {
+        // No request is in flight on the old stores when they close; new ones wait, then use the new.
+        await this.gate.exclusive(async () => {
+          const previous = this.runtime;
+          this.runtime = await reopen();
+          await previous.close();
+        });
       }
       const integrity = await this.integrity.run();
       if (integrity.checked && integrity.ok === false) {

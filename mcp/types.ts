@@ -27,6 +27,8 @@ export interface Guards {
 export interface Caller {
   identity: string;
   scopes: string[];
+  /** The token's source roots (canonical directories); absent = the server's roots alone. */
+  roots?: string[] | undefined;
 }
 
 export interface ToolContext {

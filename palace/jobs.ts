@@ -4,8 +4,9 @@
  * implement the port; the composition root picks one, so `palace/` never imports either.
  */
 import path from 'node:path';
-import { PalaceError, invalidArgument } from '../core/errors.js';
+import { PalaceError } from '../core/errors.js';
 import { hashN } from '../core/text.js';
+import type { RootBound } from './sources.js';
 
 export const JOB_KINDS = ['mine', 'sync', 'delete_by_source'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
@@ -28,6 +29,8 @@ export interface MineSpec {
   extract: 'exchange' | 'general';
   respectGitignore: boolean;
   includeIgnored: string[];
+  /** The submitting caller's root bounds (palace/sources.ts), re-checked on the worker. */
+  sourceBounds?: RootBound[] | undefined;
 }
 
 export interface SyncSpec {
@@ -35,12 +38,14 @@ export interface SyncSpec {
   wing?: string | undefined;
   projectDir?: string | undefined;
   apply: boolean;
+  sourceBounds?: RootBound[] | undefined;
 }
 
 export interface DeleteBySourceSpec {
   kind: 'delete_by_source';
   sourceFile: string;
   dryRun: boolean;
+  sourceBounds?: RootBound[] | undefined;
 }
 
 export type JobSpec = MineSpec | SyncSpec | DeleteBySourceSpec;
@@ -109,15 +114,4 @@ export function alreadyRunning(running: JobProgress): PalaceError {
   return new PalaceError('already_running', `another job is in progress on this source: ${running.job_id}`, {
     details: { job_id: running.job_id, progress: running, error_class: 'LockHeldByOtherProcess' },
   });
-}
-
-/** Check that a directory source lies within the allowed roots (when any are configured). */
-export function assertWithinRoots(dir: string, roots: readonly string[], field = 'source'): void {
-  if (roots.length === 0) return;
-  const abs = path.resolve(dir);
-  const ok = roots.some((r) => {
-    const rel = path.relative(r, abs);
-    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-  });
-  if (!ok) throw invalidArgument(field, 'allowed_roots', `${field} '${dir}' is outside the allowed roots (${roots.join(', ')})`);
 }

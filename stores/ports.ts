@@ -607,6 +607,8 @@ export interface ManifestEntry {
   absolutePath: string;
   size: number;
   mtimeMs: number;
+  /** Listed only to record why it is not mined (a symlink): the reason kept in its file state. */
+  skip?: { reason: string; detail: string };
 }
 
 /** A job as the store keeps it; `spec`, `progress` and `cursor` are opaque JSON to adapters. */

@@ -83,7 +83,7 @@ function queueFrame(deps: ApiDeps): () => Promise<{ queues: Record<string, numbe
 }
 
 export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
-  router.get('/v1/dashboard/stream', deps.requireScope('read'), async (req, res) => {
+  router.get('/v1/dashboard/stream', deps.authorize, async (req, res) => {
     if (!deps.sse.tryAcquire()) return sseOverCapacity(res);
     const stream = new Stream(req, res, () => deps.sse.release());
     const jobs = async () => ({ jobs: (await deps.runtime().jobs.list(10)).map(({ result: _result, ...rest }) => rest) });

@@ -3,12 +3,11 @@
  * runs on the source), list, get, cancel, and each job's progress as Server-Sent Events read
  * from the job store (so any replica can serve them), resumable with Last-Event-ID.
  */
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { Request, Response, Router } from 'express';
 import { invalidArgument } from '../../core/errors.js';
 import type { DeleteBySourceSpec, JobProgress, JobSpec, MineSpec, SyncSpec } from '../../palace/jobs.js';
-import { assertWithinRoots } from '../../palace/jobs.js';
+import type { SourcePolicy } from '../../palace/sources.js';
+import { assertStoredSourceAllowed, resolveLocalSource, resolveMineSource, sourcePolicy } from '../../palace/sources.js';
 import { assertOwnIdentity, hasScope } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
 import { sseOverCapacity } from '../limits.js';
@@ -33,31 +32,22 @@ function nonEmpty(value: string | undefined): string | undefined {
   return t ? t : undefined;
 }
 
-async function localDir(field: string, value: string, allowFile: boolean, roots: readonly string[]): Promise<string> {
-  const abs = path.resolve(value.trim());
-  const stat = await fs.stat(abs).catch(() => undefined);
-  if (!stat || !(stat.isDirectory() || (allowFile && stat.isFile()))) throw invalidArgument(field, 'exists', `${field} directory not found: '${value}'`);
-  assertWithinRoots(abs, roots, field);
-  return abs;
-}
-
 export function registerJobRoutes(router: Router, deps: ApiDeps): void {
+  const policyOf = (req: Request): SourcePolicy => sourcePolicy(deps.runtime().config, { tokenRoots: deps.caller(req).roots });
   const start = async (req: Request, res: Response, spec: JobSpec) => {
     const started = await deps.runtime().jobs.start(spec);
     res.status(202).location(`/v1/jobs/${started.job_id}`).json({ job_id: started.job_id, progress: summary(started), events_url: `/v1/jobs/${started.job_id}/events` });
   };
 
-  router.post('/v1/jobs/mine', deps.requireScope('write'), async (req, res) => {
+  router.post('/v1/jobs/mine', deps.authorize, async (req, res) => {
     const caller = deps.caller(req);
     assertOwnIdentity(caller, req.body);
     const body = validBody<MineRequest>('MineRequest', req.body);
-    const config = deps.runtime().config;
     const mode = body.mode ?? 'projects';
-    const source: MineSpec['source'] = body.ref
-      ? { kind: 'git', url: body.source.trim(), ref: body.ref.trim() }
-      : { kind: 'dir', path: await localDir('source', body.source, mode === 'convos', config.allowedRoots) };
+    const policy = policyOf(req);
+    const source = await resolveMineSource({ source: body.source, ref: body.ref, allowFile: mode === 'convos' }, policy);
     const spec: MineSpec = {
-      kind: 'mine', source, mode, wing: nonEmpty(body.wing),
+      kind: 'mine', source, mode, wing: nonEmpty(body.wing), sourceBounds: policy.bounds,
       agent: nonEmpty(body.agent) ?? (hasScope(caller, 'admin') ? 'mempalace' : caller.identity),
       limit: body.limit ?? 0, dryRun: body.dry_run === true, extract: body.extract ?? 'exchange',
       respectGitignore: body.respect_gitignore !== false, includeIgnored: (body.include_ignored ?? []).map((s) => s.trim()).filter(Boolean),
@@ -65,42 +55,45 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
     await start(req, res, spec);
   });
 
-  router.post('/v1/jobs/sync', deps.requireScope('write'), async (req, res) => {
+  router.post('/v1/jobs/sync', deps.authorize, async (req, res) => {
     assertOwnIdentity(deps.caller(req), req.body);
     const body = validBody<SyncRequest>('SyncRequest', req.body);
-    const projectDir = body.project_dir === undefined ? undefined : await localDir('project_dir', body.project_dir, false, deps.runtime().config.allowedRoots);
+    const policy = policyOf(req);
+    const projectDir = body.project_dir === undefined ? undefined : await resolveLocalSource('project_dir', body.project_dir, policy);
     const wing = nonEmpty(body.wing);
     const apply = body.apply === true;
     if (apply && !wing && !projectDir) throw invalidArgument('apply', 'scope_required', 'apply: true needs wing or project_dir, so one call never prunes every wing of the palace');
-    const spec: SyncSpec = { kind: 'sync', wing, projectDir, apply };
+    const spec: SyncSpec = { kind: 'sync', wing, projectDir, apply, sourceBounds: policy.bounds };
     await start(req, res, spec);
   });
 
-  router.post('/v1/jobs/delete_by_source', deps.requireScope('write'), async (req, res) => {
+  router.post('/v1/jobs/delete_by_source', deps.authorize, async (req, res) => {
     assertOwnIdentity(deps.caller(req), req.body);
     const body = validBody<DeleteBySourceRequest>('DeleteBySourceRequest', req.body);
     if (body.source_file.trim() === '') throw invalidArgument('source_file', 'non_empty_string', 'source_file must be a non-empty string');
-    const spec: DeleteBySourceSpec = { kind: 'delete_by_source', sourceFile: body.source_file, dryRun: body.dry_run !== false };
+    const policy = policyOf(req);
+    await assertStoredSourceAllowed('source_file', body.source_file, policy);
+    const spec: DeleteBySourceSpec = { kind: 'delete_by_source', sourceFile: body.source_file, dryRun: body.dry_run !== false, sourceBounds: policy.bounds };
     await start(req, res, spec);
   });
 
-  router.get('/v1/jobs', deps.requireScope('read'), async (req, res) => {
+  router.get('/v1/jobs', deps.authorize, async (req, res) => {
     const { limit } = validQuery<{ limit?: number }>('JobListQuery', req.query);
     res.json({ jobs: (await deps.runtime().jobs.list(limit ?? 20)).map(summary) });
   });
 
-  router.get('/v1/jobs/:id', deps.requireScope('read'), async (req, res) => {
+  router.get('/v1/jobs/:id', deps.authorize, async (req, res) => {
     res.json(await deps.runtime().jobs.progress(req.params.id as string));
   });
 
-  router.post('/v1/jobs/:id/cancel', deps.requireScope('write'), async (req, res) => {
+  router.post('/v1/jobs/:id/cancel', deps.authorize, async (req, res) => {
     const jobs = deps.runtime().jobs;
     const id = req.params.id as string;
     await jobs.progress(id);
     res.json(summary(await jobs.cancel(id)));
   });
 
-  router.get('/v1/jobs/:id/events', deps.requireScope('read'), async (req, res) => {
+  router.get('/v1/jobs/:id/events', deps.authorize, async (req, res) => {
     const id = req.params.id as string;
     await deps.runtime().jobs.progress(id);
     const header = req.headers['last-event-id'];

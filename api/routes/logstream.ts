@@ -33,7 +33,7 @@ export function streamFilters(query: Request['query']): Record<string, string> {
 }
 
 export function registerLogstreamRoutes(router: Router, deps: ApiDeps): void {
-  router.get('/logstream/stream', deps.requireScope('read'), async (req, res) => {
+  router.get('/logstream/stream', deps.authorize, async (req, res) => {
     const { since_event_id: sinceParam, ...filters } = streamFilters(req.query);
     const header = req.headers['last-event-id'];
     const ctx = deps.logstreamContext();
@@ -69,7 +69,7 @@ export function registerLogstreamRoutes(router: Router, deps: ApiDeps): void {
     }
   });
 
-  router.get('/sync/peers', deps.requireScope('read'), async (_req, res) => {
+  router.get('/sync/peers', deps.authorize, async (_req, res) => {
     res.json(await meshPeers(deps.logstreamContext()));
   });
 

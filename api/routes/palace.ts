@@ -13,22 +13,22 @@ import { validBody, validQuery } from '../validate.js';
 const SEARCH_OPTIONS = { sanitize: false, defaultMaxDistance: 0 };
 
 export function registerPalaceRoutes(router: Router, deps: ApiDeps): void {
-  router.get('/v1/status', deps.requireScope('read'), async (_req, res) => {
+  router.get('/v1/status', deps.authorize, async (_req, res) => {
     const rt = deps.runtime();
     const [counts, jobs] = await Promise.all([palaceCounts(rt.stores.drawers), rt.jobs.list(50)]);
     res.json({ palace: rt.stores.palace, profile: rt.config.profile, ...counts, jobs_running: jobs.filter((j) => j.state === 'running').length });
   });
 
-  router.get('/v1/taxonomy', deps.requireScope('read'), async (_req, res) => {
+  router.get('/v1/taxonomy', deps.authorize, async (_req, res) => {
     res.json({ taxonomy: await taxonomy(deps.runtime().stores.drawers) });
   });
 
-  router.get('/v1/search', deps.requireScope('read'), async (req, res) => {
+  router.get('/v1/search', deps.authorize, async (req, res) => {
     const input = validQuery<SearchInput>('SearchRequest', req.query);
     res.json(await search(deps.runtime().drawerContext, input, SEARCH_OPTIONS));
   });
 
-  router.post('/v1/search', deps.requireScope('read'), async (req, res) => {
+  router.post('/v1/search', deps.authorize, async (req, res) => {
     const input = validBody<SearchInput>('SearchRequest', req.body);
     res.json(await search(deps.runtime().drawerContext, input, SEARCH_OPTIONS));
   });

@@ -2,30 +2,23 @@
  * Palace write tools (mcp-tools §3): add, checkpoint, delete, the three long-running jobs (mine,
  * delete_by_source, sync), and the two drawer reads documented beside them.
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { invalidArgument } from '../../core/errors.js';
 import { stripLoneSurrogates } from '../../core/text.js';
 import { checkpoint } from '../../palace/checkpoint.js';
 import { addDrawer, deleteDrawer, getDrawer, listDrawers, updateDrawer } from '../../palace/drawers.js';
 import type { DeleteBySourceSpec, MineSpec, SyncSpec } from '../../palace/jobs.js';
-import { assertWithinRoots, MINE_MODES } from '../../palace/jobs.js';
+import { MINE_MODES } from '../../palace/jobs.js';
+import type { SourcePolicy } from '../../palace/sources.js';
+import { assertStoredSourceAllowed, resolveLocalSource, resolveMineSource, sourcePolicy } from '../../palace/sources.js';
 import { runJob } from '../jobs.js';
 import { arrayOf, bool, input, int, output, shape, str, types } from '../schema.js';
 import type { ToolContext, ToolDef } from '../types.js';
 
 const { S, I, B, O } = types;
 
-function expandHome(p: string): string {
-  return p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p;
-}
-
-/** A mine or sync directory must lie inside MEMPALACE_ALLOWED_ROOTS and the client's roots. */
-async function checkSourceBoundary(ctx: ToolContext, abs: string, field: string): Promise<void> {
-  assertWithinRoots(abs, ctx.runtime.config.allowedRoots, field);
-  const roots = await ctx.clientRoots();
-  if (roots && roots.length > 0) assertWithinRoots(abs, roots, field);
+/** Sources a caller may use: the server's roots, the token's roots and the client's MCP roots. */
+async function callerPolicy(ctx: ToolContext): Promise<SourcePolicy> {
+  return sourcePolicy(ctx.runtime.config, { tokenRoots: ctx.caller?.roots, clientRoots: await ctx.clientRoots() });
 }
 
 const JOB_RUNNING = shape({ success: { const: true }, status: { const: 'running' }, job_id: S, progress: O });
@@ -100,17 +93,11 @@ export const palaceWriteTools: ToolDef[] = [
     enumMessages: { mode: (v) => `invalid mode '${String(v)}'; expected one of: ${MINE_MODES.join(', ')}` },
     async handler(args, ctx) {
       const mode = (args.mode as MineSpec['mode'] | undefined) ?? 'projects';
-      const source = String(args.source).trim();
-      if (source === '') throw invalidArgument('source', 'non_empty_string', 'source must be a non-empty string');
-      const abs = path.resolve(expandHome(source));
-      const stat = await fs.stat(abs).catch(() => undefined);
-      if (!stat || !(stat.isDirectory() || (mode === 'convos' && stat.isFile()))) {
-        throw invalidArgument('source', 'exists', `source directory not found: '${source}'`);
-      }
-      await checkSourceBoundary(ctx, abs, 'source');
+      const policy = await callerPolicy(ctx);
+      const source = await resolveMineSource({ source: String(args.source), allowFile: mode === 'convos' }, policy);
       const wing = typeof args.wing === 'string' && args.wing.trim() !== '' ? args.wing.trim() : undefined;
       const spec: MineSpec = {
-        kind: 'mine', source: { kind: 'dir', path: abs }, mode, wing,
+        kind: 'mine', source, mode, wing, sourceBounds: policy.bounds,
         agent: typeof args.agent === 'string' && args.agent.trim() !== '' ? args.agent.trim() : 'mempalace',
         limit: Math.max(0, (args.limit as number | undefined) ?? 0),
         dryRun: args.dry_run === true,
@@ -140,7 +127,10 @@ export const palaceWriteTools: ToolDef[] = [
     async handler(args, ctx) {
       const value = args.source_file;
       if (typeof value !== 'string' || value.trim() === '') throw invalidArgument('source_file', 'non_empty_string', 'source_file must be a non-empty string');
-      const spec: DeleteBySourceSpec = { kind: 'delete_by_source', sourceFile: stripLoneSurrogates(value), dryRun: args.dry_run !== false };
+      const policy = await callerPolicy(ctx);
+      const sourceFile = stripLoneSurrogates(value);
+      await assertStoredSourceAllowed('source_file', sourceFile, policy);
+      const spec: DeleteBySourceSpec = { kind: 'delete_by_source', sourceFile, dryRun: args.dry_run !== false, sourceBounds: policy.bounds };
       return runJob(ctx, spec, 'another delete is in progress');
     },
   },
@@ -163,15 +153,14 @@ export const palaceWriteTools: ToolDef[] = [
     async handler(args, ctx) {
       const apply = args.apply === true;
       const wing = typeof args.wing === 'string' && args.wing.trim() !== '' ? args.wing.trim() : undefined;
-      let projectDir: string | undefined;
-      if (typeof args.project_dir === 'string' && args.project_dir.trim() !== '') {
-        projectDir = path.resolve(expandHome(args.project_dir.trim()));
-        await checkSourceBoundary(ctx, projectDir, 'project_dir');
-      }
+      const policy = await callerPolicy(ctx);
+      const projectDir = typeof args.project_dir === 'string' && args.project_dir.trim() !== ''
+        ? await resolveLocalSource('project_dir', args.project_dir, policy)
+        : undefined;
       if (apply && !wing && !projectDir) {
         throw invalidArgument('apply', 'scope_required', 'apply: true needs wing or project_dir, so one call never prunes every wing of the palace');
       }
-      const spec: SyncSpec = { kind: 'sync', wing, projectDir, apply };
+      const spec: SyncSpec = { kind: 'sync', wing, projectDir, apply, sourceBounds: policy.bounds };
       return runJob(ctx, spec, 'another mine is in progress');
     },
   },

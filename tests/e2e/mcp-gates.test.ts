@@ -237,9 +237,9 @@ describe('client roots', () => {
     clients.push(client);
     await learnSchemas(client);
     const refused = await call(client, 'mempalace_mine', { source: outside });
-    expect(refused.success).toBe(false);
-    expect(refused.error).toContain('outside the allowed roots');
-    expect((await call(client, 'mempalace_sync', { project_dir: outside })).error).toContain('outside the allowed roots');
+    expect(refused).toMatchObject({ success: false, field: 'source', rule: 'client_roots' });
+    expect(refused.error).toContain("outside the MCP client's roots");
+    expect(await call(client, 'mempalace_sync', { project_dir: outside })).toMatchObject({ success: false, field: 'project_dir', rule: 'client_roots' });
     expect((await call(client, 'mempalace_status')).total_drawers).toBe(0);
     expect(await call(client, 'mempalace_mine', { source: allowed })).toMatchObject({ success: true });
   });
