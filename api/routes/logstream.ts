@@ -73,7 +73,7 @@ export function registerLogstreamRoutes(router: Router, deps: ApiDeps): void {
     res.json(await meshPeers(deps.logstreamContext()));
   });
 
-  router.get('/sync/version_vector', deps.requireScope('read'), async (_req, res) => {
+  router.get('/sync/version_vector', deps.authorize, async (_req, res) => {
     const ctx = deps.logstreamContext();
     res.json(await versionVectorPayload(ctx.logstream, ctx.mesh));
   });
@@ -89,6 +89,6 @@ export function registerLogstreamRoutes(router: Router, deps: ApiDeps): void {
       throw e;
     }
   };
-  router.get('/sync/ops', deps.requireScope('read'), syncRoute((query) => syncOps(deps.logstreamContext().logstream, query)));
-  router.get('/sync/artifact', deps.requireScope('read'), syncRoute((query) => syncArtifact(deps.logstreamContext().logstream, query)));
+  router.get('/sync/ops', deps.authorize, syncRoute((query) => syncOps(deps.logstreamContext().logstream, query)));
+  router.get('/sync/artifact', deps.authorize, syncRoute((query) => syncArtifact(deps.logstreamContext().logstream, query)));
 }
