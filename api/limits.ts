@@ -6,9 +6,10 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { MAX_MESSAGE_BYTES } from '../mcp/envelope.js';
 
 /** `/mcp` must accept 16 MiB so a 4 MiB artifact survives JSON escaping (logstream.md §7.1). */
-export const MCP_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+export const MCP_BODY_LIMIT_BYTES = MAX_MESSAGE_BYTES;
 /** REST bodies carry no artifacts; the largest is a search or job request. Matches the event body cap. */
 export const REST_BODY_LIMIT_BYTES = 256 * 1024;
 

@@ -21,9 +21,9 @@ import {
   ReadResourceRequestSchema,
   RootsListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult, ServerNotification, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Runtime } from '../cli/runtime.js';
-import { isPalaceError } from '../core/errors.js';
+import { PalaceError, isPalaceError } from '../core/errors.js';
 import { AAAK_SPEC, PALACE_PROTOCOL } from '../core/protocol.js';
 import { getDrawer } from '../palace/drawers.js';
 import type { JobProgress } from '../palace/jobs.js';
@@ -33,8 +33,10 @@ import type { IntegrityProbe, WatchedPackage } from './guards.js';
 import { IntegrityMonitor, LibraryWatcher, decorateStatus, identityRefusal, readOnlyRefusal } from './guards.js';
 import { ServerWatchdogs, WRITE_STALL_EXIT_CODE } from './watchdogs.js';
 import { progressView } from './jobs.js';
+import { progressRelay } from './progress.js';
 import type { RegisteredTool } from './registry.js';
 import { TOOLS, TOOLS_BY_NAME, describeValidationError } from './registry.js';
+import { toolError, toolFailure, wrapResult } from './results.js';
 import type { Caller, ToolContext } from './types.js';
 
 export interface PalaceMcpOptions {
@@ -131,40 +133,6 @@ function coerce(tool: RegisteredTool, args: Record<string, unknown>): void {
   }
 }
 
-const TOOL_ERROR_DETAIL_KEYS = ['suggestions'];
-
-/** A PalaceError the caller can act on becomes a tool-level result; anything else is -32000. */
-function toolFailure(tool: RegisteredTool, e: unknown): Record<string, unknown> | undefined {
-  if (!isPalaceError(e) || e.details?.error_class === 'ValueError') return undefined;
-  const base: Record<string, unknown> = tool.errorShape === 'success_false' ? { success: false, error: e.message } : { error: e.message };
-  for (const key of TOOL_ERROR_DETAIL_KEYS) if (e.details?.[key] !== undefined) base[key] = e.details[key];
-  switch (e.code) {
-    case 'invalid_argument':
-    case 'not_found':
-    case 'conflict':
-    case 'already_exists':
-    case 'too_large':
-    case 'permission_denied':
-    case 'stale_lease':
-      return base;
-    case 'already_running':
-      return { ...base, error_class: 'LockHeldByOtherProcess', ...(e.details?.job_id === undefined ? {} : { job_id: e.details.job_id }) };
-    case 'store_unavailable':
-      return { ...base, retryable: true, ...(e.store === undefined ? {} : { store: e.store }) };
-    case 'no_palace':
-      return { ...base, error: 'No palace found', hint: 'Run: mempalace init <dir> && mempalace mine <dir>' };
-    default:
-      return undefined;
-  }
-}
-
-export function wrapResult(result: unknown): CallToolResult {
-  return {
-    content: [{ type: 'text', text: JSON.stringify(result, null, 2) }],
-    structuredContent: (Array.isArray(result) ? { items: result } : result) as Record<string, unknown>,
-  };
-}
-
 export interface CallContext {
   caller: Caller | undefined;
   signal: AbortSignal;
@@ -222,7 +190,8 @@ export class PalaceMcp {
   async callTool(name: string, rawArgs: Record<string, unknown> | undefined, cctx: CallContext): Promise<CallToolResult> {
     this.watchdogs.request();
     const tool = TOOLS_BY_NAME.get(name);
-    if (!tool) throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
+    // MCP's tools page answers an unknown tool with -32602 (issue 15; mcp-tools §9.3 said -32601).
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const args: Record<string, unknown> = { ...(rawArgs ?? {}) };
     delete args.wait_for_previous;
     const unknown = Object.keys(args).filter((k) => !tool.propertyTypes.has(k));
@@ -242,11 +211,10 @@ export class PalaceMcp {
       throw new McpError(ErrorCode.InvalidParams, `Missing required parameter${missing.length > 1 ? 's' : ''} ${quoteList(missing)} for tool ${name}`);
     }
     if (!tool.validate(args)) {
-      const message = describeValidationError(tool, tool.validate.errors![0]!, args);
-      return wrapResult(tool.errorShape === 'success_false' ? { success: false, error: message } : { error: message });
+      return toolError(tool, describeValidationError(tool, tool.validate.errors![0]!, args));
     }
     const identity = identityRefusal(tool, args, cctx.caller);
-    if (identity) return wrapResult(tool.errorShape === 'success_false' ? { success: false, error: identity } : { error: identity });
+    if (identity) return toolError(tool, identity);
     if (cctx.caller && !cctx.caller.scopes.includes('admin')) {
       // An HTTP write that names no agent is written under the token's identity.
       for (const field of tool.agentFields ?? []) if (!field.includes('.') && !(field in args)) args[field] = cctx.caller.identity;
@@ -355,6 +323,8 @@ export class PalaceMcp {
     );
     let roots: string[] | undefined;
     let rootsKnown = false;
+    // Roots fail closed: a client that declares the capability bounds its sources by the list it
+    // gives (an empty list allows none); a failing roots/list refuses the call.
     const clientRoots = async (): Promise<string[] | undefined> => {
       if (rootsKnown) return roots;
       if (!server.getClientCapabilities()?.roots) return undefined;
@@ -364,35 +334,36 @@ export class PalaceMcp {
         rootsKnown = true;
         return roots;
       } catch (e) {
-        this.log(`mempalace mcp: could not list the client's roots: ${e instanceof Error ? e.message : String(e)}`);
-        return undefined;
+        const reason = e instanceof Error ? e.message : String(e);
+        this.log(`mempalace mcp: could not list the client's roots: ${reason}`);
+        throw new PalaceError('permission_denied', `the client declares roots but roots/list failed (${reason}); no source can be checked against them, so the call is refused`, { rule: 'client_roots' });
       }
     };
     server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
       rootsKnown = false;
     });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listTools() }));
+    server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+      refuseCursor(request.params?.cursor);
+      return { tools: this.listTools() };
+    });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const token = request.params._meta?.progressToken;
-      let step = 0;
-      const onJobProgress = token === undefined ? undefined : (p: JobProgress) => {
-        step += 1;
-        const notification: ServerNotification = {
-          method: 'notifications/progress',
-          params: {
-            progressToken: token, progress: step,
-            message: `${p.kind} ${p.state}: ${p.files_seen}/${p.files_total} files, ${p.drawers_written} drawers written`,
-          },
-        };
-        void extra.sendNotification(notification).catch(() => undefined);
-      };
+      const onJobProgress = token === undefined ? undefined : progressRelay(token, (n) => extra.sendNotification(n));
       return this.callTool(request.params.name, request.params.arguments, { caller, signal: extra.signal, onJobProgress, clientRoots });
     });
-    server.setRequestHandler(ListResourcesRequestSchema, async () => this.listResources());
+    server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+      refuseCursor(request.params?.cursor);
+      return this.listResources();
+    });
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => this.listResourceTemplates());
     server.setRequestHandler(ReadResourceRequestSchema, async (request) => this.readResource(request.params.uri));
     return server;
   }
+}
+
+/** The lists fit in one page, so no cursor this server handed out exists. */
+function refuseCursor(cursor: string | undefined): void {
+  if (cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid params: unknown cursor '${cursor}' (this list has a single page)`);
 }
 
 /** A job resource shows the whole progress record, with the result once finished. */

@@ -25,7 +25,10 @@ function expandHome(p: string): string {
 async function checkSourceBoundary(ctx: ToolContext, abs: string, field: string): Promise<void> {
   assertWithinRoots(abs, ctx.runtime.config.allowedRoots, field);
   const roots = await ctx.clientRoots();
-  if (roots && roots.length > 0) assertWithinRoots(abs, roots, field);
+  if (roots === undefined) return;
+  // Fail closed: an empty client root list allows no source.
+  if (roots.length === 0) throw invalidArgument(field, 'allowed_roots', `${field} '${abs}' is outside the client's roots: the client offers no roots`);
+  assertWithinRoots(abs, roots, field);
 }
 
 const JOB_RUNNING = shape({ success: { const: true }, status: { const: 'running' }, job_id: S, progress: O });
