@@ -113,7 +113,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   const buckets = new TokenBuckets(opts.rateLimit ?? { ratePerSecond: config.api.ratePerSecond, burst: config.api.rateBurst });
   app.use(rateLimit(buckets, (req) => principalOf(auth, req)?.key ?? `ip:${req.ip ?? 'unknown'}`));
 
-  app.use('/mcp', express.json({ limit: MCP_BODY_LIMIT_BYTES }), metrics.mcpMiddleware());
+  app.use('/mcp', express.json({ limit: MCP_BODY_LIMIT_BYTES, strict: false }), metrics.mcpMiddleware());
   app.use(mcpRouter(mcp, { resolveCaller: (req) => principalOf(auth, req)?.caller ?? null, allowedHosts: config.api.allowedHosts }));
 
   const routes = express.Router();

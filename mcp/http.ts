@@ -108,7 +108,7 @@ export function mcpRouter(palace: PalaceMcp, opts: McpRouterOptions): Router {
     next();
   });
 
-  router.post('/mcp', express.json({ limit: MAX_MESSAGE_BYTES }), async (req, res) => {
+  router.post('/mcp', express.json({ limit: MAX_MESSAGE_BYTES, strict: false }), async (req, res) => {
     let caller: Caller | null;
     try {
       caller = await opts.resolveCaller(req);
