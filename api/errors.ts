@@ -33,8 +33,8 @@ export function sendPalaceError(res: Response, e: PalaceError): void {
   res.status(statusOf(e)).json(e.toJSON());
 }
 
-export function unauthorized(res: Response): void {
-  res.setHeader('WWW-Authenticate', 'Bearer');
+export function unauthorized(res: Response, challenge = 'Bearer'): void {
+  res.setHeader('WWW-Authenticate', challenge);
   res.status(401).json({ error: 'a valid bearer token is required', code: 'unauthenticated', retryable: false });
 }
 
