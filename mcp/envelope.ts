@@ -49,7 +49,6 @@ interface ZodIssueLike {
   path: PropertyKey[];
   message: string;
   expected?: string;
-  input?: unknown;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -60,13 +59,19 @@ function validId(id: unknown): id is RequestId {
   return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
 }
 
-/** One schema issue as "'field' is required (a string)" / "'field' must be a string". */
-export function describeIssue(issue: ZodIssueLike): string {
+function valueAt(root: unknown, path: PropertyKey[]): unknown {
+  let v = root;
+  for (const key of path) v = typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[key] : undefined;
+  return v;
+}
+
+/** One schema issue of `checked` as "'field' is required (a string)" / "'field' must be a string". */
+export function describeIssue(issue: ZodIssueLike, checked: unknown): string {
   const path = issue.path[0] === 'params' ? issue.path.slice(1) : issue.path;
   const field = path.map(String).join('.') || 'params';
   if (issue.code === 'invalid_type' && issue.expected) {
     const article = /^[aeiou]/.test(issue.expected) ? 'an' : 'a';
-    return issue.input === undefined ? `'${field}' is required (${article} ${issue.expected})` : `'${field}' must be ${article} ${issue.expected}`;
+    return valueAt(checked, issue.path) === undefined ? `'${field}' is required (${article} ${issue.expected})` : `'${field}' must be ${article} ${issue.expected}`;
   }
   return `'${field}': ${issue.message}`;
 }
@@ -112,10 +117,11 @@ export function screen(raw: unknown): Screened {
       if (refused) return refused;
     }
     const schema = PARAM_SCHEMAS.get(raw.method);
-    const checked = schema?.safeParse({ method: raw.method, ...(raw.params === undefined ? {} : { params: raw.params }) });
-    if (checked && !checked.success) return invalidParams(id, checked.error!.issues.slice(0, 3).map(describeIssue).join('; '));
+    const request = { method: raw.method, ...(raw.params === undefined ? {} : { params: raw.params }) };
+    const checked = schema?.safeParse(request);
+    if (checked && !checked.success) return invalidParams(id, checked.error!.issues.slice(0, 3).map((i) => describeIssue(i, request)).join('; '));
   }
   const parsed = JSONRPCMessageSchema.safeParse(raw);
-  if (!parsed.success) return hasId ? invalid(parsed.error.issues.slice(0, 3).map(describeIssue).join('; ')) : { kind: 'drop', reason: 'malformed notification' };
+  if (!parsed.success) return hasId ? invalid(parsed.error.issues.slice(0, 3).map((i) => describeIssue(i, raw)).join('; ')) : { kind: 'drop', reason: 'malformed notification' };
   return { kind: 'message', message: raw as JSONRPCMessage };
 }

@@ -268,14 +268,50 @@ describe('HTTP cancellation reaches the server', () => {
     expect(await body).not.toContain('"result"');
   }, 120_000);
 
-  it('ends an event_wait when the client closes the request', async () => {
+  it('cancels an attached mine when the client closes the request', async () => {
+    const project = makeProject(300);
     const controller = new AbortController();
-    const res = await fetch(h.url!, { method: 'POST', headers, body: waitCall(42), signal: controller.signal });
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 44, method: 'tools/call', params: { name: 'mempalace_mine', arguments: { source: project, wing: 'closed_http' }, _meta: { progressToken: 'p44' } } });
+    const res = await fetch(h.url!, { method: 'POST', headers, body, signal: controller.signal });
     expect(res.status).toBe(200);
+    // Read the stream until the first progress notification with a seen file, then hang up.
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!/"progress":[1-9]/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
     controller.abort();
-    // The server is free: a fresh request is answered.
-    const ping = await fetch(h.url!, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 43, method: 'ping' }) });
-    expect(ping.status).toBe(200);
+    let job = (await h.runtime!.jobs.list(5)).find((j) => j.kind === 'mine');
+    for (let i = 0; i < 600 && job?.state === 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      job = (await h.runtime!.jobs.list(5)).find((j) => j.kind === 'mine');
+    }
+    expect(job?.state).toBe('cancelled');
+    expect(job!.files_seen).toBeGreaterThan(0);
+    expect(job!.files_seen).toBeLessThan(300);
+  });
+});
+
+describe('a job handed back as a job id', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHttp({ env: { MEMPALACE_MCP_JOB_WAIT_S: '1' } });
+    await learnSchemas(h.client);
+  });
+  afterAll(async () => h.close());
+
+  it('is not cancelled when its request ends', async () => {
+    const project = makeProject(60);
+    const running = await call(h.client, 'mempalace_mine', { source: project, wing: 'handed_back' });
+    expect(running.status).toBe('running');
+    const jobId = running.job_id as string;
+    await h.client.close();
+    const done = await h.runtime!.jobs.wait(jobId, 240_000);
+    expect(done.state).toBe('completed');
+    expect(done.files_seen).toBe(60);
   });
 });
 
