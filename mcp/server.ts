@@ -5,6 +5,9 @@
  *
  * `PalaceMcp` holds what outlives one connection (the runtime, the gates' state); `createServer`
  * makes one SDK server over it — one for a stdio session, one per request over stateless HTTP.
+ * Around it: envelope.ts checks every incoming message (both transports), line-transport.ts reads
+ * stdio, http.ts serves `/mcp`, results.ts wraps outcomes and tool errors, progress.ts relays job
+ * progress.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -355,7 +358,10 @@ export class PalaceMcp {
       refuseCursor(request.params?.cursor);
       return this.listResources();
     });
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => this.listResourceTemplates());
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async (request) => {
+      refuseCursor(request.params?.cursor);
+      return this.listResourceTemplates();
+    });
     server.setRequestHandler(ReadResourceRequestSchema, async (request) => this.readResource(request.params.uri));
     return server;
   }
