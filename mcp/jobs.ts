@@ -42,7 +42,11 @@ async function waitOrCancel(ctx: ToolContext, jobId: string, waitMs: number): Pr
   });
   try {
     const outcome = await Promise.race([jobs.wait(jobId, waitMs, ctx.onJobProgress), aborted]);
-    return outcome === 'aborted' ? await jobs.cancel(jobId) : outcome;
+    if (outcome === 'aborted') return await jobs.cancel(jobId);
+    // The last state reaches the client before the result, even when the engine's own updates
+    // skipped it (a job finishing between two polls).
+    ctx.onJobProgress?.(outcome);
+    return outcome;
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
