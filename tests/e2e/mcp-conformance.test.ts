@@ -192,7 +192,9 @@ for (const kind of ['stdio', 'http'] as const) {
     });
 
     it('sends progress with the file total and a message', async () => {
-      const files = 12;
+      // Big enough that the job is observed mid-run: the SDK client drops a notification that
+      // arrives in the same read as the response (it handles notifications a microtask later).
+      const files = 120;
       const project = makeProject(files);
       const seen: Progress[] = [];
       const mined = await call(h.client, 'mempalace_mine', { source: project, wing: `prog_${kind}` }, { onprogress: (p) => seen.push(p) });
