@@ -16,12 +16,14 @@ import { PalaceMcp } from '../mcp/server.js';
 import type { LogstreamContext } from '../palace/logstream.js';
 import { PalaceError } from '../core/errors.js';
 import { routeScope } from '../core/scopes.js';
-import { Authenticator, hasScope, missingScope, principalOf } from './auth.js';
+import { Authenticator, authenticate, hasScope, missingScope, principalOf } from './auth.js';
 import type { ApiDeps } from './deps.js';
 import { errorHandler, sendPalaceError, unauthorized } from './errors.js';
 import type { RateLimitOptions } from './limits.js';
 import { MCP_BODY_LIMIT_BYTES, REST_BODY_LIMIT_BYTES, SseGate, TokenBuckets, cors, hostPin, rateLimit, securityHeaders } from './limits.js';
 import { ApiMetrics } from './metrics.js';
+import type { OAuthResourceServer } from './oauth.js';
+import { oauthFromConfig } from './oauth.js';
 import { dashboardStatic, registerDashboardRoutes } from './routes/dashboard.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerLogstreamRoutes } from './routes/logstream.js';
@@ -31,8 +33,10 @@ import { registerPalaceRoutes } from './routes/palace.js';
 export interface ApiOptions {
   /** The MCP state to serve at /mcp; by default one is made over the runtime. */
   mcp?: PalaceMcp;
-  /** Tokens; by default from the configuration (MEMPALACE_TOKENS_FILE, MEMPALACE_API_TOKENS). */
+  /** Tokens; by default from the configuration (MEMPALACE_TOKENS_FILE, MEMPALACE_API_TOKENS, OAuth). */
   auth?: Authenticator;
+  /** The OAuth resource server; by default from MEMPALACE_OAUTH_ISSUER. */
+  oauth?: OAuthResourceServer;
   /** Per-token rate limit; by default MEMPALACE_API_RATE_PER_S / MEMPALACE_API_RATE_BURST. */
   rateLimit?: RateLimitOptions;
   /** Concurrent SSE streams; by default `logstream.sseMaxClients`. */
@@ -61,7 +65,9 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const mcp = opts.mcp ?? new PalaceMcp(runtime, { peers: () => runtime.stores.peers(), log });
   const config = runtime.config;
-  const auth = opts.auth ?? Authenticator.fromConfig(config);
+  const oauth = opts.oauth ?? oauthFromConfig(config, log);
+  const auth = opts.auth ?? Authenticator.fromConfig(config, oauth?.verify);
+  const challenge = () => oauth?.challenge() ?? 'Bearer';
   const sse = new SseGate(opts.sseMaxClients ?? config.logstream.sseMaxClients);
   const current = () => mcp.runtime;
   const metrics = new ApiMetrics({
@@ -102,7 +108,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
       if (scope === undefined) return sendPalaceError(res, new PalaceError('permission_denied', `${req.method} ${req.path} has no row in the scope table`, { rule: 'scope_table' }));
       if (scope === 'open') return next();
       const principal = principalOf(auth, req);
-      if (!principal) return unauthorized(res);
+      if (!principal) return unauthorized(res, challenge());
       if (scope !== 'read' && mcp.readOnly) return sendPalaceError(res, readOnlyRouteRefusal(req));
       if (!hasScope(principal.caller, scope)) return sendPalaceError(res, missingScope(principal.caller, scope));
       next();
@@ -124,11 +130,16 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   app.use(securityHeaders());
   app.use(hostPin(config.api.allowedHosts, config.api.corsOrigins));
   app.use(cors(config.api.corsOrigins));
+  if (oauth) {
+    const metadata = oauth.metadataRoutes();
+    for (const p of metadata.paths) app.get(p, metadata.handler);
+  }
+  app.use(authenticate(auth));
   const buckets = new TokenBuckets(opts.rateLimit ?? { ratePerSecond: config.api.ratePerSecond, burst: config.api.rateBurst });
   app.use(rateLimit(buckets, (req) => principalOf(auth, req)?.key ?? `ip:${req.ip ?? 'unknown'}`));
 
-  app.use('/mcp', express.json({ limit: MCP_BODY_LIMIT_BYTES }), metrics.mcpMiddleware());
-  app.use(mcpRouter(mcp, { resolveCaller: (req) => principalOf(auth, req)?.caller ?? null, allowedHosts: config.api.allowedHosts }));
+  app.use('/mcp', express.json({ limit: MCP_BODY_LIMIT_BYTES, strict: false }), metrics.mcpMiddleware());
+  app.use(mcpRouter(mcp, { resolveCaller: (req) => principalOf(auth, req)?.caller ?? null, challenge, allowedHosts: config.api.allowedHosts }));
 
   const routes = express.Router();
   routes.use(express.json({ limit: REST_BODY_LIMIT_BYTES }));

@@ -29,7 +29,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Request } from 'express';
+import type { Request, RequestHandler } from 'express';
 import YAML from 'yaml';
 import type { Config } from '../core/config.js';
 import { PalaceError, invalidArgument } from '../core/errors.js';
@@ -52,6 +52,14 @@ interface TokenEntry {
   caller: Caller;
 }
 
+/** The scopes these grant, implications included, in SCOPES order. */
+export function impliedScopes(granted: readonly Scope[]): Scope[] {
+  const out = new Set(granted.flatMap((s) => IMPLIED_SCOPES[s]));
+  return SCOPES.filter((s) => out.has(s));
+}
+
+/** Another way to accept a bearer token (OAuth access tokens, api/oauth.ts); null refuses it. */
+export type TokenVerifier = (token: string) => Promise<Principal | null>;
 export const OPEN_IDENTITY = 'local';
 
 function sha256(text: string): Buffer {
@@ -60,14 +68,12 @@ function sha256(text: string): Buffer {
 
 function expandScopes(source: string, scopes: unknown): string[] {
   if (!Array.isArray(scopes) || scopes.length === 0) throw invalidArgument('scopes', 'non_empty_list', `${source}: every token needs at least one scope (${SCOPES.join(', ')})`);
-  const out = new Set<string>();
   for (const s of scopes) {
     if (typeof s !== 'string' || !(SCOPES as readonly string[]).includes(s)) {
       throw invalidArgument('scopes', 'enum', `${source}: unknown scope ${JSON.stringify(s)}; expected one of: ${SCOPES.join(', ')}`);
     }
-    for (const implied of IMPLIED_SCOPES[s as Scope]) out.add(implied);
   }
-  return SCOPES.filter((s) => out.has(s));
+  return impliedScopes(scopes as Scope[]);
 }
 
 /** A token's `roots`: absolute directories, kept at their real paths. */
@@ -121,9 +127,10 @@ export function parseTokenEnv(value: string): TokenEntry[] {
 }
 
 export class Authenticator {
-  private constructor(private readonly entries: TokenEntry[]) {}
+  private constructor(private readonly entries: TokenEntry[], private readonly verifier?: TokenVerifier) {}
 
-  static fromConfig(config: Config): Authenticator {
+  /** `verifier` accepts tokens the static table does not know (OAuth); with one, the API is never open. */
+  static fromConfig(config: Config, verifier?: TokenVerifier): Authenticator {
     const entries: TokenEntry[] = [];
     if (config.api.tokensFile) {
       let text: string;
@@ -136,33 +143,41 @@ export class Authenticator {
     }
     if (config.api.tokens) entries.push(...parseTokenEnv(config.api.tokens));
     if (config.mcp.httpToken) entries.push(entry('MEMPALACE_MCP_HTTP_TOKEN', { token: config.mcp.httpToken }, OPEN_IDENTITY, ['admin']));
-    return Authenticator.fromEntries(entries);
+    return Authenticator.fromEntries(entries, verifier);
   }
 
   /** For tests and embedders: tokens given directly. */
-  static fromTokens(tokens: Iterable<[string, Caller]>): Authenticator {
-    return Authenticator.fromEntries([...tokens].map(([token, c]) => entry('tokens', { token }, c.identity, c.scopes, c.roots)));
+  static fromTokens(tokens: Iterable<[string, Caller]>, verifier?: TokenVerifier): Authenticator {
+    return Authenticator.fromEntries([...tokens].map(([token, c]) => entry('tokens', { token }, c.identity, c.scopes, c.roots)), verifier);
   }
 
-  private static fromEntries(entries: TokenEntry[]): Authenticator {
+  private static fromEntries(entries: TokenEntry[], verifier?: TokenVerifier): Authenticator {
     const seen = new Set<string>();
     for (const e of entries) {
       const hex = e.hash.toString('hex');
       if (seen.has(hex)) throw invalidArgument('tokens', 'unique', `a token is configured twice (agents: ${entries.filter((x) => x.hash.equals(e.hash)).map((x) => x.caller.identity).join(', ')})`);
       seen.add(hex);
     }
-    return new Authenticator(entries);
+    return new Authenticator(entries, verifier);
   }
 
-  /** No token configured: every request acts as the local admin. */
+  /** No token configured (and no verifier): every request acts as the local admin. */
   get open(): boolean {
-    return this.entries.length === 0;
+    return this.entries.length === 0 && !this.verifier;
+  }
+
+  /** `resolve`, then the verifier for a bearer token the table does not know. */
+  async resolveAsync(authorization: string | undefined): Promise<Principal | null> {
+    const known = this.resolve(authorization);
+    if (known || !this.verifier) return known;
+    const match = typeof authorization === 'string' ? BEARER.exec(authorization) : null;
+    return match ? this.verifier(match[1]!) : null;
   }
 
   /** The principal behind `Authorization: Bearer <token>`, or null (missing, malformed or unknown). */
   resolve(authorization: string | undefined): Principal | null {
     if (this.open) return { caller: { identity: OPEN_IDENTITY, scopes: [...SCOPES] }, key: 'open' };
-    const match = typeof authorization === 'string' ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization) : null;
+    const match = typeof authorization === 'string' ? BEARER.exec(authorization) : null;
     if (!match) return null;
     const presented = sha256(match[1]!);
     let found: TokenEntry | undefined;
@@ -174,7 +189,19 @@ export class Authenticator {
   }
 }
 
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
 const principals = new WeakMap<Request, Principal | null>();
+
+/** Resolve every request's principal up front (a verifier may need I/O), for `principalOf`. */
+export function authenticate(auth: Authenticator): RequestHandler {
+  return (req, _res, next) => {
+    auth.resolveAsync(req.headers.authorization).then((p) => {
+      principals.set(req, p);
+      next();
+    }, next);
+  };
+}
 
 /** The request's principal, resolved once per request. */
 export function principalOf(auth: Authenticator, req: Request): Principal | null {

@@ -7,6 +7,7 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { ErrorCode } from '../core/errors.js';
 import { PalaceError, isPalaceError } from '../core/errors.js';
+import { bodyErrorReply } from '../mcp/http.js';
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_argument: 400,
@@ -33,8 +34,8 @@ export function sendPalaceError(res: Response, e: PalaceError): void {
   res.status(statusOf(e)).json(e.toJSON());
 }
 
-export function unauthorized(res: Response): void {
-  res.setHeader('WWW-Authenticate', 'Bearer');
+export function unauthorized(res: Response, challenge = 'Bearer'): void {
+  res.setHeader('WWW-Authenticate', challenge);
   res.status(401).json({ error: 'a valid bearer token is required', code: 'unauthenticated', retryable: false });
 }
 
@@ -63,12 +64,12 @@ export function errorHandler(hooks: ErrorHandlerHooks): ErrorRequestHandler {
       next(err);
       return;
     }
-    const e = isPalaceError(err) ? err : fromBodyParser(err as BodyParserError);
-    if (req.path === '/mcp' && e) {
-      const code = e.code === 'too_large' ? -32600 : -32700;
-      res.status(statusOf(e)).json({ jsonrpc: '2.0', id: null, error: { code, message: e.message } });
+    const mcp = req.path === '/mcp' ? bodyErrorReply(err) : undefined;
+    if (mcp) {
+      res.status(mcp.status).json(mcp.reply);
       return;
     }
+    const e = isPalaceError(err) ? err : fromBodyParser(err as BodyParserError);
     if (e) {
       if (e.code === 'store_unavailable') hooks.onStoreError(e.store ?? 'unknown');
       if (statusOf(e) >= 500) hooks.log(`mempalace api: ${req.method} ${req.path}: ${e.message}`);

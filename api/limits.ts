@@ -6,9 +6,10 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { MAX_MESSAGE_BYTES, errorReply } from '../mcp/envelope.js';
 
 /** `/mcp` must accept 16 MiB so a 4 MiB artifact survives JSON escaping (logstream.md §7.1). */
-export const MCP_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+export const MCP_BODY_LIMIT_BYTES = MAX_MESSAGE_BYTES;
 /** REST bodies carry no artifacts; the largest is a search or job request. Matches the event body cap. */
 export const REST_BODY_LIMIT_BYTES = 256 * 1024;
 
@@ -49,12 +50,21 @@ export class TokenBuckets {
   }
 }
 
+/**
+ * A refusal before any route ran: on `/mcp` a JSON-RPC error body (MCP clients read only those),
+ * elsewhere the API's structured error.
+ */
+function refuse(req: Request, res: Response, status: number, rpcCode: number, body: { error: string } & Record<string, unknown>): void {
+  if (req.path === '/mcp') res.status(status).json(errorReply(null, rpcCode, body.error));
+  else res.status(status).json(body);
+}
+
 export function rateLimit(buckets: TokenBuckets, keyOf: (req: Request) => string): RequestHandler {
   return (req, res, next) => {
     const wait = buckets.take(keyOf(req));
     if (wait === 0) return next();
     res.setHeader('Retry-After', String(wait));
-    res.status(429).json({ error: `rate limit exceeded; retry after ${wait} s`, code: 'rate_limited', retryable: true, retry_after_s: wait });
+    refuse(req, res, 429, -32000, { error: `rate limit exceeded; retry after ${wait} s`, code: 'rate_limited', retryable: true, retry_after_s: wait });
   };
 }
 
@@ -131,7 +141,7 @@ export function hostPin(allowedHosts: readonly string[], corsOrigins: readonly s
   return (req, res, next) => {
     const host = req.headers.host;
     if (!host || !hosts.has(hostnameOf(host))) {
-      res.status(403).json({ error: `host '${host ?? ''}' is not allowed`, code: 'permission_denied', rule: 'host_pin', retryable: false });
+      refuse(req, res, 403, -32000, { error: `Forbidden: host '${host ?? ''}' is not allowed`, code: 'permission_denied', rule: 'host_pin', retryable: false });
       return;
     }
     const origin = req.headers.origin;
@@ -143,7 +153,7 @@ export function hostPin(allowedHosts: readonly string[], corsOrigins: readonly s
         originHost = undefined;
       }
       if (originHost === undefined || !hosts.has(originHost)) {
-        res.status(403).json({ error: `origin '${origin}' is not allowed`, code: 'permission_denied', rule: 'origin', retryable: false });
+        refuse(req, res, 403, -32000, { error: `Forbidden: origin '${origin}' is not allowed`, code: 'permission_denied', rule: 'origin', retryable: false });
         return;
       }
     }

@@ -13,6 +13,7 @@ import { createApp } from './app.js';
 import { Authenticator, assertBindAllowed } from './auth.js';
 import { MeshReplicator } from '../palace/logstream-replicator.js';
 import { syncTransport } from '../palace/logstream-transport.js';
+import { oauthFromConfig } from './oauth.js';
 
 const LONG_REQUEST_MS = 320_000;
 
@@ -58,7 +59,8 @@ export interface ServeOptions extends ApiOptions {
 /** Build the app over the runtime and listen; refuses an unauthenticated non-loopback bind. */
 export async function startApiServer(runtime: Runtime, opts: ServeOptions): Promise<Listening & { mcp: PalaceMcp }> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const auth = opts.auth ?? Authenticator.fromConfig(runtime.config);
+  const oauth = opts.oauth ?? oauthFromConfig(runtime.config, log);
+  const auth = opts.auth ?? Authenticator.fromConfig(runtime.config, oauth?.verify);
   assertBindAllowed(opts.host, auth, runtime.config);
   const mcp = opts.mcp ?? new PalaceMcp(runtime, {
     ...(opts.readOnly ? { readOnly: true } : {}),
@@ -69,7 +71,7 @@ export async function startApiServer(runtime: Runtime, opts: ServeOptions): Prom
   });
   const replicator = meshReplicator(mcp, log);
   mcp.start();
-  const { app } = createApp(runtime, { ...opts, auth, mcp, log });
+  const { app } = createApp(runtime, { ...opts, auth, ...(oauth ? { oauth } : {}), mcp, log });
   const listening = await listen(app, opts.host, opts.port);
   log(`mempalace serve: ${listening.url} (MCP at /mcp, REST at /v1, dashboard at /dashboard)${auth.open ? ' — no tokens configured: every request acts as the local admin' : ''}`);
   replicator.start();

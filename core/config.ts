@@ -85,6 +85,8 @@ export interface Config {
     allowedHosts: string[];
     ratePerSecond: number;
     rateBurst: number;
+    /** OAuth 2.1 resource server (api/oauth.ts): on when MEMPALACE_OAUTH_ISSUER is set. */
+    oauth: OAuthSettings | undefined;
   };
   /** The entity registry (`known_entities.json`) whose names entity detection knows. */
   entityRegistryFile: string;
@@ -96,6 +98,16 @@ export interface Config {
   maxChunksPerFile: number;
   kgResultCap: number;
   logLevel: string;
+}
+
+export interface OAuthSettings {
+  issuer: string;
+  /** This server's resource URL, the audience access tokens must name (MEMPALACE_OAUTH_RESOURCE). */
+  resource: string | undefined;
+  /** The claim holding the agent identity (default `sub`). */
+  identityClaim: string;
+  /** The issuer's JWKS; by default from its discovery metadata. */
+  jwksUrl: string | undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -161,8 +173,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowInsecureNoToken: isTruthy(env.MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN),
       corsOrigins: (env.MEMPALACE_CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter((o) => o.length > 0),
       allowedHosts: (env.MEMPALACE_HTTP_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0),
-      ratePerSecond: intOr(env.MEMPALACE_API_RATE_PER_S, 20, 1),
-      rateBurst: intOr(env.MEMPALACE_API_RATE_BURST, 60, 1),
+      ratePerSecond: intOr(env.MEMPALACE_API_RATE_PER_S, 200, 1),
+      rateBurst: intOr(env.MEMPALACE_API_RATE_BURST, 400, 1),
+      oauth: env.MEMPALACE_OAUTH_ISSUER?.trim()
+        ? {
+          issuer: env.MEMPALACE_OAUTH_ISSUER.trim(),
+          resource: env.MEMPALACE_OAUTH_RESOURCE?.trim() || undefined,
+          identityClaim: env.MEMPALACE_OAUTH_IDENTITY_CLAIM?.trim() || 'sub',
+          jwksUrl: env.MEMPALACE_OAUTH_JWKS_URL?.trim() || undefined,
+        }
+        : undefined,
     },
     entityRegistryFile: path.resolve(env.MEMPALACE_ENTITY_REGISTRY ?? path.join(home, '.mempalace', 'known_entities.json')),
     entityLanguages: (env.MEMPALACE_ENTITY_LANGUAGES ?? 'en').split(',').map((l) => l.trim()).filter((l) => l.length > 0),

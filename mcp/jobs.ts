@@ -25,6 +25,33 @@ export function progressView(p: JobProgress): Record<string, unknown> {
   return rest;
 }
 
+/**
+ * Wait for the job while the request is attached to it. A cancelled request (MCP
+ * `notifications/cancelled`, or an HTTP client that hung up) cancels the job through the
+ * JobEngine: it ends `cancelled`, releases its lease and keeps what it wrote. Once the call has
+ * returned the job id the job is the caller's to cancel, and nothing here touches it.
+ */
+async function waitOrCancel(ctx: ToolContext, jobId: string, waitMs: number): Promise<JobProgress> {
+  const jobs = ctx.runtime.jobs;
+  const { signal } = ctx;
+  if (signal.aborted) return jobs.cancel(jobId);
+  let onAbort!: () => void;
+  const aborted = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted');
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const outcome = await Promise.race([jobs.wait(jobId, waitMs, ctx.onJobProgress), aborted]);
+    if (outcome === 'aborted') return await jobs.cancel(jobId);
+    // The last state reaches the client before the result, even when the engine's own updates
+    // skipped it (a job finishing between two polls).
+    ctx.onJobProgress?.(outcome);
+    return outcome;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
 export async function runJob(ctx: ToolContext, spec: JobSpec, busyMessage: string): Promise<Record<string, unknown>> {
   const jobs = ctx.runtime.jobs;
   let started: JobProgress;
@@ -44,7 +71,7 @@ export async function runJob(ctx: ToolContext, spec: JobSpec, busyMessage: strin
     throw e;
   }
   const waitMs = ctx.runtime.config.mcp.jobWaitSeconds * 1000;
-  const p = await jobs.wait(started.job_id, waitMs, ctx.onJobProgress);
+  const p = await waitOrCancel(ctx, started.job_id, waitMs);
   if (p.state === 'running') return { success: true, status: 'running', job_id: p.job_id, progress: progressView(p) };
   if (p.result) return { ...capOutput(p.result), job_id: p.job_id };
   return { success: false, error: p.error ?? `job ${p.state}`, error_class: p.state === 'cancelled' ? 'Interrupted' : 'JobFailed', job_id: p.job_id };

@@ -22,8 +22,10 @@ const S: JsonSchema = { type: 'string' };
 const N: JsonSchema = { type: 'number' };
 const I: JsonSchema = { type: 'integer' };
 const B: JsonSchema = { type: 'boolean' };
-const SN: JsonSchema = { type: ['string', 'null'] };
-export const types = { S, N, I, B, SN, O: { type: 'object' } as JsonSchema, counts: { type: 'object', additionalProperties: { type: 'integer' } } as JsonSchema };
+/** Nullable as `anyOf` branches: a type array is legal JSON Schema but not portable to single-type dialects. */
+const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
+const SN: JsonSchema = nullable(S);
+export const types = { S, N, I, B, SN, nullable, O: { type: 'object' } as JsonSchema, counts: { type: 'object', additionalProperties: { type: 'integer' } } as JsonSchema };
 
 /** An object with these properties, all of them required; other keys allowed. */
 export function shape(properties: Record<string, JsonSchema>, optional: Record<string, JsonSchema> = {}): JsonSchema {
@@ -63,7 +65,7 @@ export const TUNNEL: JsonSchema = shape({
   label: S, kind: S, created_at: S, strength: N, stability: N, last_activated: S, access_count: I,
 }, { updated_at: S });
 
-export const INTEGRITY: JsonSchema = shape({ checked: B, ok: { type: ['boolean', 'null'] }, palace: S, sqlite_path: S, error_count: I, errors: arrayOf(S) });
+export const INTEGRITY: JsonSchema = shape({ checked: B, ok: nullable(B), palace: S, sqlite_path: S, error_count: I, errors: arrayOf(S) });
 
 export const LIBRARY_VERSIONS: JsonSchema = shape(
   { stale: B, serving: { type: 'object', additionalProperties: S }, packages: arrayOf(shape({ package: S, serving: S, installed: S })) },

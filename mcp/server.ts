@@ -5,6 +5,9 @@
  *
  * `PalaceMcp` holds what outlives one connection (the runtime, the gates' state); `createServer`
  * makes one SDK server over it — one for a stdio session, one per request over stateless HTTP.
+ * Around it: envelope.ts checks every incoming message (both transports), line-transport.ts reads
+ * stdio, http.ts serves `/mcp`, results.ts wraps outcomes and tool errors, progress.ts relays job
+ * progress.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,9 +24,9 @@ import {
   ReadResourceRequestSchema,
   RootsListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult, ServerNotification, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Runtime } from '../cli/runtime.js';
-import { isPalaceError } from '../core/errors.js';
+import { PalaceError, isPalaceError } from '../core/errors.js';
 import { AAAK_SPEC, PALACE_PROTOCOL } from '../core/protocol.js';
 import { getDrawer } from '../palace/drawers.js';
 import type { JobProgress } from '../palace/jobs.js';
@@ -34,8 +37,10 @@ import { IntegrityMonitor, LibraryWatcher, decorateStatus, identityRefusal, read
 import { ServerWatchdogs, WRITE_STALL_EXIT_CODE } from './watchdogs.js';
 import { RuntimeGate } from './runtime-gate.js';
 import { progressView } from './jobs.js';
+import { progressRelay } from './progress.js';
 import type { RegisteredTool } from './registry.js';
 import { TOOLS, TOOLS_BY_NAME, describeValidationError } from './registry.js';
+import { toolError, toolFailure, wrapResult } from './results.js';
 import type { Caller, ToolContext } from './types.js';
 
 export interface PalaceMcpOptions {
@@ -132,43 +137,6 @@ function coerce(tool: RegisteredTool, args: Record<string, unknown>): void {
   }
 }
 
-const TOOL_ERROR_DETAIL_KEYS = ['suggestions'];
-
-/** A PalaceError the caller can act on becomes a tool-level result; anything else is -32000. */
-function toolFailure(tool: RegisteredTool, e: unknown): Record<string, unknown> | undefined {
-  if (!isPalaceError(e) || e.details?.error_class === 'ValueError') return undefined;
-  const base: Record<string, unknown> = tool.errorShape === 'success_false' ? { success: false, error: e.message } : { error: e.message };
-  // The field and the rule broken, as REST and the CLI report them.
-  if (e.field !== undefined) base.field = e.field;
-  if (e.rule !== undefined) base.rule = e.rule;
-  for (const key of TOOL_ERROR_DETAIL_KEYS) if (e.details?.[key] !== undefined) base[key] = e.details[key];
-  switch (e.code) {
-    case 'invalid_argument':
-    case 'not_found':
-    case 'conflict':
-    case 'already_exists':
-    case 'too_large':
-    case 'permission_denied':
-    case 'stale_lease':
-      return base;
-    case 'already_running':
-      return { ...base, error_class: 'LockHeldByOtherProcess', ...(e.details?.job_id === undefined ? {} : { job_id: e.details.job_id }) };
-    case 'store_unavailable':
-      return { ...base, retryable: true, ...(e.store === undefined ? {} : { store: e.store }) };
-    case 'no_palace':
-      return { ...base, error: 'No palace found', hint: 'Run: mempalace init <dir> && mempalace mine <dir>' };
-    default:
-      return undefined;
-  }
-}
-
-export function wrapResult(result: unknown): CallToolResult {
-  return {
-    content: [{ type: 'text', text: JSON.stringify(result, null, 2) }],
-    structuredContent: (Array.isArray(result) ? { items: result } : result) as Record<string, unknown>,
-  };
-}
-
 export interface CallContext {
   caller: Caller | undefined;
   signal: AbortSignal;
@@ -228,7 +196,8 @@ export class PalaceMcp {
   async callTool(name: string, rawArgs: Record<string, unknown> | undefined, cctx: CallContext): Promise<CallToolResult> {
     this.watchdogs.request();
     const tool = TOOLS_BY_NAME.get(name);
-    if (!tool) throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}`);
+    // MCP's tools page answers an unknown tool with -32602 (issue 15; mcp-tools §9.3 said -32601).
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const args: Record<string, unknown> = { ...(rawArgs ?? {}) };
     delete args.wait_for_previous;
     const unknown = Object.keys(args).filter((k) => !tool.propertyTypes.has(k));
@@ -248,11 +217,10 @@ export class PalaceMcp {
       throw new McpError(ErrorCode.InvalidParams, `Missing required parameter${missing.length > 1 ? 's' : ''} ${quoteList(missing)} for tool ${name}`);
     }
     if (!tool.validate(args)) {
-      const message = describeValidationError(tool, tool.validate.errors![0]!, args);
-      return wrapResult(tool.errorShape === 'success_false' ? { success: false, error: message } : { error: message });
+      return toolError(tool, describeValidationError(tool, tool.validate.errors![0]!, args));
     }
     const identity = identityRefusal(tool, args, cctx.caller);
-    if (identity) return wrapResult(tool.errorShape === 'success_false' ? { success: false, error: identity } : { error: identity });
+    if (identity) return toolError(tool, identity);
     if (cctx.caller && !cctx.caller.scopes.includes('admin')) {
       // An HTTP write that names no agent is written under the token's identity.
       for (const field of tool.agentFields ?? []) if (!field.includes('.') && !(field in args)) args[field] = cctx.caller.identity;
@@ -369,6 +337,8 @@ export class PalaceMcp {
     );
     let roots: string[] | undefined;
     let rootsKnown = false;
+    // Roots fail closed: a client that declares the capability bounds its sources by the list it
+    // gives (an empty list allows none); a failing roots/list refuses the call.
     const clientRoots = async (): Promise<string[] | undefined> => {
       if (rootsKnown) return roots;
       if (!server.getClientCapabilities()?.roots) return undefined;
@@ -378,35 +348,39 @@ export class PalaceMcp {
         rootsKnown = true;
         return roots;
       } catch (e) {
-        this.log(`mempalace mcp: could not list the client's roots: ${e instanceof Error ? e.message : String(e)}`);
-        return undefined;
+        const reason = e instanceof Error ? e.message : String(e);
+        this.log(`mempalace mcp: could not list the client's roots: ${reason}`);
+        throw new PalaceError('permission_denied', `the client declares roots but roots/list failed (${reason}); no source can be checked against them, so the call is refused`, { rule: 'client_roots' });
       }
     };
     server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
       rootsKnown = false;
     });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listTools() }));
+    server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+      refuseCursor(request.params?.cursor);
+      return { tools: this.listTools() };
+    });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const token = request.params._meta?.progressToken;
-      let step = 0;
-      const onJobProgress = token === undefined ? undefined : (p: JobProgress) => {
-        step += 1;
-        const notification: ServerNotification = {
-          method: 'notifications/progress',
-          params: {
-            progressToken: token, progress: step,
-            message: `${p.kind} ${p.state}: ${p.files_seen}/${p.files_total} files, ${p.drawers_written} drawers written`,
-          },
-        };
-        void extra.sendNotification(notification).catch(() => undefined);
-      };
+      const onJobProgress = token === undefined ? undefined : progressRelay(token, (n) => extra.sendNotification(n));
       return this.callTool(request.params.name, request.params.arguments, { caller, signal: extra.signal, onJobProgress, clientRoots });
     });
-    server.setRequestHandler(ListResourcesRequestSchema, async () => this.listResources());
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => this.listResourceTemplates());
+    server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+      refuseCursor(request.params?.cursor);
+      return this.listResources();
+    });
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async (request) => {
+      refuseCursor(request.params?.cursor);
+      return this.listResourceTemplates();
+    });
     server.setRequestHandler(ReadResourceRequestSchema, async (request) => this.readResource(request.params.uri));
     return server;
   }
+}
+
+/** The lists fit in one page, so no cursor this server handed out exists. */
+function refuseCursor(cursor: string | undefined): void {
+  if (cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid params: unknown cursor '${cursor}' (this list has a single page)`);
 }
 
 /** A job resource shows the whole progress record, with the result once finished. */

@@ -1,8 +1,8 @@
 /**
  * The stdio transport: stdout carries only JSON-RPC messages, every diagnostic goes to stderr.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Runtime } from '../cli/runtime.js';
+import { LineTransport } from './line-transport.js';
 import type { PalaceMcpOptions } from './server.js';
 import { PalaceMcp } from './server.js';
 
@@ -17,13 +17,12 @@ export async function runStdioServer(runtime: Runtime, opts: PalaceMcpOptions = 
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const palace = new PalaceMcp(runtime, { ...opts, log });
   const server = palace.createServer();
-  const transport = new StdioServerTransport();
+  const transport = new LineTransport(process.stdin, process.stdout);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
   server.onclose = () => resolveClosed();
-  // A malformed line is logged and skipped without a response (mcp-tools §9.1).
+  // Malformed input is answered by the transport and logged here; stdin's end closes the server.
   server.onerror = (e) => log(`mempalace mcp: ${e.message}`);
-  process.stdin.once('end', () => { void server.close(); });
   await server.connect(transport);
   palace.start();
   palace.watchdogs.startIdleClock();

@@ -39,7 +39,7 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Sends MCP progress notifications when the request carried a progress token. */
   onJobProgress: ((p: JobProgress) => void) | undefined;
-  /** Client roots as absolute directories, or undefined when the client offers none. */
+  /** Client roots as absolute directories; undefined when the client has no roots capability; throws when roots/list fails. */
   clientRoots(): Promise<string[] | undefined>;
   /** Configured mesh peers (the composition root knows where they are configured). */
   peers: (() => Promise<PeerEntry[]>) | undefined;

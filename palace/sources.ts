@@ -41,7 +41,7 @@ export interface SourcePolicy {
 export interface PolicyInput {
   /** The authenticated token's `roots` (HTTP callers). */
   tokenRoots?: readonly string[] | undefined;
-  /** The MCP client's roots, when it offers any. */
+  /** The MCP client's roots when it declares the capability; an empty list allows no source (fail closed). */
   clientRoots?: readonly string[] | undefined;
   /** Bounds computed by the entry point that started the job, carried in its spec. */
   carried?: readonly RootBound[] | undefined;
@@ -53,7 +53,7 @@ export function sourcePolicy(config: Pick<Config, 'allowedRoots' | 'sources'>, i
   if (config.allowedRoots.length > 0) bounds.push({ rule: 'allowed_roots', roots: [...config.allowedRoots] });
   else if (config.sources.requireAllowedRoots) bounds.push({ rule: 'local_sources_disabled', roots: [] });
   if (input.tokenRoots) bounds.push({ rule: 'token_roots', roots: [...input.tokenRoots] });
-  if (input.clientRoots && input.clientRoots.length > 0) bounds.push({ rule: 'client_roots', roots: [...input.clientRoots] });
+  if (input.clientRoots !== undefined) bounds.push({ rule: 'client_roots', roots: [...input.clientRoots] });
   for (const b of input.carried ?? []) bounds.push({ rule: b.rule, roots: [...b.roots] });
   return { bounds, gitAllowedHosts: [...config.sources.gitAllowedHosts] };
 }
@@ -85,7 +85,9 @@ function boundMessage(field: string, value: string, bound: RootBound): string {
     case 'token_roots':
       return `${field} '${value}' is outside this token's roots (${bound.roots.join(', ')})`;
     case 'client_roots':
-      return `${field} '${value}' is outside the MCP client's roots (${bound.roots.join(', ')})`;
+      return bound.roots.length === 0
+        ? `${field} '${value}' is outside the MCP client's roots: the client offers no roots`
+        : `${field} '${value}' is outside the MCP client's roots (${bound.roots.join(', ')})`;
     default:
       return `${field} '${value}' is outside the allowed roots (${bound.roots.join(', ')})`;
   }

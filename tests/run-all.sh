@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash embed/fetch-model.sh
+# The MCP Inspector CLI the conformance test runs, pinned by its own lockfile (see its package.json).
+npm ci --prefix tests/tools/inspector --engine-strict=false --no-audit --no-fund
 
 engines_were_up=0
 if bash deploy/local/status.sh >/dev/null 2>&1; then engines_were_up=1; fi

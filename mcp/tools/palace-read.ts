@@ -13,7 +13,7 @@ const { S, N, I, SN, B, counts } = types;
 
 const SEARCH_HIT = shape({
   text: S, wing: S, room: S, source_file: S, source_path: S, drawer_id: S, created_at: S,
-  similarity: { type: ['number', 'null'] }, distance: { type: ['number', 'null'] },
+  similarity: types.nullable(N), distance: types.nullable(N),
 });
 
 export const palaceReadTools: ToolDef[] = [

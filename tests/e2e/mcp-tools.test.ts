@@ -324,7 +324,7 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
     await toolError('mempalace_artifact_put', { kind: 'binary', content: 'x', created_by: 'ops' }, 'kind="binary" is not one of: file, json, log, note, patch', 'success_false');
     await toolError('mempalace_artifact_get', { artifact_id: 'art_missing' }, "artifact 'art_missing' not found", 'error');
     await toolError('mempalace_patch_submit', { content: '', from_agent: 'ops', stream: 's' }, 'content', 'success_false');
-    expect((await rpcError(c, 'mempalace_nonexistent', {}, -32601)).message).toContain('Unknown tool: mempalace_nonexistent');
+    expect((await rpcError(c, 'mempalace_nonexistent', {}, -32602)).message).toContain('Unknown tool: mempalace_nonexistent');
     expect((await rpcError(c, 'mempalace_search', { query: 'x', min_similarity: 0.5 }, -32602)).message).toContain("Unknown parameter 'min_similarity'");
 
     expect(await snapshot(c)).toEqual(before);
