@@ -126,6 +126,20 @@ function planConversationFile(labels: DrawerLabels, spec: MineSpec, scan: ScanRe
   return { drawers, room: result.chunks[0]!.room };
 }
 
+/** Count a file this job already filed, from the state it recorded then. */
+function countFiledBefore(result: BatchResult, entry: ManifestEntry, previous: FileState): void {
+  const skip = previous.extra?.skip_reason;
+  if (typeof skip === 'string') {
+    result.files_skipped++;
+    result.skipsDetail.push({ file: entry.relativePath, reason: skip });
+    return;
+  }
+  const room = String(previous.extra?.room ?? 'general');
+  result.files_mined++;
+  result.drawers_written += previous.drawer_count;
+  result.byRoom[room] = (result.byRoom[room] ?? 0) + 1;
+}
+
 export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<BatchResult> {
   const { spec, scan } = input;
   const labels = deps.labels.current();
@@ -145,13 +159,16 @@ export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<Batc
     try {
       const st = await fs.stat(entry.absolutePath);
       if (previous && previous.size === st.size && previous.mtime_ms === st.mtimeMs) {
-        result.files_skipped++;
+        // Filed by this same job: a batch retried after its attempt wrote and then died (worker
+        // crash). It counts as it did the first time, so progress stays exact.
+        if (previous.extra?.job === input.jobId) countFiledBefore(result, entry, previous);
+        else result.files_skipped++;
         continue;
       }
       const bytes = await fs.readFile(entry.absolutePath);
       const sha = sha256Hex(bytes);
       const filedAt = filedAtNow();
-      const state: FileState = { wing: scan.wing, source_file: stored, size: st.size, mtime_ms: st.mtimeMs, content_sha256: sha, drawer_count: 0, mined_at: filedAt, extra: { mode: modeKey(spec), ...(scan.commit ? { commit: scan.commit } : {}) } };
+      const state: FileState = { wing: scan.wing, source_file: stored, size: st.size, mtime_ms: st.mtimeMs, content_sha256: sha, drawer_count: 0, mined_at: filedAt, extra: { mode: modeKey(spec), job: input.jobId, ...(scan.commit ? { commit: scan.commit } : {}) } };
       if (previous && previous.content_sha256 === sha && previous.extra?.mode === modeKey(spec)) {
         // Touched but unchanged: the drawers stand; the next mine re-hashes it again (no embedding).
         result.files_skipped++;
@@ -181,6 +198,7 @@ export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<Batc
         continue;
       }
       state.drawer_count = plan.drawers.length;
+      state.extra = { ...state.extra, room: plan.room };
       planned.push({ stored, state, drawers: plan.drawers });
       result.files_mined++;
       result.byRoom[plan.room] = (result.byRoom[plan.room] ?? 0) + 1;
