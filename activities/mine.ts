@@ -18,7 +18,7 @@ import { ID_RECIPE, minedChunkId } from '../core/ids.js';
 import type { RoomConfig } from '../core/project-config.js';
 import { loadProjectConfig } from '../core/project-config.js';
 import { detectRoom } from '../core/rooms.js';
-import { decodeUtf8File, scanManifest } from '../core/scan.js';
+import { decodeUtf8File, scanProject } from '../core/scan.js';
 import { codePointLength, sha256Hex, strip } from '../core/text.js';
 import { validateName, wingSlug } from '../core/validate.js';
 import type { MineSpec } from '../palace/jobs.js';
@@ -80,23 +80,54 @@ export async function scanSource(deps: MineDeps, input: { jobId: string; spec: M
   } else {
     wing = spec.wing ? validateName('wing', spec.wing) : (agentSessionsWing(dir) ?? wingSlug(path.basename(dir)));
   }
-  let files: ManifestEntry[];
-  let skippedAtScan = 0;
-  if (stat.isFile()) {
-    files = [{ relativePath: path.basename(src.root), absolutePath: src.root, size: stat.size, mtimeMs: stat.mtimeMs }];
-  } else {
-    const manifest = await scanManifest(src.root, spec.mode === 'projects'
-      ? { respectGitignore: spec.respectGitignore, includeIgnored: spec.includeIgnored }
-      : { respectGitignore: false, sniffText: false, extensions: spec.mode === 'convos' ? CONVO_EXTENSIONS : DOCUMENT_EXTENSION_SET, maxFileBytes: 500 * 1024 * 1024 });
-    files = spec.mode === 'convos' ? manifest.files.filter((f) => isConversationFileName(path.basename(f.relativePath))) : manifest.files;
-    skippedAtScan = manifest.skipped.length;
-    for (const s of manifest.skipped.slice(0, 50)) warnings.push(`SKIP: ${s.relativePath} (${s.reason}: ${s.detail})`);
-    if (manifest.skipped.length > 50) warnings.push(`... and ${manifest.skipped.length - 50} more skipped files`);
-  }
-  if (spec.limit > 0) files = files.slice(0, spec.limit);
   const manifestId = `${jobId}:manifest`;
-  await deps.stores.jobs.putManifest(manifestId, files);
-  return { manifestId, totalFiles: files.length, wing, sourceIdentity: src.identity, skippedAtScan, warnings, ...(src.commit ? { commit: src.commit } : {}) };
+  const skips = { count: 0 };
+  const entries: AsyncIterable<ManifestEntry> = stat.isFile()
+    ? single({ relativePath: path.basename(src.root), absolutePath: src.root, size: stat.size, mtimeMs: stat.mtimeMs })
+    : scannedFiles(src.root, spec, skips, warnings);
+  const totalFiles = await deps.stores.jobs.writeManifest(manifestId, pagesOf(entries, spec.limit > 0 ? spec.limit : Infinity));
+  if (skips.count > SKIP_WARNINGS) warnings.push(`... and ${skips.count - SKIP_WARNINGS} more skipped files`);
+  const skippedAtScan = skips.count;
+  return { manifestId, totalFiles, wing, sourceIdentity: src.identity, skippedAtScan, warnings, ...(src.commit ? { commit: src.commit } : {}) };
+}
+
+/** Manifest entries per page written to the job store: a scan holds one page, whatever the source size. */
+const MANIFEST_PAGE = 1_000;
+/** Skipped files named one by one in the scan's warnings; the rest are counted. */
+const SKIP_WARNINGS = 50;
+
+async function* single(entry: ManifestEntry): AsyncGenerator<ManifestEntry> {
+  yield entry;
+}
+
+/** The files of a directory source in path order, counting (and naming the first few) skips. */
+async function* scannedFiles(root: string, spec: MineSpec, skips: { count: number }, warnings: string[]): AsyncGenerator<ManifestEntry> {
+  const options = spec.mode === 'projects'
+    ? { respectGitignore: spec.respectGitignore, includeIgnored: spec.includeIgnored }
+    : { respectGitignore: false, sniffText: false, extensions: spec.mode === 'convos' ? CONVO_EXTENSIONS : DOCUMENT_EXTENSION_SET, maxFileBytes: 500 * 1024 * 1024 };
+  for await (const entry of scanProject(root, options)) {
+    if (entry.kind === 'skip') {
+      if (skips.count++ < SKIP_WARNINGS) warnings.push(`SKIP: ${entry.skip.relativePath} (${entry.skip.reason}: ${entry.skip.detail})`);
+    } else if (spec.mode !== 'convos' || isConversationFileName(path.basename(entry.file.relativePath))) {
+      yield entry.file;
+    }
+  }
+}
+
+/** Up to `limit` entries in pages of MANIFEST_PAGE. */
+async function* pagesOf(entries: AsyncIterable<ManifestEntry>, limit: number): AsyncGenerator<ManifestEntry[]> {
+  let page: ManifestEntry[] = [];
+  let taken = 0;
+  for await (const entry of entries) {
+    if (taken >= limit) break;
+    taken++;
+    page.push(entry);
+    if (page.length === MANIFEST_PAGE) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length > 0) yield page;
 }
 
 async function planProjectFile(deps: ActivityDeps, labels: DrawerLabels, spec: MineSpec, scan: ScanResult, entry: ManifestEntry, text: string, rooms: RoomConfig[], base: FileMeta): Promise<{ drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string }> {
