@@ -26,6 +26,7 @@ import type { FileState, ManifestEntry } from '../stores/ports.js';
 import type { BatchInput, BatchResult, ScanResult } from '../workflows/activity-types.js';
 import type { ActivityDeps } from './deps.js';
 import type { DrawerLabels, EntityRegistryLabels } from './labels.js';
+import type { GitWorkspace } from './git-workspace.js';
 import { resolveSource } from './source.js';
 
 const NORMALIZE_VERSION = 2;
@@ -60,13 +61,14 @@ async function roomsFor(deps: ActivityDeps, jobId: string): Promise<RoomConfig[]
 /** What mining needs beyond the shared activity dependencies. */
 export interface MineDeps extends ActivityDeps {
   labels: EntityRegistryLabels;
+  git: GitWorkspace;
 }
 
 export async function scanSource(deps: MineDeps, input: { jobId: string; spec: MineSpec }): Promise<ScanResult> {
   const { spec, jobId } = input;
   // A broken entity registry is refused here, before any drawer is written.
   deps.labels.current();
-  const src = await resolveSource(spec.source, { allowedRoots: deps.config.allowedRoots, workspace: deps.workspace, allowFile: spec.mode === 'convos' });
+  const src = await resolveSource(spec.source, { allowedRoots: deps.config.allowedRoots, git: deps.git, allowFile: spec.mode === 'convos' });
   const warnings: string[] = [];
   const stat = await fs.stat(src.root);
   const dir = stat.isFile() ? path.dirname(src.root) : src.root;
@@ -172,11 +174,21 @@ function countFiledBefore(result: BatchResult, entry: ManifestEntry, previous: F
 }
 
 export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<BatchResult> {
+  const { source } = input.spec;
+  if (source.kind !== 'git') return mineBatchAt(deps, input);
+  if (!input.scan.commit) throw new PalaceError('internal', `the scan of ${source.url} recorded no commit`);
+  // This worker's checkout of the scanned commit (made on its first batch here, then reused); the
+  // manifest's absolute paths are those of the worker that scanned.
+  return deps.git.withCheckout(source.url, input.scan.commit, (c) => mineBatchAt(deps, input, c.dir));
+}
+
+async function mineBatchAt(deps: MineDeps, input: BatchInput, checkout?: string): Promise<BatchResult> {
   const { spec, scan } = input;
   const labels = deps.labels.current();
   const result: BatchResult = { files_total: 0, files_seen: 0, files_skipped: 0, files_mined: 0, drawers_written: 0, errors: 0, errorsDetail: [], skipsDetail: [], byRoom: {} };
-  const entries = await deps.stores.jobs.readManifest(scan.manifestId, input.offset, input.count);
-  if (entries.length !== input.count) throw new PalaceError('internal', `manifest ${scan.manifestId} has ${entries.length} entries at ${input.offset}, expected ${input.count}`);
+  const listed = await deps.stores.jobs.readManifest(scan.manifestId, input.offset, input.count);
+  const entries = checkout === undefined ? listed : listed.map((e) => ({ ...e, absolutePath: path.join(checkout, e.relativePath) }));
+  if (listed.length !== input.count) throw new PalaceError('internal', `manifest ${scan.manifestId} has ${listed.length} entries at ${input.offset}, expected ${input.count}`);
   const storedOf = (e: ManifestEntry) => (spec.source.kind === 'git' ? `${spec.source.url}:${e.relativePath}` : e.absolutePath);
   const states = await deps.stores.drawers.fileStates(scan.wing, entries.map(storedOf));
   const rooms = spec.mode === 'convos' ? [] : await roomsFor(deps, input.jobId);
