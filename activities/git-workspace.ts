@@ -232,7 +232,8 @@ export class GitWorkspace {
 
   /** Past the cap: drop least recently used checkouts (not `keep`, not pinned), then orphaned repositories. */
   private async evict(keep: string): Promise<void> {
-    let { bytes, checkouts } = await this.usage();
+    const { checkouts, ...total } = await this.usage();
+    let { bytes } = total;
     for (const c of checkouts) {
       if (bytes <= this.capBytes) break;
       if (c.key === keep || this.pinned.has(c.key)) continue;
