@@ -3,7 +3,7 @@
  * processes polling, the mine's window comes from their activity slots and both run batches at
  * once; one killed with SIGKILL midway, the mine completes on the other with exactly the drawer
  * ids of a clean local run and exact counts. Cancel stops within the window. With continue-as-new
- * suggested after 200 history events, a windowed mine runs as a chain of small histories and
+ * suggested after 100 history events, a windowed mine runs as a chain of small histories and
  * still ends with the clean run's drawers and counts. Kills only worker processes this file
  * starts; the continue-as-new case runs its own dev server, never the shared one.
  */
@@ -63,25 +63,39 @@ async function waitForFiles(engine: TemporalJobEngine, jobId: string, atLeast: n
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
-/** The mineBatch attempts of a history: most running at once, and the workers that started them. */
-function batchConcurrency(events: HistoryEvent[]): { maxInFlight: number; identities: Set<string> } {
-  const batchScheduled = new Set<string>();
+const seconds = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) + (t?.nanos ?? 0) / 1e9;
+
+/**
+ * The mineBatch activities of a history: most scheduled and not yet closed (the window in
+ * flight), most executing at once by their start and close times, and the workers that ran them.
+ */
+function batchConcurrency(events: HistoryEvent[]): { maxScheduled: number; maxExecuting: number; identities: Set<string> } {
+  const batches = new Set<string>();
+  const startedAt = new Map<string, number>();
+  const intervals: [number, number][] = [];
   const identities = new Set<string>();
-  let running = 0;
-  let maxInFlight = 0;
+  let open = 0;
+  let maxScheduled = 0;
   for (const e of events) {
-    const scheduled = e.activityTaskScheduledEventAttributes;
-    if (scheduled?.activityType?.name === 'mineBatch') batchScheduled.add(String(e.eventId));
+    if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'mineBatch') {
+      batches.add(String(e.eventId));
+      maxScheduled = Math.max(maxScheduled, ++open);
+    }
     const started = e.activityTaskStartedEventAttributes;
-    if (started && batchScheduled.has(String(started.scheduledEventId))) {
-      running++;
-      maxInFlight = Math.max(maxInFlight, running);
+    if (started && batches.has(String(started.scheduledEventId))) {
+      // Temporal writes the started event when the attempt closes, stamped with its real start.
+      startedAt.set(String(started.scheduledEventId), seconds(e.eventTime));
       identities.add(started.identity ?? '');
     }
-    const ended = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes;
-    if (ended && batchScheduled.has(String(ended.scheduledEventId))) running--;
+    const closed = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes;
+    if (closed && batches.has(String(closed.scheduledEventId))) {
+      open--;
+      const from = startedAt.get(String(closed.scheduledEventId));
+      if (from !== undefined) intervals.push([from, seconds(e.eventTime)]);
+    }
   }
-  return { maxInFlight, identities };
+  const maxExecuting = Math.max(0, ...intervals.map(([from]) => intervals.filter(([a, b]) => a <= from && from < b).length));
+  return { maxScheduled, maxExecuting, identities };
 }
 
 function windowOf(events: HistoryEvent[]): number | undefined {
@@ -121,8 +135,9 @@ describe('Temporal mine with a window of batches', () => {
       expect(await stores.locks.holder(done.lock_key)).toBeNull();
       const history = (await engine.temporalClient.workflow.getHandle(done.lock_key, done.job_id).fetchHistory()).events ?? [];
       expect(windowOf(history)).toBeGreaterThanOrEqual(4);
-      const { maxInFlight, identities } = batchConcurrency(history);
-      expect(maxInFlight).toBeGreaterThanOrEqual(2);
+      const { maxScheduled, maxExecuting, identities } = batchConcurrency(history);
+      expect(maxScheduled).toBeGreaterThanOrEqual(4);
+      expect(maxExecuting).toBeGreaterThanOrEqual(2);
       expect(identities.size).toBe(2);
     } finally {
       for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -159,8 +174,8 @@ describe('Temporal mine with a window of batches', () => {
     }
   });
 
-  it('with continue-as-new suggested after 200 events, a windowed mine hands over between runs and completes exactly', async () => {
-    const server = await startOwnDevServer(['limit.historyCount.suggestContinueAsNew=200']);
+  it('with continue-as-new suggested after 100 events, a windowed mine hands over between runs and completes exactly', async () => {
+    const server = await startOwnDevServer(['limit.historyCount.suggestContinueAsNew=100']);
     const address = server.address;
     const name = uniquePalaceName('wincan');
     const taskQueue = `tq-${name}`;
@@ -186,10 +201,10 @@ describe('Temporal mine with a window of batches', () => {
         expect(runs.filter((r) => r.status === 'CONTINUED_AS_NEW')).toHaveLength(runs.length - 1);
         for (const r of runs) {
           expect(windowOf(r.events)).toBe(window);
-          // A run hands over once its window has drained: at most a window of batches past 200.
-          expect(r.events.length).toBeLessThanOrEqual(200 + window * 10);
+          // A run hands over once its window has drained: at most a window of batches past 100.
+          expect(r.events.length).toBeLessThanOrEqual(100 + window * 10);
         }
-        expect(Math.max(...runs.map((r) => batchConcurrency(r.events).maxInFlight))).toBeGreaterThanOrEqual(2);
+        expect(Math.max(...runs.map((r) => batchConcurrency(r.events).maxScheduled))).toBe(window);
       } finally {
         worker.shutdown();
         await running;
