@@ -50,6 +50,7 @@ interface CheckoutMeta {
 }
 
 const FULL_SHA = /^[0-9a-f]{40}$|^[0-9a-f]{64}$/;
+const SHORT_SHA = /^[0-9a-f]{7,39}$/;
 /** Refs in a bare repository that keep the mined commits (and their objects) alive. */
 const KEEP_REFS = 'refs/mempalace/';
 /** A lock whose holder has not touched it for this long is taken over (its process died). */
@@ -128,7 +129,6 @@ export class GitWorkspace {
     return made;
   }
 
-
   /** Run `use` with the checkout pinned, so no eviction in this process removes it meanwhile. */
   async withCheckout<T>(url: string, commit: string, use: (c: Checkout) => Promise<T>): Promise<T> {
     const key = this.checkoutKey(url, commit);
@@ -151,18 +151,36 @@ export class GitWorkspace {
       ?? lines.find(([, name]) => name === `refs/tags/${ref}`) ?? lines[0];
     if (pick) return pick[0];
     if (FULL_SHA.test(ref)) return ref;
+    if (SHORT_SHA.test(ref)) return this.resolveShortId(url, ref);
     throw invalidArgument('ref', 'git_ref_exists', `ref '${ref}' not found in ${url}`);
+  }
+
+  /** An abbreviated commit id: only a full fetch of the branches and tags can expand it. */
+  private async resolveShortId(url: string, ref: string): Promise<string> {
+    return this.withRepoLock(url, async () => {
+      const repo = await this.bareRepo(url);
+      await this.git(['fetch', '--quiet', '--tags', '--force', '--', url, '+refs/heads/*:refs/heads/*'], repo);
+      const commit = await this.git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], repo).catch(() => '');
+      if (!commit) throw invalidArgument('ref', 'git_ref_exists', `ref '${ref}' not found in ${url}`);
+      return commit;
+    });
+  }
+
+  /** The repository's bare clone in this workspace, created empty when missing. */
+  private async bareRepo(url: string): Promise<string> {
+    const repo = this.repoDir(url);
+    if (!(await exists(path.join(repo, 'HEAD')))) {
+      await fs.rm(repo, { recursive: true, force: true });
+      await fs.mkdir(path.dirname(repo), { recursive: true });
+      await this.git(['init', '--quiet', '--bare', repo]);
+    }
+    return repo;
   }
 
   private async make(url: string, commit: string, key: string, dir: string): Promise<Checkout> {
     const made = await this.withRepoLock(url, async () => {
       if (await exists(`${dir}.json`)) return false;
-      const repo = this.repoDir(url);
-      if (!(await exists(path.join(repo, 'HEAD')))) {
-        await fs.rm(repo, { recursive: true, force: true });
-        await fs.mkdir(path.dirname(repo), { recursive: true });
-        await this.git(['init', '--quiet', '--bare', repo]);
-      }
+      const repo = await this.bareRepo(url);
       await this.fetchCommit(repo, url, commit);
       // A checkout counts once its .json is written (last); one left half-made by a crash is redone.
       await fs.rm(dir, { recursive: true, force: true });

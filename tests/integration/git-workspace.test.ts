@@ -89,12 +89,13 @@ describe('git workspace', () => {
     expect(other.counts.get('worktree add') ?? 0).toBe(0);
   });
 
-  it('resolves an annotated tag and a full commit id to their commits', async () => {
+  it('resolves an annotated tag, a full and an abbreviated commit id to their commits', async () => {
     const ws = new GitWorkspace(path.join(tmp, 'ws-refs'), 1 << 30);
     expect((await ws.checkout(url, 'v1')).commit).toBe(commits[0]);
     const byId = await ws.checkout(url, commits[1]!);
     expect(byId.commit).toBe(commits[1]);
     expect(await fs.readFile(path.join(byId.dir, 'dir0', 'note0.md'), 'utf8')).toContain('Commit 1');
+    expect((await ws.checkout(url, commits[1]!.slice(0, 10))).commit).toBe(commits[1]);
     await expect(ws.checkout(url, 'no-such-branch')).rejects.toMatchObject({ code: 'invalid_argument', field: 'ref' });
   });
 
