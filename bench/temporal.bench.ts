@@ -316,7 +316,7 @@ async function killMidway(corpus: string, compareLocal: boolean): Promise<void> 
     const survivorRss = processPeakRssMb(workers[1]!.pid);
     const checked = await checkDrawers(stores.drawers, 'corpus', run.done);
     const d = run.done;
-    console.log(`\n${corpus}: ${size.files} files, ${(size.bytes / 2 ** 20).toFixed(0)} MiB on disk; the scan kept ${d.files_total}; ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`);
+    console.log(`\n${corpus}: ${size.files} files, ${(size.bytes / 2 ** 20).toFixed(1)} MiB in files; the scan kept ${d.files_total}; ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`);
     console.log(`worker 1 killed with SIGKILL at ${killedAt}/${d.files_total} files seen\n`);
     console.log('| files seen | mined | skipped | errors | drawers | wall time, s | files/s | drawers/s | peak RSS worker 1 (at kill) / worker 2 / client, MiB |');
     console.log('|---|---|---|---|---|---|---|---|---|');
