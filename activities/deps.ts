@@ -7,6 +7,6 @@ export interface ActivityDeps {
   config: Config;
   stores: Pick<PalaceStores, 'drawers' | 'graph' | 'locks' | 'jobs'>;
   embedder: Embedder;
-  /** Directory where git sources are cloned for this worker. */
+  /** Directory of this worker's git workspace (activities/git-workspace.ts). */
   workspace: string;
 }

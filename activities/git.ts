@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PalaceError } from '../core/errors.js';
+import type { Config } from '../core/config.js';
 import type { GitTarget } from '../palace/sources.js';
 
 export interface GitLimits {
@@ -16,10 +17,23 @@ export interface GitLimits {
   maxBytes: number;
 }
 
+/** The limits configured for this process (MEMPALACE_GIT_TIMEOUT_S, MEMPALACE_GIT_MAX_MB). */
+export function gitLimitsOf(config: Pick<Config, 'sources'>): GitLimits {
+  return { timeoutMs: config.sources.gitTimeoutMs, maxBytes: config.sources.gitMaxBytes };
+}
+
+/**
+ * Runners under `limits`: for commands reaching an approved target (its directory size capped
+ * while it runs), or with no target for local commands, which may reach no remote at all.
+ */
+export function hardenedGit(limits: GitLimits): (target?: GitTarget) => (args: string[], cwd?: string) => Promise<string> {
+  return (target) => (args, cwd) => runGit({ args, limits, ...(target ? { target } : {}), ...(cwd === undefined ? {} : { cwd, ...(target ? { capDir: cwd } : {}) }) });
+}
+
 export interface GitCommand {
   args: string[];
-  /** The approved source this command talks to. */
-  target: GitTarget;
+  /** The approved source this command talks to; absent for commands that reach no remote (no transport is allowed). */
+  target?: GitTarget;
   limits: GitLimits;
   cwd?: string;
   /** Directory whose size is capped while the command runs (the clone). */
@@ -32,24 +46,25 @@ const MAX_STDOUT = 16 * 1024 * 1024;
 const MAX_STDERR = 64 * 1024;
 const SIZE_POLL_MS = 500;
 
-function gitEnv(target: GitTarget): NodeJS.ProcessEnv {
+function gitEnv(target: GitTarget | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const name of PASSED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name];
   return {
     ...env,
     GIT_TERMINAL_PROMPT: '0',
-    GIT_ALLOW_PROTOCOL: target.transport,
+    // A name no transport has: a local command may reach no remote at all.
+    GIT_ALLOW_PROTOCOL: target?.transport ?? 'none',
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=30',
   };
 }
 
-function configArgs(target: GitTarget): string[] {
+function configArgs(target: GitTarget | undefined): string[] {
   const settings = [
-    'protocol.allow=never', `protocol.${target.transport}.allow=always`,
+    'protocol.allow=never', ...(target ? [`protocol.${target.transport}.allow=always`] : []),
     'http.followRedirects=false', 'core.hooksPath=/dev/null', 'core.fsmonitor=false', 'submodule.recurse=false',
   ];
-  if (target.transport === 'https') {
+  if (target?.transport === 'https') {
     const addresses = target.addresses.map((a) => (a.includes(':') ? `[${a}]` : a)).join(',');
     settings.push(`http.curloptResolve=${target.host}:${target.port}:${addresses}`);
   }
@@ -95,7 +110,7 @@ export function runGit(cmd: GitCommand): Promise<string> {
       if (stderr.length < MAX_STDERR) stderr += d;
     });
     const timer = setTimeout(() => kill(gitError('git_timeout', `git ${name} ran longer than ${Math.round(cmd.limits.timeoutMs / 1000)} s (MEMPALACE_GIT_TIMEOUT_S) and was stopped`)), cmd.limits.timeoutMs);
-    const tooLarge = (bytes: number) => gitError('git_max_bytes', `git ${name} of ${cmd.target.url} grew past ${cmd.limits.maxBytes} bytes (${bytes} so far; MEMPALACE_GIT_MAX_MB) and was stopped`);
+    const tooLarge = (bytes: number) => gitError('git_max_bytes', `git ${name} of ${cmd.target?.url ?? cmd.cwd ?? 'a local repository'} grew past ${cmd.limits.maxBytes} bytes (${bytes} so far; MEMPALACE_GIT_MAX_MB) and was stopped`);
     let polling = false;
     const poll = cmd.capDir === undefined ? undefined : setInterval(() => {
       if (polling) return;

@@ -6,14 +6,17 @@ import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '.
 import { deleteBySourceApply, deleteBySourceCount } from './delete-by-source.js';
 import type { ActivityDeps } from './deps.js';
 import { finishMine } from './finish-mine.js';
+import { gitLimitsOf, hardenedGit } from './git.js';
+import { GitWorkspace } from './git-workspace.js';
 import { EntityRegistryLabels } from './labels.js';
 import { mineBatch, scanSource } from './mine.js';
 import { syncApply, syncScan } from './sync.js';
 
 export type JobActivities = MineActivities & SyncActivities & DeleteBySourceActivities;
 
-export function createJobActivities(deps: ActivityDeps): JobActivities {
-  const mine = { ...deps, labels: new EntityRegistryLabels(deps.config.entityRegistryFile, deps.config.entityLanguages) };
+/** `git` replaces the workspace built from `deps.workspace` (tests that count git commands). */
+export function createJobActivities(deps: ActivityDeps, git?: GitWorkspace): JobActivities {
+  const mine = { ...deps, labels: new EntityRegistryLabels(deps.config.entityRegistryFile, deps.config.entityLanguages), git: git ?? new GitWorkspace(deps.workspace, deps.config.gitWorkspaceBytes, hardenedGit(gitLimitsOf(deps.config))) };
   return {
     scanSource: (input) => scanSource(mine, input),
     mineBatch: (input) => mineBatch(mine, input),

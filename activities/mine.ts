@@ -20,16 +20,17 @@ import { loadProjectConfig } from '../core/project-config.js';
 import { detectRoom } from '../core/rooms.js';
 import { ListedFileRefused, readListedFile } from '../core/listed-file.js';
 import type { ScanSkip } from '../core/scan.js';
-import { compareCodePoints, decodeUtf8File, scanManifest } from '../core/scan.js';
+import { decodeUtf8File, scanProject } from '../core/scan.js';
 import { codePointLength, sha256Hex, strip } from '../core/text.js';
 import { validateName, wingSlug } from '../core/validate.js';
 import type { MineSpec } from '../palace/jobs.js';
 import type { SourcePolicy } from '../palace/sources.js';
-import { isWithin, pathAllowed, sourcePolicy } from '../palace/sources.js';
+import { isWithin, pathAllowed, resolveGitSource, sourcePolicy } from '../palace/sources.js';
 import type { FileState, ManifestEntry } from '../stores/ports.js';
 import type { BatchInput, BatchResult, ScanResult } from '../workflows/activity-types.js';
 import type { ActivityDeps } from './deps.js';
 import type { DrawerLabels, EntityRegistryLabels } from './labels.js';
+import type { GitWorkspace } from './git-workspace.js';
 import { resolveSource } from './source.js';
 
 const NORMALIZE_VERSION = 2;
@@ -64,6 +65,7 @@ async function roomsFor(deps: ActivityDeps, jobId: string): Promise<RoomConfig[]
 /** What mining needs beyond the shared activity dependencies. */
 export interface MineDeps extends ActivityDeps {
   labels: EntityRegistryLabels;
+  git: GitWorkspace;
 }
 
 export async function scanSource(deps: MineDeps, input: { jobId: string; spec: MineSpec }): Promise<ScanResult> {
@@ -71,7 +73,7 @@ export async function scanSource(deps: MineDeps, input: { jobId: string; spec: M
   // A broken entity registry is refused here, before any drawer is written.
   deps.labels.current();
   const policy = sourcePolicy(deps.config, { carried: spec.sourceBounds });
-  const src = await resolveSource(spec.source, { policy, workspace: deps.workspace, git: { timeoutMs: deps.config.sources.gitTimeoutMs, maxBytes: deps.config.sources.gitMaxBytes }, allowFile: spec.mode === 'convos' });
+  const src = await resolveSource(spec.source, { policy, workspace: deps.git, allowFile: spec.mode === 'convos' });
   const warnings: string[] = [];
   const stat = await fs.stat(src.root);
   const dir = stat.isFile() ? path.dirname(src.root) : src.root;
@@ -85,46 +87,73 @@ export async function scanSource(deps: MineDeps, input: { jobId: string; spec: M
   } else {
     wing = spec.wing ? validateName('wing', spec.wing) : (agentSessionsWing(dir) ?? wingSlug(path.basename(dir)));
   }
-  let files: ManifestEntry[];
-  let skippedAtScan = 0;
-  if (stat.isFile()) {
-    files = [{ relativePath: path.basename(src.root), absolutePath: src.root, size: stat.size, mtimeMs: stat.mtimeMs }];
-  } else {
-    const manifest = await scanManifest(src.root, spec.mode === 'projects'
-      ? { respectGitignore: spec.respectGitignore, includeIgnored: spec.includeIgnored }
-      : { respectGitignore: false, sniffText: false, extensions: spec.mode === 'convos' ? CONVO_EXTENSIONS : DOCUMENT_EXTENSION_SET, maxFileBytes: 500 * 1024 * 1024 });
-    files = spec.mode === 'convos' ? manifest.files.filter((f) => isConversationFileName(path.basename(f.relativePath))) : manifest.files;
-    const links = await symlinkEntries(src.root, manifest.skipped.filter((s) => s.reason === 'symlink'), policy);
-    const others = manifest.skipped.filter((s) => s.reason !== 'symlink');
-    if (links.length > 0) files = [...files, ...links].sort((a, b) => compareCodePoints(a.relativePath, b.relativePath));
-    skippedAtScan = others.length;
-    for (const s of others.slice(0, 50)) warnings.push(`SKIP: ${s.relativePath} (${s.reason}: ${s.detail})`);
-    if (others.length > 50) warnings.push(`... and ${others.length - 50} more skipped files`);
-  }
-  if (spec.limit > 0) files = files.slice(0, spec.limit);
   const manifestId = `${jobId}:manifest`;
-  await deps.stores.jobs.putManifest(manifestId, files);
-  return { manifestId, totalFiles: files.length, wing, sourceIdentity: src.identity, skippedAtScan, warnings, ...(src.commit ? { commit: src.commit } : {}) };
+  const skips = { count: 0 };
+  const entries: AsyncIterable<ManifestEntry> = stat.isFile()
+    ? single({ relativePath: path.basename(src.root), absolutePath: src.root, size: stat.size, mtimeMs: stat.mtimeMs })
+    : scannedFiles(src.root, spec, policy, skips, warnings);
+  const totalFiles = await deps.stores.jobs.writeManifest(manifestId, pagesOf(entries, spec.limit > 0 ? spec.limit : Infinity));
+  if (skips.count > SKIP_WARNINGS) warnings.push(`... and ${skips.count - SKIP_WARNINGS} more skipped files`);
+  const skippedAtScan = skips.count;
+  return { manifestId, totalFiles, wing, sourceIdentity: src.identity, skippedAtScan, warnings, ...(src.commit ? { commit: src.commit } : {}) };
+}
+
+/** Manifest entries per page written to the job store: a scan holds one page, whatever the source size. */
+const MANIFEST_PAGE = 1_000;
+/** Skipped files named one by one in the scan's warnings; the rest are counted. */
+const SKIP_WARNINGS = 50;
+
+async function* single(entry: ManifestEntry): AsyncGenerator<ManifestEntry> {
+  yield entry;
+}
+
+/** The files of a directory source in path order, counting (and naming the first few) skips. */
+async function* scannedFiles(root: string, spec: MineSpec, policy: SourcePolicy, skips: { count: number }, warnings: string[]): AsyncGenerator<ManifestEntry> {
+  const options = spec.mode === 'projects'
+    ? { respectGitignore: spec.respectGitignore, includeIgnored: spec.includeIgnored }
+    : { respectGitignore: false, sniffText: false, extensions: spec.mode === 'convos' ? CONVO_EXTENSIONS : DOCUMENT_EXTENSION_SET, maxFileBytes: 500 * 1024 * 1024 };
+  for await (const entry of scanProject(root, options)) {
+    if (entry.kind === 'skip' && entry.skip.reason === 'symlink') {
+      const link = await symlinkEntry(root, entry.skip, policy);
+      if (link) yield link;
+    } else if (entry.kind === 'skip') {
+      if (skips.count++ < SKIP_WARNINGS) warnings.push(`SKIP: ${entry.skip.relativePath} (${entry.skip.reason}: ${entry.skip.detail})`);
+    } else if (spec.mode !== 'convos' || isConversationFileName(path.basename(entry.file.relativePath))) {
+      yield entry.file;
+    }
+  }
+}
+
+/** Up to `limit` entries in pages of MANIFEST_PAGE. */
+async function* pagesOf(entries: AsyncIterable<ManifestEntry>, limit: number): AsyncGenerator<ManifestEntry[]> {
+  let page: ManifestEntry[] = [];
+  let taken = 0;
+  for await (const entry of entries) {
+    if (taken >= limit) break;
+    taken++;
+    page.push(entry);
+    if (page.length === MANIFEST_PAGE) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length > 0) yield page;
 }
 
 /**
- * Symlinks met by the scan are never followed; they go into the manifest so the batch records
- * why in their file state (and drops drawers an earlier version of the path left).
+ * A symlink met by the scan is never followed; it goes into the manifest so the batch records why
+ * in its file state (and drops drawers an earlier version of the path left).
  */
-async function symlinkEntries(root: string, skips: readonly ScanSkip[], policy: SourcePolicy): Promise<ManifestEntry[]> {
-  const out: ManifestEntry[] = [];
-  for (const s of skips) {
-    const absolutePath = path.join(root, ...s.relativePath.split('/'));
-    const link = await fs.lstat(absolutePath).catch(() => undefined);
-    if (!link) continue;
-    const target = await fs.realpath(absolutePath).catch(() => undefined);
-    const outside = target !== undefined && !isWithin(root, target) && policy.bounds.length > 0 && !(await pathAllowed(target, policy));
-    const skip = outside
-      ? { reason: 'symlink_outside_roots', detail: 'a symbolic link to a target outside the allowed roots; not followed' }
-      : { reason: 'symlink', detail: 'symlinks are not followed' };
-    out.push({ relativePath: s.relativePath, absolutePath, size: link.size, mtimeMs: link.mtimeMs, skip });
-  }
-  return out;
+async function symlinkEntry(root: string, s: ScanSkip, policy: SourcePolicy): Promise<ManifestEntry | undefined> {
+  const absolutePath = path.join(root, ...s.relativePath.split('/'));
+  const link = await fs.lstat(absolutePath).catch(() => undefined);
+  if (!link) return undefined;
+  const target = await fs.realpath(absolutePath).catch(() => undefined);
+  const outside = target !== undefined && !isWithin(root, target) && policy.bounds.length > 0 && !(await pathAllowed(target, policy));
+  const skip = outside
+    ? { reason: 'symlink_outside_roots', detail: 'a symbolic link to a target outside the allowed roots; not followed' }
+    : { reason: 'symlink', detail: 'symlinks are not followed' };
+  return { relativePath: s.relativePath, absolutePath, size: link.size, mtimeMs: link.mtimeMs, skip };
 }
 
 async function planProjectFile(deps: ActivityDeps, labels: DrawerLabels, spec: MineSpec, scan: ScanResult, entry: ManifestEntry, text: string, rooms: RoomConfig[], base: FileMeta): Promise<{ drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string }> {
@@ -154,12 +183,37 @@ function planConversationFile(labels: DrawerLabels, spec: MineSpec, scan: ScanRe
   return { drawers, room: result.chunks[0]!.room };
 }
 
+/** Count a file this job already filed, from the state it recorded then. */
+function countFiledBefore(result: BatchResult, entry: ManifestEntry, previous: FileState): void {
+  const skip = previous.extra?.skip_reason;
+  if (typeof skip === 'string') {
+    result.files_skipped++;
+    result.skipsDetail.push({ file: entry.relativePath, reason: skip });
+    return;
+  }
+  const room = String(previous.extra?.room ?? 'general');
+  result.files_mined++;
+  result.drawers_written += previous.drawer_count;
+  result.byRoom[room] = (result.byRoom[room] ?? 0) + 1;
+}
+
 export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<BatchResult> {
+  const { source } = input.spec;
+  if (source.kind !== 'git') return mineBatchAt(deps, input);
+  if (!input.scan.commit) throw new PalaceError('internal', `the scan of ${source.url} recorded no commit`);
+  // This worker's checkout of the scanned commit (made on its first batch here, then reused); the
+  // manifest's absolute paths are those of the worker that scanned.
+  const target = await resolveGitSource('source', source.url, sourcePolicy(deps.config, { carried: input.spec.sourceBounds }));
+  return deps.git.withCheckout(target, input.scan.commit, (c) => mineBatchAt(deps, input, c.dir));
+}
+
+async function mineBatchAt(deps: MineDeps, input: BatchInput, checkout?: string): Promise<BatchResult> {
   const { spec, scan } = input;
   const labels = deps.labels.current();
   const result: BatchResult = { files_total: 0, files_seen: 0, files_skipped: 0, files_mined: 0, drawers_written: 0, errors: 0, errorsDetail: [], skipsDetail: [], byRoom: {} };
-  const entries = await deps.stores.jobs.readManifest(scan.manifestId, input.offset, input.count);
-  if (entries.length !== input.count) throw new PalaceError('internal', `manifest ${scan.manifestId} has ${entries.length} entries at ${input.offset}, expected ${input.count}`);
+  const listed = await deps.stores.jobs.readManifest(scan.manifestId, input.offset, input.count);
+  const entries = checkout === undefined ? listed : listed.map((e) => ({ ...e, absolutePath: path.join(checkout, e.relativePath) }));
+  if (listed.length !== input.count) throw new PalaceError('internal', `manifest ${scan.manifestId} has ${listed.length} entries at ${input.offset}, expected ${input.count}`);
   const storedOf = (e: ManifestEntry) => (spec.source.kind === 'git' ? `${spec.source.url}:${e.relativePath}` : e.absolutePath);
   const states = await deps.stores.drawers.fileStates(scan.wing, entries.map(storedOf));
   const rooms = spec.mode === 'convos' ? [] : await roomsFor(deps, input.jobId);
@@ -185,7 +239,10 @@ export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<Batc
       }
       const st = await fs.lstat(entry.absolutePath);
       if (previous && st.isFile() && previous.size === st.size && previous.mtime_ms === st.mtimeMs) {
-        result.files_skipped++;
+        // Filed by this same job: a batch retried after its attempt wrote and then died (worker
+        // crash). It counts as it did the first time, so progress stays exact.
+        if (previous.extra?.job === input.jobId) countFiledBefore(result, entry, previous);
+        else result.files_skipped++;
         continue;
       }
       let read;
@@ -199,7 +256,7 @@ export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<Batc
       const bytes = read.bytes;
       const sha = sha256Hex(bytes);
       const filedAt = filedAtNow();
-      const state: FileState = { wing: scan.wing, source_file: stored, size: read.size, mtime_ms: read.mtimeMs, content_sha256: sha, drawer_count: 0, mined_at: filedAt, extra: { mode: modeKey(spec), ...(scan.commit ? { commit: scan.commit } : {}) } };
+      const state: FileState = { wing: scan.wing, source_file: stored, size: read.size, mtime_ms: read.mtimeMs, content_sha256: sha, drawer_count: 0, mined_at: filedAt, extra: { mode: modeKey(spec), job: input.jobId, ...(scan.commit ? { commit: scan.commit } : {}) } };
       if (previous && previous.content_sha256 === sha && previous.extra?.mode === modeKey(spec)) {
         // Touched but unchanged: the drawers stand; the next mine re-hashes it again (no embedding).
         result.files_skipped++;
@@ -229,6 +286,7 @@ export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<Batc
         continue;
       }
       state.drawer_count = plan.drawers.length;
+      state.extra = { ...state.extra, room: plan.room };
       planned.push({ stored, state, drawers: plan.drawers });
       result.files_mined++;
       result.byRoom[plan.room] = (result.byRoom[plan.room] ?? 0) + 1;

@@ -1,16 +1,35 @@
 /**
- * Jobs: the Temporal path against the in-process runner on the same input. A seeded tree of small
- * files (one short chunk each, so orchestration and storage weigh as much as they can against
- * embedding) is mined into a fresh palace: by the embedded profile's local runner, then as a
- * Temporal workflow with 1 and with 2 workers polling the task queue (workers in this process,
- * one shared embedder; Redis leases and job store, SQLite drawers). Reports files/s, the
- * overhead of the Temporal path over the local runner, and workflow history events (all runs of
- * the continue-as-new chain) per 1,000 files. Needs the local engines (deploy/local/up.sh
- * temporal redis) and the model.
+ * Jobs: the Temporal path against the in-process runner on the same input, in three modes.
+ *
+ * Default: a seeded tree of small files (one short chunk each, so orchestration and storage
+ * weigh as much as they can against embedding) is mined into a fresh palace: by the embedded
+ * profile's local runner, then as a Temporal workflow with 1 and with 2 workers polling the task
+ * queue (workers in this process, one shared embedder; Redis leases and job store, SQLite
+ * drawers). Reports files/s, the overhead of the Temporal path over the local runner, and
+ * workflow history events (all runs of the continue-as-new chain) per 1,000 files.
+ *
+ * `--processes`: a generated project (tests/fixtures/generate-project.ts: code and notes of one
+ * to several chunks, so embedding dominates) mined by the local runner, then by 1 and by 2 worker
+ * processes (each its own embedder with one onnxruntime thread, `MEMPALACE_EMBED_THREADS=1`, two
+ * activity slots); the mine's window is the engine's default (the polling workers' slots).
+ * Rows alternate over `--runs` rounds; medians, the 2-worker/1-worker speed-up, peak RSS per
+ * worker process; every Temporal run must file exactly the local run's drawer ids.
+ *
+ * `--corpus DIR --kill-midway`: DIR (e.g. the checkout's node_modules) mined by 2 worker
+ * processes, one killed with SIGKILL once half the files are seen; the mine must complete with
+ * no drawer lost or twice (drawers per file equal each file's recorded drawer count, their sum
+ * the exact drawers_written, the files the exact files_mined). Files/s, drawers/s, peak RSS per
+ * process. `--compare-local` also mines DIR with the local runner and compares drawer ids.
+ *
+ * Needs the local engines (deploy/local/up.sh temporal redis) and the model.
  *
  *   npx tsx bench/temporal.bench.ts            # 2000 files
  *   npx tsx bench/temporal.bench.ts 5000
+ *   npx tsx bench/temporal.bench.ts 5000 --processes --runs 3
+ *   npx tsx bench/temporal.bench.ts --corpus node_modules --kill-midway
  */
+import type { ChildProcess } from 'node:child_process';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,89 +37,306 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { openRuntime } from '../cli/runtime.js';
 import { loadConfig } from '../core/config.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
+import type { JobProgress } from '../palace/jobs.js';
+import type { DrawerIndex } from '../stores/ports.js';
 import { workflowsPath } from '../workflows/temporal/worker.js';
 import type { JobWorker } from '../workflows/temporal/worker.js';
+import { generateProject } from '../tests/fixtures/generate-project.js';
+import type { ClusterTestStores } from '../tests/integration/temporal-harness.js';
 import {
-  drawerIds, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName,
+  drawerIds, exited, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, spawnWorker, uniquePalaceName,
 } from '../tests/integration/temporal-harness.js';
-import { machine } from './lib/stats.js';
+import { machine, median, peakRssMb } from './lib/stats.js';
 
-const FILES = Number(process.argv[2] ?? 2000);
+const args = process.argv.slice(2);
+const flag = (name: string) => args.includes(name);
+const option = (name: string) => {
+  const i = args.indexOf(name);
+  return i === -1 ? undefined : args[i + 1];
+};
 
-interface Row { path: string; seconds: number; filesPerS: number; events?: number; runs?: number }
+const FILES = Number(args.find((a) => /^\d+$/.test(a)) ?? 2000);
 
-const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-temporal-bench-'));
-const source = path.join(tmp, 'source');
-await generateSmallFiles(source, FILES, 99);
-const embedder = new MiniLmEmbedder(loadConfig());
-await embedder.embed(['warm up the model before timing']);
-const rows: Row[] = [];
+if (option('--corpus')) await killMidway(path.resolve(option('--corpus')!), flag('--compare-local'));
+else if (flag('--processes')) await workerProcesses(FILES, Number(option('--runs') ?? 3));
+else await inProcessWorkers();
 
-async function local(): Promise<string[]> {
-  const rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, 'palace-local') }), { embedder });
+async function inProcessWorkers(): Promise<void> {
+  interface Row { path: string; seconds: number; filesPerS: number; events?: number; runs?: number }
+
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-temporal-bench-'));
+  const source = path.join(tmp, 'source');
+  await generateSmallFiles(source, FILES, 99);
+  const embedder = new MiniLmEmbedder(loadConfig());
+  await embedder.embed(['warm up the model before timing']);
+  const rows: Row[] = [];
+
+  async function local(): Promise<string[]> {
+    const rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, 'palace-local') }), { embedder });
+    try {
+      const t = performance.now();
+      const started = await rt.jobs.start(mineSpec(source, 'bench'));
+      const done = await rt.jobs.wait(started.job_id, 3_600_000);
+      const seconds = (performance.now() - t) / 1000;
+      if (done.state !== 'completed') throw new Error(`local mine ${done.state}: ${done.error}`);
+      rows.push({ path: 'local runner', seconds, filesPerS: FILES / seconds });
+      return drawerIds(rt.stores.drawers, 'bench');
+    } finally {
+      await rt.close();
+    }
+  }
+
+  async function temporal(workers: number, bundle: Awaited<ReturnType<typeof bundleWorkflowCode>>): Promise<string[]> {
+    const name = uniquePalaceName(`bench${workers}`);
+    const stores = await openClusterTestStores(path.join(tmp, `palace-${name}`), name);
+    const taskQueue = `tq-${name}`;
+    const pool: JobWorker[] = [];
+    for (let i = 0; i < workers; i++) pool.push(await inProcessWorker(stores, embedder, taskQueue, { workflowBundle: bundle }));
+    const running = pool.map((w) => w.run());
+    const engine = await openEngine(stores, taskQueue);
+    try {
+      const t = performance.now();
+      const started = await engine.start(mineSpec(source, 'bench'));
+      const done = await engine.wait(started.job_id, 3_600_000);
+      const seconds = (performance.now() - t) / 1000;
+      if (done.state !== 'completed') throw new Error(`temporal mine ${done.state}: ${done.error}`);
+      let events = 0;
+      let runs = 0;
+      const client = engine.temporalClient;
+      for await (const info of client.workflow.list({ query: `WorkflowId = "${done.lock_key}"` })) {
+        runs++;
+        events += (await client.workflow.getHandle(done.lock_key, info.runId).fetchHistory()).events?.length ?? 0;
+      }
+      rows.push({ path: `Temporal, ${workers} worker${workers > 1 ? 's' : ''}`, seconds, filesPerS: FILES / seconds, events, runs });
+      return await drawerIds(stores.drawers, 'bench');
+    } finally {
+      for (const w of pool) w.shutdown();
+      await Promise.all(running);
+      await engine.close();
+      await stores.dropRedis();
+      await stores.close();
+    }
+  }
+
+  try {
+    const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath() });
+    const expected = await local();
+    for (const n of [1, 2]) {
+      const ids = await temporal(n, bundle);
+      if (JSON.stringify(ids) !== JSON.stringify(expected)) throw new Error(`Temporal (${n} workers) filed different drawers than the local runner`);
+    }
+    const base = rows[0]!.seconds;
+    console.log(`\n${FILES} files, ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end\n`);
+    console.log('| path | wall time, s | files/s | overhead vs local | history events (runs) | events per 1,000 files |');
+    console.log('|---|---|---|---|---|---|');
+    for (const r of rows) {
+      const overhead = r === rows[0] ? '—' : `${(((r.seconds - base) / base) * 100).toFixed(1)} %`;
+      const ev = r.events === undefined ? '—' : `${r.events} (${r.runs})`;
+      const per = r.events === undefined ? '—' : String(Math.round((r.events / FILES) * 1000));
+      console.log(`| ${r.path} | ${r.seconds.toFixed(1)} | ${r.filesPerS.toFixed(1)} | ${overhead} | ${ev} | ${per} |`);
+    }
+  } finally {
+    await embedder.close();
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Peak resident set size of a live process (VmHWM), in MiB. */
+function processPeakRssMb(pid: number | undefined): number {
+  const status = pid === undefined ? '' : fsSync.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+  return kb === undefined ? Number.NaN : Number(kb) / 1024;
+}
+
+/** Worker processes as `mempalace worker` runs them: one onnxruntime thread, two activity slots. */
+async function spawnWorkers(stores: ClusterTestStores, taskQueue: string, n: number): Promise<ChildProcess[]> {
+  const workers: ChildProcess[] = [];
+  for (let i = 0; i < n; i++) workers.push(await spawnWorker(stores.palaceDir, stores.palaceName, taskQueue, { MEMPALACE_EMBED_THREADS: '1', WORKER_MAX_ACTIVITIES: '2' }));
+  // Let every worker's pollers reach the server, so the mine's default window counts them all.
+  await new Promise((r) => setTimeout(r, 3_000));
+  return workers;
+}
+
+async function stopWorkers(workers: ChildProcess[]): Promise<void> {
+  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGTERM');
+  await Promise.all(workers.map(exited));
+}
+
+async function mineWith(stores: ClusterTestStores, taskQueue: string, source: string, wing: string, midway?: (p: JobProgress) => boolean): Promise<{ done: JobProgress; seconds: number }> {
+  const engine = await openEngine(stores, taskQueue);
   try {
     const t = performance.now();
-    const started = await rt.jobs.start(mineSpec(source, 'bench'));
-    const done = await rt.jobs.wait(started.job_id, 3_600_000);
+    const started = await engine.start(mineSpec(source, wing));
+    if (midway) {
+      for (;;) {
+        const p = await engine.progress(started.job_id);
+        if (p.state !== 'running' || midway(p)) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    const done = await engine.wait(started.job_id, 6 * 3_600_000);
+    const seconds = (performance.now() - t) / 1000;
+    if (done.state !== 'completed') throw new Error(`temporal mine ${done.state}: ${done.error}`);
+    return { done, seconds };
+  } finally {
+    await engine.close();
+  }
+}
+
+async function localMine(palace: string, source: string, wing: string, embedder: MiniLmEmbedder): Promise<{ ids: string[]; seconds: number; done: JobProgress }> {
+  const rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: palace }), { embedder });
+  try {
+    const t = performance.now();
+    const started = await rt.jobs.start(mineSpec(source, wing));
+    const done = await rt.jobs.wait(started.job_id, 6 * 3_600_000);
     const seconds = (performance.now() - t) / 1000;
     if (done.state !== 'completed') throw new Error(`local mine ${done.state}: ${done.error}`);
-    rows.push({ path: 'local runner', seconds, filesPerS: FILES / seconds });
-    return drawerIds(rt.stores.drawers, 'bench');
+    return { ids: await drawerIds(rt.stores.drawers, wing), seconds, done };
   } finally {
     await rt.close();
   }
 }
 
-async function temporal(workers: number, bundle: Awaited<ReturnType<typeof bundleWorkflowCode>>): Promise<string[]> {
-  const name = uniquePalaceName(`bench${workers}`);
-  const stores = await openClusterTestStores(path.join(tmp, `palace-${name}`), name);
-  const taskQueue = `tq-${name}`;
-  const pool: JobWorker[] = [];
-  for (let i = 0; i < workers; i++) pool.push(await inProcessWorker(stores, embedder, taskQueue, { workflowBundle: bundle }));
-  const running = pool.map((w) => w.run());
-  const engine = await openEngine(stores, taskQueue);
+async function workerProcesses(files: number, runs: number): Promise<void> {
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-workers-bench-'));
+  const source = path.join(tmp, 'source');
+  await generateProject(source, files, 77);
+  const embedder = new MiniLmEmbedder(loadConfig());
+  await embedder.embed(['warm up the model before timing']);
+  const labels = ['local runner (in-process, 1 thread)', 'Temporal, 1 worker process', 'Temporal, 2 worker processes'];
+  const seconds: number[][] = labels.map(() => []);
+  const rss: number[][] = labels.map(() => []);
+  let drawers = 0;
   try {
-    const t = performance.now();
-    const started = await engine.start(mineSpec(source, 'bench'));
-    const done = await engine.wait(started.job_id, 3_600_000);
-    const seconds = (performance.now() - t) / 1000;
-    if (done.state !== 'completed') throw new Error(`temporal mine ${done.state}: ${done.error}`);
-    let events = 0;
-    let runs = 0;
-    const client = engine.temporalClient;
-    for await (const info of client.workflow.list({ query: `WorkflowId = "${done.lock_key}"` })) {
-      runs++;
-      events += (await client.workflow.getHandle(done.lock_key, info.runId).fetchHistory()).events?.length ?? 0;
+    let expected: string[] | undefined;
+    for (let round = 0; round < runs; round++) {
+      const local = await localMine(path.join(tmp, `palace-local-${round}`), source, 'bench', embedder);
+      expected ??= local.ids;
+      drawers = local.done.drawers_written;
+      if (JSON.stringify(local.ids) !== JSON.stringify(expected)) throw new Error('two local runs filed different drawers');
+      seconds[0]!.push(local.seconds);
+      rss[0]!.push(peakRssMb());
+      await fs.rm(path.join(tmp, `palace-local-${round}`), { recursive: true, force: true });
+      for (const n of [1, 2]) {
+        const name = uniquePalaceName(`procs${n}`);
+        const stores = await openClusterTestStores(path.join(tmp, `palace-${name}`), name);
+        const taskQueue = `tq-${name}`;
+        const workers = await spawnWorkers(stores, taskQueue, n);
+        try {
+          const run = await mineWith(stores, taskQueue, source, 'bench');
+          seconds[n]!.push(run.seconds);
+          rss[n]!.push(Math.max(...workers.map((w) => processPeakRssMb(w.pid))));
+          if (JSON.stringify(await drawerIds(stores.drawers, 'bench')) !== JSON.stringify(expected)) throw new Error(`Temporal (${n} worker processes) filed different drawers than the local runner`);
+        } finally {
+          await stopWorkers(workers);
+          await stores.dropRedis();
+          await stores.close();
+          await fs.rm(stores.palaceDir, { recursive: true, force: true });
+        }
+      }
+      console.log(`round ${round + 1}/${runs}: ${labels.map((l, i) => `${l} ${seconds[i]!.at(-1)!.toFixed(1)} s`).join(', ')}`);
     }
-    rows.push({ path: `Temporal, ${workers} worker${workers > 1 ? 's' : ''}`, seconds, filesPerS: FILES / seconds, events, runs });
-    return await drawerIds(stores.drawers, 'bench');
+    const med = seconds.map((s) => median(s));
+    console.log(`\n${files} generated project files (${drawers} drawers), medians of ${runs} rounds, ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`);
+    console.log('(worker processes: one onnxruntime thread each, the embedder\'s default and what MEMPALACE_EMBED_THREADS=1 sets; 2 activity slots; window = the slots polling)\n');
+    console.log('| path | wall time, s (median) | runs, s | files/s | drawers/s | vs 1 worker | peak RSS per process, MiB |');
+    console.log('|---|---|---|---|---|---|---|');
+    labels.forEach((label, i) => {
+      const vs = i === 0 ? '—' : `${(med[1]! / med[i]!).toFixed(2)}×`;
+      console.log(`| ${label} | ${med[i]!.toFixed(1)} | ${seconds[i]!.map((x) => x.toFixed(1)).join(', ')} | ${(files / med[i]!).toFixed(1)} | ${(drawers / med[i]!).toFixed(1)} | ${vs} | ${Math.round(median(rss[i]!))} |`);
+    });
   } finally {
-    for (const w of pool) w.shutdown();
-    await Promise.all(running);
-    await engine.close();
-    await stores.dropRedis();
-    await stores.close();
+    await embedder.close();
+    await fs.rm(tmp, { recursive: true, force: true });
   }
 }
 
-try {
-  const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath() });
-  const expected = await local();
-  for (const n of [1, 2]) {
-    const ids = await temporal(n, bundle);
-    if (JSON.stringify(ids) !== JSON.stringify(expected)) throw new Error(`Temporal (${n} workers) filed different drawers than the local runner`);
+/** Files and bytes under `dir` that a projects-mode scan could mine (every regular file). */
+async function corpusSize(dir: string): Promise<{ files: number; bytes: number }> {
+  let files = 0;
+  let bytes = 0;
+  const walk = async (d: string) => {
+    for (const e of await fs.readdir(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) await walk(p);
+      else if (e.isFile()) {
+        files++;
+        bytes += (await fs.stat(p)).size;
+      }
+    }
+  };
+  await walk(dir);
+  return { files, bytes };
+}
+
+/** Drawers per source file against each file's recorded count: lost or doubled drawers show here. */
+async function checkDrawers(drawers: DrawerIndex, wing: string, done: JobProgress): Promise<{ drawers: number; files: number }> {
+  const perFile = new Map<string, number>();
+  const ids = new Set<string>();
+  for (let offset = 0; ; offset += 5000) {
+    const page = await drawers.list({ wing }, offset, 5000);
+    for (const d of page.items) {
+      ids.add(d.id);
+      const f = String(d.meta.source_file);
+      perFile.set(f, (perFile.get(f) ?? 0) + 1);
+    }
+    if (offset + 5000 >= page.total) break;
   }
-  const base = rows[0]!.seconds;
-  console.log(`\n${FILES} files, ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end\n`);
-  console.log('| path | wall time, s | files/s | overhead vs local | history events (runs) | events per 1,000 files |');
-  console.log('|---|---|---|---|---|---|');
-  for (const r of rows) {
-    const overhead = r === rows[0] ? '—' : `${(((r.seconds - base) / base) * 100).toFixed(1)} %`;
-    const ev = r.events === undefined ? '—' : `${r.events} (${r.runs})`;
-    const per = r.events === undefined ? '—' : String(Math.round((r.events / FILES) * 1000));
-    console.log(`| ${r.path} | ${r.seconds.toFixed(1)} | ${r.filesPerS.toFixed(1)} | ${overhead} | ${ev} | ${per} |`);
+  const files = [...perFile.keys()];
+  for (let i = 0; i < files.length; i += 1000) {
+    const states = await drawers.fileStates(wing, files.slice(i, i + 1000));
+    for (const f of files.slice(i, i + 1000)) {
+      if (states.get(f)?.drawer_count !== perFile.get(f)) throw new Error(`${f}: ${perFile.get(f)} drawers, its state records ${states.get(f)?.drawer_count}`);
+    }
   }
-} finally {
-  await embedder.close();
-  await fs.rm(tmp, { recursive: true, force: true });
+  const total = await drawers.count({ wing });
+  if (ids.size !== total) throw new Error(`${total} drawers but ${ids.size} distinct ids`);
+  if (total !== done.drawers_written) throw new Error(`${total} drawers stored, the job counted ${done.drawers_written}`);
+  if (files.length !== done.files_mined) throw new Error(`${files.length} files have drawers, the job counted ${done.files_mined} mined`);
+  return { drawers: total, files: files.length };
+}
+
+async function killMidway(corpus: string, compareLocal: boolean): Promise<void> {
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-corpus-bench-'));
+  const size = await corpusSize(corpus);
+  const name = uniquePalaceName('corpus');
+  const stores = await openClusterTestStores(path.join(tmp, 'palace'), name);
+  const taskQueue = `tq-${name}`;
+  const workers = await spawnWorkers(stores, taskQueue, 2);
+  let killedRss = Number.NaN;
+  let killedAt = 0;
+  try {
+    const run = await mineWith(stores, taskQueue, corpus, 'corpus', (p) => {
+      if (p.files_total === 0 || p.files_seen < p.files_total / 2) return false;
+      killedRss = processPeakRssMb(workers[0]!.pid);
+      killedAt = p.files_seen;
+      workers[0]!.kill('SIGKILL');
+      return true;
+    });
+    const survivorRss = processPeakRssMb(workers[1]!.pid);
+    const checked = await checkDrawers(stores.drawers, 'corpus', run.done);
+    const d = run.done;
+    console.log(`\n${corpus}: ${size.files} files, ${(size.bytes / 2 ** 20).toFixed(1)} MiB in files; the scan kept ${d.files_total}; ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`);
+    console.log(`worker 1 killed with SIGKILL at ${killedAt}/${d.files_total} files seen\n`);
+    console.log('| files seen | mined | skipped | errors | drawers | wall time, s | files/s | drawers/s | peak RSS worker 1 (at kill) / worker 2 / client, MiB |');
+    console.log('|---|---|---|---|---|---|---|---|---|');
+    console.log(`| ${d.files_seen} | ${d.files_mined} | ${d.files_skipped} | ${d.errors} | ${checked.drawers} | ${run.seconds.toFixed(1)} | ${(d.files_seen / run.seconds).toFixed(1)} | ${(checked.drawers / run.seconds).toFixed(1)} | ${Math.round(killedRss)} / ${Math.round(survivorRss)} / ${Math.round(peakRssMb())} |`);
+    console.log('\nno drawer lost or doubled: drawers per file = each file\'s recorded count; total = drawers_written; files with drawers = files_mined');
+    if (compareLocal) {
+      const embedder = new MiniLmEmbedder(loadConfig());
+      try {
+        const local = await localMine(path.join(tmp, 'palace-local'), corpus, 'corpus', embedder);
+        const same = JSON.stringify(local.ids) === JSON.stringify(await drawerIds(stores.drawers, 'corpus'));
+        console.log(`local runner: ${local.seconds.toFixed(1)} s, ${local.ids.length} drawers, ids ${same ? 'identical' : 'DIFFERENT'}`);
+        if (!same) throw new Error('the killed cluster mine filed different drawers than the local runner');
+      } finally {
+        await embedder.close();
+      }
+    }
+  } finally {
+    await stopWorkers(workers);
+    await stores.dropRedis();
+    await stores.close();
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
 }

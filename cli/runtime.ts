@@ -32,8 +32,8 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder } 
   // Cluster jobs run as Temporal workflows on `mempalace worker` processes; the client is loaded
   // only then, so embedded commands never load the Temporal SDK.
   const jobs: JobEngine = config.profile === 'cluster'
-    ? await (await import('../workflows/temporal/job-engine.js')).TemporalJobEngine.connect({ palace: stores.palace, jobs: stores.jobs, temporal: config.temporal, timeouts: { leaseMs: config.jobLeaseMs } })
-    : new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs });
+    ? await (await import('../workflows/temporal/job-engine.js')).TemporalJobEngine.connect({ palace: stores.palace, jobs: stores.jobs, temporal: config.temporal, timeouts: { leaseMs: config.jobLeaseMs }, mineWindow: config.mineParallelBatches })
+    : new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs, mineWindow: config.mineParallelBatches });
   const queues = config.profile === 'cluster' ? await openQueues(config) : undefined;
   return {
     config, stores, embedder, jobs,

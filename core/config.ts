@@ -95,6 +95,10 @@ export interface Config {
   replicaName: string;
   /** Lease of a running job on its source; a crashed runner's job resumes after it expires. */
   jobLeaseMs: number;
+  /** Mine batches in flight at once (`MEMPALACE_MINE_PARALLEL_BATCHES`); 0: the profile's default. */
+  mineParallelBatches: number;
+  /** Size cap of the worker's git workspace in bytes (`MEMPALACE_GIT_WORKSPACE_MB`). */
+  gitWorkspaceBytes: number;
   maxChunksPerFile: number;
   kgResultCap: number;
   logLevel: string;
@@ -188,6 +192,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     entityLanguages: (env.MEMPALACE_ENTITY_LANGUAGES ?? 'en').split(',').map((l) => l.trim()).filter((l) => l.length > 0),
     replicaName: env.MEMPALACE_REPLICA_NAME ?? os.hostname(),
     jobLeaseMs: intOr(env.MEMPALACE_JOB_LEASE_MS, 15_000, 1000),
+    mineParallelBatches: intOr(env.MEMPALACE_MINE_PARALLEL_BATCHES, 0),
+    gitWorkspaceBytes: intOr(env.MEMPALACE_GIT_WORKSPACE_MB, 4096, 1) * 1024 * 1024,
     maxChunksPerFile: intOr(env.MEMPALACE_MAX_CHUNKS_PER_FILE, 0),
     kgResultCap: intOr(env.MEMPALACE_KG_RESULT_CAP, 0),
     logLevel: env.LOG_LEVEL ?? 'info',

@@ -635,8 +635,13 @@ export interface JobStore {
   list(limit: number): Promise<JobRecord[]>;
   /** Progress snapshots of a job with `seq` greater than `afterSeq`, oldest first. */
   events(jobId: string, afterSeq: number, limit: number): Promise<{ seq: number; progress: Record<string, unknown> }[]>;
-  /** Store a manifest in one step (replacing any earlier one under the same id). */
-  putManifest(manifestId: string, entries: ManifestEntry[]): Promise<void>;
+  /**
+   * Store a manifest page by page as `pages` yields them (so a scan of any size holds one page
+   * in memory), replacing any earlier one under the same id once the last page is in: readers
+   * see the old manifest or the whole new one, never a part, and a write that fails midway
+   * leaves the old one. Returns the number of entries stored.
+   */
+  writeManifest(manifestId: string, pages: AsyncIterable<ManifestEntry[]>): Promise<number>;
   readManifest(manifestId: string, offset: number, count: number): Promise<ManifestEntry[]>;
   putBlob(key: string, value: unknown): Promise<void>;
   getBlob(key: string): Promise<unknown>;

@@ -1,18 +1,28 @@
 /**
- * Mine orchestration: scan the source into a stored manifest, then mine it batch by batch,
- * reporting progress after each batch. Deterministic and free of I/O, so the in-process runner
- * and the Temporal workflow run this same code; the state it carries is a small cursor, which a
- * Temporal workflow hands to continue-as-new.
+ * Mine orchestration: scan the source into a stored manifest, then mine it in batches with a
+ * window of batches in flight, reporting progress as each one finishes. Deterministic and free
+ * of I/O, so the in-process runner and the Temporal workflow run this same code; the state it
+ * carries is a small cursor, which a Temporal workflow hands to continue-as-new.
+ *
+ * The window slides over the manifest the way Temporal's sliding-window batch pattern does: the
+ * cursor is a low-water mark (every batch below it is done) plus the finished batches above it,
+ * and no batch starts at or past `lowWater + window` batches, so that set never holds more than
+ * `window - 1` offsets whatever the source size. A run that resumes from a cursor mines exactly
+ * the batches it does not list as done: none is redone, none is skipped.
  */
 import type { JobCounters, MineSpec } from '../palace/jobs.js';
 import type { BatchResult, MineActivities, ScanResult } from './activity-types.js';
 
 export const MINE_BATCH_FILES = 64;
+/** Upper bound of the window, whatever is configured: the finished set travels in every cursor. */
+export const MAX_MINE_WINDOW = 64;
 
 export interface MineCursor {
   scan?: ScanResult;
-  /** Manifest offset of the next batch. */
+  /** Low-water mark: manifest offset below which every batch is done. */
   offset: number;
+  /** Manifest offsets of the finished batches above the low-water mark, ascending. */
+  doneAbove?: number[];
   counters: JobCounters;
   byRoom: Record<string, number>;
   recentErrors: { file: string; error: string }[];
@@ -20,12 +30,14 @@ export interface MineCursor {
 }
 
 export interface MineHooks {
-  /** Called after the scan and after every batch with the cursor so far. */
+  /** Called after the scan and after every finished batch with the cursor so far (one call at a time). */
   progress(cursor: MineCursor): void | Promise<void>;
-  /** True when the job should stop at the next batch boundary. */
+  /** True when the job should stop: no batch starts after it, the ones in flight finish. */
   cancelRequested(): boolean;
   /** True when the caller wants to hand the cursor over (Temporal continue-as-new). */
   handOverRequested?(): boolean;
+  /** Batches in flight at once (default 1: one after another). */
+  window?: number;
   fence?: { key: string; token: number };
 }
 
@@ -38,13 +50,22 @@ export function newMineCursor(): MineCursor {
   return { offset: 0, counters: { files_total: 0, files_seen: 0, files_skipped: 0, files_mined: 0, drawers_written: 0, errors: 0 }, byRoom: {}, recentErrors: [] };
 }
 
-function absorb(cursor: MineCursor, batch: BatchResult, count: number): MineCursor {
+/** The cursor after the batch at `offset` finished: its counts added, the low-water mark moved up. */
+function absorb(cursor: MineCursor, batch: BatchResult, offset: number, total: number): MineCursor {
   const c = cursor.counters;
   const byRoom = { ...cursor.byRoom };
   for (const [room, n] of Object.entries(batch.byRoom)) byRoom[room] = (byRoom[room] ?? 0) + n;
+  const done = new Set(cursor.doneAbove ?? []);
+  done.add(offset);
+  let low = cursor.offset;
+  while (done.has(low)) {
+    done.delete(low);
+    low = Math.min(total, low + MINE_BATCH_FILES);
+  }
   return {
     ...cursor,
-    offset: cursor.offset + count,
+    offset: low,
+    doneAbove: [...done].sort((a, b) => a - b),
     counters: {
       files_total: c.files_total,
       files_seen: c.files_seen + batch.files_seen,
@@ -60,6 +81,12 @@ function absorb(cursor: MineCursor, batch: BatchResult, count: number): MineCurs
   };
 }
 
+/** The window actually used: a whole number from 1 to MAX_MINE_WINDOW. */
+export function mineWindow(requested: number | undefined): number {
+  if (requested === undefined || !Number.isFinite(requested)) return 1;
+  return Math.min(MAX_MINE_WINDOW, Math.max(1, Math.floor(requested)));
+}
+
 export async function mineOrchestration(jobId: string, spec: MineSpec, acts: MineActivities, hooks: MineHooks, start: MineCursor = newMineCursor()): Promise<MineOutcome> {
   let cursor = start;
   if (!cursor.scan) {
@@ -68,16 +95,44 @@ export async function mineOrchestration(jobId: string, spec: MineSpec, acts: Min
     await hooks.progress(cursor);
   }
   const scan = cursor.scan!;
-  while (cursor.offset < scan.totalFiles) {
-    if (hooks.cancelRequested()) return { status: 'cancelled', cursor };
-    if (hooks.handOverRequested?.()) return { status: 'handover', cursor };
-    const count = Math.min(MINE_BATCH_FILES, scan.totalFiles - cursor.offset);
-    const batch = await acts.mineBatch({ jobId, spec, scan, offset: cursor.offset, count, ...(hooks.fence ? { fence: hooks.fence } : {}) });
-    cursor = absorb(cursor, batch, count);
-    await hooks.progress(cursor);
+  const total = scan.totalFiles;
+  const window = mineWindow(hooks.window);
+  const fence = hooks.fence ? { fence: hooks.fence } : {};
+  // Batches are aligned to multiples of MINE_BATCH_FILES, so an offset names one batch in every run.
+  const finished = new Set(cursor.doneAbove ?? []);
+  const inFlight = new Map<number, Promise<void>>();
+  let failure: { error: unknown } | undefined;
+  let next = cursor.offset;
+  let stop: 'cancelled' | 'handover' | undefined;
+  let reported = cursor;
+  for (;;) {
+    if (!stop && !failure) {
+      if (hooks.cancelRequested()) stop = 'cancelled';
+      else if (hooks.handOverRequested?.()) stop = 'handover';
+    }
+    while (!stop && !failure && next < total && next < cursor.offset + window * MINE_BATCH_FILES) {
+      const offset = next;
+      next += MINE_BATCH_FILES;
+      if (finished.has(offset)) continue;
+      const count = Math.min(MINE_BATCH_FILES, total - offset);
+      inFlight.set(offset, acts.mineBatch({ jobId, spec, scan, offset, count, ...fence }).then(
+        (batch) => { cursor = absorb(cursor, batch, offset, total); },
+        (error: unknown) => { failure ??= { error }; },
+      ).finally(() => inFlight.delete(offset)));
+    }
+    if (inFlight.size === 0) break;
+    await Promise.race(inFlight.values());
+    if (cursor !== reported) {
+      reported = cursor;
+      await hooks.progress(cursor);
+    }
   }
+  if (failure) throw failure.error;
+  // Batches that finished while the last progress call ran.
+  if (cursor !== reported) await hooks.progress(cursor);
+  if (stop) return { status: stop, cursor };
   if (spec.dryRun) return { status: 'completed', cursor, hallways: 0, warnings: scan.warnings };
-  const finish = await acts.finishMine({ jobId, spec, scan, ...(hooks.fence ? { fence: hooks.fence } : {}) });
+  const finish = await acts.finishMine({ jobId, spec, scan, ...fence });
   return { status: 'completed', cursor, hallways: finish.hallways, warnings: [...scan.warnings, ...finish.warnings] };
 }
 

@@ -23,6 +23,9 @@ CREATE TABLE IF NOT EXISTS manifests (
 CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
+/** Suffix of a manifest being written (a NUL never occurs in a job id). */
+const STAGING = '\0staging';
+
 interface JobRow { job_id: string; kind: string; lock_key: string; state: string; spec: string; progress: string; cursor: string | null; created_at: string; updated_at: string }
 
 function toRecord(r: JobRow): JobRecord {
@@ -82,12 +85,28 @@ export class SqliteJobStore implements JobStore {
     return rows.map((r) => ({ seq: r.seq, progress: JSON.parse(r.progress) as Record<string, unknown> }));
   }
 
-  async putManifest(manifestId: string, entries: ManifestEntry[]): Promise<void> {
+  async writeManifest(manifestId: string, pages: AsyncIterable<ManifestEntry[]>): Promise<number> {
+    // Pages go in under a staging id, one transaction each; one last transaction swaps them in.
+    const staging = `${manifestId}${STAGING}`;
     const insert = this.db.prepare('INSERT INTO manifests (manifest_id, position, entry) VALUES (?, ?, ?)');
+    const drop = this.db.prepare('DELETE FROM manifests WHERE manifest_id = ?');
+    drop.run(staging);
+    let position = 0;
+    try {
+      for await (const page of pages) {
+        this.db.transaction(() => {
+          for (const e of page) insert.run(staging, position++, JSON.stringify(e));
+        })();
+      }
+    } catch (e) {
+      drop.run(staging);
+      throw e;
+    }
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM manifests WHERE manifest_id = ?').run(manifestId);
-      entries.forEach((e, i) => insert.run(manifestId, i, JSON.stringify(e)));
+      drop.run(manifestId);
+      this.db.prepare('UPDATE manifests SET manifest_id = ? WHERE manifest_id = ?').run(manifestId, staging);
     })();
+    return position;
   }
 
   async readManifest(manifestId: string, offset: number, count: number): Promise<ManifestEntry[]> {

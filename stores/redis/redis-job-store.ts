@@ -8,7 +8,8 @@
  *   the hash inside the same function call;
  * - `events:<id>`: progress snapshots as a stream with ids `<seq>-0` from one counter `event_seq`,
  *   so `seq` grows across all jobs as in the embedded store;
- * - `manifest:<id>`: a list of JSON entries, replaced in one MULTI, paged with LRANGE;
+ * - `manifest:<id>`: a list of JSON entries, written page by page to `manifest:<id>:staging` and
+ *   renamed over the old one at the end, read in pages with LRANGE;
  * - `blob:<key>`: JSON text; `manifests` and `blobs` index the ids lexically so a prefix drop is
  *   a range query, not a keyspace scan.
  */
@@ -52,6 +53,8 @@ end)
 `);
 
 const SEPARATOR = '\0';
+/** Suffix of the list a manifest is written to before it replaces the old one. */
+const STAGING = ':staging';
 
 function toRecord(h: Record<string, string>): JobRecord {
   return {
@@ -138,17 +141,34 @@ export class RedisJobStore implements JobStore {
     return entries.map(([id, fields]) => ({ seq: Number.parseInt(id, 10), progress: JSON.parse(fields[1]!) as Record<string, unknown> }));
   }
 
-  async putManifest(manifestId: string, entries: ManifestEntry[]): Promise<void> {
+  async writeManifest(manifestId: string, pages: AsyncIterable<ManifestEntry[]>): Promise<number> {
     const key = this.key('manifest', manifestId);
-    // One MULTI: readers see the old manifest or the whole new one, never a part.
-    const tx = this.conn.multi().del(key);
-    for (let i = 0; i < entries.length; i += MANIFEST_BATCH) tx.rpush(key, ...entries.slice(i, i + MANIFEST_BATCH).map((e) => JSON.stringify(e)));
-    tx.zadd(this.key('manifests'), 0, manifestId);
+    // Pages go to a staging list, one RPUSH each; RENAME swaps the whole list in at once. The
+    // staging id is indexed too, so dropping the job's artifacts drops a scan that died midway.
+    const stagingId = `${manifestId}${STAGING}`;
+    const staging = this.key('manifest', stagingId);
+    await guardRedis(() => this.conn.multi().del(staging).zadd(this.key('manifests'), 0, stagingId).exec());
+    let count = 0;
+    try {
+      for await (const page of pages) {
+        for (let i = 0; i < page.length; i += MANIFEST_BATCH) {
+          await guardRedis(() => this.conn.rpush(staging, ...page.slice(i, i + MANIFEST_BATCH).map((e) => JSON.stringify(e))));
+        }
+        count += page.length;
+      }
+    } catch (e) {
+      await this.conn.del(staging).catch(() => undefined);
+      throw e;
+    }
     await guardRedis(async () => {
-      const results = await tx.exec();
+      // An empty manifest has no staging list: the id then names no list at all.
+      const tx = this.conn.multi().del(key);
+      if (count > 0) tx.rename(staging, key);
+      const results = await tx.zadd(this.key('manifests'), 0, manifestId).zrem(this.key('manifests'), stagingId).exec();
       const failed = results?.find(([err]) => err);
       if (!results || failed) throw failed?.[0] ?? new Error('manifest transaction was discarded');
     });
+    return count;
   }
 
   async readManifest(manifestId: string, offset: number, count: number): Promise<ManifestEntry[]> {

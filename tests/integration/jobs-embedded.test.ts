@@ -92,7 +92,7 @@ describe('jobs on the embedded profile', () => {
     }
   });
 
-  it('cancelling a running mine stops within a batch, releases the lock and reports partial progress', async () => {
+  it('cancelling a running mine stops within the window of batches, releases the lock and reports partial progress', async () => {
     const source = path.join(tmp, 'cancel');
     await generateProject(source, 260, 11);
     const rt = await runtimeAt(path.join(tmp, 'palace-cancel'));
@@ -108,7 +108,8 @@ describe('jobs on the embedded profile', () => {
       const cancelled = await rt.jobs.cancel(started.job_id);
       expect(cancelled.state).toBe('cancelled');
       expect(cancelled.files_seen).toBeLessThan(260);
-      expect(cancelled.files_seen - seen).toBeLessThanOrEqual(64);
+      // Within the window: the runner's default of two 64-file batches in flight.
+      expect(cancelled.files_seen - seen).toBeLessThanOrEqual(2 * 64);
       expect(String((cancelled.result as { output: string }).output)).toContain('Cancelled after');
       const again = await rt.jobs.start(mineSpec(source, 'cancel'));
       expect((await rt.jobs.wait(again.job_id, 300_000)).state).toBe('completed');

@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runGit } from '../../activities/git.js';
+import { hardenedGit, runGit } from '../../activities/git.js';
+import { GitWorkspace } from '../../activities/git-workspace.js';
 import { createJobActivities } from '../../activities/index.js';
 import type { JobActivities } from '../../activities/index.js';
 import { resolveSource } from '../../activities/source.js';
@@ -139,7 +140,7 @@ describe('git through the hardened runner', () => {
 
   it('clones a local repository inside the roots at its canonical file URL and records the commit', async () => {
     const policy = sourcePolicy(rt.config);
-    const resolved = await resolveSource({ kind: 'git', url: repo, ref: 'main' }, { policy, workspace: path.join(tmp, 'ws-ok'), git: limits });
+    const resolved = await resolveSource({ kind: 'git', url: repo, ref: 'main' }, { policy, workspace: new GitWorkspace(path.join(tmp, 'ws-ok'), 1 << 30, hardenedGit(limits)) });
     expect(resolved.commit).toBe(head);
     expect(fs.readFileSync(path.join(resolved.root, 'notes.md'), 'utf8')).toBe(prose('git'));
   });
@@ -147,9 +148,11 @@ describe('git through the hardened runner', () => {
   it('stops a clone that grows past the size cap and removes it', async () => {
     const policy = sourcePolicy(rt.config);
     const workspace = path.join(tmp, 'ws-cap');
-    await expect(resolveSource({ kind: 'git', url: repo, ref: 'main' }, { policy, workspace, git: { ...limits, maxBytes: 256 * 1024 } }))
+    await expect(resolveSource({ kind: 'git', url: repo, ref: 'main' }, { policy, workspace: new GitWorkspace(workspace, 1 << 30, hardenedGit({ ...limits, maxBytes: 256 * 1024 })) }))
       .rejects.toMatchObject({ code: 'invalid_argument', field: 'source', rule: 'git_max_bytes' });
-    expect(fs.readdirSync(workspace)).toEqual([]);
+    // Neither the repository the fetch grew nor a checkout is kept.
+    expect(fs.readdirSync(path.join(workspace, 'repos'))).toEqual([]);
+    expect(fs.existsSync(path.join(workspace, 'checkouts'))).toBe(false);
   });
 
   it('git refuses any transport but the approved one', async () => {
@@ -166,7 +169,7 @@ describe('git through the hardened runner', () => {
     const port = (stall.address() as net.AddressInfo).port;
     try {
       const policy = sourcePolicy({ ...rt.config, sources: { ...rt.config.sources, gitAllowedHosts: [`127.0.0.1:${port}`] } });
-      await expect(resolveSource({ kind: 'git', url: `https://127.0.0.1:${port}/x.git`, ref: 'main' }, { policy, workspace: path.join(tmp, 'ws-timeout'), git: { ...limits, timeoutMs: 1500 } }))
+      await expect(resolveSource({ kind: 'git', url: `https://127.0.0.1:${port}/x.git`, ref: 'main' }, { policy, workspace: new GitWorkspace(path.join(tmp, 'ws-timeout'), 1 << 30, hardenedGit({ ...limits, timeoutMs: 1500 })) }))
         .rejects.toMatchObject({ field: 'source', rule: 'git_timeout' });
       expect(connections).toBeGreaterThan(0);
     } finally {

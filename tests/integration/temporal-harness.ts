@@ -5,6 +5,7 @@
  * real embedder, workers in this process or as child processes that can be killed.
  */
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -32,6 +33,8 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const TEST_TIMEOUTS: JobTimeouts = { leaseMs: 8_000, heartbeatTimeoutMs: 10_000, activityTimeoutMs: 10 * 60_000 };
 
 const WORKER_CHILD = fileURLToPath(new URL('./temporal-worker.child.ts', import.meta.url));
+/** The Temporal CLI (`TEMPORAL_CLI`, else the one deploy/local installs in this checkout). */
+const TEMPORAL_BIN = process.env.TEMPORAL_CLI ?? fileURLToPath(new URL('../../.engines/py/bin/temporal', import.meta.url));
 
 export interface ClusterTestStores {
   palaceDir: string;
@@ -70,8 +73,9 @@ export function testConfig(palaceDir: string, taskQueue: string): Config {
   return loadConfig({ ...process.env, MEMPALACE_PALACE: palaceDir, MEMPALACE_TASK_QUEUE: taskQueue, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, REDIS_URL });
 }
 
-export function openEngine(stores: ClusterTestStores, taskQueue: string, timeouts: JobTimeouts = TEST_TIMEOUTS, address = TEMPORAL_ADDRESS): Promise<TemporalJobEngine> {
-  return TemporalJobEngine.connect({ palace: stores.palaceName, jobs: stores.jobs, temporal: { address, namespace: TEMPORAL_NAMESPACE, taskQueue }, timeouts, pollMs: 200 });
+/** `mineWindow` 0: the engine's default (the activity slots of the workers polling `taskQueue`). */
+export function openEngine(stores: ClusterTestStores, taskQueue: string, timeouts: JobTimeouts = TEST_TIMEOUTS, address = TEMPORAL_ADDRESS, mineWindow = 0): Promise<TemporalJobEngine> {
+  return TemporalJobEngine.connect({ palace: stores.palaceName, jobs: stores.jobs, temporal: { address, namespace: TEMPORAL_NAMESPACE, taskQueue }, timeouts, pollMs: 200, mineWindow });
 }
 
 /** A worker in this process, over the given stores; `run()` it and `shutdown()` at the end. */
@@ -148,4 +152,53 @@ export async function generateSmallFiles(root: string, count: number, seed = 1):
     written.push(file);
   }
   return written;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitHealthy(address: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const p = spawn(TEMPORAL_BIN, ['operator', 'cluster', 'health', '--address', address], { stdio: 'ignore' });
+      p.once('exit', (code) => resolve(code === 0));
+      p.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`dev server at ${address} not healthy after 60 s`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/**
+ * A Temporal dev server of this test's own (never the shared one) on a free port, with extra
+ * dynamic config (`key=value`); resolves once healthy. `stop()` ends it.
+ */
+export async function startOwnDevServer(dynamicConfig: string[]): Promise<{ address: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const server = spawn(TEMPORAL_BIN, [
+    'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--namespace', TEMPORAL_NAMESPACE, '--log-level', 'error',
+    ...dynamicConfig.flatMap((v) => ['--dynamic-config-value', v]),
+  ], { stdio: 'ignore' });
+  const stop = async () => {
+    server.kill('SIGTERM');
+    await exited(server);
+  };
+  try {
+    await waitHealthy(address);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { address, stop };
 }

@@ -1,8 +1,9 @@
 /**
  * A job worker in its own process, for tests that kill workers (SIGKILL) or stop them (SIGTERM)
  * mid-run. Stores as in temporal-harness.ts; settings from the environment (MEMPALACE_PALACE,
- * MEMPALACE_PALACE_NAME, MEMPALACE_TASK_QUEUE, TEMPORAL_ADDRESS, REDIS_URL). Prints `worker ready`
- * once it polls and `worker stopped` after a graceful shutdown.
+ * MEMPALACE_PALACE_NAME, MEMPALACE_TASK_QUEUE, TEMPORAL_ADDRESS, REDIS_URL; optionally
+ * WORKER_MAX_ACTIVITIES and WORKER_SHUTDOWN_GRACE_MS). Prints `worker ready` once it polls and
+ * `worker stopped` after a graceful shutdown.
  */
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { loadConfig } from '../../core/config.js';
@@ -14,6 +15,7 @@ const embedder = new MiniLmEmbedder(config);
 const worker = await inProcessWorker(stores, embedder, config.temporal.taskQueue, {
   address: config.temporal.address,
   ...(process.env.WORKER_SHUTDOWN_GRACE_MS ? { shutdownGraceMs: Number(process.env.WORKER_SHUTDOWN_GRACE_MS) } : {}),
+  ...(process.env.WORKER_MAX_ACTIVITIES ? { maxConcurrentActivities: Number(process.env.WORKER_MAX_ACTIVITIES) } : {}),
 });
 const running = worker.run();
 process.stdout.write('worker ready\n');

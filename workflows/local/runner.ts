@@ -23,7 +23,12 @@ export interface LocalRunnerDeps {
   activities: MineActivities & SyncActivities & DeleteBySourceActivities;
   leaseMs?: number;
   pollMs?: number;
+  /** Mine batches in flight (default 2: reading and chunking the next overlaps embedding one). */
+  mineWindow?: number;
 }
+
+/** The embedder runs in its own thread: one batch embeds while the next is read and chunked. */
+const LOCAL_MINE_WINDOW = 2;
 
 interface Running {
   cancel: boolean;
@@ -111,6 +116,7 @@ export class LocalJobEngine implements JobEngine {
     const start = (record.cursor as MineCursor | undefined) ?? newMineCursor();
     const outcome = await mineOrchestration(record.job_id, spec, this.deps.activities, {
       cancelRequested: () => entry.cancel,
+      window: this.deps.mineWindow || LOCAL_MINE_WINDOW,
       ...(fence ? { fence } : {}),
       progress: async (cursor) => {
         // Renew at every batch boundary too: a long batch can delay the renewal timer.

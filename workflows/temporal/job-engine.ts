@@ -14,7 +14,7 @@ import type { JobEngine, JobProgress, JobSpec } from '../../palace/jobs.js';
 import { alreadyRunning, emptyCounters, lockKey } from '../../palace/jobs.js';
 import type { JobRecord, JobStore } from '../../stores/ports.js';
 import type { JobTimeouts } from './types.js';
-import { CANCEL_SIGNAL, DEFAULT_TIMEOUTS, PROGRESS_QUERY, WORKFLOW_TYPES } from './types.js';
+import { CANCEL_SIGNAL, DEFAULT_TIMEOUTS, PROGRESS_QUERY, WORKFLOW_TYPES, slotsOfIdentity } from './types.js';
 
 export interface TemporalJobEngineDeps {
   palace: string;
@@ -22,9 +22,13 @@ export interface TemporalJobEngineDeps {
   temporal: { address: string; namespace: string; taskQueue: string };
   timeouts?: Partial<JobTimeouts>;
   pollMs?: number;
+  /** Mine batches in flight; 0 or unset: the activity slots of the workers polling the queue. */
+  mineWindow?: number;
 }
 
 const TEMPORAL = 'temporal';
+/** `temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY` (the proto package is the client's own dependency). */
+const TASK_QUEUE_TYPE_ACTIVITY = 2;
 /** How long a progress query may wait for a worker before the JobStore answers instead. */
 const QUERY_DEADLINE_MS = 5_000;
 /** How often `wait` checks that the workflow of a job still marked running is really running. */
@@ -58,12 +62,13 @@ export class TemporalJobEngine implements JobEngine {
     const writes = !((spec.kind === 'mine' && spec.dryRun) || (spec.kind === 'delete_by_source' && spec.dryRun) || (spec.kind === 'sync' && !spec.apply));
     // Dry runs write nothing, so they take no lock and never conflict (palace-behaviour §4.4).
     const key = writes ? lockKey(this.deps.palace, spec) : `${lockKey(this.deps.palace, spec)}:dry:${randomUUID()}`;
+    const window = spec.kind === 'mine' ? { window: this.deps.mineWindow || (await this.activitySlots()) } : {};
     let runId: string;
     try {
       const handle = await this.client.workflow.start(WORKFLOW_TYPES[spec.kind], {
         taskQueue: this.deps.temporal.taskQueue,
         workflowId: key,
-        args: [{ spec, lockKey: key, writes, timeouts: this.timeouts }],
+        args: [{ spec, lockKey: key, writes, timeouts: this.timeouts, ...window }],
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
       });
@@ -83,6 +88,25 @@ export class TemporalJobEngine implements JobEngine {
       return this.progress(runId);
     }
     return progress;
+  }
+
+  /**
+   * The activity slots of the workers polling the task queue now (each names its slots in its
+   * identity): the window that keeps every one of them busy. At least 2, so a worker that joins
+   * after the start still finds work while the first one embeds.
+   */
+  private async activitySlots(): Promise<number> {
+    try {
+      const { pollers } = await this.client.workflowService.describeTaskQueue({
+        namespace: this.deps.temporal.namespace,
+        taskQueue: { name: this.deps.temporal.taskQueue },
+        taskQueueType: TASK_QUEUE_TYPE_ACTIVITY,
+      });
+      const identities = new Set((pollers ?? []).map((p) => p.identity ?? ''));
+      return Math.max(2, [...identities].reduce((sum, id) => sum + slotsOfIdentity(id), 0));
+    } catch {
+      return 2;
+    }
   }
 
   /** Progress of the job running under `workflowId`: its query, else its JobStore record. */

@@ -1,8 +1,10 @@
 /**
  * The mine job as a Temporal workflow: the shared mine orchestration with its activities proxied
  * to workers. History stays small whatever the source size: the manifest lives in the JobStore,
- * each batch is one activity, and when the server suggests it the run continues as new carrying
- * only the cursor (counters, offset, the scan's manifest id) and the lease's fence.
+ * each batch is one activity (a window of them in flight, so every worker on the queue embeds at
+ * once), and when the server suggests it the run lets its batches in flight finish and continues
+ * as new carrying only the cursor (counters, low-water mark and the few finished batches above
+ * it, the scan's manifest id), the window and the lease's fence.
  */
 import { continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { JobProgress } from '../../palace/jobs.js';
@@ -29,6 +31,7 @@ export async function mineWorkflow(input: MineWorkflowInput): Promise<JobProgres
     outcome = await mineOrchestration(run.jobId, spec, acts, {
       progress: (cursor) => run.report(cursor.counters, { recentErrors: cursor.recentErrors, ...(cursor.lastFile === undefined ? {} : { lastFile: cursor.lastFile }) }),
       cancelRequested: () => run.cancelRequested,
+      ...(input.window === undefined ? {} : { window: input.window }),
       handOverRequested: () => workflowInfo().continueAsNewSuggested,
     }, carried?.cursor ?? newMineCursor());
   } catch (e) {

@@ -40,6 +40,8 @@ interface JobInputBase {
 
 export interface MineWorkflowInput extends JobInputBase {
   spec: MineSpec;
+  /** Batches in flight, chosen by the client when the job starts (carried across continue-as-new). */
+  window?: number;
   /** Set when a run continues as new: where the previous run stopped. */
   carried?: { cursor: MineCursor; fence?: Fence; startedAt: string; cancelled: boolean };
 }
@@ -66,6 +68,20 @@ export interface JobRecordActivities {
 }
 
 export type WorkerActivities = MineActivities & SyncActivities & DeleteBySourceActivities & LeaseActivities & JobRecordActivities;
+
+/**
+ * A worker's identity on the task queue names its activity slots, so a client sizing a mine's
+ * window can add up the slots of the workers polling (the server reports pollers, not slots).
+ */
+export function workerIdentity(base: string, activitySlots: number): string {
+  return `${base} activity-slots=${activitySlots}`;
+}
+
+/** Activity slots a poller's identity names; a worker that names none counts as the default 2. */
+export function slotsOfIdentity(identity: string): number {
+  const m = /\bactivity-slots=(\d+)\b/.exec(identity);
+  return m ? Math.max(1, Number(m[1])) : 2;
+}
 
 /** The lease holder of a workflow's jobs: tokens, not holders, tell two runs of one id apart. */
 export function leaseHolder(workflowId: string): string {

@@ -5,6 +5,7 @@
  * On SIGINT/SIGTERM it stops polling, lets in-flight batches finish within the grace time, and
  * hands back what is still running (the activity is cancelled and retried on another worker).
  */
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -19,6 +20,7 @@ import type { JobProgress } from '../../palace/jobs.js';
 import { NotificationQueue } from '../queues/queues.js';
 import type { JobStore, Locks } from '../../stores/ports.js';
 import { createWorkerActivities } from './activities.js';
+import { workerIdentity } from './types.js';
 
 export interface JobWorkerOptions {
   temporal: { address: string; namespace: string; taskQueue: string };
@@ -62,6 +64,7 @@ export async function createJobWorker(o: JobWorkerOptions): Promise<JobWorker> {
     const maxActivities = o.maxConcurrentActivities ?? 2;
     const worker = await Worker.create({
       connection,
+      identity: workerIdentity(`${process.pid}@${os.hostname()}`, maxActivities),
       namespace: o.temporal.namespace,
       taskQueue: o.temporal.taskQueue,
       ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: workflowsPath() }),

@@ -58,6 +58,7 @@ export class JobRun {
   progress: JobProgress;
   cancelRequested = false;
   fence: Fence | undefined;
+  private acquiring: Promise<Fence> | undefined;
 
   constructor(kind: JobKind, readonly lockKey: string, readonly timeouts: JobTimeouts, carried?: { progress?: JobProgress; fence?: Fence; cancelled?: boolean }) {
     const info = workflowInfo();
@@ -122,6 +123,12 @@ export class JobRun {
    * someone else is a dead holder's (or a non-Temporal writer's): wait for it to expire, then give up.
    */
   async acquireLease(): Promise<Fence> {
+    // Batches in flight that all found the fence stale share one acquisition.
+    this.acquiring ??= this.acquireOnce().finally(() => { this.acquiring = undefined; });
+    return this.acquiring;
+  }
+
+  private async acquireOnce(): Promise<Fence> {
     const deadline = Date.now() + this.timeouts.leaseMs + 5_000;
     for (;;) {
       const fence = await this.acts.lease.leaseAcquire({ key: this.lockKey, workflowId: this.workflowId, ttlMs: this.timeouts.leaseMs });
@@ -138,7 +145,8 @@ export class JobRun {
 
   /**
    * Run a write that carries the fence. A stale fence (the lease expired while no worker ran
-   * this job) is replaced by a new lease and the write retried once per new token.
+   * this job) is replaced by a new lease and the write retried once per new token; a write that
+   * failed on a token another write has already replaced just retries with the new one.
    */
   async fenced<T>(call: (fence: Fence) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
@@ -147,7 +155,7 @@ export class JobRun {
         return await call(fence);
       } catch (e) {
         if (attempt >= 3 || !isStaleLease(e)) throw e;
-        this.fence = undefined;
+        if (this.fence?.token === fence.token) this.fence = undefined;
       }
     }
   }

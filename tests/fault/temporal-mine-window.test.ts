@@ -1,0 +1,219 @@
+/**
+ * Temporal mines with a window of batches in flight across several workers: with two worker
+ * processes polling, the mine's window comes from their activity slots and both run batches at
+ * once; one killed with SIGKILL midway, the mine completes on the other with exactly the drawer
+ * ids of a clean local run and exact counts. Cancel stops within the window. With continue-as-new
+ * suggested after 100 history events, a windowed mine runs as a chain of small histories and
+ * still ends with the clean run's drawers and counts. Kills only worker processes this file
+ * starts; the continue-as-new case runs its own dev server, never the shared one.
+ */
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRuntime } from '../../cli/runtime.js';
+import { loadConfig } from '../../core/config.js';
+import { MiniLmEmbedder } from '../../embed/minilm.js';
+import type { JobProgress } from '../../palace/jobs.js';
+import { MINE_BATCH_FILES } from '../../workflows/mine.js';
+import type { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
+import type { MineWorkflowInput } from '../../workflows/temporal/types.js';
+import {
+  drawerIds, exited, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, spawnWorker, startOwnDevServer, uniquePalaceName,
+} from '../integration/temporal-harness.js';
+
+const FILES = 20 * MINE_BATCH_FILES;
+
+let tmp: string;
+let source: string;
+let embedder: MiniLmEmbedder;
+let expected: string[];
+
+beforeAll(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-temporal-window-'));
+  source = path.join(tmp, 'source');
+  await generateSmallFiles(source, FILES, 29);
+  embedder = new MiniLmEmbedder(loadConfig());
+  const clean = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, 'palace-clean'), MEMPALACE_MINE_PARALLEL_BATCHES: '1' }), { embedder });
+  try {
+    const started = await clean.jobs.start(mineSpec(source, 'win'));
+    expect((await clean.jobs.wait(started.job_id, 600_000)).state).toBe('completed');
+    expected = await drawerIds(clean.stores.drawers, 'win');
+  } finally {
+    await clean.close();
+  }
+  expect(expected).toHaveLength(FILES);
+});
+
+afterAll(async () => {
+  await embedder?.close();
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+async function waitForFiles(engine: TemporalJobEngine, jobId: string, atLeast: number): Promise<number> {
+  for (;;) {
+    const p = await engine.progress(jobId);
+    if (p.state !== 'running') throw new Error(`job ended (${p.state}) before ${atLeast} files were seen`);
+    if (p.files_seen >= atLeast) return p.files_seen;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+const seconds = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) + (t?.nanos ?? 0) / 1e9;
+
+/**
+ * The mineBatch activities of a history: most scheduled and not yet closed (the window in
+ * flight), most executing at once by their start and close times, and the workers that ran them.
+ */
+function batchConcurrency(events: HistoryEvent[]): { maxScheduled: number; maxExecuting: number; identities: Set<string> } {
+  const batches = new Set<string>();
+  const startedAt = new Map<string, number>();
+  const intervals: [number, number][] = [];
+  const identities = new Set<string>();
+  let open = 0;
+  let maxScheduled = 0;
+  for (const e of events) {
+    if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'mineBatch') {
+      batches.add(String(e.eventId));
+      maxScheduled = Math.max(maxScheduled, ++open);
+    }
+    const started = e.activityTaskStartedEventAttributes;
+    if (started && batches.has(String(started.scheduledEventId))) {
+      // Temporal writes the started event when the attempt closes, stamped with its real start.
+      startedAt.set(String(started.scheduledEventId), seconds(e.eventTime));
+      identities.add(started.identity ?? '');
+    }
+    const closed = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes;
+    if (closed && batches.has(String(closed.scheduledEventId))) {
+      open--;
+      const from = startedAt.get(String(closed.scheduledEventId));
+      if (from !== undefined) intervals.push([from, seconds(e.eventTime)]);
+    }
+  }
+  const maxExecuting = Math.max(0, ...intervals.map(([from]) => intervals.filter(([a, b]) => a <= from && from < b).length));
+  return { maxScheduled, maxExecuting, identities };
+}
+
+function windowOf(events: HistoryEvent[]): number | undefined {
+  const payload = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+  return payload ? (JSON.parse(Buffer.from(payload).toString('utf8')) as MineWorkflowInput).window : undefined;
+}
+
+function expectExact(done: JobProgress): void {
+  expect(done).toMatchObject({ state: 'completed', files_total: FILES, files_seen: FILES, files_mined: FILES, files_skipped: 0, drawers_written: FILES, errors: 0 });
+}
+
+describe('Temporal mine with a window of batches', () => {
+  it('two workers run batches at once; one killed with SIGKILL midway, the other finishes with the clean drawers and exact counts', async () => {
+    const name = uniquePalaceName('win');
+    const taskQueue = `tq-${name}`;
+    const palaceDir = path.join(tmp, 'palace-crash');
+    const stores = await openClusterTestStores(palaceDir, name);
+    const engine = await openEngine(stores, taskQueue);
+    const children: ChildProcess[] = [];
+    try {
+      const a = await spawnWorker(palaceDir, name, taskQueue, { WORKER_MAX_ACTIVITIES: '2' });
+      children.push(a);
+      const b = await spawnWorker(palaceDir, name, taskQueue, { WORKER_MAX_ACTIVITIES: '2' });
+      children.push(b);
+      // Both workers poll before the start, so the default window counts both: 2 × 2 slots.
+      await new Promise((r) => setTimeout(r, 3_000));
+      const started = await engine.start(mineSpec(source, 'win'));
+      await waitForFiles(engine, started.job_id, 6 * MINE_BATCH_FILES);
+      a.kill('SIGKILL');
+      await exited(a);
+      expect(a.signalCode).toBe('SIGKILL');
+      expect((await engine.progress(started.job_id)).state).toBe('running');
+
+      const done = await engine.wait(started.job_id, 600_000);
+      expectExact(done);
+      expect(await drawerIds(stores.drawers, 'win')).toEqual(expected);
+      expect(await stores.locks.holder(done.lock_key)).toBeNull();
+      const history = (await engine.temporalClient.workflow.getHandle(done.lock_key, done.job_id).fetchHistory()).events ?? [];
+      expect(windowOf(history)).toBeGreaterThanOrEqual(4);
+      const { maxScheduled, maxExecuting, identities } = batchConcurrency(history);
+      expect(maxScheduled).toBeGreaterThanOrEqual(4);
+      expect(maxExecuting).toBeGreaterThanOrEqual(2);
+      expect(identities.size).toBe(2);
+    } finally {
+      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+      await Promise.all(children.map(exited));
+      await engine.close();
+      await stores.dropRedis();
+      await stores.close();
+    }
+  });
+
+  it('cancel stops within the window and releases the lease', async () => {
+    const name = uniquePalaceName('wincancel');
+    const taskQueue = `tq-${name}`;
+    const stores = await openClusterTestStores(path.join(tmp, 'palace-cancel'), name);
+    const window = 4;
+    const engine = await openEngine(stores, taskQueue, undefined, undefined, window);
+    const worker = await inProcessWorker(stores, embedder, taskQueue, { maxConcurrentActivities: window });
+    const running = worker.run();
+    try {
+      const started = await engine.start(mineSpec(source, 'cancel'));
+      const seen = await waitForFiles(engine, started.job_id, MINE_BATCH_FILES);
+      const cancelled = await engine.cancel(started.job_id);
+      expect(cancelled.state).toBe('cancelled');
+      expect(cancelled.files_seen).toBeLessThan(FILES);
+      expect(cancelled.files_seen - seen).toBeLessThanOrEqual(window * MINE_BATCH_FILES);
+      expect(await stores.drawers.count({ wing: 'cancel' })).toBe(cancelled.files_mined);
+      expect(await stores.locks.holder(cancelled.lock_key)).toBeNull();
+    } finally {
+      worker.shutdown();
+      await running;
+      await engine.close();
+      await stores.dropRedis();
+      await stores.close();
+    }
+  });
+
+  it('with continue-as-new suggested after 100 events, a windowed mine hands over between runs and completes exactly', async () => {
+    const server = await startOwnDevServer(['limit.historyCount.suggestContinueAsNew=100']);
+    const address = server.address;
+    const name = uniquePalaceName('wincan');
+    const taskQueue = `tq-${name}`;
+    const stores = await openClusterTestStores(path.join(tmp, 'palace-can'), name);
+    const window = 4;
+    let engine: TemporalJobEngine | undefined;
+    try {
+      engine = await openEngine(stores, taskQueue, undefined, address, window);
+      const worker = await inProcessWorker(stores, embedder, taskQueue, { address, maxConcurrentActivities: window });
+      const running = worker.run();
+      try {
+        const started = await engine.start(mineSpec(source, 'win'));
+        const done = await engine.wait(started.job_id, 600_000);
+        expectExact(done);
+        expect(await drawerIds(stores.drawers, 'win')).toEqual(expected);
+        const client = engine.temporalClient;
+        const runs: { status: string; events: HistoryEvent[] }[] = [];
+        for await (const info of client.workflow.list({ query: `WorkflowId = "${done.lock_key}"` })) {
+          runs.push({ status: info.status.name, events: (await client.workflow.getHandle(done.lock_key, info.runId).fetchHistory()).events ?? [] });
+        }
+        console.log(`windowed continue-as-new: ${runs.length} runs, history events per run ${runs.map((r) => r.events.length).join(', ')}`);
+        expect(runs.length).toBeGreaterThanOrEqual(2);
+        expect(runs.filter((r) => r.status === 'CONTINUED_AS_NEW')).toHaveLength(runs.length - 1);
+        for (const r of runs) {
+          expect(windowOf(r.events)).toBe(window);
+          // A run hands over once its window has drained: at most a window of batches past 100.
+          expect(r.events.length).toBeLessThanOrEqual(100 + window * 10);
+        }
+        expect(Math.max(...runs.map((r) => batchConcurrency(r.events).maxScheduled))).toBe(window);
+      } finally {
+        worker.shutdown();
+        await running;
+      }
+    } finally {
+      await engine?.close();
+      await stores.dropRedis();
+      await stores.close();
+      await server.stop();
+    }
+  });
+});
