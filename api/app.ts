@@ -22,10 +22,12 @@ import type { RateLimitOptions } from './limits.js';
 import { MCP_BODY_LIMIT_BYTES, REST_BODY_LIMIT_BYTES, SseGate, TokenBuckets, cors, hostPin, rateLimit, securityHeaders } from './limits.js';
 import { ApiMetrics } from './metrics.js';
 import { dashboardStatic, registerDashboardRoutes } from './routes/dashboard.js';
+import { registerHookRoutes } from './routes/hooks.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerLogstreamRoutes } from './routes/logstream.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerPalaceRoutes } from './routes/palace.js';
+import { registerSourceRoutes } from './routes/sources.js';
 
 export interface ApiOptions {
   /** The MCP state to serve at /mcp; by default one is made over the runtime. */
@@ -62,6 +64,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
     sseClients: () => sse.count,
     toolNames: new Set(TOOLS_BY_NAME.keys()),
     ...(runtime.queueDepths ? { queueDepths: () => current().queueDepths?.() ?? Promise.resolve({}) } : {}),
+    deadLetters: async () => (await current().notifications.deadLetters()).length,
   });
 
   // One logstream context per runtime, so the mesh profile cache (keyed by it) works.
@@ -117,9 +120,12 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   app.use(mcpRouter(mcp, { resolveCaller: (req) => principalOf(auth, req)?.caller ?? null, allowedHosts: config.api.allowedHosts }));
 
   const routes = express.Router();
+  // Webhooks read their raw body (the signature covers the exact bytes), so they come before JSON parsing.
+  registerHookRoutes(routes, deps);
   routes.use(express.json({ limit: REST_BODY_LIMIT_BYTES }));
   registerPalaceRoutes(routes, deps);
   registerJobRoutes(routes, deps);
+  registerSourceRoutes(routes, deps);
   registerLogstreamRoutes(routes, deps);
   registerDashboardRoutes(routes, deps);
   registerOpsRoutes(routes, deps);

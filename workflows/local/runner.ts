@@ -23,6 +23,8 @@ export interface LocalRunnerDeps {
   activities: MineActivities & SyncActivities & DeleteBySourceActivities;
   leaseMs?: number;
   pollMs?: number;
+  /** Told once a job has recorded its end (the embedded notifications). */
+  notify?: (progress: JobProgress) => void;
 }
 
 interface Running {
@@ -79,6 +81,7 @@ export class LocalJobEngine implements JobEngine {
     const now = new Date().toISOString();
     const progress = { ...this.toProgress(latest), ...extra, state, updated_at: now, finished_at: now, eta_s: 0 };
     await this.deps.jobs.update(r.job_id, state, progress as unknown as Record<string, unknown>, cursor);
+    this.deps.notify?.(progress);
   }
 
   private async run(record: JobRecord, spec: JobSpec, entry: Running, fence: { key: string; token: number } | undefined): Promise<void> {
