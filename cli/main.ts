@@ -21,6 +21,7 @@ import { printJson, reportError, table } from './output.js';
 import type { Runtime } from './runtime.js';
 import { openRuntime } from './runtime.js';
 import { startApiServer } from '../api/server.js';
+import { registerSourceCommands } from './commands/sources.js';
 
 interface GlobalOpts { palace?: string; profile?: string; json?: boolean }
 
@@ -238,6 +239,8 @@ program
     const { runJobWorker } = await import('../workflows/temporal/worker.js');
     await withRuntime(g, (rt) => runJobWorker(rt, { maxConcurrentActivities: intOption('max-activities', o.maxActivities), shutdownGraceMs: intOption('shutdown-grace', o.shutdownGrace) * 1000 }));
   });
+
+registerSourceCommands(program, { withRuntime: (fn) => withRuntime(program.opts<GlobalOpts>(), fn), json: () => Boolean(program.opts<GlobalOpts>().json) });
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.exitCode = reportError(e, Boolean(program.opts<GlobalOpts>().json));

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import type { ActivityDeps } from '../../activities/deps.js';
 import type { JobActivities } from '../../activities/index.js';
 import { createJobActivities } from '../../activities/index.js';
 import type { Config } from '../../core/config.js';
