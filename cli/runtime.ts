@@ -12,7 +12,7 @@ import type { JobEngine } from '../palace/jobs.js';
 import type { PalaceStores } from '../stores/open.js';
 import { openStores } from '../stores/open.js';
 import { LocalJobEngine } from '../workflows/local/runner.js';
-import { deliverJobEnd } from '../activities/notify.js';
+import { checkNotifySettings, deliverJobEnd } from '../activities/notify.js';
 import type { Notifications } from '../palace/notifications.js';
 import type { RefreshScheduler } from '../palace/sources.js';
 import { refreshRegisteredSource } from '../palace/sources.js';
@@ -36,6 +36,8 @@ export interface Runtime {
 }
 
 export async function openRuntime(config: Config, opts: { embedder?: Embedder } = {}): Promise<Runtime> {
+  // Embedded deliveries happen in this process: refuse unsigned or non-http notification URLs before opening anything.
+  if (config.profile !== 'cluster') checkNotifySettings(config.hooks.notifyUrls, config.hooks.notifySecret);
   const embedder = opts.embedder ?? new MiniLmEmbedder(config);
   const stores = await openStores(config);
   const activities = createJobActivities({ config, stores, embedder, workspace: path.join(config.palaceDir, 'workspace') });
@@ -57,9 +59,9 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder } 
     drawerContext: { config, drawers: stores.drawers, embedder },
     ...(queues ? { queueDepths: queues.depths } : {}),
     async close() {
-      await refresh.close();
+      // Together: a refresh in progress waits for its mine, which closing the engine cancels.
+      await Promise.all([refresh.close(), jobs.close()]);
       await queues?.close();
-      await jobs.close();
       await inline?.close();
       await stores.close();
       if (!opts.embedder) await embedder.close();

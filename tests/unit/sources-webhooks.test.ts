@@ -5,7 +5,9 @@
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { checkNotifySettings, signature } from '../../activities/notify.js';
 import { isPushEvent, parsePush, providerOf, signatureValid } from '../../api/webhooks.js';
+import { loadConfig } from '../../core/config.js';
 import type { GitPush } from '../../palace/sources.js';
 import { isRepoUrl, repoMatchKey, sourcesForPush } from '../../palace/sources.js';
 import type { RegisteredSource } from '../../stores/ports.js';
@@ -113,3 +115,20 @@ describe('in-process refresh debounce', () => {
     await debouncer.close();
   });
 });
+
+describe('notification settings', () => {
+  it('reads the webhook and notification variables, the notification key defaulting to the webhook secret', () => {
+    const c = loadConfig({ MEMPALACE_WEBHOOK_SECRET: 's', MEMPALACE_NOTIFY_URLS: ' http://a/x , https://b/y ,', MEMPALACE_REFRESH_DEBOUNCE_MS: '500' });
+    expect(c.hooks).toEqual({ webhookSecret: 's', refreshDebounceMs: 500, notifyUrls: ['http://a/x', 'https://b/y'], notifySecret: 's', notifyAttempts: 8, notifyBackoffMs: 2000 });
+    expect(loadConfig({ MEMPALACE_WEBHOOK_SECRET: 's', MEMPALACE_NOTIFY_SECRET: 'n' }).hooks.notifySecret).toBe('n');
+    expect(loadConfig({}).hooks).toMatchObject({ webhookSecret: undefined, notifyUrls: [], notifySecret: undefined, refreshDebounceMs: 30_000 });
+  });
+
+  it('refuses URLs that are not http(s), and URLs without a signing key', () => {
+    expect(() => checkNotifySettings(['ftp://x/y'], 'k')).toThrow(expect.objectContaining({ field: 'MEMPALACE_NOTIFY_URLS', rule: 'http_url' }));
+    expect(() => checkNotifySettings(['http://x/y'], undefined)).toThrow(expect.objectContaining({ field: 'MEMPALACE_NOTIFY_SECRET', rule: 'required' }));
+    expect(() => checkNotifySettings([], undefined)).not.toThrow();
+    expect(signature('key', '{"a":1}')).toBe(`sha256=${createHmac('sha256', 'key').update('{"a":1}').digest('hex')}`);
+  });
+});
+
