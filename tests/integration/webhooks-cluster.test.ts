@@ -194,7 +194,9 @@ describe('git push webhooks and notifications on the cluster profile', () => {
     const mines = (await minesOfSource()).slice(before);
     expect(mines.map((m) => m.job_id)).toEqual([running.job_id, last.job_id]);
     expect(Date.parse(mines[1]!.started_at)).toBeGreaterThanOrEqual(Date.parse(mines[0]!.finished_at!));
-    expect(mines[1]!.files_mined).toBe(3);
+    // The running mine may have fetched after the first late push; between them, every new file is mined once.
+    expect(mines[0]!.files_mined + mines[1]!.files_mined).toBe(303);
+    expect(mines[1]!.files_mined).toBeGreaterThanOrEqual(1);
   });
 
   it('keeps a notification that exhausts its attempts as a dead letter (in /metrics and the API) until retried from the API', async () => {
