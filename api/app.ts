@@ -25,10 +25,12 @@ import { ApiMetrics } from './metrics.js';
 import type { OAuthResourceServer } from './oauth.js';
 import { oauthFromConfig } from './oauth.js';
 import { dashboardStatic, registerDashboardRoutes } from './routes/dashboard.js';
+import { registerHookRoutes } from './routes/hooks.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerLogstreamRoutes } from './routes/logstream.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerPalaceRoutes } from './routes/palace.js';
+import { registerSourceRoutes } from './routes/sources.js';
 
 export interface ApiOptions {
   /** The MCP state to serve at /mcp; by default one is made over the runtime. */
@@ -75,6 +77,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
     sseClients: () => sse.count,
     toolNames: new Set(TOOLS_BY_NAME.keys()),
     ...(runtime.queueDepths ? { queueDepths: () => current().queueDepths?.() ?? Promise.resolve({}) } : {}),
+    deadLetters: async () => (await current().notifications.deadLetters()).length,
   });
 
   // One logstream context per runtime, so the mesh profile cache (keyed by it) works.
@@ -142,6 +145,8 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   app.use(mcpRouter(mcp, { resolveCaller: (req) => principalOf(auth, req)?.caller ?? null, challenge, allowedHosts: config.api.allowedHosts }));
 
   const routes = express.Router();
+  // Webhooks read their raw body (the signature covers the exact bytes), so they come before JSON parsing.
+  registerHookRoutes(routes, deps);
   routes.use(express.json({ limit: REST_BODY_LIMIT_BYTES }));
   // A REST request holds the runtime until it is answered, so a reconnect drains it first;
   // streams re-read the runtime on every step instead and would hold a reconnect forever.
@@ -156,6 +161,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   });
   registerPalaceRoutes(routes, deps);
   registerJobRoutes(routes, deps);
+  registerSourceRoutes(routes, deps);
   registerLogstreamRoutes(routes, deps);
   registerDashboardRoutes(routes, deps);
   registerOpsRoutes(routes, deps);

@@ -22,6 +22,8 @@ export interface MetricsSources {
   toolNames: ReadonlySet<string>;
   /** Jobs per queue and state; absent where short jobs run inline (embedded profile). */
   queueDepths?: () => Promise<Record<string, Record<string, number>>>;
+  /** Dead letters of the short jobs (notifications, refreshes), on every profile. */
+  deadLetters?: () => Promise<number>;
 }
 
 export class ApiMetrics {
@@ -52,6 +54,9 @@ export class ApiMetrics {
         },
       });
     }
+
+    const deadLetters = sources.deadLetters;
+    if (deadLetters) new Gauge({ name: 'mempalace_dead_letters', help: 'Short jobs (job-end notifications, source refreshes) that exhausted their attempts, until retried.', registers, async collect() { this.set(await deadLetters()); } });
 
     const jobGauge = (name: string, help: string, value: (p: JobProgress) => number) => {
       const snapshot = () => this.jobSnapshot();

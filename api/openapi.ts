@@ -127,6 +127,54 @@ const SCHEMAS: Record<string, Schema> = {
     type: 'object', required: ['status', 'profile', 'engines', 'checked_at'],
     properties: { status: str(undefined, { enum: ['ok', 'down'] }), profile: str(), engines: { type: 'object', additionalProperties: ref('EngineHealth') }, checked_at: str() },
   },
+  AddSourceRequest: {
+    type: 'object', additionalProperties: false, required: ['location'],
+    properties: {
+      location: str('A git repository URL (https, ssh, scp-like, file), or a directory; with ref always a repository.', { minLength: 1 }),
+      ref: str('Branch or tag to follow (git; default main).', { minLength: 1 }),
+      wing: str('Target wing (default: derived from the source).', { minLength: 1 }),
+      mode: str(undefined, { enum: [...MINE_MODES], default: 'projects' }),
+    },
+  },
+  SourceRefresh: {
+    type: 'object', required: ['trigger', 'requested_at', 'state'],
+    properties: {
+      trigger: str(undefined, { enum: ['webhook', 'manual'] }), requested_at: str(undefined, { format: 'date-time' }), job_id: str(),
+      state: str(undefined, { enum: ['waiting', 'running', 'completed', 'failed', 'cancelled'] }), finished_at: str(undefined, { format: 'date-time' }),
+      commit: str('Commit mined (git).'), drawers_written: int(), error: str(),
+    },
+  },
+  RegisteredSource: {
+    type: 'object', required: ['source_id', 'kind', 'location', 'mode', 'added_by', 'added_at'],
+    properties: {
+      source_id: str(), kind: str(undefined, { enum: ['git', 'dir'] }), location: str(), match_key: str('Normalised repository identity push payloads are matched on.'),
+      ref: str(), wing: str(), mode: str(), added_by: str(), added_at: str(undefined, { format: 'date-time' }), last_refresh: ref('SourceRefresh'),
+    },
+  },
+  SourceList: { type: 'object', required: ['sources'], properties: { sources: { type: 'array', items: ref('RegisteredSource') } } },
+  HookAccepted: {
+    type: 'object', required: ['provider', 'event', 'sources'],
+    properties: {
+      provider: str(undefined, { enum: ['github', 'gitlab'] }), event: str(), ref: str(), after: { type: ['string', 'null'] }, ignored: str('Why nothing was scheduled.'),
+      sources: { type: 'array', items: { type: 'object', required: ['source_id', 'request_id'], properties: { source_id: str(), request_id: str() } } },
+    },
+  },
+  Notifications: {
+    type: 'object', required: ['deliveries', 'dead_letters'],
+    properties: {
+      deliveries: {
+        type: 'array',
+        items: {
+          type: 'object', required: ['id', 'job_id', 'kind', 'state', 'status', 'attempts', 'delivered'],
+          properties: { id: str(), job_id: str(), kind: str(), state: str(), status: str(undefined, { enum: ['delivered', 'pending', 'dead'] }), attempts: int(), delivered: { type: 'array', items: str() }, error: str(), updated_at: str() },
+        },
+      },
+      dead_letters: {
+        type: 'array',
+        items: { type: 'object', required: ['queue', 'id', 'name', 'failedReason', 'attemptsMade'], properties: { queue: str(), id: str(), name: str(), data: {}, failedReason: str(), attemptsMade: int(), finishedOn: int() } },
+      },
+    },
+  },
   MeshEstate: {
     type: 'object', description: 'logstream.md §8.9; the same payload as mempalace_mesh_peers.',
     required: ['self', 'peers', 'unnamed_origins', 'origin_profiles', 'sync_interval_s', 'estate_source'],
@@ -171,7 +219,7 @@ export const OPENAPI_DOCUMENT = {
   },
   servers: [{ url: '/' }],
   security: [{ bearer: [] }],
-  tags: [{ name: 'jobs' }, { name: 'palace' }, { name: 'logstream' }, { name: 'ops' }],
+  tags: [{ name: 'jobs' }, { name: 'palace' }, { name: 'sources' }, { name: 'logstream' }, { name: 'ops' }],
   paths: {
     '/v1/openapi.json': { get: { summary: 'This document.', tags: ['ops'], security: [], responses: { 200: json({ type: 'object' }, 'OpenAPI 3.1 document.') } } },
     '/v1/status': { get: { summary: 'Drawer counts per wing and room, running jobs.', tags: ['palace'], 'x-scope': 'read', responses: { 200: json(ref('Status'), 'Palace status.'), ...AUTH_ERRORS } } },
@@ -191,6 +239,39 @@ export const OPENAPI_DOCUMENT = {
         summary: 'Progress snapshots as Server-Sent Events (`event: progress`, `id` = snapshot sequence); ends with `event: end` once the job finished.',
         tags: ['jobs'], 'x-scope': 'read', parameters: [jobId, lastEventId('Resume after this snapshot sequence.')],
         responses: { 200: sse('Progress stream.'), 400: err('Bad Last-Event-ID.'), 404: err('No such job.'), 503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
+      },
+    },
+    '/v1/sources': {
+      get: { summary: 'Registered sources with their latest refresh.', tags: ['sources'], 'x-scope': 'read', responses: { 200: json(ref('SourceList'), 'Sources.'), ...AUTH_ERRORS } },
+      post: {
+        summary: 'Register (or re-register) a git repository or directory the palace follows.', tags: ['sources'], 'x-scope': 'write',
+        requestBody: { required: true, content: { 'application/json': { schema: ref('AddSourceRequest') } } },
+        responses: { 201: json(ref('RegisteredSource'), 'Registered.'), ...WRITE_ERRORS },
+      },
+    },
+    '/v1/sources/{id}': {
+      get: { summary: 'One registered source.', tags: ['sources'], 'x-scope': 'read', parameters: [jobId], responses: { 200: json(ref('RegisteredSource'), 'Source.'), 404: err('No such source.'), ...AUTH_ERRORS } },
+      delete: { summary: 'Stop following a source (its drawers stay).', tags: ['sources'], 'x-scope': 'write', parameters: [jobId], responses: { 200: json({ type: 'object', required: ['removed'], properties: { removed: str() } }, 'Removed.'), 404: err('No such source.'), ...AUTH_ERRORS } },
+    },
+    '/v1/sources/{id}/refresh': {
+      post: { summary: 'Refresh a source now: an incremental mine.', tags: ['sources'], 'x-scope': 'write', parameters: [jobId], responses: { 202: json(ref('JobStarted'), 'Started.'), 404: err('No such source.'), 409: err('A job already runs on this source; job_id names it.'), ...AUTH_ERRORS } },
+    },
+    '/v1/hooks/git': {
+      post: {
+        summary: 'GitHub / GitLab push webhook: refreshes the registered sources of the pushed repository and ref (debounced per source). Authenticated by MEMPALACE_WEBHOOK_SECRET (X-Hub-Signature-256 or X-Gitlab-Token), not a bearer token.',
+        tags: ['sources'], security: [],
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+        responses: { 202: json(ref('HookAccepted'), 'Accepted; refreshes requested for the matched sources.'), 400: err('Not a GitHub/GitLab delivery, or a malformed payload.'), 401: err('Signature or token does not match; nothing was scheduled.'), 413: err('Request body too large.') },
+      },
+    },
+    '/v1/notifications': {
+      get: { summary: 'Recent job-end notification deliveries and the dead letters of the short-job queues.', tags: ['ops'], 'x-scope': 'read', parameters: [q('limit', int(undefined, { minimum: 1, maximum: 200, default: 20 }))], responses: { 200: json(ref('Notifications'), 'Deliveries.'), 400: err('Bad input.'), ...AUTH_ERRORS } },
+    },
+    '/v1/dead-letters/{queue}/{id}/retry': {
+      post: {
+        summary: 'Put a dead letter back in its queue with a fresh set of attempts.', tags: ['ops'], 'x-scope': 'write',
+        parameters: [{ name: 'queue', in: 'path', required: true, schema: str(undefined, { enum: ['trigger', 'notification'] }) }, jobId],
+        responses: { 200: json({ type: 'object', required: ['retried', 'queue'], properties: { retried: str(), queue: str() } }, 'Retried.'), 400: err('No such dead letter.'), ...AUTH_ERRORS },
       },
     },
     '/v1/dashboard/stream': {

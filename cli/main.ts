@@ -23,6 +23,7 @@ import type { Runtime } from './runtime.js';
 import { openRuntime } from './runtime.js';
 import { startApiServer } from '../api/server.js';
 import { registerBackupCommands } from './commands/backup.js';
+import { registerSourceCommands } from './commands/sources.js';
 
 interface GlobalOpts { palace?: string; profile?: string; json?: boolean }
 
@@ -245,6 +246,7 @@ program
   });
 
 registerBackupCommands(program, () => configFrom(program.opts<GlobalOpts>()));
+registerSourceCommands(program, { withRuntime: (fn) => withRuntime(program.opts<GlobalOpts>(), fn), json: () => Boolean(program.opts<GlobalOpts>().json) });
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.exitCode = reportError(e, Boolean(program.opts<GlobalOpts>().json));

@@ -12,6 +12,12 @@ import type { JobEngine } from '../palace/jobs.js';
 import type { PalaceStores } from '../stores/open.js';
 import { openStores } from '../stores/open.js';
 import { LocalJobEngine } from '../workflows/local/runner.js';
+import { checkNotifySettings, deliverJobEnd } from '../activities/notify.js';
+import type { Notifications } from '../palace/notifications.js';
+import type { RefreshScheduler } from '../palace/registered-sources.js';
+import { refreshRegisteredSource } from '../palace/registered-sources.js';
+import { InlineNotifications } from '../workflows/local/inline-notifications.js';
+import { RefreshDebouncer } from '../workflows/local/refresh-debouncer.js';
 
 export interface Runtime {
   config: Config;
@@ -22,38 +28,56 @@ export interface Runtime {
   drawerContext: DrawerContext;
   /** Depth of each BullMQ queue by job state (cluster profile; short jobs run inline otherwise). */
   queueDepths?: () => Promise<Record<string, Record<string, number>>>;
+  /** Schedules refreshes of registered sources (the trigger queue on the cluster, an in-process debounce embedded). */
+  refresh: RefreshScheduler;
+  /** Job-end deliveries and dead letters. */
+  notifications: Notifications;
   close(): Promise<void>;
 }
 
 export async function openRuntime(config: Config, opts: { embedder?: Embedder } = {}): Promise<Runtime> {
+  // Embedded deliveries happen in this process: refuse unsigned or non-http notification URLs before opening anything.
+  if (config.profile !== 'cluster') checkNotifySettings(config.hooks.notifyUrls, config.hooks.notifySecret);
   const embedder = opts.embedder ?? new MiniLmEmbedder(config);
   const stores = await openStores(config);
   const activities = createJobActivities({ config, stores, embedder, workspace: path.join(config.palaceDir, 'workspace') });
   // Cluster jobs run as Temporal workflows on `mempalace worker` processes; the client is loaded
   // only then, so embedded commands never load the Temporal SDK.
+  // Embedded job ends are delivered in this process (the cluster's worker publishes them to its queue).
+  const inline = config.profile === 'cluster' ? undefined : new InlineNotifications(
+    (event, progress) => deliverJobEnd({ palace: config.palaceName, urls: config.hooks.notifyUrls, secret: config.hooks.notifySecret, logstream: stores.logstream }, event, progress),
+    { attempts: config.hooks.notifyAttempts, backoffMs: config.hooks.notifyBackoffMs },
+  );
   const jobs: JobEngine = config.profile === 'cluster'
     ? await (await import('../workflows/temporal/job-engine.js')).TemporalJobEngine.connect({ palace: stores.palace, jobs: stores.jobs, temporal: config.temporal, timeouts: { leaseMs: config.jobLeaseMs }, mineWindow: config.mineParallelBatches })
-    : new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs, mineWindow: config.mineParallelBatches });
+    : new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs, mineWindow: config.mineParallelBatches, notify: (p) => inline!.publish(p) });
   const queues = config.profile === 'cluster' ? await openQueues(config) : undefined;
+  const refresh = queues?.refresh ?? new RefreshDebouncer((sourceId) => refreshRegisteredSource({ store: stores.jobs, jobs }, sourceId), config.hooks.refreshDebounceMs);
   return {
-    config, stores, embedder, jobs,
+    config, stores, embedder, jobs, refresh,
+    notifications: queues?.notifications ?? inline!,
     drawerContext: { config, drawers: stores.drawers, embedder },
     ...(queues ? { queueDepths: queues.depths } : {}),
     async close() {
+      // Together: a refresh in progress waits for its mine, which closing the engine cancels.
+      await Promise.all([refresh.close(), jobs.close()]);
       await queues?.close();
-      await jobs.close();
+      await inline?.close();
       await stores.close();
       if (!opts.embedder) await embedder.close();
     },
   };
 }
 
-/** The cluster profile's BullMQ queues, opened only to report their depths. */
+/** The cluster profile's BullMQ queues: depths, refresh requests, dead letters (their consumers run in `mempalace worker`). */
 async function openQueues(config: Config) {
   const { NotificationQueue, TriggerQueue } = await import('../workflows/queues/queues.js');
-  const settings = { redisUrl: config.redis.url, palaceName: config.palaceName };
-  const queues = { trigger: new TriggerQueue(settings), notification: new NotificationQueue(settings) };
+  const { queueNotifications, queueRefreshScheduler, queueSettings } = await import('../workflows/queues/short-jobs.js');
+  const settings = queueSettings(config);
+  const queues = { trigger: new TriggerQueue(settings, config.hooks.refreshDebounceMs), notification: new NotificationQueue(settings) };
   return {
+    refresh: queueRefreshScheduler(queues.trigger),
+    notifications: queueNotifications(queues),
     depths: async () => Object.fromEntries(await Promise.all(Object.entries(queues).map(async ([name, q]) => [name, await q.depths()] as const))),
     close: async () => { await Promise.all(Object.values(queues).map((q) => q.close())); },
   };

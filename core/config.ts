@@ -88,6 +88,20 @@ export interface Config {
     /** OAuth 2.1 resource server (api/oauth.ts): on when MEMPALACE_OAUTH_ISSUER is set. */
     oauth: OAuthSettings | undefined;
   };
+  /** Registered sources and job ends: git push webhooks in, job-end notifications out. */
+  hooks: {
+    /** Shared secret of `POST /v1/hooks/git` (GitHub HMAC key, GitLab token); unset refuses every push. */
+    webhookSecret: string | undefined;
+    /** Quiet period after a push before its source is refreshed; later pushes restart it. */
+    refreshDebounceMs: number;
+    /** Where job ends are POSTed (comma-separated URLs). */
+    notifyUrls: string[];
+    /** HMAC-SHA256 key of the notification signature; defaults to the webhook secret. */
+    notifySecret: string | undefined;
+    /** Delivery attempts before a notification becomes a dead letter, and the first retry delay (doubled per attempt). */
+    notifyAttempts: number;
+    notifyBackoffMs: number;
+  };
   /** The entity registry (`known_entities.json`) whose names entity detection knows. */
   entityRegistryFile: string;
   /** Locales of entity detection (`MEMPALACE_ENTITY_LANGUAGES`, comma-separated). */
@@ -187,6 +201,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           jwksUrl: env.MEMPALACE_OAUTH_JWKS_URL?.trim() || undefined,
         }
         : undefined,
+    },
+    hooks: {
+      webhookSecret: env.MEMPALACE_WEBHOOK_SECRET || undefined,
+      refreshDebounceMs: intOr(env.MEMPALACE_REFRESH_DEBOUNCE_MS, 30_000),
+      notifyUrls: (env.MEMPALACE_NOTIFY_URLS ?? '').split(',').map((u) => u.trim()).filter((u) => u.length > 0),
+      notifySecret: env.MEMPALACE_NOTIFY_SECRET || env.MEMPALACE_WEBHOOK_SECRET || undefined,
+      notifyAttempts: intOr(env.MEMPALACE_NOTIFY_ATTEMPTS, 8, 1),
+      notifyBackoffMs: intOr(env.MEMPALACE_NOTIFY_BACKOFF_MS, 2_000, 1),
     },
     entityRegistryFile: path.resolve(env.MEMPALACE_ENTITY_REGISTRY ?? path.join(home, '.mempalace', 'known_entities.json')),
     entityLanguages: (env.MEMPALACE_ENTITY_LANGUAGES ?? 'en').split(',').map((l) => l.trim()).filter((l) => l.length > 0),

@@ -101,6 +101,42 @@ function renderQueues(q) {
   p.textContent = Object.entries(q.queues || {}).map(([name, depth]) => `${name}: ${depth}`).join(' · ') || 'All queues are empty.';
 }
 
+function renderSources({ sources }) {
+  const body = $('sources').tBodies[0];
+  if (!sources || sources.length === 0) {
+    body.replaceChildren(el('tr', { class: 'empty' }, el('td', { colspan: '6' }, 'No registered sources.')));
+    return;
+  }
+  body.replaceChildren(...sources.map((s) => {
+    const r = s.last_refresh;
+    const when = r ? `${r.state} ${r.finished_at || r.requested_at}` : 'never';
+    return el('tr', { 'data-source-id': s.source_id },
+      el('td', {}, el('code', {}, s.source_id)),
+      el('td', {}, s.location),
+      el('td', {}, s.ref || '–'),
+      el('td', { class: r ? `state-${r.state}` : '', 'data-refresh-state': r ? r.state : 'never' }, when),
+      el('td', {}, r && r.commit ? el('code', {}, r.commit.slice(0, 10)) : '–'),
+      el('td', {}, r && r.drawers_written !== undefined ? String(r.drawers_written) : '–'));
+  }));
+}
+
+function renderNotifications({ deliveries, dead_letters: dead }) {
+  $('dead-letters').textContent = dead && dead.length > 0
+    ? `${dead.length} dead letter${dead.length === 1 ? '' : 's'}: ${dead.map((d) => `${d.queue}/${d.id} (${d.failedReason})`).join('; ')}. Retry with POST /v1/dead-letters/{queue}/{id}/retry.`
+    : 'No dead letters.';
+  const body = $('deliveries').tBodies[0];
+  if (!deliveries || deliveries.length === 0) {
+    body.replaceChildren(el('tr', { class: 'empty' }, el('td', { colspan: '5' }, 'No deliveries yet.')));
+    return;
+  }
+  body.replaceChildren(...deliveries.map((d) => el('tr', { 'data-delivery-id': d.id },
+    el('td', {}, el('code', {}, d.job_id.slice(0, 8))),
+    el('td', {}, `${d.kind} ${d.state}`),
+    el('td', { class: `delivery-${d.status}` }, d.status),
+    el('td', {}, String(d.attempts)),
+    el('td', {}, d.error || ''))));
+}
+
 function renderEvent(e) {
   const list = $('logstream');
   const to = e.to_agent ? ` → ${e.to_agent}` : '';
@@ -108,7 +144,7 @@ function renderEvent(e) {
   while (list.children.length > MAX_LOG_ITEMS) list.firstElementChild.remove();
 }
 
-const HANDLERS = { jobs: renderJobs, stats: renderStats, health: renderHealth, queues: renderQueues, logstream: renderEvent };
+const HANDLERS = { jobs: renderJobs, stats: renderStats, health: renderHealth, queues: renderQueues, sources: renderSources, notifications: renderNotifications, logstream: renderEvent };
 
 function dispatch(frame) {
   let event = 'message';

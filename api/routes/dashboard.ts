@@ -5,6 +5,10 @@
  * `logstream` (the newest events, then a live tail). Job, stats and health frames are read from
  * the stores on a timer and sent only when they changed; the tail blocks on the logstream store.
  * Queue depths are a `queues` frame where the profile has queues (cluster); none is sent otherwise.
+ * `sources` (registered sources with their last refresh) and `notifications` (recent job-end
+ * deliveries and the dead letters) are sent on every profile. When a job ends, the stats and
+ * sources frames are re-read at once rather than at their next tick, so the drawer counts
+ * follow a finished mine without delay.
  *
  * The page asks for a read token and keeps it in sessionStorage; it reads the stream with
  * fetch() and an Authorization header (EventSource cannot send headers), so the token never
@@ -16,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import type { Router } from 'express';
 import { eventList, eventWait } from '../../palace/logstream.js';
+import { listSources } from '../../palace/registered-sources.js';
 import { palaceCounts } from '../../palace/status.js';
 import type { ApiDeps } from '../deps.js';
 import { healthReport } from '../health.js';
@@ -34,8 +39,37 @@ function dashboardDir(): string {
   return candidates.find((c) => fs.existsSync(path.join(c, 'index.html'))) ?? candidates[0]!;
 }
 
+/** A sleep that another loop can cut short; a wake-up while not sleeping skips the next sleep. */
+class Waker {
+  private wakeUp: (() => void) | undefined;
+  private pending = false;
+
+  sleep(ms: number, signal: AbortSignal): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.wakeUp = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+      this.wakeUp = done;
+    });
+  }
+
+  wake(): void {
+    if (this.wakeUp) this.wakeUp();
+    else this.pending = true;
+  }
+}
+
 /** Send `event` whenever what `read` returns differs (by `key`) from the last frame. */
-async function pollLoop(stream: SseStream, event: string, everyMs: number, read: () => Promise<unknown>, key: (value: unknown) => string = (v) => JSON.stringify(v)): Promise<void> {
+async function pollLoop(stream: SseStream, event: string, everyMs: number, read: () => Promise<unknown>, key: (value: unknown) => string = (v) => JSON.stringify(v), waker?: Waker): Promise<void> {
   let last = '';
   while (!stream.closed) {
     let value: unknown;
@@ -49,7 +83,7 @@ async function pollLoop(stream: SseStream, event: string, everyMs: number, read:
       stream.send(event, value);
       last = text;
     }
-    await sleep(everyMs, stream.signal);
+    await (waker ? waker.sleep(everyMs, stream.signal) : sleep(everyMs, stream.signal));
   }
 }
 
@@ -86,7 +120,23 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
   router.get('/v1/dashboard/stream', deps.authorize, async (req, res) => {
     if (!deps.sse.tryAcquire()) return sseOverCapacity(res);
     const stream = new Stream(req, res, () => deps.sse.release());
-    const jobs = async () => ({ jobs: (await deps.runtime().jobs.list(10)).map(({ result: _result, ...rest }) => rest) });
+    const afterJobEnd = [new Waker(), new Waker()] as const;
+    let seen: Map<string, string> | undefined;
+    const jobs = async () => {
+      const list = (await deps.runtime().jobs.list(10)).map(({ result: _result, ...rest }) => rest);
+      // A job that ended since the last read: one seen running, or one that started and ended in between.
+      if (seen && list.some((j) => j.state !== 'running' && seen!.get(j.job_id) !== j.state)) for (const w of afterJobEnd) w.wake();
+      seen = new Map(list.map((j) => [j.job_id, j.state]));
+      return { jobs: list };
+    };
+    const sources = async () => {
+      const rt = deps.runtime();
+      return { sources: await listSources({ store: rt.stores.jobs, jobs: rt.jobs }) };
+    };
+    const notifications = async () => {
+      const n = deps.runtime().notifications;
+      return { deliveries: await n.recentDeliveries(10), dead_letters: await n.deadLetters() };
+    };
     const stats = async () => {
       const rt = deps.runtime();
       return { palace: rt.stores.palace, profile: rt.config.profile, ...(await palaceCounts(rt.stores.drawers)), sse_clients: deps.sse.count, sse_max_clients: deps.sse.max };
@@ -96,7 +146,9 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
     try {
       await Promise.all([
         pollLoop(stream, 'jobs', deps.pollMs, jobs),
-        pollLoop(stream, 'stats', STATS_EVERY_MS, stats),
+        pollLoop(stream, 'stats', STATS_EVERY_MS, stats, undefined, afterJobEnd[0]),
+        pollLoop(stream, 'sources', STATS_EVERY_MS, sources, undefined, afterJobEnd[1]),
+        pollLoop(stream, 'notifications', STATS_EVERY_MS, notifications),
         pollLoop(stream, 'health', HEALTH_EVERY_MS, () => healthReport(deps.runtime()), healthKey),
         tailLoop(stream, deps),
         ...(deps.runtime().queueDepths ? [pollLoop(stream, 'queues', STATS_EVERY_MS, queueFrame(deps))] : []),

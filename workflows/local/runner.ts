@@ -25,6 +25,8 @@ export interface LocalRunnerDeps {
   pollMs?: number;
   /** Mine batches in flight (default 2: reading and chunking the next overlaps embedding one). */
   mineWindow?: number;
+  /** Told once a job has recorded its end (the embedded notifications). */
+  notify?: (progress: JobProgress) => void;
 }
 
 /** The embedder runs in its own thread: one batch embeds while the next is read and chunked. */
@@ -84,6 +86,7 @@ export class LocalJobEngine implements JobEngine {
     const now = new Date().toISOString();
     const progress = { ...this.toProgress(latest), ...extra, state, updated_at: now, finished_at: now, eta_s: 0 };
     await this.deps.jobs.update(r.job_id, state, progress as unknown as Record<string, unknown>, cursor);
+    this.deps.notify?.(progress);
   }
 
   private async run(record: JobRecord, spec: JobSpec, entry: Running, fence: { key: string; token: number } | undefined): Promise<void> {

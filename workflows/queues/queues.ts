@@ -22,6 +22,8 @@ import { hashN } from '../../core/text.js';
 import type { CheckpointInput } from '../../palace/checkpoint.js';
 import type { JobEngine, JobProgress, MineSpec } from '../../palace/jobs.js';
 import { lockKey } from '../../palace/jobs.js';
+import type { DeliveryOutcome, DeliveryProgress, DeliveryRecord, JobNotification } from '../../palace/notifications.js';
+import { jobNotification } from '../../palace/notifications.js';
 import { palacePrefix } from '../../stores/redis/connection.js';
 
 export const TRIGGER_QUEUE = 'triggers';
@@ -47,7 +49,8 @@ export interface DeadLetter {
   finishedOn: number | undefined;
 }
 
-export type RefreshRequest = { spec: MineSpec };
+/** `sourceId`: a registered source's refresh (webhook); its handler waits for the mine to end. */
+export type RefreshRequest = { spec: MineSpec; sourceId?: string };
 export interface AutoSaveRequest {
   agent: string;
   sessionId: string;
@@ -58,16 +61,7 @@ export interface AutoSaveRequest {
 }
 export type TriggerData = ({ kind: 'refresh' } & RefreshRequest) | ({ kind: 'auto_save' } & AutoSaveRequest);
 
-export interface JobNotification {
-  job_id: string;
-  kind: JobProgress['kind'];
-  state: JobProgress['state'];
-  lock_key: string;
-  finished_at: string | undefined;
-  files_seen: number;
-  drawers_written: number;
-  error?: string;
-}
+export type { JobNotification };
 
 /** BullMQ connection options from a Redis URL (blocking workers need unlimited retries). */
 export function bullConnection(redisUrl: string): ConnectionOptions {
@@ -139,7 +133,7 @@ export class TriggerQueue extends PalaceQueue<TriggerData> {
 
   /** Ask for a mine of a registered source; requests within the debounce window become one. */
   async requestRefresh(req: RefreshRequest, debounceMs = this.debounceMs): Promise<{ id: string }> {
-    const dedupe = `refresh-${hashN(lockKey(this.settings.palaceName, req.spec), 24)}`;
+    const dedupe = `refresh-${hashN(req.sourceId ?? lockKey(this.settings.palaceName, req.spec), 24)}`;
     const job = await this.queue.add('refresh', { kind: 'refresh', ...req }, {
       ...this.defaults, delay: debounceMs,
       deduplication: { id: dedupe, reschedule: true, keepLastIfActive: true },
@@ -164,11 +158,24 @@ export class NotificationQueue extends PalaceQueue<JobNotification> {
   /** Publish a job's end; publishing the same job and state again is a no-op. */
   async publish(p: JobProgress): Promise<void> {
     if (p.state === 'running') return;
-    const event: JobNotification = {
-      job_id: p.job_id, kind: p.kind, state: p.state, lock_key: p.lock_key, finished_at: p.finished_at,
-      files_seen: p.files_seen, drawers_written: p.drawers_written, ...(p.error === undefined ? {} : { error: p.error }),
-    };
-    await this.queue.add(`job_${p.state}`, event, { ...this.defaults, jobId: `job-${p.job_id.replace(/:/g, '-')}-${p.state}` });
+    await this.queue.add(`job_${p.state}`, jobNotification(p), { ...this.defaults, jobId: `job-${p.job_id.replace(/:/g, '-')}-${p.state}` });
+  }
+
+  /** The newest deliveries (finished, failed or waiting for a retry), for the dashboard. */
+  async recentDeliveries(limit: number): Promise<DeliveryRecord[]> {
+    const jobs = await this.queue.getJobs(['active', 'delayed', 'waiting', 'failed', 'completed'], 0, Math.max(0, limit - 1), false);
+    const records = await Promise.all(jobs.filter((j): j is Job<JobNotification> => Boolean(j?.id)).map(async (j): Promise<DeliveryRecord> => {
+      const progress = (typeof j.progress === 'object' && j.progress ? j.progress : { delivered: [] }) as DeliveryProgress;
+      const state = await j.getState();
+      return {
+        id: j.id!, job_id: j.data.job_id, kind: j.data.kind, state: j.data.state,
+        status: state === 'completed' ? 'delivered' : state === 'failed' ? 'dead' : 'pending',
+        attempts: j.attemptsMade, delivered: progress.delivered ?? [],
+        ...(j.failedReason ? { error: j.failedReason } : {}),
+        updated_at: new Date(j.finishedOn ?? j.processedOn ?? j.timestamp).toISOString(),
+      };
+    }));
+    return records.sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? '')).slice(0, limit);
   }
 }
 
@@ -204,10 +211,25 @@ function workerFor<D>(name: string, settings: QueueSettings, concurrency: number
 export function startTriggerWorker(settings: QueueSettings, handlers: TriggerHandlers, concurrency = 4): Worker<TriggerData> {
   return workerFor<TriggerData>(TRIGGER_QUEUE, settings, concurrency, async (job) => {
     const data = job.data;
-    return data.kind === 'refresh' ? handlers.refresh({ spec: data.spec }) : handlers.autoSave(data);
+    return data.kind === 'refresh' ? handlers.refresh({ spec: data.spec, ...(data.sourceId ? { sourceId: data.sourceId } : {}) }) : handlers.autoSave(data);
   });
 }
 
 export function startNotificationWorker(settings: QueueSettings, handle: (event: JobNotification) => Promise<unknown>, concurrency = 4): Worker<JobNotification> {
   return workerFor<JobNotification>(NOTIFICATION_QUEUE, settings, concurrency, (job) => handle(job.data));
+}
+
+/**
+ * The notification consumer: delivers each job end with `deliver`, keeping what it achieved in
+ * the job's progress, so a retry (backoff, or a dead letter retried) repeats only the failed URLs.
+ */
+export function startNotificationDeliveryWorker(settings: QueueSettings, deliver: (event: JobNotification, progress: DeliveryProgress) => Promise<DeliveryOutcome>, onFailure: (outcome: DeliveryOutcome) => Error, concurrency = 4): Worker<JobNotification> {
+  return workerFor<JobNotification>(NOTIFICATION_QUEUE, settings, concurrency, async (job) => {
+    const before = (typeof job.progress === 'object' && job.progress ? job.progress : { delivered: [] }) as DeliveryProgress;
+    const outcome = await deliver(job.data, before);
+    const { failed, ...progress } = outcome;
+    await job.updateProgress(progress);
+    if (failed.length > 0) throw onFailure(outcome);
+    return progress;
+  });
 }

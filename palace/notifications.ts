@@ -1,0 +1,79 @@
+/**
+ * Job-end notifications: what is told when a job finishes, fails or is cancelled, how a delivery
+ * went, and the `Notifications` port the API and dashboard read (dead letters, recent
+ * deliveries, a retry). The cluster implements it over the BullMQ notification queue, the
+ * embedded profile in-process; the delivery itself (outbound POSTs and the `job.finished`
+ * logstream event) is activities/notify.ts.
+ */
+import type { JobProgress } from './jobs.js';
+
+/** Where job ends appear in the logstream, so agents can `event_wait` on a job (correlation_id = job id). */
+export const JOB_EVENTS = { stream: 'ops', room: 'jobs', type: 'job.finished', from_agent: 'mempalace' } as const;
+
+export interface JobNotification {
+  job_id: string;
+  kind: JobProgress['kind'];
+  state: JobProgress['state'];
+  lock_key: string;
+  finished_at: string | undefined;
+  files_seen: number;
+  drawers_written: number;
+  error?: string;
+}
+
+export function jobNotification(p: JobProgress): JobNotification {
+  return {
+    job_id: p.job_id, kind: p.kind, state: p.state, lock_key: p.lock_key, finished_at: p.finished_at,
+    files_seen: p.files_seen, drawers_written: p.drawers_written, ...(p.error === undefined ? {} : { error: p.error }),
+  };
+}
+
+/** What a notification's delivery has done so far; kept across its retries so none is repeated. */
+export interface DeliveryProgress {
+  /** URLs that answered 2xx. */
+  delivered: string[];
+  /** The `job.finished` event appended for it. */
+  event_id?: string;
+}
+
+export interface DeliveryOutcome extends DeliveryProgress {
+  failed: { url: string; error: string }[];
+}
+
+/** The error a failed delivery is retried with: which URLs failed and how. */
+export function deliveryError(outcome: DeliveryOutcome): Error {
+  return new Error(`notification not delivered to ${outcome.failed.map((f) => `${f.url} (${f.error})`).join(', ')}`);
+}
+
+/** One notification's delivery as the dashboard lists it. */
+export interface DeliveryRecord {
+  id: string;
+  job_id: string;
+  kind: string;
+  state: string;
+  /** pending: waiting for a retry; dead: out of attempts (a dead letter). */
+  status: 'delivered' | 'pending' | 'dead';
+  attempts: number;
+  delivered: string[];
+  error?: string;
+  updated_at: string | undefined;
+}
+
+export interface DeadLetter {
+  queue: string;
+  id: string;
+  name: string;
+  data: unknown;
+  failedReason: string;
+  attemptsMade: number;
+  finishedOn: number | undefined;
+}
+
+export interface Notifications {
+  /** Dead letters of every short-job queue of the profile. */
+  deadLetters(): Promise<DeadLetter[]>;
+  /** Put a dead letter back with a fresh set of attempts. */
+  retryDeadLetter(queue: string, id: string): Promise<void>;
+  /** Newest first. */
+  recentDeliveries(limit: number): Promise<DeliveryRecord[]>;
+}

@@ -1,0 +1,223 @@
+/**
+ * Registered sources: repositories and directories the palace follows. Each is stored in the
+ * profile's job store; a refresh is an incremental mine of it through the JobEngine (unchanged
+ * files are skipped by their file state). Git sources are matched to push webhooks by a
+ * normalised repository identity, so `https://host/team/repo`, `git@host:team/repo.git` and
+ * `ssh://git@host:22/Team/Repo` are the same repository.
+ *
+ * Who schedules a refresh differs by profile (the `RefreshScheduler` port): the cluster puts it on
+ * the BullMQ trigger queue, the embedded profile debounces it in-process; both run
+ * `refreshRegisteredSource` per source, which waits for its mine to end so that a push arriving
+ * meanwhile gives exactly one more refresh after it.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { PalaceError, invalidArgument, isPalaceError } from '../core/errors.js';
+import { hashN } from '../core/text.js';
+import { validateOptionalName } from '../core/validate.js';
+import type { JobStore, RegisteredSource, SourceRefresh } from '../stores/ports.js';
+import type { JobEngine, JobProgress, MineMode, MineSpec } from './jobs.js';
+import { MINE_MODES } from './jobs.js';
+import type { SourcePolicy } from './sources.js';
+import { assertGitRef, resolveGitSource, resolveLocalSource } from './sources.js';
+
+export interface SourcesContext {
+  store: JobStore;
+  jobs: JobEngine;
+  /** What the caller may register: the same bounds a mine of the source would have (palace/sources.ts). */
+  policy: SourcePolicy;
+}
+
+/** Asks for a refresh of a registered source; requests for one source within the debounce window become one. */
+export interface RefreshScheduler {
+  request(source: RegisteredSource): Promise<{ request_id: string }>;
+  close(): Promise<void>;
+}
+
+export interface AddSourceInput {
+  location: string;
+  ref?: string | undefined;
+  wing?: string | undefined;
+  mode?: string | undefined;
+}
+
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+/** `[user@]host:path` (scp-like ssh), never `C:\` nor `host://`. */
+const SCP_LIKE = /^(?:[^@/\s]+@)?([^:/\s]{2,}):(?!\/\/)(\S+)$/;
+
+function trimRepoPath(p: string): string {
+  return p.replace(/\/+$/, '').replace(/\.git$/i, '').replace(/\/+$/, '');
+}
+
+/** Whether a location names a git repository by URL (rather than a directory to mine as is). */
+export function isRepoUrl(location: string): boolean {
+  const s = location.trim();
+  return SCHEME.test(s) || (SCP_LIKE.test(s) && !path.isAbsolute(s));
+}
+
+/**
+ * The identity push payloads are matched on: `host/path` in lower case without credentials,
+ * port, scheme or `.git` suffix; local repositories (`file://` URLs, absolute paths) are
+ * `file:<absolute path>`.
+ */
+export function repoMatchKey(location: string): string {
+  const s = location.trim();
+  if (SCHEME.test(s)) {
+    let url: URL;
+    try {
+      url = new URL(s);
+    } catch {
+      throw invalidArgument('location', 'git_url', `'${location}' is not a valid repository URL`);
+    }
+    if (url.protocol === 'file:') return `file:${trimRepoPath(path.resolve(decodeURIComponent(url.pathname)))}`;
+    if (!['http:', 'https:', 'ssh:', 'git:', 'git+ssh:'].includes(url.protocol)) throw invalidArgument('location', 'git_url', `repository URL scheme '${url.protocol}' is not supported (https, ssh, git, file)`);
+    return `${url.hostname.toLowerCase()}/${trimRepoPath(decodeURIComponent(url.pathname).replace(/^\/+/, '')).toLowerCase()}`;
+  }
+  if (path.isAbsolute(s)) return `file:${trimRepoPath(path.resolve(s))}`;
+  const scp = SCP_LIKE.exec(s);
+  if (scp) return `${scp[1]!.toLowerCase()}/${trimRepoPath(scp[2]!.replace(/^\/+/, '')).toLowerCase()}`;
+  throw invalidArgument('location', 'git_url', `'${location}' is neither a repository URL nor an absolute path`);
+}
+
+function sourceIdOf(kind: RegisteredSource['kind'], identity: string, ref: string | undefined): string {
+  return `src_${hashN(kind === 'git' ? `${identity}#${ref}` : identity, 16)}`;
+}
+
+function mineMode(value: string | undefined): MineMode {
+  if (value === undefined) return 'projects';
+  if (!(MINE_MODES as readonly string[]).includes(value)) throw invalidArgument('mode', 'one_of', `mode must be one of: ${MINE_MODES.join(', ')}`);
+  return value as MineMode;
+}
+
+/**
+ * Register (or re-register) a source. A URL, or any location with a ref, is a git source (ref
+ * `main` when none is given); anything else is a directory that must exist inside the allowed roots.
+ */
+export async function addSource(ctx: SourcesContext, input: AddSourceInput, addedBy: string): Promise<RegisteredSource> {
+  const location = typeof input.location === 'string' ? input.location.trim() : '';
+  if (location === '') throw invalidArgument('location', 'non_empty_string', 'location must be a repository URL or a directory');
+  const mode = mineMode(input.mode);
+  const wing = validateOptionalName('wing', input.wing);
+  const ref = input.ref?.trim() || undefined;
+  if (ref !== undefined) assertGitRef('ref', ref);
+  const now = new Date().toISOString();
+  let source: RegisteredSource;
+  if (isRepoUrl(location) || ref !== undefined) {
+    await resolveGitSource('location', location, ctx.policy);
+    const matchKey = repoMatchKey(location);
+    const gitRef = ref ?? 'main';
+    source = { source_id: sourceIdOf('git', matchKey, gitRef), kind: 'git', location, match_key: matchKey, ref: gitRef, mode, added_by: addedBy, added_at: now };
+  } else {
+    const abs = await resolveLocalSource('location', location, ctx.policy);
+    source = { source_id: sourceIdOf('dir', abs, undefined), kind: 'dir', location: abs, mode, added_by: addedBy, added_at: now };
+  }
+  if (wing !== undefined) source.wing = wing;
+  const existing = await ctx.store.getSource(source.source_id);
+  if (existing) source.added_at = existing.added_at;
+  await ctx.store.putSource(source);
+  return (await ctx.store.getSource(source.source_id)) ?? source;
+}
+
+export async function getSource(ctx: Pick<SourcesContext, 'store'>, sourceId: string): Promise<RegisteredSource> {
+  const source = await ctx.store.getSource(sourceId);
+  if (!source) throw new PalaceError('not_found', `no registered source ${sourceId}`, { field: 'source_id', rule: 'registered_source' });
+  return source;
+}
+
+/** Every registered source; a refresh still recorded as running shows its job's current state. */
+export async function listSources(ctx: Pick<SourcesContext, 'store' | 'jobs'>): Promise<RegisteredSource[]> {
+  const sources = await ctx.store.listSources();
+  return Promise.all(sources.map(async (s) => {
+    const r = s.last_refresh;
+    if (r?.state !== 'running' || r.job_id === undefined) return s;
+    const p = await ctx.jobs.progress(r.job_id).catch(() => undefined);
+    return p && p.state !== 'running' ? { ...s, last_refresh: refreshOutcome(r, p) } : s;
+  }));
+}
+
+export async function removeSource(ctx: Pick<SourcesContext, 'store'>, sourceId: string): Promise<{ removed: string }> {
+  if (!(await ctx.store.removeSource(sourceId))) throw new PalaceError('not_found', `no registered source ${sourceId}`, { field: 'source_id', rule: 'registered_source' });
+  return { removed: sourceId };
+}
+
+/** The incremental mine a refresh runs. */
+export function refreshSpec(source: RegisteredSource): MineSpec {
+  return {
+    kind: 'mine',
+    source: source.kind === 'git' ? { kind: 'git', url: source.location, ref: source.ref ?? 'main' } : { kind: 'dir', path: source.location },
+    mode: source.mode as MineMode, wing: source.wing, agent: 'mempalace', limit: 0, dryRun: false, extract: 'exchange',
+    respectGitignore: true, includeIgnored: [],
+  };
+}
+
+function refreshOutcome(r: SourceRefresh, p: JobProgress): SourceRefresh {
+  const commit = (p.result as { commit?: unknown } | undefined)?.commit;
+  return {
+    ...r, job_id: p.job_id, state: p.state, drawers_written: p.drawers_written,
+    ...(p.finished_at ? { finished_at: p.finished_at } : {}),
+    ...(typeof commit === 'string' ? { commit } : {}),
+    ...(p.error ? { error: p.error } : {}),
+  };
+}
+
+/** Start a refresh now (CLI, REST): the mine's job; a job already running on the source is an `already_running` error. */
+export async function startRefresh(ctx: SourcesContext, sourceId: string): Promise<JobProgress> {
+  const source = await getSource(ctx, sourceId);
+  const started = await ctx.jobs.start(refreshSpec(source));
+  await ctx.store.setSourceRefresh(sourceId, { trigger: 'manual', requested_at: started.started_at, job_id: started.job_id, state: 'running' });
+  return started;
+}
+
+const WAIT_SLICE_MS = 60_000;
+
+async function waitForEnd(jobs: JobEngine, jobId: string): Promise<JobProgress> {
+  for (;;) {
+    const p = await jobs.wait(jobId, WAIT_SLICE_MS);
+    if (p.state !== 'running') return p;
+  }
+}
+
+/**
+ * Run one scheduled refresh to its end: a job already mining the source is waited for first (it
+ * may have scanned before the push), then the mine starts and is waited for; the outcome is
+ * recorded on the source. A source removed meanwhile is not refreshed (undefined).
+ */
+export async function refreshRegisteredSource(ctx: Pick<SourcesContext, 'store' | 'jobs'>, sourceId: string, trigger: SourceRefresh['trigger'] = 'webhook'): Promise<SourceRefresh | undefined> {
+  const requested = new Date().toISOString();
+  let started: JobProgress | undefined;
+  while (!started) {
+    const source = await ctx.store.getSource(sourceId);
+    if (!source) return undefined;
+    try {
+      started = await ctx.jobs.start(refreshSpec(source));
+    } catch (e) {
+      if (!isPalaceError(e) || e.code !== 'already_running') throw e;
+      await ctx.store.setSourceRefresh(sourceId, { trigger, requested_at: requested, state: 'waiting' });
+      const running = (e.details as { job_id?: unknown } | undefined)?.job_id;
+      if (typeof running === 'string') await waitForEnd(ctx.jobs, running);
+      else await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+  const base: SourceRefresh = { trigger, requested_at: requested, job_id: started.job_id, state: 'running' };
+  if (!(await ctx.store.setSourceRefresh(sourceId, base))) return undefined;
+  const outcome = refreshOutcome(base, await waitForEnd(ctx.jobs, started.job_id));
+  await ctx.store.setSourceRefresh(sourceId, outcome);
+  return outcome;
+}
+
+/** A push as the webhook parsed it: every URL the payload names for the repository, and the ref. */
+export interface GitPush {
+  provider: 'github' | 'gitlab';
+  repoUrls: string[];
+  /** `refs/heads/<branch>` or `refs/tags/<tag>`. */
+  ref: string;
+  /** Commit the ref points to after the push. */
+  after: string | undefined;
+}
+
+/** The registered git sources a push concerns: same repository, and the ref pushed is theirs. */
+export function sourcesForPush(sources: readonly RegisteredSource[], push: GitPush): RegisteredSource[] {
+  const keys = new Set(push.repoUrls.flatMap((u) => { try { return [repoMatchKey(u)]; } catch { return []; } }));
+  return sources.filter((s) => s.kind === 'git' && s.match_key !== undefined && keys.has(s.match_key)
+    && (push.ref === `refs/heads/${s.ref}` || push.ref === `refs/tags/${s.ref}` || push.ref === s.ref));
+}

@@ -1,0 +1,73 @@
+/**
+ * The cluster's short jobs wired to the palace: the API side (a refresh scheduler over the
+ * trigger queue, the notifications port over both queues) and the consumer side that runs in
+ * every `mempalace worker` (refreshes of registered sources, auto-saves, job-end deliveries).
+ */
+import type { Worker } from 'bullmq';
+import { deliverJobEnd } from '../../activities/notify.js';
+import type { Config } from '../../core/config.js';
+import { invalidArgument } from '../../core/errors.js';
+import type { Embedder } from '../../embed/embedder.js';
+import { checkpoint } from '../../palace/checkpoint.js';
+import type { JobEngine } from '../../palace/jobs.js';
+import type { DeadLetter, Notifications } from '../../palace/notifications.js';
+import { deliveryError } from '../../palace/notifications.js';
+import type { RefreshScheduler } from '../../palace/registered-sources.js';
+import { refreshRegisteredSource, refreshSpec } from '../../palace/registered-sources.js';
+import type { PalaceStores } from '../../stores/open.js';
+import type { NotificationQueue, QueueSettings, TriggerQueue } from './queues.js';
+import { refreshWithJobEngine, startNotificationDeliveryWorker, startTriggerWorker } from './queues.js';
+
+export function queueSettings(config: Config): QueueSettings {
+  return { redisUrl: config.redis.url, palaceName: config.palaceName };
+}
+
+/** What the notification queue's publisher adds jobs with: the configured delivery attempts. */
+export function notificationQueueSettings(config: Config): QueueSettings {
+  return { ...queueSettings(config), attempts: config.hooks.notifyAttempts, backoffMs: config.hooks.notifyBackoffMs };
+}
+
+export function queueRefreshScheduler(trigger: TriggerQueue): RefreshScheduler {
+  return {
+    request: async (source) => {
+      const { id } = await trigger.requestRefresh({ spec: refreshSpec(source), sourceId: source.source_id });
+      return { request_id: id };
+    },
+    close: async () => undefined,
+  };
+}
+
+export function queueNotifications(queues: { trigger: TriggerQueue; notification: NotificationQueue }): Notifications {
+  const byName = (name: string) => {
+    if (name !== 'trigger' && name !== 'notification') throw invalidArgument('queue', 'one_of', 'queue must be one of: trigger, notification');
+    return queues[name];
+  };
+  return {
+    async deadLetters(): Promise<DeadLetter[]> {
+      const lists = await Promise.all((['trigger', 'notification'] as const).map(async (name) => (await queues[name].deadLetters()).map((d) => ({ ...d, queue: name }))));
+      return lists.flat();
+    },
+    retryDeadLetter: (queue, id) => byName(queue).retryDeadLetter(id),
+    recentDeliveries: (limit) => queues.notification.recentDeliveries(limit),
+  };
+}
+
+export interface ShortJobWorkers {
+  workers: Worker[];
+  close(): Promise<void>;
+}
+
+/** Consume the trigger and notification queues with this process's stores and job engine. */
+export function startShortJobWorkers(rt: { config: Config; stores: PalaceStores; jobs: JobEngine; embedder: Embedder }): ShortJobWorkers {
+  const { config, stores, jobs } = rt;
+  const settings = queueSettings(config);
+  const plainRefresh = refreshWithJobEngine(jobs);
+  const trigger = startTriggerWorker(settings, {
+    refresh: (req) => (req.sourceId ? refreshRegisteredSource({ store: stores.jobs, jobs }, req.sourceId) : plainRefresh(req)),
+    autoSave: (req) => checkpoint({ config, drawers: stores.drawers, embedder: rt.embedder }, req.checkpoint),
+  });
+  const notify = { palace: config.palaceName, urls: config.hooks.notifyUrls, secret: config.hooks.notifySecret, logstream: stores.logstream };
+  const notification = startNotificationDeliveryWorker(settings, (event, progress) => deliverJobEnd(notify, event, progress), deliveryError);
+  const workers = [trigger, notification];
+  return { workers, close: async () => { await Promise.all(workers.map((w) => w.close())); } };
+}
