@@ -155,6 +155,23 @@ async function runHook(ctx: CliContext, hook: HookName, harness: Harness, input:
   return { note: filed.queued ? `queued ${filed.queued}` : `filed ${filed.filed} drawers` };
 }
 
+/**
+ * One hook run: what goes to stdout (the host's JSON, if any) and the line for stderr. Never
+ * throws: a failure is reported and recorded, and the host goes on.
+ */
+export async function executeHook(ctx: CliContext, hook: HookName, harness: Harness, raw: string, home: string): Promise<{ stdout?: Record<string, unknown>; message: string; failed: boolean }> {
+  let input: HookInput | undefined;
+  try {
+    input = parseHookInput(raw);
+    const outcome = await runHook(ctx, hook, harness, input, home);
+    return { ...(outcome.stdout ? { stdout: outcome.stdout } : {}), message: `mempalace hook ${hook}: ${outcome.note}`, failed: false };
+  } catch (e) {
+    const error = e instanceof Error ? e.message : String(e);
+    await recordFailure(home, { at: new Date().toISOString(), hook, harness, session_id: input?.session_id ?? null, error });
+    return { message: `mempalace hook ${hook}: failed, the host continues: ${error}`, failed: true };
+  }
+}
+
 const harnessOption = () => new Option('--harness <host>', 'the agent host').choices([...HARNESSES]).default('claude-code');
 
 export function registerHookCommands(program: Command, ctx: CliContext): void {
@@ -165,19 +182,10 @@ export function registerHookCommands(program: Command, ctx: CliContext): void {
     .addOption(new Option('--hook <hook>', 'which hook').choices([...HOOK_NAMES]).makeOptionMandatory())
     .addOption(harnessOption())
     .action(async (o: { hook: HookName; harness: Harness }) => {
-      const home = mempalaceHome();
-      let input: HookInput | undefined;
-      try {
-        const background = process.env[BACKGROUND_INPUT_ENV];
-        input = parseHookInput(background ?? (await readStdin()));
-        const outcome = await runHook(ctx, o.hook, o.harness, input, home);
-        if (outcome.stdout) process.stdout.write(`${JSON.stringify(outcome.stdout)}\n`);
-        process.stderr.write(`mempalace hook ${o.hook}: ${outcome.note}\n`);
-      } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        process.stderr.write(`mempalace hook ${o.hook}: failed, the host continues: ${message}\n`);
-        await recordFailure(home, { at: new Date().toISOString(), hook: o.hook, harness: o.harness, session_id: input?.session_id ?? null, error: message });
-      }
+      const background = process.env[BACKGROUND_INPUT_ENV];
+      const r = await executeHook(ctx, o.hook, o.harness, background ?? (await readStdin()), mempalaceHome());
+      if (r.stdout) process.stdout.write(`${JSON.stringify(r.stdout)}\n`);
+      process.stderr.write(`${r.message}\n`);
       process.exitCode = 0;
     });
 
