@@ -58,6 +58,14 @@ async function filedExchanges(): Promise<number[]> {
   return page.items.map((d) => Number(d.meta.exchange_index)).sort((a, b) => a - b);
 }
 
+/** The BullMQ job once the worker finished it (its drawers are visible a little before). */
+async function completed(jobId: string) {
+  return until(`job ${jobId} to complete`, async () => {
+    const job = await queue.queue.getJob(jobId);
+    return job && (await job.getState()) === 'completed' ? job : undefined;
+  });
+}
+
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
 beforeAll(async () => {
@@ -107,8 +115,7 @@ describe('the stop hook through BullMQ to a worker process', () => {
       return e.length >= 15 ? e : undefined;
     });
     expect(exchanges).toEqual(range(0, 15));
-    const job = (await queue.queue.getJob(jobId!))!;
-    expect(await job.getState()).toBe('completed');
+    const job = await completed(jobId!);
     expect(job.returnvalue).toMatchObject({ drawers_filed: 15, drawers_already_filed: 0 });
     expect(await memoriesFiledAway(home)).toMatchObject({ status: 'ok', count: 15 });
 
@@ -131,7 +138,7 @@ describe('the stop hook through BullMQ to a worker process', () => {
     expect(exchanges).toEqual(range(0, 30));
     const diary = await rt.stores.drawers.list({ wing: 'ledger', room: 'diary' }, 0, 100);
     expect(diary.items.filter((d) => d.content.includes(session))).toHaveLength(2);
-    const job = (await queue.queue.getJob(jobId!))!;
+    const job = await completed(jobId!);
     expect(job.returnvalue).toMatchObject({ drawers_filed: 15 });
   });
 });
