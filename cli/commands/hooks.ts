@@ -201,7 +201,8 @@ export function registerHookCommands(program: Command, ctx: CliContext): void {
     .action(async (action: string, o: { harness: Harness; settings?: string; scope: Scope; command: string; uninstall?: boolean }) => {
       if (action !== 'install') throw new Error(`unknown action '${action}' (expected: install)`);
       const g = ctx.globals();
-      const bin = g.palace ? `${o.command} --palace ${JSON.stringify(path.resolve(g.palace))}` : o.command;
+      // The host runs the hooks without this shell's environment: the palace and profile go in the command.
+      const bin = [o.command, ...(g.palace ? ['--palace', JSON.stringify(path.resolve(g.palace))] : []), ...(g.profile ? ['--profile', g.profile] : [])].join(' ');
       const file = o.settings ? path.resolve(o.settings) : defaultSettingsFile(o.harness, o.scope);
       const r = await installHooks({ harness: o.harness, file, bin, uninstall: Boolean(o.uninstall) });
       if (g.json) return printJson({ ...r, harness: o.harness, uninstalled: Boolean(o.uninstall) });
