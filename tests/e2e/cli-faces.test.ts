@@ -147,11 +147,22 @@ describe.each(['embedded', 'cluster'] as const)('%s profile', (profile) => {
   });
 
   it('logstream append, list, wait, tail (following live); task create', async () => {
-    const stream = `project/${name}`;
+    const project = name.replace(/-/g, '_');
+    const stream = `project/${project}`;
     const tail = start(env, ['--json', 'logstream', 'tail', '--stream', stream, '--max-events', '2']);
+    try {
+      await following(tail);
+    } finally {
+      tail.kill();
+    }
+  });
+
+  async function following(tail: ReturnType<typeof start>) {
+    const project = name.replace(/-/g, '_');
+    const stream = `project/${project}`;
     const first = await cli('logstream', 'append', '--stream', stream, '--type', 'status', '--body', 'berth plan drafted', '--to', 'reviewer', '--room', 'status');
     expect(first.json).toMatchObject({ success: true, event: { type: 'status', from_agent: 'tester', to_agent: 'reviewer', body: 'berth plan drafted' } });
-    const task = await cli('task', 'create', '--project', name, '--to', 'worker', '--goal', 'Check berth 6 bookings', '--branch', 'main', '--base-commit', 'abc1234', '--done', 'A list of conflicts');
+    const task = await cli('task', 'create', '--project', project, '--to', 'worker', '--goal', 'Check berth 6 bookings', '--branch', 'main', '--base-commit', 'abc1234', '--done', 'A list of conflicts');
     expect(task.json).toMatchObject({ success: true, task: { type: 'task.request', to_agent: 'worker' }, handoff: expect.any(String) });
     const tailed = await tail.done;
     expect(tailed.code).toBe(0);
@@ -163,7 +174,7 @@ describe.each(['embedded', 'cluster'] as const)('%s profile', (profile) => {
     expect(since.json.events.map((e: { type: string }) => e.type)).toEqual(['task.request']);
     const waited = await cli('logstream', 'wait', '--stream', stream, '--since', task.json.task.id, '--timeout-ms', '300');
     expect(waited.json).toMatchObject({ timed_out: true, count: 0 });
-  });
+  }
 
   it('artifact put and get move a file byte-exactly, sha256 verified', async () => {
     const file = path.join(tmp, `patch-${profile}.diff`);
