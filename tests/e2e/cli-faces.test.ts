@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openRuntime } from '../../cli/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { addDrawer } from '../../palace/drawers.js';
@@ -19,6 +19,10 @@ import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
 import { openNeo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
 import { RedisConnections } from '../../stores/redis/connection.js';
 import { uniquePalaceName } from '../integration/temporal-harness.js';
+
+// One process per command: on a loaded machine a test of nine commands needs more than the
+// project's default five minutes. A budget, not a timing assertion.
+vi.setConfig({ testTimeout: 1_200_000 });
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-cli-faces-'));
