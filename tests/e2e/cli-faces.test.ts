@@ -197,8 +197,18 @@ describe.each(['embedded', 'cluster'] as const)('%s profile', (profile) => {
     expect((await cli('artifact', 'put', binary)).code).toBe(2);
   });
 
-  it('delete-by-source (dry run, then applied), sync, jobs list and show', async () => {
-    if (profile === 'cluster') return; // cluster jobs run on Temporal workers: covered by the embedded engine here and by tests/integration for Temporal
+  it('delete-by-source (dry run, then applied), sync, jobs list, show and watch', async () => {
+    // Cluster jobs run as Temporal workflows: a real `mempalace worker` process serves them.
+    const worker = profile === 'cluster' ? start(env, ['worker']) : undefined;
+    try {
+      await jobCommands();
+    } finally {
+      worker?.kill();
+      await worker?.done;
+    }
+  });
+
+  async function jobCommands() {
     const dry = await cli('delete-by-source', '/data/berths.md');
     expect(dry.json).toMatchObject({ success: true, dry_run: true, match_count: 2 });
     const applied = await cli('delete-by-source', '/data/berths.md', '--apply');
@@ -212,7 +222,7 @@ describe.each(['embedded', 'cluster'] as const)('%s profile', (profile) => {
     expect(shown.json).toMatchObject({ job_id: jobs.json.jobs[0].job_id, state: 'completed' });
     const watched = await cli('jobs', 'watch', jobs.json.jobs[0].job_id);
     expect(watched.json).toMatchObject({ state: 'completed' });
-  });
+  }
 
   it('wake-up within its budget, rules, hooks install', async () => {
     const wake = await cli('wake-up', '--budget', '300');
