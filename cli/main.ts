@@ -4,12 +4,11 @@
  * `--json`; human output is tables and a live progress bar.
  */
 import { Command, Option } from 'commander';
-import cliProgress from 'cli-progress';
 import path from 'node:path';
 import { loadConfig } from '../core/config.js';
 import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
-import type { JobProgress, MineSpec } from '../palace/jobs.js';
+import type { MineSpec } from '../palace/jobs.js';
 import { MINE_MODES } from '../palace/jobs.js';
 import { resolveMineSource, sourcePolicy } from '../palace/sources.js';
 import { search } from '../palace/search.js';
@@ -24,8 +23,11 @@ import { openRuntime } from './runtime.js';
 import { startApiServer } from '../api/server.js';
 import { registerBackupCommands } from './commands/backup.js';
 import { registerSourceCommands } from './commands/sources.js';
-
-interface GlobalOpts { palace?: string; profile?: string; json?: boolean }
+import type { CliContext, GlobalOpts } from './commands/context.js';
+import { registerHookCommands } from './commands/hooks.js';
+import { registerPalaceCommands } from './commands/palace.js';
+import { registerJobCommands, watchJob } from './commands/jobs.js';
+import { registerLogstreamCommands } from './commands/logstream.js';
 
 function configFrom(opts: GlobalOpts): Config {
   const env = { ...process.env };
@@ -55,9 +57,11 @@ function oneLine(text: string, n: number): string {
   return flat.length > n ? `${flat.slice(0, n)}…` : flat;
 }
 
-function progressLine(p: JobProgress): string {
-  const eta = p.eta_s === null ? '?' : `${p.eta_s}s`;
-  return `${p.files_seen}/${p.files_total} files · ${p.drawers_written} drawers · ${p.files_skipped} skipped · ${p.rate} files/s · ETA ${eta}`;
+function untilSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
 }
 
 const program = new Command();
@@ -115,24 +119,7 @@ program
     assertMineInput(spec);
     await withRuntime(g, async (rt) => {
       const started = await rt.jobs.start(spec);
-      const bar = g.json || !process.stderr.isTTY ? undefined : new cliProgress.SingleBar({ format: 'mining [{bar}] {line}', hideCursor: true }, cliProgress.Presets.shades_classic);
-      bar?.start(1, 0, { line: 'scanning…' });
-      let last = '';
-      const onProgress = (p: JobProgress) => {
-        if (bar) {
-          bar.setTotal(Math.max(1, p.files_total));
-          bar.update(p.files_seen, { line: progressLine(p) });
-        } else if (!g.json) {
-          const line = progressLine(p);
-          if (line !== last) process.stderr.write(`${line}\n`);
-          last = line;
-        }
-      };
-      const onSignal = () => { void rt.jobs.cancel(started.job_id); };
-      process.once('SIGINT', onSignal);
-      const final = await rt.jobs.wait(started.job_id, 24 * 3600 * 1000, onProgress);
-      process.off('SIGINT', onSignal);
-      bar?.stop();
+      const final = await watchJob(rt, started.job_id, Boolean(g.json));
       if (g.json) printJson(final);
       else {
         const out = (final.result as { output?: string } | undefined)?.output;
@@ -224,10 +211,7 @@ program
       await rt.close();
       throw e;
     });
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await untilSignal();
     await server.close();
     await server.mcp.runtime.close();
   });
@@ -237,16 +221,39 @@ program
   .description('run a job worker (cluster profile): mine, sync and delete_by_source workflows from the Temporal task queue')
   .option('--max-activities <n>', 'activity attempts (scans, batches) running at once', '2')
   .option('--shutdown-grace <seconds>', 'on SIGTERM, how long in-flight batches may finish before they are handed back', '60')
-  .action(async (o: { maxActivities: string; shutdownGrace: string }) => {
+  .option('--short-jobs-only', 'serve only the BullMQ queues (agent-hook auto-saves, source refreshes, job-end notifications), not the Temporal task queue')
+  .action(async (o: { maxActivities: string; shutdownGrace: string; shortJobsOnly?: boolean }) => {
     const g = program.opts<GlobalOpts>();
     const config = configFrom(g);
     if (config.profile !== 'cluster') throw invalidArgument('profile', 'cluster_only', 'mempalace worker runs jobs of the cluster profile; set MEMPALACE_PROFILE=cluster or --profile cluster');
     const { runJobWorker } = await import('../workflows/temporal/worker.js');
-    await withRuntime(g, (rt) => runJobWorker(rt, { maxConcurrentActivities: intOption('max-activities', o.maxActivities), shutdownGraceMs: intOption('shutdown-grace', o.shutdownGrace) * 1000 }));
+    await withRuntime(g, async (rt) => {
+      if (!o.shortJobsOnly) {
+        await runJobWorker(rt, { maxConcurrentActivities: intOption('max-activities', o.maxActivities), shutdownGraceMs: intOption('shutdown-grace', o.shutdownGrace) * 1000 });
+        return;
+      }
+      const { startShortJobWorkers } = await import('../workflows/queues/short-jobs.js');
+      const shortJobs = startShortJobWorkers(rt);
+      try {
+        await untilSignal();
+      } finally {
+        await shortJobs.close();
+      }
+    });
   });
 
 registerBackupCommands(program, () => configFrom(program.opts<GlobalOpts>()));
 registerSourceCommands(program, { withRuntime: (fn) => withRuntime(program.opts<GlobalOpts>(), fn), json: () => Boolean(program.opts<GlobalOpts>().json) });
+const cliContext: CliContext = {
+  globals: () => program.opts<GlobalOpts>(),
+  config: () => configFrom(program.opts<GlobalOpts>()),
+  withRuntime: (fn) => withRuntime(program.opts<GlobalOpts>(), fn),
+  intOption,
+};
+registerHookCommands(program, cliContext);
+registerPalaceCommands(program, cliContext);
+registerJobCommands(program, cliContext);
+registerLogstreamCommands(program, cliContext);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.exitCode = reportError(e, Boolean(program.opts<GlobalOpts>().json));

@@ -5,6 +5,13 @@
 import Table from 'cli-table3';
 import { isPalaceError } from '../core/errors.js';
 
+/** A tool answered with its own failure shape (`{error}` or `{success: false, error}`). */
+export class ToolFailed extends Error {
+  constructor(readonly result: Record<string, unknown>) {
+    super(typeof result.error === 'string' ? result.error : 'the tool call failed');
+  }
+}
+
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -16,7 +23,7 @@ export function table(head: string[], rows: (string | number)[][], colWidths?: n
 }
 
 export function reportError(e: unknown, json: boolean): number {
-  const payload = isPalaceError(e) ? e.toJSON() : { error: e instanceof Error ? e.message : String(e), code: 'internal' };
+  const payload = isPalaceError(e) ? e.toJSON() : e instanceof ToolFailed ? e.result : { error: e instanceof Error ? e.message : String(e), code: 'internal' };
   if (json) process.stdout.write(`${JSON.stringify(payload, null, 2)}\n`);
   else {
     const where = isPalaceError(e) && e.field ? ` (field: ${e.field}${e.rule ? `, rule: ${e.rule}` : ''})` : '';

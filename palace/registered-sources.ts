@@ -10,7 +10,6 @@
  * `refreshRegisteredSource` per source, which waits for its mine to end so that a push arriving
  * meanwhile gives exactly one more refresh after it.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PalaceError, invalidArgument, isPalaceError } from '../core/errors.js';
 import { hashN } from '../core/text.js';

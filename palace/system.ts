@@ -59,8 +59,50 @@ export async function hookSettings(home: string, input: { silent_save?: unknown;
   }
 }
 
+function checkpointRecordFile(home: string): string {
+  return path.join(home, 'hook_state', 'last_checkpoint');
+}
+
+/** The save hook's record of what it filed, for the next memories_filed_away call. */
+export async function recordFiledAway(home: string, msgs: number, ts: string): Promise<void> {
+  const file = checkpointRecordFile(home);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(tmp, `${JSON.stringify({ msgs, ts })}\n`);
+  await fs.rename(tmp, file);
+}
+
+/** How the agent hooks behave: the two tool settings plus `auto_save` and `save_interval`. */
+export interface HookBehaviour extends HookSettings {
+  /** false turns the saving hooks off (`hooks.auto_save`, env MEMPALACE_HOOKS_AUTO_SAVE). */
+  auto_save: boolean;
+  /** Human messages between two stop-hook saves (`hooks.save_interval`, default 15). */
+  save_interval: number;
+}
+
+export const DEFAULT_SAVE_INTERVAL = 15;
+
+/** The hook behaviour as stored (defaults where unset); an unreadable file gives the defaults. */
+export async function readHookBehaviour(home: string, env: NodeJS.ProcessEnv = process.env): Promise<HookBehaviour> {
+  let config: Record<string, unknown> = {};
+  try {
+    config = await readConfig(path.join(home, 'config.json'));
+  } catch {
+    // The hooks never fail the host on a broken configuration; the defaults apply.
+  }
+  const hooks = typeof config.hooks === 'object' && config.hooks !== null ? (config.hooks as Record<string, unknown>) : {};
+  const envAuto = env.MEMPALACE_HOOKS_AUTO_SAVE?.trim().toLowerCase();
+  const auto = envAuto === undefined || envAuto === '' ? (typeof hooks.auto_save === 'boolean' ? hooks.auto_save : true) : !['0', 'false', 'no', 'off'].includes(envAuto);
+  const interval = hooks.save_interval;
+  return {
+    ...settingsOf(config),
+    auto_save: auto,
+    save_interval: typeof interval === 'number' && Number.isInteger(interval) && interval >= 1 ? interval : DEFAULT_SAVE_INTERVAL,
+  };
+}
+
 export async function memoriesFiledAway(home: string) {
-  const file = path.join(home, 'hook_state', 'last_checkpoint');
+  const file = checkpointRecordFile(home);
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');

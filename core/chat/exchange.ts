@@ -47,10 +47,30 @@ function byExchange(lines: readonly string[], sink: ChunkSink): void {
     while (i < lines.length && isQuoted(lines[i]!)) question.push(lines[i++]!);
     const answer: string[] = [];
     while (i < lines.length && !isQuoted(lines[i]!)) answer.push(lines[i++]!);
-    const user = strip(question.join('\n'));
-    const reply = strip(answer.join('\n'));
-    sink.emit(reply === '' ? user : `${user}\n${reply}`);
+    sink.emit(exchangeUnit(question.join('\n'), answer.join('\n')));
   }
+}
+
+/** One exchange as filed: the quoted question, then the answer on the next line. */
+export function exchangeUnit(quotedQuestion: string, answer: string): string {
+  const user = strip(quotedQuestion);
+  const reply = strip(answer);
+  return reply === '' ? user : `${user}\n${reply}`;
+}
+
+/**
+ * Chunks of exchanges given one by one (the agent hooks file a session's new exchanges this way):
+ * each unit goes through the same floor and slicing as a mined file; `unit` tells which input
+ * unit a chunk came from.
+ */
+export function chunkExchangeUnits(units: readonly string[], limits: ChunkLimits = DEFAULT_CONVERSATION_LIMITS): (ConversationChunk & { unit: number })[] {
+  const out: (ConversationChunk & { unit: number })[] = [];
+  units.forEach((unit, i) => {
+    const sink = new ChunkSink(limits);
+    sink.emit(unit);
+    for (const c of sink.chunks) out.push({ ...c, unit: i });
+  });
+  return out;
 }
 
 function newlineCount(text: string): number {

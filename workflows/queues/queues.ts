@@ -21,6 +21,7 @@ import { invalidArgument, isPalaceError } from '../../core/errors.js';
 import { hashN } from '../../core/text.js';
 import type { CheckpointInput } from '../../palace/checkpoint.js';
 import type { JobEngine, JobProgress, MineSpec } from '../../palace/jobs.js';
+import type { SessionSave } from '../../palace/session-save.js';
 import { lockKey } from '../../palace/jobs.js';
 import type { DeliveryOutcome, DeliveryProgress, DeliveryRecord, JobNotification } from '../../palace/notifications.js';
 import { jobNotification } from '../../palace/notifications.js';
@@ -58,6 +59,8 @@ export interface AutoSaveRequest {
   messages: number;
   /** What to file: the checkpoint tool's input (items and diary). */
   checkpoint: CheckpointInput;
+  /** An agent hook's new session exchanges, filed verbatim before the checkpoint. */
+  session?: SessionSave;
 }
 export type TriggerData = ({ kind: 'refresh' } & RefreshRequest) | ({ kind: 'auto_save' } & AutoSaveRequest);
 

@@ -8,7 +8,7 @@ import { deliverJobEnd } from '../../activities/notify.js';
 import type { Config } from '../../core/config.js';
 import { invalidArgument } from '../../core/errors.js';
 import type { Embedder } from '../../embed/embedder.js';
-import { checkpoint } from '../../palace/checkpoint.js';
+import { runAutoSave } from '../../palace/session-save.js';
 import type { JobEngine } from '../../palace/jobs.js';
 import type { DeadLetter, Notifications } from '../../palace/notifications.js';
 import { deliveryError } from '../../palace/notifications.js';
@@ -64,7 +64,7 @@ export function startShortJobWorkers(rt: { config: Config; stores: PalaceStores;
   const plainRefresh = refreshWithJobEngine(jobs);
   const trigger = startTriggerWorker(settings, {
     refresh: (req) => (req.sourceId ? refreshRegisteredSource({ store: stores.jobs, jobs }, req.sourceId) : plainRefresh(req)),
-    autoSave: (req) => checkpoint({ config, drawers: stores.drawers, embedder: rt.embedder }, req.checkpoint),
+    autoSave: (req) => runAutoSave({ config, drawers: stores.drawers, embedder: rt.embedder }, req),
   });
   const notify = { palace: config.palaceName, urls: config.hooks.notifyUrls, secret: config.hooks.notifySecret, logstream: stores.logstream };
   const notification = startNotificationDeliveryWorker(settings, (event, progress) => deliverJobEnd(notify, event, progress), deliveryError);

@@ -1,0 +1,40 @@
+/**
+ * The CLI faces of the palace go through the tool table: the same validation, the same palace
+ * operation, the same result shape as an MCP call, with no second implementation. A tool-level
+ * failure (`{error}` or `{success: false}`) becomes exit code 1, a rejected argument exit code 2.
+ */
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { stringify } from 'yaml';
+import { invalidArgument } from '../core/errors.js';
+import { PalaceMcp } from '../mcp/server.js';
+import { printJson, ToolFailed } from './output.js';
+import type { Runtime } from './runtime.js';
+
+function isFailure(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const v = value as Record<string, unknown>;
+  return v.success === false || (typeof v.error === 'string' && v.success !== true);
+}
+
+/** Calls `mempalace_<name>` with `args` (undefined values dropped); returns its result. */
+export async function callTool(rt: Runtime, home: string, name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+  const mcp = new PalaceMcp(rt, { home, log: (line) => process.stderr.write(`${line}\n`) });
+  const clean = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
+  let result;
+  try {
+    result = await mcp.callTool(`mempalace_${name}`, clean, { caller: undefined, signal: signal ?? new AbortController().signal, onJobProgress: undefined, clientRoots: async () => undefined });
+  } catch (e) {
+    if (e instanceof McpError && e.code === ErrorCode.InvalidParams) throw invalidArgument('arguments', 'tool_schema', e.message.replace(/^MCP error -?\d+: /, ''));
+    throw e;
+  }
+  const structured = result.structuredContent as Record<string, unknown> | undefined;
+  const value = structured && Object.keys(structured).length === 1 && Array.isArray(structured.items) ? structured.items : structured;
+  if (isFailure(value)) throw new ToolFailed(value);
+  return value;
+}
+
+/** JSON with --json, YAML-shaped text otherwise (readable, and still every field). */
+export function printResult(value: unknown, json: boolean): void {
+  if (json) printJson(value);
+  else process.stdout.write(stringify(value, { lineWidth: 120 }));
+}

@@ -1,0 +1,144 @@
+/**
+ * The stop hook in the cluster profile: the hook enqueues the auto-save on the BullMQ trigger
+ * queue under a deterministic job id, a real `mempalace worker --short-jobs-only` process files
+ * it into OpenSearch, the same session state never files twice (the hook's state and the job id),
+ * and the next 15 messages file the next 15 exchanges.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliContext } from '../../cli/commands/context.js';
+import { executeHook } from '../../cli/commands/hooks.js';
+import type { Runtime } from '../../cli/runtime.js';
+import { openRuntime } from '../../cli/runtime.js';
+import { loadConfig } from '../../core/config.js';
+import { memoriesFiledAway } from '../../palace/system.js';
+import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
+import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
+import { openNeo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
+import { RedisConnections } from '../../stores/redis/connection.js';
+import { TriggerQueue } from '../../workflows/queues/queues.js';
+import type { AutoSaveRequest } from '../../workflows/queues/queues.js';
+import { hookInput, writeSession } from '../fixtures/agent-sessions.js';
+import { uniquePalaceName } from './temporal-harness.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-hooks-cluster-'));
+const name = uniquePalaceName('hooks');
+const home = path.join(tmp, 'home', '.mempalace');
+const env = {
+  ...process.env, MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE: path.join(tmp, 'palace'), MEMPALACE_PALACE_NAME: name,
+  MEMPALACE_TASK_QUEUE: `tq-${name}`, MEMPALACE_MODEL_DIR: loadConfig().modelDir, MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json'),
+};
+const config = loadConfig(env);
+const project = path.join(tmp, 'ledger');
+const transcript = path.join(tmp, 'session.jsonl');
+const session = 'cluster-session-1';
+let rt: Runtime;
+let ctx: CliContext;
+let worker: ChildProcess;
+let workerLog = '';
+let queue: TriggerQueue;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 240_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; worker said:\n${workerLog}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function filedExchanges(): Promise<number[]> {
+  const page = await rt.stores.drawers.list({ wing: 'ledger', meta: { session_id: session } }, 0, 1000);
+  return page.items.map((d) => Number(d.meta.exchange_index)).sort((a, b) => a - b);
+}
+
+/** The BullMQ job once the worker finished it (its drawers are visible a little before). */
+async function completed(jobId: string) {
+  return until(`job ${jobId} to complete`, async () => {
+    const job = await queue.queue.getJob(jobId);
+    return job && (await job.getState()) === 'completed' ? job : undefined;
+  });
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+
+beforeAll(async () => {
+  fs.mkdirSync(project, { recursive: true });
+  fs.mkdirSync(home, { recursive: true });
+  rt = await openRuntime(config);
+  ctx = { globals: () => ({}), config: () => config, withRuntime: (fn) => fn(rt), intOption: (_n, v) => Number(v) };
+  queue = new TriggerQueue({ redisUrl: config.redis.url, palaceName: name });
+  worker = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), 'worker', '--short-jobs-only'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  worker.stdout!.on('data', (d: Buffer) => { workerLog += d.toString(); });
+  worker.stderr!.on('data', (d: Buffer) => { workerLog += d.toString(); });
+});
+
+afterAll(async () => {
+  if (worker && worker.exitCode === null) {
+    const gone = new Promise((r) => worker.once('exit', r));
+    worker.kill('SIGTERM');
+    await gone;
+  }
+  await queue?.queue.obliterate({ force: true }).catch(() => undefined);
+  await queue?.close();
+  await rt?.close();
+  const os = new OpenSearchConnection({ url: config.opensearch.url, palaceName: name });
+  await dropPalaceIndices(os);
+  await os.close();
+  const graph = await openNeo4jGraphStore(config);
+  await graph.dropPalace();
+  await graph.close();
+  const redis = new RedisConnections({ url: config.redis.url, palaceName: name });
+  await redis.dropPalace();
+  await redis.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('the stop hook through BullMQ to a worker process', () => {
+  const stop = () => executeHook(ctx, 'stop', 'claude-code', hookInput('claude-code', 'Stop', session, transcript, project), home);
+
+  it('at 15 messages the hook enqueues, the worker files exactly the 15 exchanges, once', async () => {
+    writeSession(transcript, 'claude-code', 15, session, project);
+    const r = await stop();
+    expect(r.failed).toBe(false);
+    expect(r.stdout).toEqual({ systemMessage: expect.stringContaining('15 exchanges queued for the palace') });
+    const jobId = /queued (autosave-[0-9a-f]+)/.exec(r.message)?.[1];
+    expect(jobId).toBeDefined();
+    const exchanges = await until('the worker to file the exchanges', async () => {
+      const e = await filedExchanges();
+      return e.length >= 15 ? e : undefined;
+    });
+    expect(exchanges).toEqual(range(0, 15));
+    const job = await completed(jobId!);
+    expect(job.returnvalue).toMatchObject({ drawers_filed: 15, drawers_already_filed: 0 });
+    expect(await memoriesFiledAway(home)).toMatchObject({ status: 'ok', count: 15 });
+
+    expect((await stop()).message).toContain('not_due');
+    // The same request again (a hook firing twice for one state) is the same job: nothing new.
+    const again = await queue.requestAutoSave(job.data as AutoSaveRequest);
+    expect(again.id).toBe(jobId);
+    expect(await filedExchanges()).toEqual(range(0, 15));
+  });
+
+  it('at 30 messages the next 15 exchanges are filed by a second job', async () => {
+    writeSession(transcript, 'claude-code', 30, session, project);
+    const r = await stop();
+    const jobId = /queued (autosave-[0-9a-f]+)/.exec(r.message)?.[1];
+    expect(jobId).toBeDefined();
+    const exchanges = await until('the second save', async () => {
+      const e = await filedExchanges();
+      return e.length >= 30 ? e : undefined;
+    });
+    expect(exchanges).toEqual(range(0, 30));
+    const diary = await rt.stores.drawers.list({ wing: 'ledger', room: 'diary' }, 0, 100);
+    expect(diary.items.filter((d) => d.content.includes(session))).toHaveLength(2);
+    const job = await completed(jobId!);
+    expect(job.returnvalue).toMatchObject({ drawers_filed: 15 });
+  });
+});
