@@ -9,4 +9,6 @@ export interface ActivityDeps {
   embedder: Embedder;
   /** Directory where git sources are cloned for this worker. */
   workspace: string;
+  /** An embedder of another model, for `mempalace reembed`; without it only `embedder`'s model. */
+  embedderFor?: (model: string) => Embedder;
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { loadConfig } from '../core/config.js';
 import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
-import type { JobProgress, MineSpec, SourceSpec } from '../palace/jobs.js';
+import type { JobProgress, MineSpec, ReembedSpec, SourceSpec } from '../palace/jobs.js';
 import { assertWithinRoots, MINE_MODES } from '../palace/jobs.js';
 import { search } from '../palace/search.js';
 import { initProject } from '../palace/project-init.js';
@@ -18,7 +18,7 @@ import { assertMineInput } from '../activities/mine.js';
 import { mcpSetupText } from '../mcp/setup.js';
 import { runStdioServer } from '../mcp/stdio.js';
 import { printJson, reportError, table } from './output.js';
-import type { Runtime } from './runtime.js';
+import type { PalaceModelCheck, Runtime } from './runtime.js';
 import { openRuntime } from './runtime.js';
 import { startApiServer } from '../api/server.js';
 
@@ -31,8 +31,8 @@ function configFrom(opts: GlobalOpts): Config {
   return loadConfig(env);
 }
 
-async function withRuntime<T>(opts: GlobalOpts, fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(configFrom(opts));
+async function withRuntime<T>(opts: GlobalOpts, fn: (rt: Runtime) => Promise<T>, palaceModel?: PalaceModelCheck): Promise<T> {
+  const rt = await openRuntime(configFrom(opts), palaceModel ? { palaceModel } : {});
   try {
     return await fn(rt);
   } finally {
@@ -55,6 +55,36 @@ function oneLine(text: string, n: number): string {
 function progressLine(p: JobProgress): string {
   const eta = p.eta_s === null ? '?' : `${p.eta_s}s`;
   return `${p.files_seen}/${p.files_total} files · ${p.drawers_written} drawers · ${p.files_skipped} skipped · ${p.rate} files/s · ETA ${eta}`;
+}
+
+/** Follows a started job to its end with a progress bar (or lines, or JSON), setting the exit code. */
+async function followJob(rt: Runtime, g: GlobalOpts, started: JobProgress): Promise<void> {
+  const bar = g.json || !process.stderr.isTTY ? undefined : new cliProgress.SingleBar({ format: `${started.kind} [{bar}] {line}`, hideCursor: true }, cliProgress.Presets.shades_classic);
+  bar?.start(1, 0, { line: 'scanning…' });
+  let last = '';
+  const onProgress = (p: JobProgress) => {
+    if (bar) {
+      bar.setTotal(Math.max(1, p.files_total));
+      bar.update(p.files_seen, { line: progressLine(p) });
+    } else if (!g.json) {
+      const line = progressLine(p);
+      if (line !== last) process.stderr.write(`${line}\n`);
+      last = line;
+    }
+  };
+  const onSignal = () => { void rt.jobs.cancel(started.job_id); };
+  process.once('SIGINT', onSignal);
+  const final = await rt.jobs.wait(started.job_id, 24 * 3600 * 1000, onProgress);
+  process.off('SIGINT', onSignal);
+  bar?.stop();
+  if (g.json) printJson(final);
+  else {
+    const out = (final.result as { output?: string } | undefined)?.output;
+    console.log(out ?? final.error ?? final.state);
+    if (final.recent_errors.length > 0) console.log(table(['file', 'error'], final.recent_errors.map((e) => [e.file, e.error])));
+  }
+  if (final.state === 'failed') process.exitCode = 1;
+  if (final.state === 'cancelled') process.exitCode = 130;
 }
 
 const program = new Command();
@@ -111,34 +141,22 @@ program
     };
     assertMineInput(spec);
     await withRuntime(g, async (rt) => {
-      const started = await rt.jobs.start(spec);
-      const bar = g.json || !process.stderr.isTTY ? undefined : new cliProgress.SingleBar({ format: 'mining [{bar}] {line}', hideCursor: true }, cliProgress.Presets.shades_classic);
-      bar?.start(1, 0, { line: 'scanning…' });
-      let last = '';
-      const onProgress = (p: JobProgress) => {
-        if (bar) {
-          bar.setTotal(Math.max(1, p.files_total));
-          bar.update(p.files_seen, { line: progressLine(p) });
-        } else if (!g.json) {
-          const line = progressLine(p);
-          if (line !== last) process.stderr.write(`${line}\n`);
-          last = line;
-        }
-      };
-      const onSignal = () => { void rt.jobs.cancel(started.job_id); };
-      process.once('SIGINT', onSignal);
-      const final = await rt.jobs.wait(started.job_id, 24 * 3600 * 1000, onProgress);
-      process.off('SIGINT', onSignal);
-      bar?.stop();
-      if (g.json) printJson(final);
-      else {
-        const out = (final.result as { output?: string } | undefined)?.output;
-        console.log(out ?? final.error ?? final.state);
-        if (final.recent_errors.length > 0) console.log(table(['file', 'error'], final.recent_errors.map((e) => [e.file, e.error])));
-      }
-      if (final.state === 'failed') process.exitCode = 1;
-      if (final.state === 'cancelled') process.exitCode = 130;
+      await followJob(rt, g, await rt.jobs.start(spec));
     });
+  });
+
+program
+  .command('reembed')
+  .description('re-embed every drawer of the palace with another model, as a resumable job; the palace then records that model')
+  .requiredOption('--model <model>', 'the model to convert to (a MEMPALACE_EMBED_MODEL value)')
+  .action(async (o: { model: string }) => {
+    const g = program.opts<GlobalOpts>();
+    const spec: ReembedSpec = { kind: 'reembed', model: o.model };
+    await withRuntime(g, async (rt) => {
+      // Refuse an unknown model before any job starts.
+      rt.embedderFor(spec.model);
+      await followJob(rt, g, await rt.jobs.start(spec));
+    }, 'reembed');
   });
 
 program
@@ -236,7 +254,7 @@ program
     const config = configFrom(g);
     if (config.profile !== 'cluster') throw invalidArgument('profile', 'cluster_only', 'mempalace worker runs jobs of the cluster profile; set MEMPALACE_PROFILE=cluster or --profile cluster');
     const { runJobWorker } = await import('../workflows/temporal/worker.js');
-    await withRuntime(g, (rt) => runJobWorker(rt, { maxConcurrentActivities: intOption('max-activities', o.maxActivities), shutdownGraceMs: intOption('shutdown-grace', o.shutdownGrace) * 1000 }));
+    await withRuntime(g, (rt) => runJobWorker(rt, { maxConcurrentActivities: intOption('max-activities', o.maxActivities), shutdownGraceMs: intOption('shutdown-grace', o.shutdownGrace) * 1000 }), 'worker');
   });
 
 program.parseAsync(process.argv).catch((e: unknown) => {

@@ -9,6 +9,7 @@ import { MiniLmEmbedder } from '../embed/minilm.js';
 import { createJobActivities } from '../activities/index.js';
 import type { DrawerContext } from '../palace/context.js';
 import type { JobEngine } from '../palace/jobs.js';
+import { checkPalaceModel, modelBoundDrawers } from '../palace/palace-model.js';
 import type { PalaceStores } from '../stores/open.js';
 import { openStores } from '../stores/open.js';
 import { LocalJobEngine } from '../workflows/local/runner.js';
@@ -20,15 +21,45 @@ export interface Runtime {
   jobs: JobEngine;
   /** Context for the drawer operations of palace/. */
   drawerContext: DrawerContext;
+  /** An embedder of the named model (`embedder` itself for its own model), for `mempalace reembed`. */
+  embedderFor(model: string): Embedder;
   /** Depth of each BullMQ queue by job state (cluster profile; short jobs run inline otherwise). */
   queueDepths?: () => Promise<Record<string, Record<string, number>>>;
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Config, opts: { embedder?: Embedder } = {}): Promise<Runtime> {
+/**
+ * How the palace's model record is checked at open (palace/palace-model.ts): `serve` refuses
+ * another model and a re-embed under way; `worker` accepts a re-embed under way (its activities
+ * run it); `reembed` checks nothing (the re-embed job checks for itself). Drawer writes are
+ * checked against the record in every case.
+ */
+export type PalaceModelCheck = 'serve' | 'worker' | 'reembed';
+
+export async function openRuntime(config: Config, opts: { embedder?: Embedder; palaceModel?: PalaceModelCheck } = {}): Promise<Runtime> {
   const embedder = opts.embedder ?? new MiniLmEmbedder(config);
-  const stores = await openStores(config);
-  const activities = createJobActivities({ config, stores, embedder, workspace: path.join(config.palaceDir, 'workspace') });
+  const others = new Map<string, Embedder>();
+  const embedderFor = (model: string): Embedder => {
+    if (model === embedder.model) return embedder;
+    let other = others.get(model);
+    if (other === undefined) {
+      other = new MiniLmEmbedder(config, { model });
+      others.set(model, other);
+    }
+    return other;
+  };
+  const opened = await openStores(config);
+  const check = opts.palaceModel ?? 'serve';
+  if (check !== 'reembed') {
+    await checkPalaceModel(opened.drawers, embedder, check === 'worker' ? 'accept' : 'refuse').catch(async (e: unknown) => {
+      await opened.close();
+      await Promise.all([...others.values()].map((e) => e.close()));
+      if (!opts.embedder) await embedder.close();
+      throw e;
+    });
+  }
+  const stores: PalaceStores = { ...opened, drawers: modelBoundDrawers(opened.drawers, embedder.identity) };
+  const activities = createJobActivities({ config, stores, embedder, embedderFor, workspace: path.join(config.palaceDir, 'workspace') });
   // Cluster jobs run as Temporal workflows on `mempalace worker` processes; the client is loaded
   // only then, so embedded commands never load the Temporal SDK.
   const jobs: JobEngine = config.profile === 'cluster'
@@ -38,6 +69,7 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder } 
   return {
     config, stores, embedder, jobs,
     drawerContext: { config, drawers: stores.drawers, embedder },
+    embedderFor,
     ...(queues ? { queueDepths: queues.depths } : {}),
     async close() {
       await queues?.close();

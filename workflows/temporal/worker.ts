@@ -92,9 +92,9 @@ export async function createJobWorker(o: JobWorkerOptions): Promise<JobWorker> {
  * `mempalace worker`: a worker over the process's stores and embedder until SIGINT/SIGTERM (the
  * SDK's runtime turns those into a graceful shutdown); job ends go to the notification queue.
  */
-export async function runJobWorker(rt: { config: Config; stores: ActivityDeps['stores']; embedder: Embedder }, limits: Pick<JobWorkerOptions, 'maxConcurrentActivities' | 'shutdownGraceMs'> = {}): Promise<void> {
+export async function runJobWorker(rt: { config: Config; stores: ActivityDeps['stores']; embedder: Embedder; embedderFor?: (model: string) => Embedder }, limits: Pick<JobWorkerOptions, 'maxConcurrentActivities' | 'shutdownGraceMs'> = {}): Promise<void> {
   const { config, stores, embedder } = rt;
-  const activities = createJobActivities({ config, stores, embedder, workspace: path.join(config.palaceDir, 'workspace') });
+  const activities = createJobActivities({ config, stores, embedder, ...(rt.embedderFor ? { embedderFor: rt.embedderFor } : {}), workspace: path.join(config.palaceDir, 'workspace') });
   const notifications = new NotificationQueue({ redisUrl: config.redis.url, palaceName: config.palaceName });
   try {
     const worker = await createJobWorker({
