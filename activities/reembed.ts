@@ -8,7 +8,6 @@ import { PalaceError } from '../core/errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
 import { sameModel } from '../embed/model-identity.js';
-import type { ReembedSpec } from '../palace/jobs.js';
 import { palaceModelRecord } from '../palace/palace-model.js';
 import type { DrawerIndex, Locks, PalaceModelRecord } from '../stores/ports.js';
 import type { ReembedActivities } from '../workflows/reembed.js';
