@@ -17,12 +17,13 @@ import { locateMiniLmModel, MINILM_MODEL_NAME, miniLmVariant, type MiniLmModelFi
 
 export { MINILM_DIMENSION, MINILM_MAX_TOKENS } from './minilm-model.js';
 
-const DEFAULT_BATCH_SIZE = 32;
-
 export interface MiniLmOptions {
   /** Which known model (embed/model-locator.ts); default `config.embed.model`, else all-MiniLM-L6-v2. */
   model?: string;
-  /** Texts per ONNX run; inputs are sorted by token count first so batches carry little padding. */
+  /**
+   * Texts per ONNX run; inputs are sorted by token count first so batches carry little padding.
+   * Default: the model's own (embed/model-locator.ts), 32 for fp32 and 1 for int8.
+   */
   batchSize?: number;
   /**
    * onnxruntime intra-op threads (CPU); default `config.embed.threads` (MEMPALACE_EMBED_THREADS),
@@ -174,7 +175,7 @@ export class MiniLmEmbedder implements Embedder {
     this.model = variant.name;
     this.identity = { name: variant.name, dimension: MINILM_DIMENSION, weightsSha256: variant.weightsSha256 };
     this.files = locateMiniLmModel(config, variant);
-    this.batchSize = positiveInteger('batchSize', options.batchSize, DEFAULT_BATCH_SIZE);
+    this.batchSize = positiveInteger('batchSize', options.batchSize, variant.defaultBatchSize);
     this.intraOpNumThreads = positiveInteger('intraOpNumThreads', options.intraOpNumThreads, config.embed?.threads ?? availableCores());
     this.cacheKey = `${this.files.onnxPath}\0${this.intraOpNumThreads}`;
   }

@@ -49,6 +49,14 @@ describe('int8 MiniLM embedder', () => {
     expect(Math.min(...a.map((v, i) => dot(v, b[i]!)))).toBeLessThan(0.9999);
   });
 
+  it('gives each text the same vector alone as among other texts', async () => {
+    const batch = await int8.embed(texts);
+    for (const i of [0, 7, texts.length - 1]) {
+      const [alone] = await int8.embed([texts[i]!]);
+      expect(Array.from(alone!)).toEqual(Array.from(batch[i]!));
+    }
+  });
+
   it('refuses an unknown model name, naming MEMPALACE_EMBED_MODEL', () => {
     let failure: unknown;
     try {
