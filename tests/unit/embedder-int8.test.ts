@@ -4,8 +4,8 @@
  * `npm run model:fetch -- all-MiniLM-L6-v2-q`).
  *
  * The bound: on 773 CoSQA texts (queries and Python functions, int8 at batch 32) the cosine to the
- * fp32 ones was at least 0.984 (1st percentile 0.988, median 0.993); 0.97 leaves room for other
- * texts while still failing on a wrong tokenizer, pooling or weights file (those give < 0.9).
+ * fp32 ones was at least 0.984 (1st percentile 0.988, median 0.993); 0.97 leaves a margin below
+ * that minimum for other texts.
  */
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
