@@ -51,11 +51,10 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
   const opened = await openStores(config);
   const check = opts.palaceModel ?? 'serve';
   if (check !== 'reembed') {
-    await checkPalaceModel(opened.drawers, embedder, check === 'worker' ? 'accept' : 'refuse').catch(async (e: unknown) => {
+    await checkPalaceModel(opened.drawers, embedder, check === 'worker' ? 'accept' : 'refuse').catch(async (refusal: unknown) => {
       await opened.close();
-      await Promise.all([...others.values()].map((e) => e.close()));
       if (!opts.embedder) await embedder.close();
-      throw e;
+      throw refusal;
     });
   }
   const stores: PalaceStores = { ...opened, drawers: modelBoundDrawers(opened.drawers, embedder.identity) };

@@ -67,26 +67,30 @@ export async function checkPalaceModel(drawers: DrawerIndex, embedder: Pick<Embe
 
 /** The writes that add vectors: each checks the palace's record first. */
 const VECTOR_WRITES = new Set<PropertyKey>(['upsert', 'replaceFile', 'replaceFiles']);
+/** Deletes add no vectors but would shift the pages a re-embed walks by offset: refused meanwhile. */
+const DELETES = new Set<PropertyKey>(['delete', 'deleteWhere', 'deleteFileStates']);
 
 /**
  * The drawer index as the palace's writers use it: every write that adds vectors first re-reads
  * the palace's record and is refused unless the palace holds `model`'s vectors and no re-embed
- * runs (another process may have re-embedded the palace since this one opened it).
+ * runs (another process may have re-embedded the palace since this one opened it); deletes are
+ * refused while a re-embed runs.
  */
 export function modelBoundDrawers(inner: DrawerIndex, model: ModelIdentity): DrawerIndex {
-  const check = async () => {
+  const check = async (adds: boolean) => {
     const record = await palaceModelRecord(inner, model);
     if (record.reembed !== undefined) throw reembedUnderWay(record);
-    if (!sameModel(record.model, model)) throw modelMismatch(record.model, model);
+    if (adds && !sameModel(record.model, model)) throw modelMismatch(record.model, model);
   };
   return new Proxy(inner, {
     get(target, property) {
       const value = Reflect.get(target, property, target) as unknown;
       if (typeof value !== 'function') return value;
       const method = value as (...args: unknown[]) => unknown;
-      if (!VECTOR_WRITES.has(property)) return method.bind(target);
+      const adds = VECTOR_WRITES.has(property);
+      if (!adds && !DELETES.has(property)) return method.bind(target);
       return async (...args: unknown[]) => {
-        await check();
+        await check(adds);
         return method.apply(target, args);
       };
     },
