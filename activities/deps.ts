@@ -9,4 +9,6 @@ export interface ActivityDeps {
   embedder: Embedder;
   /** Directory of this worker's git workspace (activities/git-workspace.ts). */
   workspace: string;
+  /** An embedder of another model, for `mempalace reembed`; without it only `embedder`'s model. */
+  embedderFor?: (model: string) => Embedder;
 }

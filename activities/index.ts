@@ -2,7 +2,9 @@
  * The job activities bound to their dependencies: one object that the local runner calls
  * directly and the Temporal worker registers as its activities.
  */
+import { invalidArgument } from '../core/errors.js';
 import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '../workflows/activity-types.js';
+import type { ReembedActivities } from '../workflows/reembed.js';
 import { deleteBySourceApply, deleteBySourceCount } from './delete-by-source.js';
 import type { ActivityDeps } from './deps.js';
 import { finishMine } from './finish-mine.js';
@@ -10,14 +12,20 @@ import { gitLimitsOf, hardenedGit } from './git.js';
 import { GitWorkspace } from './git-workspace.js';
 import { EntityRegistryLabels } from './labels.js';
 import { mineBatch, scanSource } from './mine.js';
+import { createReembedActivities } from './reembed.js';
 import { syncApply, syncScan } from './sync.js';
 
-export type JobActivities = MineActivities & SyncActivities & DeleteBySourceActivities;
+export type JobActivities = MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities;
 
 /** `git` replaces the workspace built from `deps.workspace` (tests that count git commands). */
 export function createJobActivities(deps: ActivityDeps, git?: GitWorkspace): JobActivities {
   const mine = { ...deps, labels: new EntityRegistryLabels(deps.config.entityRegistryFile, deps.config.entityLanguages), git: git ?? new GitWorkspace(deps.workspace, deps.config.gitWorkspaceBytes, hardenedGit(gitLimitsOf(deps.config))) };
+  const embedderFor = deps.embedderFor ?? ((model: string) => {
+    if (model === deps.embedder.model) return deps.embedder;
+    throw invalidArgument('model', 'known_model', `this process embeds with ${deps.embedder.model} only, not ${model}`);
+  });
   return {
+    ...createReembedActivities({ stores: deps.stores, embedderFor }),
     scanSource: (input) => scanSource(mine, input),
     mineBatch: (input) => mineBatch(mine, input),
     finishMine: (input) => finishMine(deps, input),

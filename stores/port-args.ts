@@ -4,7 +4,7 @@
  */
 import type { DrawerWrite } from '../core/drawer.js';
 import { invalidArgument } from '../core/errors.js';
-import type { FileReplacement, FileState } from './ports.js';
+import type { FileReplacement, FileState, PalaceModelRecord } from './ports.js';
 
 export function checkInt(field: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
@@ -80,19 +80,45 @@ export function checkDrawerWrite(field: string, drawer: DrawerWrite, dimension: 
   for (const key of ['parent_drawer_id', 'parent_entry_id'] as const) {
     if (drawer.meta[key] !== undefined) requireString(`${field}.meta.${key}`, drawer.meta[key], true);
   }
-  const embedding = drawer.embedding as unknown;
-  if (!(embedding instanceof Float32Array)) throw invalidArgument(`${field}.embedding`, 'type', `${field}.embedding must be a Float32Array`);
+  checkEmbedding(`${field}.embedding`, drawer.embedding, dimension);
+}
+
+/** A unit-length Float32Array of the palace's dimension. */
+export function checkEmbedding(field: string, embedding: unknown, dimension: number): void {
+  if (!(embedding instanceof Float32Array)) throw invalidArgument(field, 'type', `${field} must be a Float32Array`);
   if (embedding.length !== dimension) {
-    throw invalidArgument(`${field}.embedding`, 'dimension', `${field}.embedding has ${embedding.length} dimensions, the palace uses ${dimension}`);
+    throw invalidArgument(field, 'dimension', `${field} has ${embedding.length} dimensions, the palace uses ${dimension}`);
   }
   let norm = 0;
   for (const x of embedding) {
-    if (!Number.isFinite(x)) throw invalidArgument(`${field}.embedding`, 'finite', `${field}.embedding must contain only finite numbers`);
+    if (!Number.isFinite(x)) throw invalidArgument(field, 'finite', `${field} must contain only finite numbers`);
     norm += x * x;
   }
   if (Math.abs(Math.sqrt(norm) - 1) > UNIT_NORM_TOLERANCE) {
-    throw invalidArgument(`${field}.embedding`, 'unit_norm', `${field}.embedding must be L2-normalised (length ${Math.sqrt(norm).toFixed(4)})`);
+    throw invalidArgument(field, 'unit_norm', `${field} must be L2-normalised (length ${Math.sqrt(norm).toFixed(4)})`);
   }
+}
+
+/** `replaceEmbeddings`: a Map from non-empty ids to valid embeddings. */
+export function checkEmbeddingMap(vectors: unknown, dimension: number): Map<string, Float32Array> {
+  if (!(vectors instanceof Map)) throw invalidArgument('vectors', 'type', 'vectors must be a Map from drawer id to embedding');
+  for (const [id, vector] of vectors as Map<unknown, unknown>) {
+    requireString('vectors.id', id, true);
+    checkEmbedding(`vectors[${JSON.stringify(id)}]`, vector, dimension);
+  }
+  return vectors as Map<string, Float32Array>;
+}
+
+/** A model record in its one stored text form (fixed key order), so adapters compare it as text. */
+export function modelRecordText(record: PalaceModelRecord): string {
+  const identity = (m: PalaceModelRecord['model']) => {
+    requireString('model.name', m?.name, true);
+    checkInt('model.dimension', m.dimension, 1, 65_536);
+    requireString('model.weightsSha256', m.weightsSha256, true);
+    return { name: m.name, dimension: m.dimension, weightsSha256: m.weightsSha256 };
+  };
+  const reembed = record.reembed === undefined ? {} : { reembed: { target: identity(record.reembed.target), jobId: checkNonEmpty('reembed.jobId', record.reembed.jobId) } };
+  return JSON.stringify({ model: identity(record.model), ...reembed });
 }
 
 /** Refuses a batch with an invalid row or one id twice, before anything is written. */

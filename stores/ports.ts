@@ -4,6 +4,7 @@
  * tests/contract/ define their meaning; adapters may not differ on anything a suite observes.
  */
 import type { Drawer, DrawerWrite } from '../core/drawer.js';
+import type { ModelIdentity } from '../embed/model-identity.js';
 
 // ---------------------------------------------------------------------------------------------
 // Drawers
@@ -69,6 +70,16 @@ export interface FileReplacement {
   state: FileState;
 }
 
+/**
+ * Which model's vectors a palace holds (palace/palace-model.ts gives it its meaning): recorded
+ * when the palace is first opened by a process that embeds, rewritten only by `mempalace reembed`.
+ */
+export interface PalaceModelRecord {
+  model: ModelIdentity;
+  /** A re-embed under way: every vector is being rewritten with `target` by job `jobId`. */
+  reembed?: { target: ModelIdentity; jobId: string };
+}
+
 export interface DrawerIndex {
   /** The store's name in errors (`sqlite`, `opensearch`). */
   readonly storeName: string;
@@ -118,6 +129,19 @@ export interface DrawerIndex {
    */
   replaceFiles(wing: string, files: FileReplacement[]): Promise<void>;
   fileStates(wing: string, sourceFiles: string[]): Promise<Map<string, FileState>>;
+
+  /** The palace's model record, or undefined when none was written yet. */
+  readModel(): Promise<PalaceModelRecord | undefined>;
+  /**
+   * Writes `next` only when the stored record equals `expected` (undefined: none stored yet), as
+   * one atomic compare-and-set; returns whether it wrote.
+   */
+  writeModel(next: PalaceModelRecord, expected: PalaceModelRecord | undefined): Promise<boolean>;
+  /**
+   * Replaces the embedding of stored rows by id, leaving their content, metadata and ids as
+   * they are; ids not stored are ignored. Returns the number of rows changed.
+   */
+  replaceEmbeddings(vectors: Map<string, Float32Array>): Promise<number>;
   /** All file states of a wing (or every wing), ordered by (wing, source_file), by cursor. */
   listFileStates(wing: string | undefined, after: string | undefined, limit: number): Promise<{ items: FileState[]; next?: string }>;
   deleteFileStates(wing: string, sourceFiles: string[]): Promise<number>;

@@ -13,7 +13,7 @@ import { PalaceError, invalidArgument, isPalaceError, storeUnavailable } from '.
 import { lexicalText } from '../../core/lexical.js';
 import { cosineDistance } from '../../core/vector.js';
 import { decodeCursor, encodeCursor } from '../drawer-cursor.js';
-import type { DrawerFilter, DrawerIndex, DrawerPage, FileReplacement, FileState, SourceRow, TaxonomyRow, VectorHit } from '../ports.js';
+import type { DrawerFilter, DrawerIndex, DrawerPage, FileReplacement, FileState, PalaceModelRecord, SourceRow, TaxonomyRow, VectorHit } from '../ports.js';
 import { DerivedAnnIndex, bumpGeneration } from './ann-drawer-sync.js';
 import { filterCondition, filterIsEmpty } from './drawer-filter-sql.js';
 import type { SqlCondition } from './drawer-filter-sql.js';
@@ -21,11 +21,13 @@ import { decodeVector, encodeVector, rowToDrawer } from './drawer-rows.js';
 import type { DrawerRow } from './drawer-rows.js';
 import { FTS_VOCABULARY, prepareDrawerDatabase, readMeta, writeMeta } from './drawer-schema.js';
 import { asciiLower, informativeTokenPositions } from '../lexical-tokens.js';
-import { checkDrawerBatch, checkFileReplacements, checkFileState, checkInt, checkNonEmpty, checkStrings } from '../port-args.js';
+import { checkDrawerBatch, checkEmbeddingMap, checkFileReplacements, checkFileState, checkInt, checkNonEmpty, checkStrings, modelRecordText } from '../port-args.js';
 
 export const DRAWER_DB_FILE = 'drawers.sqlite3';
 export const DRAWER_ANN_FILE = 'drawers.hnsw';
 export const DEFAULT_DIMENSION = 384;
+/** `palace_meta` key of the palace's model record (ports.ts PalaceModelRecord), as modelRecordText. */
+const MODEL_META_KEY = 'model';
 
 /**
  * Filters matching at most this many rows (or k·50) are answered by an exact scan, the bound
@@ -209,6 +211,39 @@ export class SqliteDrawerIndex implements DrawerIndex {
         }
         return stale;
       });
+    });
+  }
+
+  async replaceEmbeddings(vectors: Map<string, Float32Array>): Promise<number> {
+    return this.run(() => {
+      checkEmbeddingMap(vectors, this.dimension);
+      if (vectors.size === 0) return 0;
+      const update = this.db.prepare('UPDATE drawer_embeddings SET vector = ?, gen = ? WHERE seq = (SELECT seq FROM drawers WHERE id = ?)');
+      let changed = 0;
+      this.transact((generation) => {
+        for (const [id, vector] of vectors) changed += update.run(encodeVector(vector), generation, id).changes;
+        return [];
+      });
+      return changed;
+    });
+  }
+
+  async readModel(): Promise<PalaceModelRecord | undefined> {
+    return this.run(() => {
+      const text = readMeta(this.db, MODEL_META_KEY);
+      return text === undefined ? undefined : (JSON.parse(text) as PalaceModelRecord);
+    });
+  }
+
+  async writeModel(next: PalaceModelRecord, expected: PalaceModelRecord | undefined): Promise<boolean> {
+    return this.run(() => {
+      const nextText = modelRecordText(next);
+      const expectedText = expected === undefined ? undefined : modelRecordText(expected);
+      return this.db.transaction(() => {
+        if (readMeta(this.db, MODEL_META_KEY) !== expectedText) return false;
+        writeMeta(this.db, MODEL_META_KEY, nextText);
+        return true;
+      }).immediate();
     });
   }
 

@@ -39,6 +39,11 @@ export function aliasName(conn: OpenSearchConnection, kind: IndexKind): string {
   return conn.name(kind);
 }
 
+/** The palace's small meta index (the model record); a plain index, never reindexed. */
+export function metaIndexName(conn: OpenSearchConnection): string {
+  return conn.name('palace-meta');
+}
+
 export function versionedName(conn: OpenSearchConnection, kind: IndexKind, version: number): string {
   return conn.name(`${kind}-v${version}`);
 }
@@ -206,7 +211,7 @@ export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, ver
 
 /** Deletes every index, alias and template of the palace (tests, `palace destroy`). */
 export async function dropPalaceIndices(conn: OpenSearchConnection): Promise<void> {
-  await conn.call((c) => c.indices.delete({ index: `${conn.prefix}-drawers-v*,${conn.prefix}-file-states-v*`, expand_wildcards: 'all' }, { ignore: [404] }));
+  await conn.call((c) => c.indices.delete({ index: `${conn.prefix}-drawers-v*,${conn.prefix}-file-states-v*,${metaIndexName(conn)}*`, expand_wildcards: 'all' }, { ignore: [404] }));
   for (const kind of ['drawers', 'file-states'] as const) {
     await conn.call((c) => c.indices.deleteIndexTemplate({ name: conn.name(kind) }, { ignore: [404] }));
   }

@@ -25,21 +25,23 @@ import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError, invalidArgument, storeUnavailable } from '../../core/errors.js';
 import { cosineDistance } from '../../core/vector.js';
 import { decodeCursor, encodeCursor } from '../drawer-cursor.js';
-import type { DrawerFilter, DrawerIndex, DrawerPage, FileReplacement, FileState, SourceRow, TaxonomyRow, VectorHit } from '../ports.js';
+import type { DrawerFilter, DrawerIndex, DrawerPage, FileReplacement, FileState, PalaceModelRecord, SourceRow, TaxonomyRow, VectorHit } from '../ports.js';
 import { OPENSEARCH_STORE, OpenSearchConnection, backoffMs, openSearchFailure } from './connection.js';
 import type { OpenSearchConnectionOptions } from './connection.js';
 import { DRAWER_SOURCE, documentId, fromSource, toDocument, vectorFromSource } from './drawer-documents.js';
 import { filterClauses, filterIsEmpty, filterQuery } from './drawer-filter-query.js';
 import type { FilterClause } from './drawer-filter-query.js';
-import { aliasName, ensureIndices, storedDimension } from './drawer-mapping.js';
+import { aliasName, ensureIndices, metaIndexName, storedDimension } from './drawer-mapping.js';
 import { fileStateId, fromFileStateSource, toFileStateDocument } from './file-state-documents.js';
 import type { FileStateDocument } from './file-state-documents.js';
 import { rankLikeFts5 } from './lexical-rank.js';
 import type { LexicalMatch } from './lexical-rank.js';
 import { asciiLower, informativeTokenPositions } from '../lexical-tokens.js';
-import { checkDrawerBatch, checkFileReplacements, checkFileState, checkInt, checkNonEmpty, checkStrings } from '../port-args.js';
+import { checkDrawerBatch, checkEmbeddingMap, checkFileReplacements, checkFileState, checkInt, checkNonEmpty, checkStrings, modelRecordText } from '../port-args.js';
 
 export const DEFAULT_DIMENSION = 384;
+/** The one document of the palace's meta index: the model record (ports.ts), as modelRecordText. */
+const MODEL_DOCUMENT = 'model';
 
 /** The embedded adapter's exact-scan bound: filters matching at most this many rows (or k·50). */
 const EXACT_SCAN_MAX = 4000;
@@ -124,6 +126,7 @@ export class OpenSearchDrawerIndex implements DrawerIndex {
   readonly storeName = OPENSEARCH_STORE;
   private readonly drawers: string;
   private readonly states: string;
+  private readonly meta: string;
 
   private constructor(
     private readonly conn: OpenSearchConnection,
@@ -132,6 +135,7 @@ export class OpenSearchDrawerIndex implements DrawerIndex {
   ) {
     this.drawers = aliasName(conn, 'drawers');
     this.states = aliasName(conn, 'file-states');
+    this.meta = metaIndexName(conn);
   }
 
   /** Opens the palace's indices, creating them (templates, `-v1` indices, aliases) if needed. */
@@ -269,6 +273,49 @@ export class OpenSearchDrawerIndex implements DrawerIndex {
     }
     await this.bulk(this.states, files.map((f) => ({ action: { index: { _id: fileStateId(wing, f.sourceFile) } }, doc: toFileStateDocument(f.state) })), false);
     if (this.refreshPolicy !== false) await this.refresh();
+  }
+
+  async replaceEmbeddings(vectors: Map<string, Float32Array>): Promise<number> {
+    checkEmbeddingMap(vectors, this.dimension);
+    if (vectors.size === 0) return 0;
+    // A partial update of a missing document is refused; only rows that exist are rewritten.
+    const stored = await this.fetchSources<{ id: string }>([...vectors.keys()], ['id']);
+    const ops = [...stored.keys()].map((id) => ({ action: { update: { _id: documentId(id) } }, doc: { doc: { embedding: Array.from(vectors.get(id)!) } } }));
+    await this.bulk(this.drawers, ops);
+    return ops.length;
+  }
+
+  /** The model record document with its sequence number and primary term, for compare-and-set. */
+  private async modelDocument(): Promise<{ text: string; ifSeqNo: number; ifPrimaryTerm: number } | undefined> {
+    return this.conn.call(async (c) => {
+      const res = await c.get({ index: this.meta, id: MODEL_DOCUMENT }, { ignore: [404] });
+      const body = res.body as { found?: boolean; _source?: { record: string }; _seq_no: number; _primary_term: number };
+      if (res.statusCode === 404 || body.found !== true || body._source === undefined) return undefined;
+      return { text: body._source.record, ifSeqNo: body._seq_no, ifPrimaryTerm: body._primary_term };
+    });
+  }
+
+  async readModel(): Promise<PalaceModelRecord | undefined> {
+    const doc = await this.modelDocument();
+    return doc === undefined ? undefined : (JSON.parse(doc.text) as PalaceModelRecord);
+  }
+
+  async writeModel(next: PalaceModelRecord, expected: PalaceModelRecord | undefined): Promise<boolean> {
+    const nextText = modelRecordText(next);
+    const expectedText = expected === undefined ? undefined : modelRecordText(expected);
+    let guard: Record<string, unknown> = { op_type: 'create' };
+    if (expectedText !== undefined) {
+      const current = await this.modelDocument();
+      if (current === undefined || current.text !== expectedText) return false;
+      guard = { if_seq_no: current.ifSeqNo, if_primary_term: current.ifPrimaryTerm };
+    } else {
+      await this.conn.call((c) =>
+        c.indices.create({ index: this.meta, body: { settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: { dynamic: false, properties: {} } }, wait_for_active_shards: '1' }, { ignore: [400] }),
+      );
+    }
+    // A version conflict (409) means another writer got there first: nothing written.
+    const status = await this.conn.call(async (c) => (await c.index({ index: this.meta, id: MODEL_DOCUMENT, body: { record: nextText }, refresh: true, ...guard }, { ignore: [409] })).statusCode);
+    return status !== 409;
   }
 
   // -------------------------------------------------------------------------------------------

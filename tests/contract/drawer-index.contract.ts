@@ -99,6 +99,43 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         await opened.cleanup();
       });
 
+      it('keeps the model record as a compare-and-set value that survives a reopen', async () => {
+        const fp32 = { name: 'model-a', dimension: dim, weightsSha256: 'a'.repeat(64) };
+        const int8 = { name: 'model-b', dimension: dim, weightsSha256: 'b'.repeat(64) };
+        expect(await index.readModel()).toBeUndefined();
+        expect(await index.writeModel({ model: fp32 }, { model: int8 })).toBe(false);
+        expect(await index.writeModel({ model: fp32 }, undefined)).toBe(true);
+        expect(await index.writeModel({ model: int8 }, undefined)).toBe(false);
+        const converting = { model: fp32, reembed: { target: int8, jobId: 'job-1' } };
+        expect(await index.writeModel(converting, { model: int8 })).toBe(false);
+        expect(await index.writeModel(converting, { model: fp32 })).toBe(true);
+        expect(await index.readModel()).toEqual(converting);
+        await expectPalaceError(index.writeModel({ model: { ...int8, name: '' } }, converting), 'invalid_argument', /^model\.name$/);
+        await index.close();
+        index = await opened.reopen();
+        expect(await index.readModel()).toEqual(converting);
+        expect(await index.writeModel({ model: int8 }, converting)).toBe(true);
+        expect(await index.readModel()).toEqual({ model: int8 });
+      });
+
+      it('replaces the embeddings of stored rows only, keeping content and metadata', async () => {
+        const rnd = seededRandom(7);
+        const rows = [drawer('re_a', 'alpha', randomUnitVector(rnd, dim)), drawer('re_b', 'beta', randomUnitVector(rnd, dim))];
+        await index.upsert(rows);
+        const fresh = randomUnitVector(rnd, dim);
+        expect(await index.replaceEmbeddings(new Map([['re_a', fresh], ['re_missing', randomUnitVector(rnd, dim)]]))).toBe(1);
+        const stored = await index.embeddings(['re_a', 're_b', 're_missing']);
+        expect([...stored.keys()].sort()).toEqual(['re_a', 're_b']);
+        expect(dot(stored.get('re_a')!, fresh)).toBeCloseTo(1, 5);
+        expect(dot(stored.get('re_b')!, rows[1]!.embedding)).toBeCloseTo(1, 5);
+        expect((await index.get(['re_a']))[0]).toMatchObject({ id: 're_a', content: 'alpha', meta: rows[0]!.meta });
+        const [nearest] = await index.knn(fresh, 1);
+        expect(nearest!.drawer.id).toBe('re_a');
+        expect(nearest!.distance).toBeCloseTo(0, 4);
+        await expectPalaceError(index.replaceEmbeddings(new Map([['re_b', new Float32Array(dim)]])), 'invalid_argument', /^vectors/);
+        expect(await index.replaceEmbeddings(new Map())).toBe(0);
+      });
+
       it('round-trips content verbatim and metadata with its types', async () => {
         const rnd = seededRandom(1);
         const content = '  Line one\r\nline two 😀 with emoji\tand tab, e\u0301 combining, 日本語\n\n';

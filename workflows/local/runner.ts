@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { PalaceError } from '../../core/errors.js';
-import type { JobEngine, JobProgress, JobSpec, MineSpec } from '../../palace/jobs.js';
+import type { JobEngine, JobProgress, JobSpec, MineSpec, ReembedSpec } from '../../palace/jobs.js';
 import { alreadyRunning, emptyCounters, lockKey } from '../../palace/jobs.js';
 import type { JobRecord, JobStore, Locks } from '../../stores/ports.js';
 import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '../activity-types.js';
@@ -15,12 +15,14 @@ import { deleteBySourceOrchestration } from '../delete-by-source.js';
 import type { MineCursor } from '../mine.js';
 import { mineOrchestration, mineSummary, newMineCursor } from '../mine.js';
 import { syncOrchestration } from '../sync.js';
+import type { ReembedActivities, ReembedCursor } from '../reembed.js';
+import { reembedCounters, reembedOrchestration, reembedSummary } from '../reembed.js';
 
 export interface LocalRunnerDeps {
   palace: string;
   jobs: JobStore;
   locks: Locks;
-  activities: MineActivities & SyncActivities & DeleteBySourceActivities;
+  activities: MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities;
   leaseMs?: number;
   pollMs?: number;
   /** Mine batches in flight (default 2: reading and chunking the next overlaps embedding one). */
@@ -97,6 +99,7 @@ export class LocalJobEngine implements JobEngine {
       : undefined;
     try {
       if (spec.kind === 'mine') await this.runMine(record, spec, entry, fence);
+      else if (spec.kind === 'reembed') await this.runReembed(record, spec, entry, fence);
       else if (spec.kind === 'sync') {
         const report = await syncOrchestration(record.job_id, spec, this.deps.activities, fence);
         await this.finish(record, 'completed', { result: { success: true, ...report } });
@@ -140,6 +143,20 @@ export class LocalJobEngine implements JobEngine {
     }, start);
     const output = mineSummary(spec, outcome);
     const result = { success: outcome.status === 'completed', mode: spec.mode, dry_run: spec.dryRun, output, ...(outcome.cursor.scan?.commit ? { commit: outcome.cursor.scan.commit } : {}), ...(outcome.status === 'completed' ? { hallways: outcome.hallways } : {}) };
+    await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result }, outcome.cursor);
+  }
+
+  private async runReembed(record: JobRecord, spec: ReembedSpec, entry: Running, fence: { key: string; token: number } | undefined): Promise<void> {
+    const outcome = await reembedOrchestration(record.job_id, spec, this.deps.activities, {
+      cancelRequested: () => entry.cancel,
+      ...(fence ? { fence } : {}),
+      progress: async (cursor) => {
+        if (fence && !(await this.deps.locks.renew(fence.key, this.holder, fence.token, this.leaseMs))) entry.cancel = true;
+        record.progress = { ...record.progress, ...reembedCounters(cursor), state: 'running', updated_at: new Date().toISOString() };
+        await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
+      },
+    }, (record.cursor as ReembedCursor | undefined) ?? { offset: 0, rows: 0 });
+    const result = { success: outcome.status === 'completed', model: spec.model, output: reembedSummary(spec, outcome) };
     await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result }, outcome.cursor);
   }
 

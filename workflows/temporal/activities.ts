@@ -83,6 +83,9 @@ export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActiviti
     syncApply: guarded('syncApply', a.syncApply),
     deleteBySourceCount: guarded('deleteBySourceCount', a.deleteBySourceCount),
     deleteBySourceApply: guarded('deleteBySourceApply', a.deleteBySourceApply),
+    reembedStart: guarded('reembedStart', a.reembedStart),
+    reembedPage: guarded('reembedPage', a.reembedPage),
+    reembedFinish: guarded('reembedFinish', a.reembedFinish),
 
     async leaseAcquire({ key, workflowId, ttlMs }) {
       try {

@@ -3,15 +3,16 @@
  * signal and query names, the extra activities the workflows call (lease, job record) and the
  * timeouts. Types and constants only, so both the workflow sandbox and Node code import it.
  */
-import type { DeleteBySourceSpec, JobProgress, MineSpec, SyncSpec } from '../../palace/jobs.js';
+import type { DeleteBySourceSpec, JobProgress, MineSpec, ReembedSpec, SyncSpec } from '../../palace/jobs.js';
 import type { JobRecord } from '../../stores/ports.js';
 import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '../activity-types.js';
 import type { MineCursor } from '../mine.js';
+import type { ReembedActivities, ReembedCursor } from '../reembed.js';
 
 export const PROGRESS_QUERY = 'progress';
 export const CANCEL_SIGNAL = 'cancel';
 
-export const WORKFLOW_TYPES = { mine: 'mineWorkflow', sync: 'syncWorkflow', delete_by_source: 'deleteBySourceWorkflow' } as const;
+export const WORKFLOW_TYPES = { mine: 'mineWorkflow', sync: 'syncWorkflow', delete_by_source: 'deleteBySourceWorkflow', reembed: 'reembedWorkflow' } as const;
 
 /** A lease held on a lock key, carried by every write that must still hold it. */
 export interface Fence {
@@ -54,6 +55,12 @@ export interface DeleteBySourceWorkflowInput extends JobInputBase {
   spec: DeleteBySourceSpec;
 }
 
+export interface ReembedWorkflowInput extends JobInputBase {
+  spec: ReembedSpec;
+  /** Set when a run continues as new: where the previous run stopped. */
+  carried?: { cursor: ReembedCursor; fence?: Fence; startedAt: string; cancelled: boolean };
+}
+
 export interface LeaseActivities {
   /** Acquire the lease of `key` for the workflow `workflowId`; null while another holder has it. */
   leaseAcquire(input: { key: string; workflowId: string; ttlMs: number }): Promise<Fence | null>;
@@ -67,7 +74,7 @@ export interface JobRecordActivities {
   jobRecordUpdate(input: { jobId: string; state: JobProgress['state']; progress: JobProgress }): Promise<void>;
 }
 
-export type WorkerActivities = MineActivities & SyncActivities & DeleteBySourceActivities & LeaseActivities & JobRecordActivities;
+export type WorkerActivities = MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities & LeaseActivities & JobRecordActivities;
 
 /**
  * A worker's identity on the task queue names its activity slots, so a client sizing a mine's

@@ -100,10 +100,10 @@ export async function createJobWorker(o: JobWorkerOptions): Promise<JobWorker> {
  * Given the runtime's job engine, it also consumes the short-job queues (source refreshes,
  * auto-saves, job-end deliveries).
  */
-export async function runJobWorker(rt: { config: Config; stores: PalaceStores; embedder: Embedder; jobs?: JobEngine }, limits: Pick<JobWorkerOptions, 'maxConcurrentActivities' | 'shutdownGraceMs'> = {}): Promise<void> {
+export async function runJobWorker(rt: { config: Config; stores: PalaceStores; embedder: Embedder; jobs?: JobEngine; embedderFor?: (model: string) => Embedder }, limits: Pick<JobWorkerOptions, 'maxConcurrentActivities' | 'shutdownGraceMs'> = {}): Promise<void> {
   const { config, stores, embedder } = rt;
   checkNotifySettings(config.hooks.notifyUrls, config.hooks.notifySecret);
-  const activities = createJobActivities({ config, stores, embedder, workspace: path.join(config.palaceDir, 'workspace') });
+  const activities = createJobActivities({ config, stores, embedder, ...(rt.embedderFor ? { embedderFor: rt.embedderFor } : {}), workspace: path.join(config.palaceDir, 'workspace') });
   const notifications = new NotificationQueue(notificationQueueSettings(config));
   const shortJobs = rt.jobs ? startShortJobWorkers({ config, stores, embedder, jobs: rt.jobs }) : undefined;
   try {

@@ -2,3 +2,4 @@
 export { mineWorkflow } from './mine-workflow.js';
 export { syncWorkflow } from './sync-workflow.js';
 export { deleteBySourceWorkflow } from './delete-by-source-workflow.js';
+export { reembedWorkflow } from './reembed-workflow.js';

@@ -1,0 +1,98 @@
+/**
+ * A palace holds the vectors of one model. Its record (ports.ts PalaceModelRecord) is written by
+ * the first process that opens the palace with an embedder, and rewritten only by `mempalace
+ * reembed`. Opening it with another model, or writing drawers while a re-embed runs, is refused,
+ * so the vectors of two models are never mixed in one palace.
+ */
+import { PalaceError, invalidArgument } from '../core/errors.js';
+import type { Embedder } from '../embed/embedder.js';
+import type { ModelIdentity } from '../embed/model-identity.js';
+import { sameModel } from '../embed/model-identity.js';
+import { MINILM_FP32_SHA256, MINILM_MODEL_NAME } from '../embed/model-locator.js';
+import type { DrawerIndex, PalaceModelRecord } from '../stores/ports.js';
+
+/**
+ * Palaces filled before model records existed were all embedded with the fp32 all-MiniLM-L6-v2;
+ * that is what such a palace records when it is next opened.
+ */
+export const UNRECORDED_PALACE_MODEL: ModelIdentity = { name: MINILM_MODEL_NAME, dimension: 384, weightsSha256: MINILM_FP32_SHA256 };
+
+const describe = (m: ModelIdentity) => `${m.name} (${m.dimension}-d, weights sha256 ${m.weightsSha256.slice(0, 12)}…)`;
+
+export function modelMismatch(palace: ModelIdentity, configured: ModelIdentity): PalaceError {
+  return invalidArgument(
+    'MEMPALACE_EMBED_MODEL',
+    'matches_palace_model',
+    `this palace holds vectors of ${describe(palace)}, but MEMPALACE_EMBED_MODEL selects ${describe(configured)}; ` +
+      `set MEMPALACE_EMBED_MODEL=${palace.name}, or convert the palace with \`mempalace reembed --model ${configured.name}\``,
+  );
+}
+
+export function reembedUnderWay(record: PalaceModelRecord): PalaceError {
+  const { target, jobId } = record.reembed!;
+  return new PalaceError('already_running', `this palace is being re-embedded from ${record.model.name} to ${target.name} (job ${jobId}); it takes no new drawers until that finishes (\`mempalace reembed --model ${target.name}\` resumes it)`, {
+    field: 'MEMPALACE_EMBED_MODEL',
+    rule: 'no_reembed_under_way',
+    details: { job_id: jobId, palace_model: record.model, reembed_target: target },
+  });
+}
+
+/**
+ * The palace's record, written first when there is none: the given model for an empty palace,
+ * UNRECORDED_PALACE_MODEL for one that already holds drawers.
+ */
+export async function palaceModelRecord(drawers: DrawerIndex, model: ModelIdentity): Promise<PalaceModelRecord> {
+  const stored = await drawers.readModel();
+  if (stored !== undefined) return stored;
+  const first: PalaceModelRecord = { model: (await drawers.count()) > 0 ? UNRECORDED_PALACE_MODEL : model };
+  await drawers.writeModel(first, undefined);
+  // Whoever won a concurrent first write, the stored record is the one that counts.
+  return (await drawers.readModel()) ?? first;
+}
+
+/**
+ * Checks a palace against the embedder that is about to serve it. `whileReembedding`: `refuse`
+ * (servers, the CLI) or `accept` (a job worker, which must run the re-embed itself; its drawer
+ * writes stay refused until the re-embed ends, see `modelBoundDrawers`).
+ */
+export async function checkPalaceModel(drawers: DrawerIndex, embedder: Pick<Embedder, 'identity'>, whileReembedding: 'refuse' | 'accept' = 'refuse'): Promise<PalaceModelRecord> {
+  const record = await palaceModelRecord(drawers, embedder.identity);
+  if (record.reembed !== undefined) {
+    if (whileReembedding === 'refuse') throw reembedUnderWay(record);
+    return record;
+  }
+  if (!sameModel(record.model, embedder.identity)) throw modelMismatch(record.model, embedder.identity);
+  return record;
+}
+
+/** The writes that add vectors: each checks the palace's record first. */
+const VECTOR_WRITES = new Set<PropertyKey>(['upsert', 'replaceFile', 'replaceFiles']);
+/** Deletes add no vectors but would shift the pages a re-embed walks by offset: refused meanwhile. */
+const DELETES = new Set<PropertyKey>(['delete', 'deleteWhere', 'deleteFileStates']);
+
+/**
+ * The drawer index as the palace's writers use it: every write that adds vectors first re-reads
+ * the palace's record and is refused unless the palace holds `model`'s vectors and no re-embed
+ * runs (another process may have re-embedded the palace since this one opened it); deletes are
+ * refused while a re-embed runs.
+ */
+export function modelBoundDrawers(inner: DrawerIndex, model: ModelIdentity): DrawerIndex {
+  const check = async (adds: boolean) => {
+    const record = await palaceModelRecord(inner, model);
+    if (record.reembed !== undefined) throw reembedUnderWay(record);
+    if (adds && !sameModel(record.model, model)) throw modelMismatch(record.model, model);
+  };
+  return new Proxy(inner, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      const adds = VECTOR_WRITES.has(property);
+      if (!adds && !DELETES.has(property)) return method.bind(target);
+      return async (...args: unknown[]) => {
+        await check(adds);
+        return method.apply(target, args);
+      };
+    },
+  });
+}
