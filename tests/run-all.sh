@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash embed/fetch-model.sh
+# The int8 variant (MEMPALACE_EMBED_MODEL=all-MiniLM-L6-v2-q) that the model-record and reembed tests use.
+bash embed/fetch-model.sh all-MiniLM-L6-v2-q
 # The MCP Inspector CLI the conformance test runs, pinned by its own lockfile (see its package.json).
 npm ci --prefix tests/tools/inspector --engine-strict=false --no-audit --no-fund
 
