@@ -26,6 +26,7 @@ import { lockKey } from '../../palace/jobs.js';
 import type { DeliveryOutcome, DeliveryProgress, DeliveryRecord, JobNotification } from '../../palace/notifications.js';
 import { jobNotification } from '../../palace/notifications.js';
 import { palacePrefix } from '../../stores/redis/connection.js';
+import type { DeadLetter as PalaceDeadLetter } from '../../palace/notifications.js';
 
 export const TRIGGER_QUEUE = 'triggers';
 export const NOTIFICATION_QUEUE = 'job-notifications';
@@ -41,14 +42,8 @@ export interface QueueSettings {
   backoffMs?: number;
 }
 
-export interface DeadLetter {
-  id: string;
-  name: string;
-  data: unknown;
-  failedReason: string;
-  attemptsMade: number;
-  finishedOn: number | undefined;
-}
+/** A dead letter of one queue (the palace-level record adds the queue's name). */
+export type DeadLetter = Omit<PalaceDeadLetter, 'queue'>;
 
 /** `sourceId`: a registered source's refresh (webhook); its handler waits for the mine to end. */
 export type RefreshRequest = { spec: MineSpec; sourceId?: string };
