@@ -23,8 +23,8 @@ import { invalidArgument } from '../core/errors.js';
 import { hashN } from '../core/text.js';
 import type { GitTarget } from '../palace/sources.js';
 
-/** Runs git with `args` in `cwd` and gives its trimmed stdout (activities/git.ts builds them). */
-export type GitRunner = (args: string[], cwd?: string) => Promise<string>;
+/** Runs git with `args` in `cwd` and gives its trimmed stdout; `capDir` is size-capped while it runs (activities/git.ts builds them). */
+export type GitRunner = (args: string[], cwd?: string, capDir?: string) => Promise<string>;
 /** The runner for commands reaching an approved `target`, or (no target) for local commands only. */
 export type GitRunnerFactory = (target?: GitTarget) => GitRunner;
 
@@ -178,17 +178,20 @@ export class GitWorkspace {
       const repo = await this.bareRepo(url);
       try {
         await this.fetchCommit(repo, url, commit, remote);
+        // A checkout counts once its .json is written (last); one left half-made by a crash is redone.
+        await fs.rm(dir, { recursive: true, force: true });
+        await this.git(['worktree', 'prune'], repo);
+        await fs.mkdir(path.dirname(dir), { recursive: true });
+        await this.git(['worktree', 'add', '--quiet', '--force', '--detach', dir, commit], repo, dir);
       } catch (e) {
-        // A fetch stopped by the size cap or the timeout leaves a repository nobody should trust.
+        // Stopped by the size cap or the timeout: neither the repository nor the checkout is trusted.
         const rule = (e as { rule?: string }).rule;
-        if (rule === 'git_max_bytes' || rule === 'git_timeout') await fs.rm(repo, { recursive: true, force: true });
+        if (rule === 'git_max_bytes' || rule === 'git_timeout') {
+          await fs.rm(dir, { recursive: true, force: true });
+          await fs.rm(repo, { recursive: true, force: true });
+        }
         throw e;
       }
-      // A checkout counts once its .json is written (last); one left half-made by a crash is redone.
-      await fs.rm(dir, { recursive: true, force: true });
-      await this.git(['worktree', 'prune'], repo);
-      await fs.mkdir(path.dirname(dir), { recursive: true });
-      await this.git(['worktree', 'add', '--quiet', '--force', '--detach', dir, commit], repo);
       const meta: CheckoutMeta = { url, commit, bytes: await sizeOf(dir) };
       await fs.writeFile(`${dir}.json`, JSON.stringify(meta));
       return true;

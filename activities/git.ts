@@ -23,11 +23,15 @@ export function gitLimitsOf(config: Pick<Config, 'sources'>): GitLimits {
 }
 
 /**
- * Runners under `limits`: for commands reaching an approved target (its directory size capped
- * while it runs), or with no target for local commands, which may reach no remote at all.
+ * Runners under `limits`: for commands reaching an approved target, or with no target for local
+ * commands, which may reach no remote at all.
  */
-export function hardenedGit(limits: GitLimits): (target?: GitTarget) => (args: string[], cwd?: string) => Promise<string> {
-  return (target) => (args, cwd) => runGit({ args, limits, ...(target ? { target } : {}), ...(cwd === undefined ? {} : { cwd, ...(target ? { capDir: cwd } : {}) }) });
+export function hardenedGit(limits: GitLimits): (target?: GitTarget) => (args: string[], cwd?: string, capDir?: string) => Promise<string> {
+  return (target) => (args, cwd, capDir) => {
+    // A command reaching a remote grows the repository it runs in: that is what is capped.
+    const capped = capDir ?? (target ? cwd : undefined);
+    return runGit({ args, limits, ...(target ? { target } : {}), ...(cwd === undefined ? {} : { cwd }), ...(capped === undefined ? {} : { capDir: capped }) });
+  };
 }
 
 export interface GitCommand {

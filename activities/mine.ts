@@ -228,8 +228,8 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, checkout?: string)
       result.files_skipped++;
       result.skipsDetail.push({ file: entry.relativePath, reason: `${reason}: ${detail}` });
       if (spec.dryRun) return;
-      // mtime -1 matches no file, so whatever later stands at this path is read and checked afresh.
-      const state: FileState = { wing: scan.wing, source_file: stored, size, mtime_ms: -1, content_sha256: '', drawer_count: 0, mined_at: filedAtNow(), extra: { mode: modeKey(spec), skip_reason: reason } };
+      // A refused path's state never counts as unchanged (see below), so whatever later stands there is read and checked afresh.
+      const state: FileState = { wing: scan.wing, source_file: stored, size, mtime_ms: 0, content_sha256: '', drawer_count: 0, mined_at: filedAtNow(), extra: { mode: modeKey(spec), skip_reason: reason } };
       planned.push({ stored, state, drawers: [] });
     };
     try {
@@ -238,7 +238,7 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, checkout?: string)
         continue;
       }
       const st = await fs.lstat(entry.absolutePath);
-      if (previous && st.isFile() && previous.size === st.size && previous.mtime_ms === st.mtimeMs) {
+      if (previous && previous.extra?.skip_reason === undefined && st.isFile() && previous.size === st.size && previous.mtime_ms === st.mtimeMs) {
         // Filed by this same job: a batch retried after its attempt wrote and then died (worker
         // crash). It counts as it did the first time, so progress stays exact.
         if (previous.extra?.job === input.jobId) countFiledBefore(result, entry, previous);

@@ -33,11 +33,11 @@ const git60s = hardenedGit({ timeoutMs: 60_000, maxBytes: 1 << 30 });
 /** The hardened runners, counting each subcommand. */
 function counting(): { runner: GitRunnerFactory; counts: Map<string, number> } {
   const counts = new Map<string, number>();
-  const runner: GitRunnerFactory = (t) => (args, cwd) => {
+  const runner: GitRunnerFactory = (t) => (args, cwd, capDir) => {
     const at = args.findIndex((a) => !a.startsWith('-') && !a.includes('='));
     const sub = args[at] === 'worktree' ? `worktree ${args[at + 1]}` : (args[at] ?? '');
     counts.set(sub, (counts.get(sub) ?? 0) + 1);
-    return git60s(t)(args, cwd);
+    return git60s(t)(args, cwd, capDir);
   };
   return { runner, counts };
 }

@@ -152,7 +152,7 @@ describe('git through the hardened runner', () => {
       .rejects.toMatchObject({ code: 'invalid_argument', field: 'source', rule: 'git_max_bytes' });
     // Neither the repository the fetch grew nor a checkout is kept.
     expect(fs.readdirSync(path.join(workspace, 'repos'))).toEqual([]);
-    expect(fs.existsSync(path.join(workspace, 'checkouts'))).toBe(false);
+    expect(fs.readdirSync(path.join(workspace, 'checkouts'))).toEqual([]);
   });
 
   it('git refuses any transport but the approved one', async () => {
