@@ -110,6 +110,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
       const scope = typeof routePath === 'string' ? routeScope(req.method === 'HEAD' ? 'GET' : req.method, routePath) : undefined;
       if (scope === undefined) return sendPalaceError(res, new PalaceError('permission_denied', `${req.method} ${req.path} has no row in the scope table`, { rule: 'scope_table' }));
       if (scope === 'open') return next();
+      if (scope === 'signed') return mcp.readOnly ? sendPalaceError(res, readOnlyRouteRefusal(req)) : next();
       const principal = principalOf(auth, req);
       if (!principal) return unauthorized(res, challenge());
       if (scope !== 'read' && mcp.readOnly) return sendPalaceError(res, readOnlyRouteRefusal(req));

@@ -8,7 +8,8 @@
  */
 export const SCOPES = ['read', 'write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
-export type RouteScope = Scope | 'open';
+/** `open`: no token; `signed`: no token, the request carries its own signature (webhooks), and it writes. */
+export type RouteScope = Scope | 'open' | 'signed';
 
 export const IMPLIED_SCOPES: Record<Scope, readonly Scope[]> = { read: ['read'], write: ['write', 'read'], admin: ['admin', 'write', 'read'] };
 
@@ -96,7 +97,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /v1/notifications': READ,
   'POST /v1/dead-letters/:queue/:id/retry': WRITE,
   // Authenticated by the push's signature (MEMPALACE_WEBHOOK_SECRET), not by a bearer token.
-  'POST /v1/hooks/git': 'open',
+  'POST /v1/hooks/git': 'signed',
   'GET /metrics': READ,
   'GET /healthz': 'open',
   'GET /v1/openapi.json': 'open',

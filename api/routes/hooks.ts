@@ -13,7 +13,7 @@ import { REST_BODY_LIMIT_BYTES } from '../limits.js';
 import { isPushEvent, parsePush, providerOf, signatureValid } from '../webhooks.js';
 
 export function registerHookRoutes(router: Router, deps: ApiDeps): void {
-  router.post('/v1/hooks/git', express.raw({ type: () => true, limit: REST_BODY_LIMIT_BYTES }), async (req, res) => {
+  router.post('/v1/hooks/git', deps.authorize, express.raw({ type: () => true, limit: REST_BODY_LIMIT_BYTES }), async (req, res) => {
     const rt = deps.runtime();
     const { provider, event } = providerOf(req.headers);
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

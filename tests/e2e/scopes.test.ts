@@ -80,12 +80,17 @@ describe('read-only server', () => {
       'POST /v1/jobs/sync': { wing: 'x' },
       'POST /v1/jobs/delete_by_source': { source_file: '/x.md' },
       'POST /v1/jobs/:id/cancel': {},
+      'POST /v1/sources': { location: tempDir('ro-registered') },
+      'DELETE /v1/sources/:id': undefined,
+      'POST /v1/sources/:id/refresh': {},
+      'POST /v1/dead-letters/:queue/:id/retry': {},
+      'POST /v1/hooks/git': { ref: 'refs/heads/main' },
     };
     const writes = Object.entries(ROUTE_SCOPES).filter(([k, s]) => s !== 'read' && s !== 'open' && k !== 'POST /mcp').map(([k]) => k);
     expect(writes.sort()).toEqual(Object.keys(bodies).sort());
     for (const key of writes) {
       const [method, route] = key.split(' ') as [string, string];
-      const res = await h.call(route.replace(':id', 'some-job'), { token: 'tok-admin', method, body: bodies[key] });
+      const res = await h.call(route.replace(':id', 'some-job').replace(':queue', 'notifications'), { token: 'tok-admin', method, ...(bodies[key] === undefined ? {} : { body: bodies[key] }) });
       expect(res.status, key).toBe(403);
       expect(await res.json(), key).toMatchObject({ code: 'read_only', rule: 'read_only' });
     }
