@@ -42,7 +42,7 @@ describe('mempalace sources (CLI)', () => {
     }
     const bad = mempalace('sources', 'add', path.join(tmp, 'absent'));
     expect(bad.code).toBe(2);
-    expect(bad.json).toMatchObject({ code: 'invalid_argument', field: 'location', rule: 'existing_directory' });
+    expect(bad.json).toMatchObject({ code: 'invalid_argument', field: 'location', rule: 'exists' });
     const outside = mempalace('sources', 'add', '/');
     expect(outside.code).toBe(2);
     expect(outside.json).toMatchObject({ field: 'location', rule: 'allowed_roots' });
