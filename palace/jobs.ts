@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { PalaceError } from '../core/errors.js';
 import { hashN } from '../core/text.js';
-import type { RootBound } from './sources.js';
+import type { RootBound, SourceSpec } from './sources.js';
 
 export const JOB_KINDS = ['mine', 'sync', 'delete_by_source', 'reembed'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
@@ -14,8 +14,7 @@ export const MINE_MODES = ['projects', 'convos', 'extract'] as const;
 export type MineMode = (typeof MINE_MODES)[number];
 export type JobState = 'running' | 'completed' | 'failed' | 'cancelled';
 
-/** Where a mine reads from: a directory the worker can see, or a git repository at a ref. */
-export type SourceSpec = { kind: 'dir'; path: string } | { kind: 'git'; url: string; ref: string };
+export type { SourceSpec } from './sources.js';
 
 export interface MineSpec {
   kind: 'mine';

@@ -21,12 +21,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
-import type { SourceSpec } from './jobs.js';
 
 /** Rules a path may break, one per kind of bound. */
 export type BoundRule = 'allowed_roots' | 'token_roots' | 'client_roots' | 'local_sources_disabled';
 
 /** One set of directories a local source must lie in (inside any one of them). */
+/** Where a mine reads from: a directory the worker can see, or a git repository at a ref. */
+export type SourceSpec = { kind: 'dir'; path: string } | { kind: 'git'; url: string; ref: string };
+
 export interface RootBound {
   rule: BoundRule;
   roots: string[];
