@@ -136,9 +136,10 @@ describe('the stop hook through BullMQ to a worker process', () => {
       return e.length >= 30 ? e : undefined;
     });
     expect(exchanges).toEqual(range(0, 30));
-    const diary = await rt.stores.drawers.list({ wing: 'ledger', room: 'diary' }, 0, 100);
-    expect(diary.items.filter((d) => d.content.includes(session))).toHaveLength(2);
+    // The diary entry is written after the exchanges, so it is checked once the job has completed.
     const job = await completed(jobId!);
     expect(job.returnvalue).toMatchObject({ drawers_filed: 15 });
+    const diary = await rt.stores.drawers.list({ wing: 'ledger', room: 'diary' }, 0, 100);
+    expect(diary.items.filter((d) => d.content.includes(session))).toHaveLength(2);
   });
 });

@@ -28,6 +28,8 @@ let engine: TemporalJobEngine;
 let worker: JobWorker;
 let workerRun: Promise<void>;
 let embedded: Runtime;
+/** Mine batches in flight, fixed so the cancel bound does not depend on the worker's slots. */
+const MINE_WINDOW = 2;
 
 async function run(jobs: JobEngine, spec: JobSpec): Promise<JobProgress> {
   const started = await jobs.start(spec);
@@ -42,7 +44,7 @@ beforeAll(async () => {
   const taskQueue = `tq-${name}`;
   worker = await inProcessWorker(stores, embedder, taskQueue);
   workerRun = worker.run();
-  engine = await openEngine(stores, taskQueue);
+  engine = await openEngine(stores, taskQueue, undefined, undefined, MINE_WINDOW);
   embedded = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, 'palace-embedded') }), { embedder });
 });
 
@@ -82,7 +84,7 @@ describe('jobs on Temporal', () => {
     expect(again.job_id).not.toBe(done.job_id);
   });
 
-  it('cancelling a running mine stops within a batch, releases the lease and reports partial progress', async () => {
+  it('cancelling a running mine stops within the window of batches, releases the lease and reports partial progress', async () => {
     const source = path.join(tmp, 'cancel');
     await generateSmallFiles(source, 1200, 11);
     const spec = mineSpec(source, 'cancel');
@@ -97,7 +99,8 @@ describe('jobs on Temporal', () => {
     const cancelled = await engine.cancel(started.job_id);
     expect(cancelled.state).toBe('cancelled');
     expect(cancelled.files_seen).toBeLessThan(1200);
-    expect(cancelled.files_seen - seen).toBeLessThanOrEqual(64);
+    // Within the window: MINE_WINDOW batches of 64 files may be in flight when the signal lands.
+    expect(cancelled.files_seen - seen).toBeLessThanOrEqual(MINE_WINDOW * 64);
     expect(String((cancelled.result as { output: string }).output)).toContain('Cancelled after');
     expect(await stores.locks.holder(lockKey(stores.palaceName, spec))).toBeNull();
     const written = await stores.drawers.count({ wing: 'cancel' });
