@@ -10,7 +10,7 @@ import type { MetaValue } from '../core/drawer.js';
 import { compileEntityDetector, parseRegistry, registryNames } from '../core/entities.js';
 import { invalidArgument } from '../core/errors.js';
 import { detectHall } from '../core/halls.js';
-import type { ManifestEntry } from '../stores/ports.js';
+import type { ManifestEntry } from '../stores/ports/job-store.js';
 
 type Detector = (text: string) => string[];
 

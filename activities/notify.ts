@@ -10,7 +10,7 @@ import { invalidArgument } from '../core/errors.js';
 import { eventDraft } from '../palace/logstream-validate.js';
 import type { DeliveryOutcome, DeliveryProgress, JobNotification } from '../palace/notifications.js';
 import { JOB_EVENTS } from '../palace/notifications.js';
-import type { Logstream } from '../stores/ports.js';
+import type { Logstream } from '../stores/ports/logstream.js';
 
 export const SIGNATURE_HEADER = 'x-mempalace-signature-256';
 

@@ -9,7 +9,8 @@ import type { Embedder } from '../embed/embedder.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
 import { sameModel } from '../embed/model-identity.js';
 import { palaceModelRecord } from '../palace/palace-model.js';
-import type { DrawerIndex, Locks, PalaceModelRecord } from '../stores/ports.js';
+import type { DrawerIndex, PalaceModelRecord } from '../stores/ports/drawer-index.js';
+import type { Locks } from '../stores/ports/locks.js';
 import type { ReembedActivities } from '../workflows/reembed.js';
 
 export interface ReembedDeps {

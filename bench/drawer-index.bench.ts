@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import type { DrawerWrite } from '../core/drawer.js';
-import type { DrawerFilter } from '../stores/ports.js';
+import type { DrawerFilter } from '../stores/ports/drawer-index.js';
 import { openSqliteDrawerIndex } from '../stores/embedded/sqlite-drawer-index.js';
 import { bruteForce, filedAt, nearVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
 import { machine, median, percentile } from './lib/stats.js';

@@ -16,7 +16,7 @@ import { loadConfig } from '../core/config.js';
 import { eventAppend, patchSubmit, type LogstreamContext } from '../palace/logstream.js';
 import { pullFromPeer } from '../palace/logstream-sync.js';
 import { openSqliteLogstream } from '../stores/embedded/sqlite-logstream.js';
-import type { Logstream } from '../stores/ports.js';
+import type { Logstream } from '../stores/ports/logstream.js';
 import { RedisConnections } from '../stores/redis/connection.js';
 import { openRedisLogstream } from '../stores/redis/redis-logstream.js';
 import { InProcessTransport } from '../tests/helpers/sync-transport.js';

@@ -18,7 +18,7 @@ import { listHallways } from '../palace/hallways.js';
 import { listTunnels } from '../palace/tunnels.js';
 import { openSqliteGraphStore } from '../stores/embedded/sqlite-graph-store.js';
 import { openNeo4jGraphStore } from '../stores/neo4j/neo4j-graph-store.js';
-import type { GraphStore, HallwayWrite, TunnelWrite } from '../stores/ports.js';
+import type { GraphStore, HallwayWrite, TunnelWrite } from '../stores/ports/graph-store.js';
 import { writeReadmeSection } from './lib/report.js';
 import { machine, ratePerSecond, seeded } from './lib/stats.js';
 

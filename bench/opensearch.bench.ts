@@ -27,7 +27,7 @@ import { openSqliteDrawerIndex } from '../stores/embedded/sqlite-drawer-index.js
 import { dropPalaceIndices, withBulkLoadSettings } from '../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../stores/opensearch/opensearch-drawer-index.js';
 import type { RefreshPolicy } from '../stores/opensearch/opensearch-drawer-index.js';
-import type { DrawerFilter, DrawerIndex } from '../stores/ports.js';
+import type { DrawerFilter, DrawerIndex } from '../stores/ports/drawer-index.js';
 import { bruteForce, nearVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
 import { machine, percentile } from './lib/stats.js';
 import { DIM, syntheticCorpus } from './lib/synthetic-drawers.js';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { loadConfig } from '../core/config.js';
 import { eventAppend, eventList, eventWait, type LogstreamContext } from '../palace/logstream.js';
 import { openSqliteLogstream } from '../stores/embedded/sqlite-logstream.js';
-import type { Logstream } from '../stores/ports.js';
+import type { Logstream } from '../stores/ports/logstream.js';
 import { RedisConnections } from '../stores/redis/connection.js';
 import { openRedisLogstream } from '../stores/redis/redis-logstream.js';
 import { writeReadmeSection } from './lib/report.js';

@@ -16,7 +16,7 @@ import { loadConfig } from '../core/config.js';
 import { openSqliteDrawerIndex } from '../stores/embedded/sqlite-drawer-index.js';
 import { dropPalaceIndices } from '../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../stores/opensearch/opensearch-drawer-index.js';
-import type { DrawerIndex, FileReplacement } from '../stores/ports.js';
+import type { DrawerIndex, FileReplacement } from '../stores/ports/drawer-index.js';
 import { drawer, randomUnitVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
 import { machine, median } from './lib/stats.js';
 

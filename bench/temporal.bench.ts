@@ -38,7 +38,7 @@ import { openRuntime } from '../cli/runtime.js';
 import { loadConfig } from '../core/config.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import type { JobProgress } from '../palace/jobs.js';
-import type { DrawerIndex } from '../stores/ports.js';
+import type { DrawerIndex } from '../stores/ports/drawer-index.js';
 import { workflowsPath } from '../workflows/temporal/worker.js';
 import type { JobWorker } from '../workflows/temporal/worker.js';
 import { generateProject } from '../tests/fixtures/generate-project.js';

@@ -10,7 +10,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { ModelIdentity } from '../embed/model-identity.js';
-import type { DrawerIndex, GraphStore, Logstream } from '../stores/ports.js';
+import type { DrawerIndex } from '../stores/ports/drawer-index.js';
+import type { GraphStore } from '../stores/ports/graph-store.js';
+import type { Logstream } from '../stores/ports/logstream.js';
 import { encodeVector, EXPORT_FORMAT, EXPORT_VERSION, zeroCounts } from './backup-records.js';
 import type { ExportHeader, PalaceRecord, RecordKind, StreamItem } from './backup-records.js';
 

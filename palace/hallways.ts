@@ -7,7 +7,7 @@ import { invalidArgument } from '../core/errors.js';
 import { hallwayId } from '../core/ids.js';
 import { codePointLength } from '../core/text.js';
 import { validateName, validateOptionalName } from '../core/validate.js';
-import type { HallwayRecord, HallwayWrite } from '../stores/ports.js';
+import type { HallwayRecord, HallwayWrite } from '../stores/ports/graph-store.js';
 import { nowOf } from './context.js';
 import type { GraphContext } from './room-graph.js';
 import { connectionTimestamp } from './tunnels.js';

@@ -19,7 +19,7 @@ import { wingSlug } from '../core/validate.js';
 import type { DrawerWrite } from '../core/drawer.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
 import { sameModel } from '../embed/model-identity.js';
-import type { JobStore } from '../stores/ports.js';
+import type { JobStore } from '../stores/ports/job-store.js';
 import { decodeVector, parseHeader, RECORD_KINDS, zeroCounts } from './backup-records.js';
 import type { ExportHeader, PalaceRecord, RecordKind } from './backup-records.js';
 import type { PalaceContentStores, RecordProgress } from './export.js';

@@ -8,7 +8,7 @@
 import { invalidArgument, PalaceError } from '../core/errors.js';
 import { codePointLength, hashN, lengthPrefixed, replaceLoneSurrogates } from '../core/text.js';
 import { validateKgValue, validateName, validateTemporal } from '../core/validate.js';
-import type { GraphStore, KgDirection, KgEntityRef, KgInvertedInterval, KgTripleWrite } from '../stores/ports.js';
+import type { GraphStore, KgDirection, KgEntityRef, KgInvertedInterval, KgTripleWrite } from '../stores/ports/graph-store.js';
 import { nowOf } from './context.js';
 
 export interface KgContext {

@@ -11,7 +11,8 @@
  * `retry_at` while the loop backs off from an unreachable peer.
  */
 import os from 'node:os';
-import type { Locks, Logstream, MeshState } from '../stores/ports.js';
+import type { Locks } from '../stores/ports/locks.js';
+import type { Logstream, MeshState } from '../stores/ports/logstream.js';
 
 /** The lease of the sync loop: one process per palace runs it (§8.6, §11.8). */
 export const SYNC_LEASE_KEY = 'logstream:sync';

@@ -11,7 +11,8 @@
  * restarted server resumes where it was. An unreachable peer is retried with exponential backoff
  * (interval × 2^(failures−1), at most 16 intervals and 5 minutes), and never blocks the other peers.
  */
-import type { Locks, Logstream, MeshState } from '../stores/ports.js';
+import type { Locks } from '../stores/ports/locks.js';
+import type { Logstream, MeshState } from '../stores/ports/logstream.js';
 import { SYNC_LEASE_KEY, selfProfile, syncHolderId, type MeshOptions, type NodeProfile } from './logstream-estate.js';
 import { peerLabel, pullFromPeer, type PullReport, type SyncPeer, type SyncTransport } from './logstream-sync.js';
 

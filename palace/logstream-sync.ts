@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { PalaceError, invalidArgument, isPalaceError } from '../core/errors.js';
-import type { Logstream, RemoteArtifact, RemoteEvent, StoredEvent } from '../stores/ports.js';
+import type { Logstream, RemoteArtifact, RemoteEvent, StoredEvent } from '../stores/ports/logstream.js';
 import { BODY_MAX_BYTES, METADATA_MAX_BYTES, pyRepr, remoteMetadataJson, routingField } from './logstream-validate.js';
 
 export const OPS_PAGE_MAX = 500;

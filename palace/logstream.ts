@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { PalaceError, invalidArgument, isPalaceError } from '../core/errors.js';
 import { codePointLength, codePointSlice } from '../core/text.js';
-import type { ArtifactRecord, Logstream, StoredEvent } from '../stores/ports.js';
+import type { ArtifactRecord, Logstream, StoredEvent } from '../stores/ports/logstream.js';
 import { meshEstate, type MeshOptions } from './logstream-estate.js';
 import {
   artifactDraft,

@@ -7,7 +7,7 @@
  */
 import { lexicalTokens } from '../core/lexical.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
-import type { DrawerFilter, TaxonomyRow } from '../stores/ports.js';
+import type { DrawerFilter, TaxonomyRow } from '../stores/ports/drawer-index.js';
 import type { PalaceContentStores, RecordProgress } from './export.js';
 import { palaceRecords } from './export.js';
 import type { ImportStores, ImportSummary } from './import.js';

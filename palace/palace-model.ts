@@ -1,5 +1,5 @@
 /**
- * A palace holds the vectors of one model. Its record (ports.ts PalaceModelRecord) is written by
+ * A palace holds the vectors of one model. Its record (a PalaceModelRecord) is written by
  * the first process that opens the palace with an embedder, and rewritten only by `mempalace
  * reembed`. Opening it with another model, or writing drawers while a re-embed runs, is refused,
  * so the vectors of two models are never mixed in one palace.
@@ -9,7 +9,7 @@ import type { Embedder } from '../embed/embedder.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
 import { sameModel } from '../embed/model-identity.js';
 import { MINILM_FP32_SHA256, MINILM_MODEL_NAME } from '../embed/model-locator.js';
-import type { DrawerIndex, PalaceModelRecord } from '../stores/ports.js';
+import type { DrawerIndex, PalaceModelRecord } from '../stores/ports/drawer-index.js';
 
 /**
  * Palaces filled before model records existed were all embedded with the fp32 all-MiniLM-L6-v2;

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { PalaceError, invalidArgument, isPalaceError } from '../core/errors.js';
 import { hashN } from '../core/text.js';
 import { validateOptionalName } from '../core/validate.js';
-import type { JobStore, RegisteredSource, SourceRefresh } from '../stores/ports.js';
+import type { JobStore, RegisteredSource, SourceRefresh } from '../stores/ports/job-store.js';
 import type { JobEngine, JobProgress, MineMode, MineSpec } from './jobs.js';
 import { MINE_MODES } from './jobs.js';
 import type { SourcePolicy } from './sources.js';

@@ -6,7 +6,8 @@
  */
 import { invalidArgument, PalaceError } from '../core/errors.js';
 import { validateKgValue, validateOptionalName, wingSlug } from '../core/validate.js';
-import type { DrawerIndex, GraphStore } from '../stores/ports.js';
+import type { DrawerIndex } from '../stores/ports/drawer-index.js';
+import type { GraphStore } from '../stores/ports/graph-store.js';
 
 /** What the navigation operations need; `now` pins timestamps in tests. */
 export interface GraphContext {

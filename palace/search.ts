@@ -11,7 +11,7 @@ import { bm25Coverage, lexicalTokens } from '../core/lexical.js';
 import { codePointLength } from '../core/text.js';
 import { dot } from '../core/vector.js';
 import { validateDateWindow, validateOptionalName, validateSourceFileFilter } from '../core/validate.js';
-import type { DrawerFilter } from '../stores/ports.js';
+import type { DrawerFilter } from '../stores/ports/drawer-index.js';
 import type { DrawerContext } from './context.js';
 import { sanitizeQuery } from './query-sanitizer.js';
 

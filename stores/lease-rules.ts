@@ -3,7 +3,7 @@
  * `stale_lease` refusal of `check`. Each adapter keeps its own storage and expiry clock.
  */
 import { PalaceError, invalidArgument } from '../core/errors.js';
-import type { LeaseInfo } from './ports.js';
+import type { LeaseInfo } from './ports/locks.js';
 
 function requireText(field: string, value: unknown): void {
   if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'non_empty_string', `${field} must be a non-empty string`);

@@ -19,7 +19,12 @@ import { openSqliteGraphStore } from './embedded/sqlite-graph-store.js';
 import { SqliteJobStore } from './embedded/sqlite-job-store.js';
 import { openSqliteLocks } from './embedded/sqlite-locks.js';
 import { openSqliteLogstream } from './embedded/sqlite-logstream.js';
-import type { DrawerIndex, GraphStore, IndexMaintenance, JobStore, Locks, Logstream } from './ports.js';
+import type { DrawerIndex } from './ports/drawer-index.js';
+import type { GraphStore } from './ports/graph-store.js';
+import type { IndexMaintenance } from './ports/index-maintenance.js';
+import type { JobStore } from './ports/job-store.js';
+import type { Locks } from './ports/locks.js';
+import type { Logstream } from './ports/logstream.js';
 
 export interface PalaceStores {
   profile: Config['profile'];

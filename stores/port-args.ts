@@ -4,7 +4,7 @@
  */
 import type { DrawerWrite } from '../core/drawer.js';
 import { invalidArgument } from '../core/errors.js';
-import type { FileReplacement, FileState, PalaceModelRecord } from './ports.js';
+import type { FileReplacement, FileState, PalaceModelRecord } from './ports/drawer-index.js';
 
 export function checkInt(field: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {

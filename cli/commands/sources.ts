@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { MINE_MODES } from '../../palace/jobs.js';
 import { sourcePolicy } from '../../palace/sources.js';
 import { addSource, listSources, removeSource, startRefresh } from '../../palace/registered-sources.js';
-import type { RegisteredSource } from '../../stores/ports.js';
+import type { RegisteredSource } from '../../stores/ports/job-store.js';
 import { printJson, table } from '../output.js';
 import type { Runtime } from '../runtime.js';
 

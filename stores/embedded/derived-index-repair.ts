@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { IndexCheck, IndexFinding, IndexMaintenance } from '../ports.js';
+import type { IndexCheck, IndexFinding, IndexMaintenance } from '../ports/index-maintenance.js';
 import { fileSha256, HnswGraph } from './ann-hnsw-index.js';
 import { readMeta } from './drawer-schema.js';
 import { DEFAULT_DIMENSION, DRAWER_ANN_FILE, DRAWER_DB_FILE, openSqliteDrawerIndex } from './sqlite-drawer-index.js';

@@ -13,7 +13,7 @@ import { PalaceError, invalidArgument, isPalaceError, storeUnavailable } from '.
 import { lexicalText } from '../../core/lexical.js';
 import { cosineDistance } from '../../core/vector.js';
 import { decodeCursor, encodeCursor } from '../drawer-cursor.js';
-import type { DrawerFilter, DrawerIndex, DrawerPage, FileReplacement, FileState, PalaceModelRecord, SourceRow, TaxonomyRow, VectorHit } from '../ports.js';
+import type { DrawerFilter, DrawerIndex, DrawerPage, FileReplacement, FileState, PalaceModelRecord, SourceRow, TaxonomyRow, VectorHit } from '../ports/drawer-index.js';
 import { DerivedAnnIndex, bumpGeneration } from './ann-drawer-sync.js';
 import { filterCondition, filterIsEmpty } from './drawer-filter-sql.js';
 import type { SqlCondition } from './drawer-filter-sql.js';
@@ -26,7 +26,7 @@ import { checkDrawerBatch, checkEmbeddingMap, checkFileReplacements, checkFileSt
 export const DRAWER_DB_FILE = 'drawers.sqlite3';
 export const DRAWER_ANN_FILE = 'drawers.hnsw';
 export const DEFAULT_DIMENSION = 384;
-/** `palace_meta` key of the palace's model record (ports.ts PalaceModelRecord), as modelRecordText. */
+/** `palace_meta` key of the palace's model record (a PalaceModelRecord), as modelRecordText. */
 const MODEL_META_KEY = 'model';
 
 /**

@@ -23,7 +23,7 @@ import type {
   TunnelRecord,
   TunnelRestore,
   TunnelWrite,
-} from '../ports.js';
+} from '../ports/graph-store.js';
 
 const STORE = 'sqlite';
 export const GRAPH_DB_FILE = 'graph.sqlite3';

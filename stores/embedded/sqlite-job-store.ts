@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { storeUnavailable } from '../../core/errors.js';
-import type { JobRecord, JobStore, ManifestEntry, RegisteredSource, SourceRefresh } from '../ports.js';
+import type { JobRecord, JobStore, ManifestEntry, RegisteredSource, SourceRefresh } from '../ports/job-store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobs (

@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { storeUnavailable } from '../../core/errors.js';
 import { checkLeaseToken, leaseArgs } from '../lease-rules.js';
-import type { LeaseInfo, Locks } from '../ports.js';
+import type { LeaseInfo, Locks } from '../ports/locks.js';
 import { writeWithBusyRetry } from './logstream-busy.js';
 
 export const LOCKS_FILE = 'locks.sqlite3';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.js';
-import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, MeshState, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../ports.js';
+import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, MeshState, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../ports/logstream.js';
 import { newStampedId } from '../logstream-ids.js';
 import { observe, renderHlc, tick, utcSecond, type HlcState } from './logstream-clock.js';
 import { ChangeNotifier, DATA_VERSION_POLL_MS } from './logstream-notify.js';

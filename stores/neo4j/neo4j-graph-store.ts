@@ -18,7 +18,7 @@ import type {
   TunnelRecord,
   TunnelRestore,
   TunnelWrite,
-} from '../ports.js';
+} from '../ports/graph-store.js';
 import { Neo4jConnection, NEO4J_STORE, type Neo4jConnectionOptions } from './connection.js';
 import { HallwayCypher } from './hallways.js';
 import { KgCypher } from './kg.js';

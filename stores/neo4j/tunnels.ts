@@ -6,7 +6,7 @@
 import neo4j, { type ManagedTransaction } from 'neo4j-driver';
 import { compareCodePoints } from '../../core/scan.js';
 import { storedTunnel, toTunnelRecord, tunnelWriteFields, type StoredTunnel } from '../graph-records.js';
-import type { TunnelFilter, TunnelRecord, TunnelRestore, TunnelWrite } from '../ports.js';
+import type { TunnelFilter, TunnelRecord, TunnelRestore, TunnelWrite } from '../ports/graph-store.js';
 import { palaceKey } from './schema.js';
 
 /** Storage order of the embedded adapter: (created_at, id) by code point. */

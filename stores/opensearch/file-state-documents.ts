@@ -5,7 +5,7 @@
  * their types.
  */
 import { createHash } from 'node:crypto';
-import type { FileState } from '../ports.js';
+import type { FileState } from '../ports/drawer-index.js';
 
 export interface FileStateDocument {
   wing: string;

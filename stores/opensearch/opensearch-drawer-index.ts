@@ -25,7 +25,7 @@ import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError, invalidArgument, storeUnavailable } from '../../core/errors.js';
 import { cosineDistance } from '../../core/vector.js';
 import { decodeCursor, encodeCursor } from '../drawer-cursor.js';
-import type { DrawerFilter, DrawerIndex, DrawerPage, FileReplacement, FileState, PalaceModelRecord, SourceRow, TaxonomyRow, VectorHit } from '../ports.js';
+import type { DrawerFilter, DrawerIndex, DrawerPage, FileReplacement, FileState, PalaceModelRecord, SourceRow, TaxonomyRow, VectorHit } from '../ports/drawer-index.js';
 import { OPENSEARCH_STORE, OpenSearchConnection, backoffMs, openSearchFailure } from './connection.js';
 import type { OpenSearchConnectionOptions } from './connection.js';
 import { DRAWER_SOURCE, documentId, fromSource, toDocument, vectorFromSource } from './drawer-documents.js';
@@ -40,7 +40,7 @@ import { asciiLower, informativeTokenPositions } from '../lexical-tokens.js';
 import { checkDrawerBatch, checkEmbeddingMap, checkFileReplacements, checkFileState, checkInt, checkNonEmpty, checkStrings, modelRecordText } from '../port-args.js';
 
 export const DEFAULT_DIMENSION = 384;
-/** The one document of the palace's meta index: the model record (ports.ts), as modelRecordText. */
+/** The one document of the palace's meta index: the model record (a PalaceModelRecord), as modelRecordText. */
 const MODEL_DOCUMENT = 'model';
 
 /** The embedded adapter's exact-scan bound: filters matching at most this many rows (or k·50). */

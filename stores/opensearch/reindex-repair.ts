@@ -5,7 +5,7 @@
  * `reindexTo`). `check` reads the aliases, their indices' document counts and mappings, and
  * reports what differs from the mapping this build creates.
  */
-import type { IndexCheck, IndexFinding, IndexMaintenance } from '../ports.js';
+import type { IndexCheck, IndexFinding, IndexMaintenance } from '../ports/index-maintenance.js';
 import type { OpenSearchConnectionOptions } from './connection.js';
 import { OpenSearchConnection } from './connection.js';
 import { aliasName, aliasTarget, KNN_EF_CONSTRUCTION, KNN_M, reindexTo, storedDimension } from './drawer-mapping.js';

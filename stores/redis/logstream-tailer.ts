@@ -9,7 +9,7 @@
  * woken once, so nothing appended in between is missed.
  */
 import type { Redis } from 'ioredis';
-import type { StoredEvent } from '../ports.js';
+import type { StoredEvent } from '../ports/logstream.js';
 import { fallbackDelayMs } from '../logstream-backoff.js';
 import type { RedisConnections } from './connection.js';
 

@@ -17,7 +17,7 @@
  *   source removed meanwhile is refused inside one function call.
  */
 import { PalaceError } from '../../core/errors.js';
-import type { JobRecord, JobStore, ManifestEntry, RegisteredSource, SourceRefresh } from '../ports.js';
+import type { JobRecord, JobStore, ManifestEntry, RegisteredSource, SourceRefresh } from '../ports/job-store.js';
 import { REDIS_STORE, RedisConnections, guardRedis, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary } from './functions.js';
 

@@ -5,7 +5,7 @@
  * atomic on the server, and expiry is Redis's own clock, the same for every process.
  */
 import { checkLeaseToken, leaseArgs } from '../lease-rules.js';
-import type { LeaseInfo, Locks } from '../ports.js';
+import type { LeaseInfo, Locks } from '../ports/locks.js';
 import { REDIS_STORE, RedisConnections, guardRedis, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary } from './functions.js';
 

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Drawer, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError } from '../../core/errors.js';
 import { lexicalTokens } from '../../core/lexical.js';
-import type { DrawerFilter, DrawerIndex, FileState } from '../../stores/ports.js';
+import type { DrawerFilter, DrawerIndex, FileState } from '../../stores/ports/drawer-index.js';
 import { dot } from '../../core/vector.js';
 import { bruteForce, codePointCompare, drawer, filedAt, nearVector, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
 

@@ -3,7 +3,7 @@
  * Written against the port only; each adapter's test file calls `describeGraphStoreContract`.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { GraphStore, HallwayWrite, KgEntityRef, KgTripleWrite, TunnelWrite } from '../../stores/ports.js';
+import type { GraphStore, HallwayWrite, KgEntityRef, KgTripleWrite, TunnelWrite } from '../../stores/ports/graph-store.js';
 
 export interface OpenedGraphStore {
   graph: GraphStore;

@@ -12,7 +12,7 @@ import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.j
 import { compareCodePoints } from '../../core/scan.js';
 import { openNeo4jGraphStore, type Neo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
 import { codePointSortKey } from '../../stores/neo4j/sort-key.js';
-import type { GraphStore, HallwayWrite, KgTripleWrite, TunnelWrite } from '../../stores/ports.js';
+import type { GraphStore, HallwayWrite, KgTripleWrite, TunnelWrite } from '../../stores/ports/graph-store.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 import { describeGraphStoreContract } from './graph-store.contract.js';
 

@@ -5,7 +5,7 @@
  * sources with their latest refresh. Each test gets a fresh store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JobRecord, JobStore, ManifestEntry, RegisteredSource } from '../../stores/ports.js';
+import type { JobRecord, JobStore, ManifestEntry, RegisteredSource } from '../../stores/ports/job-store.js';
 
 export interface OpenedJobStore {
   jobs: JobStore;

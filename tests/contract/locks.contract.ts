@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
-import type { Locks } from '../../stores/ports.js';
+import type { Locks } from '../../stores/ports/locks.js';
 
 export interface OpenedLocks {
   locks: Locks;

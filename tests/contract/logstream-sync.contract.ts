@@ -12,7 +12,8 @@ import type { LogstreamContext } from '../../palace/logstream.js';
 import { meshEstate } from '../../palace/logstream-estate.js';
 import { MeshReplicator } from '../../palace/logstream-replicator.js';
 import { pullFromPeer, remoteArtifact, remoteEvent, syncArtifact, type SyncPeer } from '../../palace/logstream-sync.js';
-import type { Locks, Logstream, StoredEvent } from '../../stores/ports.js';
+import type { Locks } from '../../stores/ports/locks.js';
+import type { Logstream, StoredEvent } from '../../stores/ports/logstream.js';
 import { rejectionOf } from '../helpers/errors.js';
 import { InProcessTransport } from '../helpers/sync-transport.js';
 

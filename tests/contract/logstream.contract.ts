@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
 import * as ops from '../../palace/logstream.js';
 import type { LogstreamContext, ToolArgs } from '../../palace/logstream.js';
-import type { Logstream, StoredEvent } from '../../stores/ports.js';
+import type { Logstream, StoredEvent } from '../../stores/ports/logstream.js';
 
 export interface OpenedLogstream {
   logstream: Logstream;

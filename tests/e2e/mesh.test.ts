@@ -22,7 +22,7 @@ import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
 import { openSqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
 import { RedisConnections } from '../../stores/redis/connection.js';
 import { openRedisLogstream } from '../../stores/redis/redis-logstream.js';
-import type { Logstream, StoredEvent } from '../../stores/ports.js';
+import type { Logstream, StoredEvent } from '../../stores/ports/logstream.js';
 import { eventAppend } from '../../palace/logstream.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');

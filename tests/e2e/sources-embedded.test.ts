@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RegisteredSource } from '../../stores/ports.js';
+import type { RegisteredSource } from '../../stores/ports/job-store.js';
 import type { Listener, LocalRepo } from '../helpers/hooks.js';
 import { listener, localRepo, proseFiles, until, validSignature } from '../helpers/hooks.js';
 import type { ApiHarness } from './api-harness.js';

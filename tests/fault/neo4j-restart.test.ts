@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { PalaceError } from '../../core/errors.js';
 import { openNeo4jGraphStore, type Neo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
-import type { KgTripleWrite } from '../../stores/ports.js';
+import type { KgTripleWrite } from '../../stores/ports/graph-store.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

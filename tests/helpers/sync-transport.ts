@@ -5,7 +5,7 @@
  */
 import { versionVectorPayload } from '../../palace/logstream-estate.js';
 import { syncArtifact, syncOps, type SyncPeer, type SyncTransport } from '../../palace/logstream-sync.js';
-import type { Logstream } from '../../stores/ports.js';
+import type { Logstream } from '../../stores/ports/logstream.js';
 
 export class InProcessTransport implements SyncTransport {
   readonly calls: string[] = [];

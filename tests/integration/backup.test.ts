@@ -30,7 +30,7 @@ import { search } from '../../palace/search.js';
 import { createTunnel } from '../../palace/tunnels.js';
 import type { PalaceStores } from '../../stores/open.js';
 import { openStores } from '../../stores/open.js';
-import type { EventDraft } from '../../stores/ports.js';
+import type { EventDraft } from '../../stores/ports/logstream.js';
 import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
 import { rejectionOf } from '../helpers/errors.js';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventAppend, eventList, eventWait, type LogstreamContext } from '../../palace/logstream.js';
-import type { StoredEvent } from '../../stores/ports.js';
+import type { StoredEvent } from '../../stores/ports/logstream.js';
 import { openSqliteLogstream, type SqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -22,7 +22,7 @@ import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobEngine, JobProgress } from '../../palace/jobs.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
-import type { DrawerIndex } from '../../stores/ports.js';
+import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
 import { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
 import { REEMBED_PAGE_DRAWERS } from '../../workflows/reembed.js';
 

@@ -30,7 +30,9 @@ import { openSqliteLocks } from '../../stores/embedded/sqlite-locks.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../../stores/opensearch/opensearch-drawer-index.js';
-import type { GraphStore, JobStore, Locks } from '../../stores/ports.js';
+import type { GraphStore } from '../../stores/ports/graph-store.js';
+import type { JobStore } from '../../stores/ports/job-store.js';
+import type { Locks } from '../../stores/ports/locks.js';
 import { LocalJobEngine } from '../../workflows/local/runner.js';
 import { generateProject } from '../fixtures/generate-project.js';
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobProgress } from '../../palace/jobs.js';
-import type { RegisteredSource } from '../../stores/ports.js';
+import type { RegisteredSource } from '../../stores/ports/job-store.js';
 import { NotificationQueue, TriggerQueue } from '../../workflows/queues/queues.js';
 import type { ApiHarness } from '../e2e/api-harness.js';
 import { startApi, tempDir } from '../e2e/api-harness.js';

@@ -10,7 +10,7 @@ import { decodeCursor, encodeCursor } from '../../stores/drawer-cursor.js';
 import { filterCondition, filterIsEmpty } from '../../stores/embedded/drawer-filter-sql.js';
 import { decodeVector, encodeVector } from '../../stores/embedded/drawer-rows.js';
 import { checkDrawerBatch } from '../../stores/port-args.js';
-import type { DrawerFilter } from '../../stores/ports.js';
+import type { DrawerFilter } from '../../stores/ports/drawer-index.js';
 import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index.fixtures.js';
 
 describe('filterCondition', () => {

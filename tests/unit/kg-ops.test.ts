@@ -4,7 +4,7 @@ import { hashN, lengthPrefixed } from '../../core/text.js';
 import type { KgContext } from '../../palace/kg.js';
 import { kgAdd, kgInvalidate, kgQuery, kgStats, kgSupersede, kgTimeline } from '../../palace/kg.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
-import type { GraphStore } from '../../stores/ports.js';
+import type { GraphStore } from '../../stores/ports/graph-store.js';
 import { openInTempDir, type TempStore } from '../helpers/tmp.js';
 
 let palace: TempStore<GraphStore>;

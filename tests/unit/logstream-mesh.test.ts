@@ -12,7 +12,7 @@ import { backoffMs, mergeProfiles, MAX_BACKOFF_MS } from '../../palace/logstream
 import { peerLabel, remoteArtifact, remoteEvent, syncArtifact, syncOps } from '../../palace/logstream-sync.js';
 import { syncTransport } from '../../palace/logstream-transport.js';
 import { readPeersFile } from '../../stores/embedded/logstream-peers.js';
-import type { Logstream } from '../../stores/ports.js';
+import type { Logstream } from '../../stores/ports/logstream.js';
 
 const noStore = { opsAfter: async () => [], getArtifact: async () => null } as unknown as Logstream;
 const event = { id: 'evt_1', type: 't', stream: 's', room: 'r', from_agent: 'a', created_at: '2026-01-01T00:00:00Z', origin_replica: 'rep_000000000001', origin_seq: 3, hlc: '1767225600000-000000-rep_000000000001' };

@@ -4,7 +4,7 @@ import type { DrawerWrite } from '../../core/drawer.js';
 import { PalaceError } from '../../core/errors.js';
 import { checkPalaceModel, modelBoundDrawers, UNRECORDED_PALACE_MODEL } from '../../palace/palace-model.js';
 import { openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
-import type { DrawerIndex } from '../../stores/ports.js';
+import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 const modelA = { name: 'model-a', dimension: 384, weightsSha256: 'a'.repeat(64) };

@@ -10,7 +10,7 @@ import { isPushEvent, parsePush, providerOf, signatureValid } from '../../api/we
 import { loadConfig } from '../../core/config.js';
 import type { GitPush } from '../../palace/registered-sources.js';
 import { isRepoUrl, repoMatchKey, sourcesForPush } from '../../palace/registered-sources.js';
-import type { RegisteredSource } from '../../stores/ports.js';
+import type { RegisteredSource } from '../../stores/ports/job-store.js';
 import { RefreshDebouncer } from '../../workflows/local/refresh-debouncer.js';
 
 const source = (id: string, location: string, ref = 'main'): RegisteredSource => ({

@@ -5,7 +5,7 @@
  * the same outcome as the BullMQ deduplication (`reschedule`, `keepLastIfActive`) of the cluster.
  */
 import type { RefreshScheduler } from '../../palace/registered-sources.js';
-import type { RegisteredSource } from '../../stores/ports.js';
+import type { RegisteredSource } from '../../stores/ports/job-store.js';
 
 interface PerSource {
   timer?: NodeJS.Timeout;

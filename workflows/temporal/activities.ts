@@ -9,7 +9,8 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import { isPalaceError } from '../../core/errors.js';
 import type { JobActivities } from '../../activities/index.js';
 import type { JobProgress } from '../../palace/jobs.js';
-import type { JobStore, Locks } from '../../stores/ports.js';
+import type { JobStore } from '../../stores/ports/job-store.js';
+import type { Locks } from '../../stores/ports/locks.js';
 import type { Fence, WorkerActivities } from './types.js';
 import { NON_RETRYABLE_TYPES, leaseHolder } from './types.js';
 

@@ -12,7 +12,7 @@ import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFo
 import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.js';
 import type { JobEngine, JobProgress, JobSpec } from '../../palace/jobs.js';
 import { alreadyRunning, emptyCounters, lockKey } from '../../palace/jobs.js';
-import type { JobRecord, JobStore } from '../../stores/ports.js';
+import type { JobRecord, JobStore } from '../../stores/ports/job-store.js';
 import type { JobTimeouts } from './types.js';
 import { CANCEL_SIGNAL, DEFAULT_TIMEOUTS, PROGRESS_QUERY, WORKFLOW_TYPES, slotsOfIdentity } from './types.js';
 

@@ -4,7 +4,7 @@
  * timeouts. Types and constants only, so both the workflow sandbox and Node code import it.
  */
 import type { DeleteBySourceSpec, JobProgress, MineSpec, ReembedSpec, SyncSpec } from '../../palace/jobs.js';
-import type { JobRecord } from '../../stores/ports.js';
+import type { JobRecord } from '../../stores/ports/job-store.js';
 import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '../activity-types.js';
 import type { MineCursor } from '../mine.js';
 import type { ReembedActivities, ReembedCursor } from '../reembed.js';

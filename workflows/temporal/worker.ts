@@ -21,7 +21,8 @@ import type { JobEngine } from '../../palace/jobs.js';
 import type { PalaceStores } from '../../stores/open.js';
 import { NotificationQueue } from '../queues/queues.js';
 import { notificationQueueSettings, startShortJobWorkers } from '../queues/short-jobs.js';
-import type { JobStore, Locks } from '../../stores/ports.js';
+import type { JobStore } from '../../stores/ports/job-store.js';
+import type { Locks } from '../../stores/ports/locks.js';
 import { createWorkerActivities } from './activities.js';
 import { workerIdentity } from './types.js';
 
