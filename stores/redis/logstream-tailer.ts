@@ -12,12 +12,12 @@ import type { Redis } from 'ioredis';
 import type { StoredEvent } from '../ports/logstream.js';
 import { fallbackDelayMs } from '../logstream-backoff.js';
 import type { RedisConnections } from './connection.js';
+import type { StreamEntry } from './logstream-codec.js';
 
 const BLOCK_MS = 5_000;
 const READ_COUNT = 1_000;
 const LINGER_MS = 10_000;
 
-type StreamEntry = [id: string, fields: string[]];
 type XReadReply = [key: string, entries: StreamEntry[]][] | null;
 
 export interface TailSubscription {

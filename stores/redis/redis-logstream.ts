@@ -5,33 +5,29 @@
  * matter how many processes append. Index streams share the log's id space; waits block on the
  * store through a per-process `XREAD BLOCK` tailer. Nothing is trimmed or expired.
  *
- * Unlike the field-per-attribute layout §11.2 suggests, the caller's attributes go into one JSON
- * field `e` (the server adds `created_at`, `hlc`, `origin_replica`, `origin_seq` as fields): the
- * functions never look inside them, and reading 100 entries of ~34 small fields cost the client
- * about 4 ms of reply parsing against under 1 ms for the compact form (measured here, ioredis 6).
- *
- * Durability (DECISIONS Q4): an append is acknowledged once Redis executed it; with
- * `appendonly yes` Redis writes the command to the AOF before replying, so a killed Redis
- * process loses no acknowledged event (an OS crash can lose up to the last `everysec` second).
- * The opt-in durable mode must know the write reached the disk: on Redis ≥ 7.2 it waits with
- * `WAITAOF 1 0`; older servers have no such wait, so durable mode there requires
- * `appendfsync always` (every reply follows its fsync) and refuses to open otherwise.
+ * The parts: logstream-codec.ts (events and artifacts as Redis fields), event-predicate.ts (the
+ * query predicate), merge-cursor.ts (reading index streams in order), durability.ts (what an
+ * acknowledged write means, durable mode) and server-checks.ts (what the server must provide).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { PalaceError, isPalaceError } from '../../core/errors.js';
+import { PalaceError } from '../../core/errors.js';
 import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, MeshState, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../ports/logstream.js';
 import { newStampedId } from '../logstream-ids.js';
 import { REDIS_STORE, RedisConnections, guardRedis, redisFailure, type RedisConnectionOptions } from './connection.js';
+import { DurabilityPolicy, writeFailure, type DurabilityOptions } from './durability.js';
+import { eventMatches } from './event-predicate.js';
 import { FunctionLibrary } from './functions.js';
+import { appendedEvent, artifactArgs, artifactRecord, entryJson, entryToEvent, hashToArtifact, remoteArtifactArgs, type StreamEntry } from './logstream-codec.js';
 import { LOGSTREAM_LIBRARY, LS_APPEND, LS_PUT_ARTIFACT, LS_SUBMIT_PATCH } from './logstream-functions.js';
 import { LOGSTREAM_SYNC_LIBRARY, LS_APPLY_ARTIFACT, LS_APPLY_REMOTE, LS_RESERVE_SEQ } from './logstream-sync-functions.js';
 import { LogTailer } from './logstream-tailer.js';
+import { MergeCursor, RangeCursor } from './merge-cursor.js';
+import { checkServer } from './server-checks.js';
 
 const REPLICA_RE = /^rep_(?:[0-9a-f]{32}|[0-9a-f]{12})$/;
 const library = new FunctionLibrary(LOGSTREAM_LIBRARY);
 const syncLibrary = new FunctionLibrary(LOGSTREAM_SYNC_LIBRARY);
 
-type StreamEntry = [id: string, fields: string[]];
 type AppendReply = [1, number, string, string, string?] | [0, 'duplicate_id'] | [0, 'unknown_artifact', number];
 
 /** Fields with an index stream, and the key segment of each (§11.2). */
@@ -44,149 +40,21 @@ const INDEXED = [
   ['type', 'type'],
 ] as const;
 
-export interface RedisLogstreamOptions extends RedisConnectionOptions {
-  /** Wait for the AOF fsync before acknowledging (MEMPALACE_LOGSTREAM_DURABLE). */
-  durable?: boolean;
-  /** Longest durable wait before the append is reported as a retryable error (default 2 000 ms). */
-  durableTimeoutMs?: number;
-}
-
-function parseMetadata(text: string | undefined): Record<string, unknown> {
-  try {
-    const v = JSON.parse(text ?? '{}') as unknown;
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-function fieldMap(fields: string[]): Map<string, string> {
-  const map = new Map<string, string>();
-  for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i]!, fields[i + 1]!);
-  return map;
-}
-
-/** The caller-supplied attributes of an event, stored as one JSON field `e` of its log entry. */
-interface EntryBody {
-  id: string;
-  type: string;
-  stream: string;
-  room: string;
-  topic: string | null;
-  from_agent: string;
-  to_agent: string | null;
-  correlation_id: string | null;
-  branch: string | null;
-  base_commit: string | null;
-  status: string | null;
-  body: string;
-  /** Canonical JSON text, as validated. */
-  metadata: string;
-  /** Submission order. */
-  artifact_ids: string[];
-}
-
-/** A log entry as the stored event of §3.1 (artifact ids ascending, as every read returns them). */
-export function entryToEvent(entryId: string, fields: string[]): StoredEvent {
-  const f = fieldMap(fields);
-  const e = JSON.parse(f.get('e') ?? '{}') as EntryBody;
-  return {
-    id: e.id,
-    seq: Number.parseInt(entryId, 10),
-    origin_replica: f.get('origin_replica') ?? '',
-    origin_seq: Number(f.get('origin_seq')),
-    hlc: f.get('hlc') ?? '',
-    type: e.type,
-    stream: e.stream,
-    room: e.room,
-    topic: e.topic,
-    from_agent: e.from_agent,
-    to_agent: e.to_agent,
-    correlation_id: e.correlation_id,
-    branch: e.branch,
-    base_commit: e.base_commit,
-    status: e.status,
-    artifact_ids: [...e.artifact_ids].sort(),
-    body: e.body,
-    created_at: f.get('created_at') ?? '',
-    metadata: parseMetadata(e.metadata),
-  };
-}
-
-/** The complete predicate of an event query (§5.3), applied to every candidate and by the tailer. */
-export function eventMatches(e: StoredEvent, q: Omit<EventQuery, 'order' | 'limit'>): boolean {
-  for (const field of ['stream', 'room', 'topic', 'type', 'from_agent', 'correlation_id', 'status'] as const) {
-    const want = q[field];
-    if (want !== undefined && e[field] !== want) return false;
-  }
-  if (q.to_agent !== undefined && e.to_agent !== q.to_agent && e.to_agent !== '*') return false;
-  if (q.afterSeq !== undefined && e.seq <= q.afterSeq) return false;
-  if (q.beforeSeq !== undefined && e.seq >= q.beforeSeq) return false;
-  if (q.sinceCreatedAt !== undefined && e.created_at < q.sinceCreatedAt) return false;
-  return true;
-}
-
-/** Ranges one stream in order within an exclusive `seq` window, a chunk at a time. */
-class RangeCursor {
-  private buffer: StreamEntry[] = [];
-  private exhausted = false;
-
-  constructor(
-    private readonly store: RedisLogstream,
-    private readonly key: string,
-    private readonly order: 'asc' | 'desc',
-    private low: string,
-    private high: string,
-    private readonly chunk: number,
-  ) {}
-
-  async peek(): Promise<StreamEntry | undefined> {
-    if (this.buffer.length === 0 && !this.exhausted) await this.fill();
-    return this.buffer[0];
-  }
-
-  shift(): StreamEntry | undefined {
-    return this.buffer.shift();
-  }
-
-  /** The next chunk (for the log itself, read whole chunks at once). */
-  async take(): Promise<StreamEntry[]> {
-    if (this.buffer.length === 0 && !this.exhausted) await this.fill();
-    const out = this.buffer;
-    this.buffer = [];
-    return out;
-  }
-
-  private async fill(): Promise<void> {
-    const conn = this.store.connections.command();
-    const entries = (this.order === 'asc'
-      ? await conn.xrange(this.key, this.low, this.high, 'COUNT', this.chunk)
-      : await conn.xrevrange(this.key, this.high, this.low, 'COUNT', this.chunk)) as StreamEntry[];
-    if (entries.length < this.chunk) this.exhausted = true;
-    const last = entries.at(-1);
-    if (last) {
-      if (this.order === 'asc') this.low = `(${last[0]}`;
-      else this.high = `(${last[0]}`;
-    }
-    this.buffer = entries;
-  }
-}
-
-const seqOfEntry = (entry: StreamEntry) => Number.parseInt(entry[0], 10);
+export type RedisLogstreamOptions = RedisConnectionOptions & DurabilityOptions;
 
 export class RedisLogstream implements Logstream {
   readonly storeName = REDIS_STORE;
   readonly connections: RedisConnections;
   private readonly tailer: LogTailer;
-  private durableCheckedAt = 0;
-  private hasWaitAof = false;
+  private readonly durability: DurabilityPolicy;
 
   private constructor(
-    private readonly options: RedisLogstreamOptions,
+    options: RedisLogstreamOptions,
     private readonly replica: string,
     connections: RedisConnections,
   ) {
     this.connections = connections;
+    this.durability = new DurabilityPolicy(connections, options);
     this.tailer = new LogTailer(connections, this.key('log'), this.key('seq'), entryToEvent);
   }
 
@@ -209,7 +77,7 @@ export class RedisLogstream implements Logstream {
         throw new PalaceError('internal', `${replicaKey} holds no valid replica id (expected rep_ + 32 or 12 lowercase hex); refusing to mint a second replica id — restore or delete it explicitly`, { store: REDIS_STORE, details: { key: replicaKey } });
       }
       const store = new RedisLogstream(options, replica, connections);
-      if (options.durable) await store.ensureDurable(true);
+      await store.durability.confirm(true);
       return store;
     } catch (e) {
       await connections.close();
@@ -242,42 +110,13 @@ export class RedisLogstream implements Logstream {
     return indexKeys;
   }
 
-  /** The JSON field `e` of a log entry. */
-  private entryJson(eventId: string, draft: EventDraft): string {
-    const entry: EntryBody = {
-      id: eventId, type: draft.type, stream: draft.stream, room: draft.room, topic: draft.topic, from_agent: draft.from_agent, to_agent: draft.to_agent,
-      correlation_id: draft.correlation_id, branch: draft.branch, base_commit: draft.base_commit, status: draft.status,
-      body: draft.body, metadata: draft.metadata_json, artifact_ids: draft.artifact_ids,
-    };
-    return JSON.stringify(entry);
-  }
-
   /** Keys and args of one append (§11.4); `checkArtifacts` false for the event of a patch. */
   private appendCall(eventId: string, draft: EventDraft, checkArtifacts: boolean): { keys: string[]; args: string[] } {
     const indexKeys = this.indexKeysOf(draft);
     const artifactKeys = checkArtifacts ? draft.artifact_ids.map((id) => this.key('art', id)) : [];
-    const fields = ['e', this.entryJson(eventId, draft)];
+    const fields = ['e', entryJson(eventId, draft)];
     const keys = [this.key('seq'), this.key('log'), this.bucketKey(eventId), this.key('vv'), this.key('ops', this.replica), this.key('hlc'), ...indexKeys, ...artifactKeys];
     return { keys, args: [eventId, this.replica, String(indexKeys.size), String(artifactKeys.length), ...fields] };
-  }
-
-  private storedEvent(id: string, draft: EventDraft, seq: number, createdAt: string, hlc: string): StoredEvent {
-    return {
-      id, seq, origin_replica: this.replica, origin_seq: seq, hlc,
-      type: draft.type, stream: draft.stream, room: draft.room, topic: draft.topic, from_agent: draft.from_agent, to_agent: draft.to_agent,
-      correlation_id: draft.correlation_id, branch: draft.branch, base_commit: draft.base_commit, status: draft.status,
-      artifact_ids: [...draft.artifact_ids], body: draft.body, created_at: createdAt, metadata: parseMetadata(draft.metadata_json),
-    };
-  }
-
-  /** A failed write names the id it tried, so a caller can look for it before retrying. */
-  private writeFailure(e: unknown, eventId: string): PalaceError {
-    // PalaceErrors were raised before anything was sent (or are not about the connection).
-    if (isPalaceError(e)) return e;
-    const failure = redisFailure(e);
-    return new PalaceError('store_unavailable', `${failure.message} (the write may or may not have been applied; event id ${eventId})`, {
-      store: REDIS_STORE, retryable: true, cause: e, details: { event_id: eventId },
-    });
   }
 
   async append(draft: EventDraft): Promise<StoredEvent> {
@@ -286,18 +125,18 @@ export class RedisLogstream implements Logstream {
       const { keys, args } = this.appendCall(id, draft, true);
       let reply: AppendReply;
       try {
-        if (this.options.durable) await this.ensureDurable(false);
+        await this.durability.confirm();
         reply = (await library.call(this.connections.command(), LS_APPEND, keys, args)) as AppendReply;
       } catch (e) {
-        throw this.writeFailure(e, id);
+        throw writeFailure(e, id);
       }
       if (reply[0] === 0) {
         if (reply[1] === 'duplicate_id') continue;
         const artifactId = draft.artifact_ids[reply[2] - 1]!;
         throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
       }
-      await this.afterWrite(id);
-      return this.storedEvent(id, draft, Number(reply[1]), reply[2], reply[3]);
+      await this.durability.afterWrite(id);
+      return appendedEvent(id, draft, this.replica, Number(reply[1]), reply[2], reply[3]);
     }
   }
 
@@ -308,27 +147,19 @@ export class RedisLogstream implements Logstream {
     return this.append(build(target));
   }
 
-  private artifactArgs(id: string, draft: ArtifactDraft): string[] {
-    return [id, draft.kind, draft.sha256, String(draft.size_bytes), draft.created_by, draft.metadata_json, this.replica, draft.content];
-  }
-
-  private artifactRecord(id: string, draft: ArtifactDraft, createdAt: string): ArtifactRecord {
-    return { id, kind: draft.kind, sha256: draft.sha256, size_bytes: draft.size_bytes, created_by: draft.created_by, created_at: createdAt, origin_replica: this.replica };
-  }
-
   async putArtifact(draft: ArtifactDraft): Promise<ArtifactRecord> {
     for (;;) {
       const id = newStampedId('art', Date.now());
       let reply: [1, string] | [0, 'duplicate_id'];
       try {
-        if (this.options.durable) await this.ensureDurable(false);
-        reply = (await library.call(this.connections.command(), LS_PUT_ARTIFACT, [this.key('art', id), this.key('blob', draft.sha256)], this.artifactArgs(id, draft))) as typeof reply;
+        await this.durability.confirm();
+        reply = (await library.call(this.connections.command(), LS_PUT_ARTIFACT, [this.key('art', id), this.key('blob', draft.sha256)], artifactArgs(id, draft, this.replica))) as typeof reply;
       } catch (e) {
         throw redisFailure(e);
       }
       if (reply[0] === 0) continue;
-      await this.afterWrite(id);
-      return this.artifactRecord(id, draft, reply[1]);
+      await this.durability.afterWrite(id);
+      return artifactRecord(id, draft, reply[1], this.replica);
     }
   }
 
@@ -341,16 +172,16 @@ export class RedisLogstream implements Logstream {
       const append = this.appendCall(eventId, draft, false);
       let reply: AppendReply;
       try {
-        if (this.options.durable) await this.ensureDurable(false);
+        await this.durability.confirm();
         reply = (await library.call(this.connections.command(), LS_SUBMIT_PATCH,
           [this.key('art', artifactId), this.key('blob', artifact.sha256), ...append.keys],
-          [...this.artifactArgs(artifactId, artifact), ...append.args])) as AppendReply;
+          [...artifactArgs(artifactId, artifact, this.replica), ...append.args])) as AppendReply;
       } catch (e) {
-        throw this.writeFailure(e, eventId);
+        throw writeFailure(e, eventId);
       }
       if (reply[0] === 0) continue;
-      await this.afterWrite(eventId);
-      return { artifact: this.artifactRecord(artifactId, artifact, reply[4]!), event: this.storedEvent(eventId, draft, Number(reply[1]), reply[2], reply[3]) };
+      await this.durability.afterWrite(eventId);
+      return { artifact: artifactRecord(artifactId, artifact, reply[4]!, this.replica), event: appendedEvent(eventId, draft, this.replica, Number(reply[1]), reply[2], reply[3]) };
     }
   }
 
@@ -361,10 +192,7 @@ export class RedisLogstream implements Logstream {
       if (!h.id) return null;
       const content = await conn.get(this.key('blob', h.sha256!));
       if (content === null) throw new PalaceError('internal', `artifact ${id} has no stored content (blob ${h.sha256} is missing)`, { store: REDIS_STORE, details: { id } });
-      return {
-        id: h.id, kind: h.kind!, sha256: h.sha256!, size_bytes: Number(h.size_bytes), content,
-        created_by: h.created_by!, created_at: h.created_at!, origin_replica: h.origin_replica || null, metadata: parseMetadata(h.metadata),
-      };
+      return hashToArtifact(h, content);
     });
   }
 
@@ -404,7 +232,7 @@ export class RedisLogstream implements Logstream {
     }
     const out: StoredEvent[] = [];
     if (candidates.length === 0) {
-      const cursor = new RangeCursor(this, this.key('log'), q.order, low, high, postFiltered ? chunk : q.limit);
+      const cursor = new RangeCursor(this.connections, this.key('log'), q.order, low, high, postFiltered ? chunk : q.limit);
       for (;;) {
         const entries = await cursor.take();
         if (entries.length === 0) return out;
@@ -429,24 +257,9 @@ export class RedisLogstream implements Logstream {
         bestLength = total;
       }
     }
-    const cursors = best!.map((k) => new RangeCursor(this, k, q.order, low, high, chunk));
-    const before = (a: number, b: number) => (q.order === 'asc' ? a < b : a > b);
+    const merged = new MergeCursor(best!.map((k) => new RangeCursor(this.connections, k, q.order, low, high, chunk)), q.order);
     for (;;) {
-      const seqs: number[] = [];
-      while (seqs.length < chunk) {
-        let pick: RangeCursor | undefined;
-        let pickSeq = 0;
-        for (const c of cursors) {
-          const head = await c.peek();
-          if (head && (!pick || before(seqOfEntry(head), pickSeq))) {
-            pick = c;
-            pickSeq = seqOfEntry(head);
-          }
-        }
-        if (!pick) break;
-        pick.shift();
-        seqs.push(pickSeq);
-      }
+      const seqs = await merged.next(chunk);
       if (seqs.length === 0) return out;
       const entries = await pipelined<StreamEntry[]>(conn, seqs.map((s) => ['xrange', this.key('log'), `${s}-0`, `${s}-0`]));
       for (const [entry] of entries) {
@@ -501,15 +314,15 @@ export class RedisLogstream implements Logstream {
   }
 
   async applyRemoteArtifact(a: RemoteArtifact): Promise<boolean> {
-    const args = [a.id, a.kind, a.sha256, String(a.size_bytes), a.created_by, a.metadata_json, a.origin_replica ?? '', a.content, a.created_at];
+    const args = remoteArtifactArgs(a);
     let reply: number;
     try {
-      if (this.options.durable) await this.ensureDurable(false);
+      await this.durability.confirm();
       reply = Number(await syncLibrary.call(this.connections.command(), LS_APPLY_ARTIFACT, [this.key('art', a.id), this.key('blob', a.sha256)], args));
     } catch (e) {
       throw redisFailure(e);
     }
-    if (reply === 1) await this.afterWrite(a.id);
+    if (reply === 1) await this.durability.afterWrite(a.id);
     return reply === 1;
   }
 
@@ -522,20 +335,20 @@ export class RedisLogstream implements Logstream {
     const indexKeys = this.indexKeysOf(e);
     const artifactKeys = e.artifact_ids.map((id) => this.key('art', id));
     const keys = [this.key('seq'), this.key('log'), this.bucketKey(e.id), this.key('vv'), this.key('ops', e.origin_replica), this.key('hlc'), ...indexKeys, ...artifactKeys];
-    const args = [e.id, e.origin_replica, String(indexKeys.size), String(artifactKeys.length), String(e.origin_seq), e.hlc, e.created_at, this.entryJson(e.id, e)];
+    const args = [e.id, e.origin_replica, String(indexKeys.size), String(artifactKeys.length), String(e.origin_seq), e.hlc, e.created_at, entryJson(e.id, e)];
     let reply: [1, number] | [0, 'duplicate'] | [0, 'unknown_artifact', number];
     try {
-      if (this.options.durable) await this.ensureDurable(false);
+      await this.durability.confirm();
       reply = (await syncLibrary.call(this.connections.command(), LS_APPLY_REMOTE, keys, args)) as typeof reply;
     } catch (err) {
-      throw this.writeFailure(err, e.id);
+      throw writeFailure(err, e.id);
     }
     if (reply[0] === 0) {
       if (reply[1] === 'duplicate') return 'duplicate';
       const artifactId = e.artifact_ids[reply[2] - 1]!;
       throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
     }
-    await this.afterWrite(e.id);
+    await this.durability.afterWrite(e.id);
     return 'applied';
   }
 
@@ -563,45 +376,6 @@ export class RedisLogstream implements Logstream {
     });
   }
 
-  /**
-   * Durable mode before a write: on servers without WAITAOF, re-confirm every few seconds that
-   * `appendfsync always` is still in force (an operator may have changed it at run time).
-   */
-  private async ensureDurable(force: boolean): Promise<void> {
-    if (this.hasWaitAof || (!force && Date.now() - this.durableCheckedAt < 5_000)) return;
-    const conn = this.connections.command();
-    const version = parseVersion(await infoField(conn, 'server', 'redis_version'));
-    if (version >= 7_002_000) {
-      this.hasWaitAof = true;
-      return;
-    }
-    let fsync: string | undefined;
-    try {
-      fsync = ((await conn.call('CONFIG', 'GET', 'appendfsync')) as string[])[1];
-    } catch (e) {
-      throw durableRefusal(`CONFIG GET appendfsync failed (${(e as Error).message})`);
-    }
-    if (fsync !== 'always') throw durableRefusal(`appendfsync is ${fsync ?? 'unknown'}`);
-    this.durableCheckedAt = Date.now();
-  }
-
-  /** Durable mode after a write: WAITAOF where the server has it (Redis ≥ 7.2). */
-  private async afterWrite(id: string): Promise<void> {
-    if (!this.options.durable || !this.hasWaitAof) return;
-    const timeout = this.options.durableTimeoutMs ?? 2_000;
-    let synced: number;
-    try {
-      synced = ((await this.connections.command().call('WAITAOF', '1', '0', String(timeout))) as number[])[0] ?? 0;
-    } catch (e) {
-      throw this.writeFailure(e, id);
-    }
-    if (synced < 1) {
-      throw new PalaceError('store_unavailable', `redis is unavailable: ${id} was stored but its AOF fsync was not confirmed within ${timeout} ms; check for ${id} before retrying`, {
-        store: REDIS_STORE, retryable: true, details: { event_id: id, rule: 'durable_fsync' },
-      });
-    }
-  }
-
   async scanArtifacts(cursor: string | undefined, limit: number): Promise<{ items: StoredArtifact[]; next?: string }> {
     const [next, keys] = await guardRedis(() => this.connections.command().scan(cursor ?? '0', 'MATCH', this.key('art', '*'), 'COUNT', limit));
     const prefix = this.key('art', '');
@@ -616,41 +390,6 @@ export class RedisLogstream implements Logstream {
   async close(): Promise<void> {
     this.tailer.close();
     await this.connections.close();
-  }
-}
-
-function durableRefusal(reason: string): PalaceError {
-  return new PalaceError('store_unavailable', `redis cannot confirm durable appends: ${reason}. MEMPALACE_LOGSTREAM_DURABLE=1 needs Redis ≥ 7.2 (WAITAOF) or, on older servers, appendonly yes with appendfsync always`, {
-    store: REDIS_STORE, retryable: false, rule: 'durable_fsync',
-  });
-}
-
-function parseVersion(text: string | undefined): number {
-  const [major = 0, minor = 0, patch = 0] = (text ?? '').split('.').map((p) => Number.parseInt(p, 10) || 0);
-  return major * 1_000_000 + minor * 1_000 + patch;
-}
-
-async function infoField(conn: ReturnType<RedisConnections['command']>, section: string, field: string): Promise<string | undefined> {
-  const info = await conn.info(section);
-  return new RegExp(`^${field}:(.*)$`, 'm').exec(info)?.[1]?.trim();
-}
-
-/**
- * The operating requirements of §11.10–11.12 that make "nothing trimmed silently" and the AOF
- * durability promise true: AOF on, `noeviction`, and Functions (Redis ≥ 7.0).
- */
-async function checkServer(conn: ReturnType<RedisConnections['command']>): Promise<void> {
-  const version = await infoField(conn, 'server', 'redis_version');
-  if (parseVersion(version) < 7_000_000) {
-    throw new PalaceError('store_unavailable', `redis ${version ?? '?'} is too old for the logstream: Redis Functions need 7.0 or later`, { store: REDIS_STORE, retryable: false, rule: 'redis_version' });
-  }
-  const aof = await infoField(conn, 'persistence', 'aof_enabled');
-  if (aof !== '1') {
-    throw new PalaceError('store_unavailable', 'redis runs without AOF (appendonly no); the logstream requires appendonly yes so acknowledged events survive a restart', { store: REDIS_STORE, retryable: false, rule: 'redis_appendonly' });
-  }
-  const policy = await infoField(conn, 'memory', 'maxmemory_policy');
-  if (policy !== 'noeviction') {
-    throw new PalaceError('store_unavailable', `redis maxmemory-policy is ${policy ?? 'unknown'}; the logstream requires noeviction, since any eviction could drop events silently`, { store: REDIS_STORE, retryable: false, rule: 'redis_noeviction' });
   }
 }
 
