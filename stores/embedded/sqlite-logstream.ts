@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.js';
 import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, MeshState, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../ports/logstream.js';
 import { newStampedId } from '../logstream-ids.js';
+import { parseMetadata } from '../logstream-metadata.js';
 import { observe, renderHlc, tick, utcSecond, type HlcState } from './logstream-clock.js';
 import { ChangeNotifier, DATA_VERSION_POLL_MS } from './logstream-notify.js';
 import { writeWithBusyRetry } from './logstream-busy.js';
@@ -122,15 +123,6 @@ interface ArtifactRow {
   created_at: string;
   metadata_json: string;
   origin_replica: string | null;
-}
-
-function parseMetadata(text: string): Record<string, unknown> {
-  try {
-    const v = JSON.parse(text) as unknown;
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 function toEvent(row: EventRow, artifactIds: string[]): StoredEvent {

@@ -6,18 +6,10 @@
  * functions never look inside them, and reading 100 entries of ~34 small fields cost the client
  * about 4 ms of reply parsing against under 1 ms for the compact form (measured here, ioredis 6).
  */
+import { parseMetadata } from '../logstream-metadata.js';
 import type { ArtifactDraft, ArtifactRecord, EventDraft, RemoteArtifact, StoredArtifact, StoredEvent } from '../ports/logstream.js';
 
 export type StreamEntry = [id: string, fields: string[]];
-
-export function parseMetadata(text: string | undefined): Record<string, unknown> {
-  try {
-    const v = JSON.parse(text ?? '{}') as unknown;
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
 
 function fieldMap(fields: string[]): Map<string, string> {
   const map = new Map<string, string>();
