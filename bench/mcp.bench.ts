@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import express from 'express';
-import { openRuntime } from '../cli/runtime.js';
+import { openRuntime } from '../app/runtime.js';
 import { loadConfig } from '../core/config.js';
 import { addDrawer } from '../palace/drawers.js';
 import { search } from '../palace/search.js';

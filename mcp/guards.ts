@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { grants, toolScope } from '../core/scopes.js';
-import type { Caller, ToolDef } from './types.js';
+import type { Caller } from '../core/caller.js';
+import type { ToolDef } from './types.js';
 
 export const READ_ONLY = -32003;
 export const INTEGRITY_FAILED = -32002;

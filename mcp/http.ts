@@ -14,7 +14,7 @@ import type { JSONRPCErrorResponse, RequestId } from '@modelcontextprotocol/sdk/
 import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { MAX_MESSAGE_BYTES, errorReply, parseErrorReply, screen } from './envelope.js';
-import type { Caller } from './types.js';
+import type { Caller } from '../core/caller.js';
 import type { PalaceMcp } from './server.js';
 
 export type ResolveCaller = (req: Request) => Caller | null | Promise<Caller | null>;

@@ -25,12 +25,11 @@ import {
   RootsListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Runtime } from '../cli/runtime.js';
+import type { Runtime } from '../palace/runtime.js';
 import { PalaceError, isPalaceError } from '../core/errors.js';
 import { AAAK_SPEC, PALACE_PROTOCOL } from '../core/protocol.js';
 import { getDrawer } from '../palace/drawers.js';
 import type { JobProgress } from '../palace/jobs.js';
-import type { PeerEntry } from '../palace/logstream-estate.js';
 import { taxonomy } from '../palace/status.js';
 import type { IntegrityProbe, WatchedPackage } from './guards.js';
 import { IntegrityMonitor, LibraryWatcher, decorateStatus, identityRefusal, readOnlyRefusal } from './guards.js';
@@ -41,7 +40,8 @@ import { progressRelay } from './progress.js';
 import type { RegisteredTool } from './registry.js';
 import { TOOLS, TOOLS_BY_NAME, describeValidationError } from './registry.js';
 import { toolError, toolFailure, wrapResult } from './results.js';
-import type { Caller, ToolContext } from './types.js';
+import type { Caller } from '../core/caller.js';
+import type { ToolContext } from './types.js';
 
 export interface PalaceMcpOptions {
   /** Read-only mode (`--read-only`); defaults to MEMPALACE_MCP_READ_ONLY from the config. */
@@ -52,8 +52,6 @@ export interface PalaceMcpOptions {
   watchedPackages?: WatchedPackage[];
   /** The palace database's integrity check; without one the payload reports `checked: false`. */
   integrityProbe?: IntegrityProbe;
-  /** Configured mesh peers for mempalace_mesh_peers. */
-  peers?: () => Promise<PeerEntry[]>;
   /** Reopen the stores for mempalace_reconnect (the composition root knows how). */
   reopen?: () => Promise<Runtime>;
   /** Diagnostics sink; defaults to stderr (stdout belongs to the protocol on stdio). */
@@ -235,7 +233,6 @@ export class PalaceMcp {
       signal: ticket ? AbortSignal.any([cctx.signal, ticket.signal]) : cctx.signal,
       onJobProgress: cctx.onJobProgress,
       clientRoots: cctx.clientRoots,
-      peers: this.opts.peers,
       reconnect: () => this.reconnect(),
     };
     let result: unknown;

@@ -1,7 +1,7 @@
 /**
  * The stdio transport: stdout carries only JSON-RPC messages, every diagnostic goes to stderr.
  */
-import type { Runtime } from '../cli/runtime.js';
+import type { Runtime } from '../palace/runtime.js';
 import { LineTransport } from './line-transport.js';
 import type { PalaceMcpOptions } from './server.js';
 import { PalaceMcp } from './server.js';

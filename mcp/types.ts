@@ -2,9 +2,9 @@
  * What a tool is (one row of the registry) and what its handler receives. Handlers are thin:
  * the dispatcher has already checked the arguments against the input schema and the gates.
  */
-import type { Runtime } from '../cli/runtime.js';
+import type { Caller } from '../core/caller.js';
+import type { Runtime } from '../palace/runtime.js';
 import type { JobProgress } from '../palace/jobs.js';
-import type { PeerEntry } from '../palace/logstream-estate.js';
 import type { JsonSchema } from './schema.js';
 
 /** Guard sets of mcp-tools §1. */
@@ -23,14 +23,6 @@ export interface Guards {
   L?: true;
 }
 
-/** An authenticated HTTP caller (DECISIONS "Identity"); absent over stdio. */
-export interface Caller {
-  identity: string;
-  scopes: string[];
-  /** The token's source roots (canonical directories); absent = the server's roots alone. */
-  roots?: string[] | undefined;
-}
-
 export interface ToolContext {
   runtime: Runtime;
   /** The MemPalace home (`~/.mempalace`): hook settings and the save hook's record. */
@@ -41,8 +33,6 @@ export interface ToolContext {
   onJobProgress: ((p: JobProgress) => void) | undefined;
   /** Client roots as absolute directories; undefined when the client has no roots capability; throws when roots/list fails. */
   clientRoots(): Promise<string[] | undefined>;
-  /** Configured mesh peers (the composition root knows where they are configured). */
-  peers: (() => Promise<PeerEntry[]>) | undefined;
   /** Drop and reopen store handles, re-run the probes (mempalace_reconnect). */
   reconnect(): Promise<Record<string, unknown>>;
 }

@@ -24,7 +24,7 @@ import { wakeUp } from '../../palace/wake-up.js';
 import { defaultSettingsFile, installHooks } from '../host-settings.js';
 import type { Scope } from '../host-settings.js';
 import { printJson } from '../output.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../../palace/runtime.js';
 import type { CliContext } from './context.js';
 
 /** The MemPalace home: hook settings, hook state, the identity file. */

@@ -13,23 +13,12 @@ import type { ToolContext, ToolDef } from '../types.js';
 
 const { S, I, B, O, SN } = types;
 
-export function logstreamContext(ctx: ToolContext, peers?: LogstreamContext['mesh']['peers']): LogstreamContext {
-  const { runtime } = ctx;
-  return {
-    logstream: runtime.stores.logstream,
-    maxResponseChars: runtime.config.mcp.maxResponseChars,
-    mesh: {
-      replicaName: runtime.config.replicaName,
-      syncIntervalS: runtime.config.sync.intervalS,
-      locks: runtime.stores.locks,
-      peers,
-      nodeFacts: async () => ({
-        drawerStore: true,
-        drawers: await runtime.stores.drawers.count(),
-        accelerator: { provider: 'CPU', embedder: runtime.embedder.model },
-      }),
-    },
-  };
+/**
+ * The runtime's logstream context under MCP's response cap. Its `mesh` is the runtime's own
+ * object, shared with REST, so the mesh profile cache (keyed by it) hits across calls.
+ */
+export function toolLogstreamContext(ctx: ToolContext): LogstreamContext {
+  return { ...ctx.runtime.logstreamContext, maxResponseChars: ctx.runtime.config.mcp.maxResponseChars };
 }
 
 const STATUS_HINT = `One of: ${EVENT_STATUSES.join(', ')}.`;
@@ -48,8 +37,6 @@ const FILTERS: Record<string, JsonSchema> = {
 const EVENT_PAGE = shape({ events: arrayOf(EVENT), count: I });
 const EVENT_WRITE = shape({ success: { const: true }, event: EVENT });
 
-const ls = (ctx: ToolContext) => logstreamContext(ctx, ctx.peers);
-
 export const coordinationTools: ToolDef[] = [
   {
     name: 'mempalace_task_create',
@@ -67,7 +54,7 @@ export const coordinationTools: ToolDef[] = [
     guards: { M: true, X: true, I: true, R: true },
     errorShape: 'success_false',
     agentFields: ['from_agent'],
-    handler: (args, ctx) => taskCreate(ls(ctx), args),
+    handler: (args, ctx) => taskCreate(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_event_append',
@@ -91,7 +78,7 @@ export const coordinationTools: ToolDef[] = [
     guards: { M: true, X: true, I: true, R: true },
     errorShape: 'success_false',
     agentFields: ['from_agent'],
-    handler: (args, ctx) => eventAppend(ls(ctx), args),
+    handler: (args, ctx) => eventAppend(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_event_list',
@@ -107,7 +94,7 @@ export const coordinationTools: ToolDef[] = [
     guards: { I: true },
     errorShape: 'error',
     advisory: ['limit'],
-    handler: (args, ctx) => eventList(ls(ctx), args),
+    handler: (args, ctx) => eventList(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_event_wait',
@@ -121,7 +108,7 @@ export const coordinationTools: ToolDef[] = [
     guards: { I: true },
     errorShape: 'error',
     advisory: ['limit', 'timeout_ms'],
-    handler: (args, ctx) => eventWait(ls(ctx), args, ctx.signal),
+    handler: (args, ctx) => eventWait(toolLogstreamContext(ctx), args, ctx.signal),
   },
   {
     name: 'mempalace_event_ack',
@@ -137,7 +124,7 @@ export const coordinationTools: ToolDef[] = [
     guards: { M: true, X: true, I: true, R: true },
     errorShape: 'success_false',
     agentFields: ['from_agent'],
-    handler: (args, ctx) => eventAck(ls(ctx), args),
+    handler: (args, ctx) => eventAck(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_artifact_put',
@@ -153,7 +140,7 @@ export const coordinationTools: ToolDef[] = [
     errorShape: 'success_false',
     agentFields: ['created_by'],
     enumMessages: { kind: (v) => `kind=${JSON.stringify(v)} is not one of: ${ARTIFACT_KINDS.join(', ')}` },
-    handler: (args, ctx) => artifactPut(ls(ctx), args),
+    handler: (args, ctx) => artifactPut(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_artifact_get',
@@ -162,7 +149,7 @@ export const coordinationTools: ToolDef[] = [
     outputSchema: output(shape({ artifact: shape({ id: S, kind: S, sha256: S, size_bytes: I, content: S, created_by: S, created_at: S, origin_replica: SN, metadata: O }) })),
     guards: { I: true },
     errorShape: 'error',
-    handler: (args, ctx) => artifactGet(ls(ctx), args),
+    handler: (args, ctx) => artifactGet(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_patch_submit',
@@ -184,7 +171,7 @@ export const coordinationTools: ToolDef[] = [
     guards: { M: true, X: true, I: true, R: true },
     errorShape: 'success_false',
     agentFields: ['from_agent'],
-    handler: (args, ctx) => patchSubmit(ls(ctx), args),
+    handler: (args, ctx) => patchSubmit(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_mesh_peers',
@@ -199,6 +186,6 @@ export const coordinationTools: ToolDef[] = [
     })),
     guards: { I: true },
     errorShape: 'error',
-    handler: (_args, ctx) => meshPeers(ls(ctx)),
+    handler: (_args, ctx) => meshPeers(toolLogstreamContext(ctx)),
   },
 ];

@@ -17,14 +17,14 @@ import { Ajv } from 'ajv';
 import express from 'express';
 import { expect } from 'vitest';
 import { createJobActivities } from '../../activities/index.js';
-import { openRuntime } from '../../cli/runtime.js';
+import { openRuntime } from '../../app/runtime.js';
 import { createJobWorker } from '../../workflows/temporal/worker.js';
-import type { Runtime } from '../../cli/runtime.js';
+import type { Runtime } from '../../palace/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { bearerTokenResolver, mcpRouter } from '../../mcp/http.js';
 import type { PalaceMcpOptions } from '../../mcp/server.js';
 import { PalaceMcp } from '../../mcp/server.js';
-import type { Caller } from '../../mcp/types.js';
+import type { Caller } from '../../core/caller.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
