@@ -210,7 +210,8 @@ program
       reopen: () => openRuntime(config),
     });
     await handle.closed;
-    await rt.close();
+    // The runtime served now: a reconnect closed the first one and opened this one.
+    await handle.mcp.close();
   });
 
 program
@@ -232,7 +233,7 @@ program
     });
     await untilSignal();
     await server.close();
-    await server.mcp.runtime.close();
+    await server.mcp.close();
   });
 
 program

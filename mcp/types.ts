@@ -7,20 +7,20 @@ import type { Runtime } from '../palace/runtime.js';
 import type { JobProgress } from '../palace/jobs.js';
 import type { JsonSchema } from './schema.js';
 
-/** Guard sets of mcp-tools §1. */
+/** Guard sets of mcp-tools §1 (the spec's letters in brackets). */
 export interface Guards {
-  /** Mutating: refused by the stale-library gate. */
-  M?: true;
-  /** Vector write. */
-  V?: true;
-  /** Peer-writer exempt (logstream writes). */
-  X?: true;
-  /** Allowed while the integrity check has failed. */
-  I?: true;
-  /** Refused and hidden in read-only mode. */
-  R?: true;
-  /** Long-running write: a job, never waits for a lock. */
-  L?: true;
+  /** [M] Mutating: refused by the stale-library gate. */
+  mutating?: true;
+  /** [V] Vector write: watched by the write-stall watchdog. */
+  vectorWrite?: true;
+  /** [X] Peer-writer exempt (logstream writes): never needs the writer lease. */
+  peerWriterExempt?: true;
+  /** [I] Allowed while the integrity check has failed. */
+  integritySafe?: true;
+  /** [R] Refused and hidden in read-only mode. */
+  readOnlyRefused?: true;
+  /** [L] Long-running write: a job, never waits for a lock. */
+  longRunning?: true;
 }
 
 export interface ToolContext {
@@ -55,6 +55,12 @@ export interface ToolDef {
   advisory?: string[];
   /** Argument paths naming the writing agent, checked against an HTTP caller's identity. */
   agentFields?: string[];
+  /** Required parameters that may be given under an alias (parameter → alias): the alias fills the parameter when it is absent. */
+  requiredAliases?: Record<string, string>;
+  /** The result is decorated with this server's diagnostics: integrity, library versions, updates (mcp-tools §12). */
+  serverDiagnostics?: true;
+  /** Swaps the runtime itself (mempalace_reconnect): it drains the runtime gate, so the call does not hold it. */
+  swapsRuntime?: true;
   /** Spec-exact messages for enum violations, by property. */
   enumMessages?: Record<string, (value: unknown) => string>;
   handler(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;

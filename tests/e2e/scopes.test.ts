@@ -47,7 +47,7 @@ describe('the scope table', () => {
 
   it('has exactly one row per tool; writes need write, reconnect needs admin', () => {
     expect(Object.keys(TOOL_SCOPES).sort()).toEqual(TOOLS.map((t) => t.name).sort());
-    for (const t of TOOLS) if (t.guards.R || t.guards.M) expect(['write', 'admin'], t.name).toContain(TOOL_SCOPES[t.name]);
+    for (const t of TOOLS) if (t.guards.readOnlyRefused || t.guards.mutating) expect(['write', 'admin'], t.name).toContain(TOOL_SCOPES[t.name]);
     expect(TOOL_SCOPES.mempalace_reconnect).toBe('admin');
   });
 
