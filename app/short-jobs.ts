@@ -14,8 +14,8 @@ import { deliveryError } from '../palace/notifications.js';
 import type { RefreshScheduler } from '../palace/registered-sources.js';
 import { refreshRegisteredSource, refreshSpec } from '../palace/registered-sources.js';
 import type { PalaceStores } from '../stores/palace-stores.js';
-import type { NotificationQueue, QueueSettings, TriggerQueue } from '../workflows/queues/queues.js';
-import { refreshWithJobEngine, startNotificationDeliveryWorker, startTriggerWorker } from '../workflows/queues/queues.js';
+import type { AutoSaveRequest, NotificationQueue, QueueSettings } from '../workflows/queues/queues.js';
+import { TriggerQueue, refreshWithJobEngine, startNotificationDeliveryWorker, startTriggerWorker } from '../workflows/queues/queues.js';
 
 export function queueSettings(config: Config): QueueSettings {
   return { redisUrl: config.redis.url, palaceName: config.palaceName };
@@ -24,6 +24,16 @@ export function queueSettings(config: Config): QueueSettings {
 /** What the notification queue's publisher adds jobs with: the configured delivery attempts. */
 export function notificationQueueSettings(config: Config): QueueSettings {
   return { ...queueSettings(config), attempts: config.hooks.notifyAttempts, backoffMs: config.hooks.notifyBackoffMs };
+}
+
+/** Queue one agent-hook auto-save on the trigger queue (a short-lived hook process of the cluster profile). */
+export async function queueAutoSave(config: Config, req: AutoSaveRequest): Promise<{ id: string }> {
+  const queue = new TriggerQueue(queueSettings(config));
+  try {
+    return await queue.requestAutoSave(req);
+  } finally {
+    await queue.close();
+  }
 }
 
 export function queueRefreshScheduler(trigger: TriggerQueue): RefreshScheduler {
