@@ -9,11 +9,10 @@
  */
 import express from 'express';
 import type { Express, Request } from 'express';
-import type { Runtime } from '../cli/runtime.js';
+import type { Runtime } from '../palace/runtime.js';
 import { mcpRouter } from '../mcp/http.js';
 import { TOOLS_BY_NAME } from '../mcp/registry.js';
 import { PalaceMcp } from '../mcp/server.js';
-import type { LogstreamContext } from '../palace/logstream.js';
 import { PalaceError } from '../core/errors.js';
 import { routeScope } from '../core/scopes.js';
 import { Authenticator, authenticate, hasScope, missingScope, principalOf } from './auth.js';
@@ -65,7 +64,7 @@ function readOnlyRouteRefusal(req: Request): PalaceError {
 
 export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const mcp = opts.mcp ?? new PalaceMcp(runtime, { peers: () => runtime.stores.peers(), log });
+  const mcp = opts.mcp ?? new PalaceMcp(runtime, { log });
   const config = runtime.config;
   const oauth = opts.oauth ?? oauthFromConfig(config, log);
   const auth = opts.auth ?? Authenticator.fromConfig(config, oauth?.verify);
@@ -79,28 +78,6 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
     ...(runtime.queueDepths ? { queueDepths: () => current().queueDepths?.() ?? Promise.resolve({}) } : {}),
     deadLetters: async () => (await current().notifications.deadLetters()).length,
   });
-
-  // One logstream context per runtime, so the mesh profile cache (keyed by it) works.
-  const contexts = new WeakMap<Runtime, LogstreamContext>();
-  const logstreamContext = (): LogstreamContext => {
-    const rt = current();
-    let ctx = contexts.get(rt);
-    if (!ctx) {
-      ctx = {
-        logstream: rt.stores.logstream,
-        maxResponseChars: 0,
-        mesh: {
-          replicaName: rt.config.replicaName,
-          syncIntervalS: rt.config.sync.intervalS,
-          locks: rt.stores.locks,
-          peers: () => rt.stores.peers(),
-          nodeFacts: async () => ({ drawerStore: true, drawers: await rt.stores.drawers.count(), accelerator: { provider: 'CPU', embedder: rt.embedder.model } }),
-        },
-      };
-      contexts.set(rt, ctx);
-    }
-    return ctx;
-  };
 
   const deps: ApiDeps = {
     runtime: current,
@@ -123,7 +100,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
     },
     sse,
     metrics,
-    logstreamContext,
+    logstreamContext: () => current().logstreamContext,
     pollMs: opts.pollMs ?? 250,
   };
 

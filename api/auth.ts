@@ -35,7 +35,7 @@ import type { Config } from '../core/config.js';
 import { PalaceError, invalidArgument } from '../core/errors.js';
 import type { Scope } from '../core/scopes.js';
 import { IMPLIED_SCOPES, SCOPES } from '../core/scopes.js';
-import type { Caller } from '../mcp/types.js';
+import type { Caller } from '../core/caller.js';
 
 export { SCOPES };
 export type { Scope };

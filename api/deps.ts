@@ -4,12 +4,12 @@
  * the metrics. Routes are thin: they validate, call palace/, and shape the answer.
  */
 import type { Request, RequestHandler } from 'express';
-import type { Runtime } from '../cli/runtime.js';
+import type { Runtime } from '../palace/runtime.js';
 import type { LogstreamContext } from '../palace/logstream.js';
 import type { Scope } from './auth.js';
 import type { SseGate } from './limits.js';
 import type { ApiMetrics } from './metrics.js';
-import type { Caller } from '../mcp/types.js';
+import type { Caller } from '../core/caller.js';
 
 export interface ApiDeps {
   runtime(): Runtime;

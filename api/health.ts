@@ -3,7 +3,7 @@
  * deadline (embedded profile: a query on each SQLite file, so a closed or broken file shows as
  * down; the embedder embeds one word; the job engine lists one job).
  */
-import type { Runtime } from '../cli/runtime.js';
+import type { Runtime } from '../palace/runtime.js';
 
 export interface EngineHealth {
   status: 'up' | 'down';

@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import type { Runtime } from '../cli/runtime.js';
+import type { Runtime } from '../palace/runtime.js';
 import { PalaceMcp } from '../mcp/server.js';
 import type { ApiOptions } from './app.js';
 import { createApp } from './app.js';
@@ -65,7 +65,6 @@ export async function startApiServer(runtime: Runtime, opts: ServeOptions): Prom
   const mcp = opts.mcp ?? new PalaceMcp(runtime, {
     ...(opts.readOnly ? { readOnly: true } : {}),
     ...(runtime.stores.integrityCheck ? { integrityProbe: runtime.stores.integrityCheck } : {}),
-    peers: () => runtime.stores.peers(),
     ...(opts.reopen ? { reopen: opts.reopen } : {}),
     log,
   });

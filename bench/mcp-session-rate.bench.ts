@@ -16,7 +16,7 @@ import express from 'express';
 import { createApp } from '../api/app.js';
 import { Authenticator } from '../api/auth.js';
 import { listen } from '../api/server.js';
-import { openRuntime } from '../cli/runtime.js';
+import { openRuntime } from '../app/runtime.js';
 import { loadConfig } from '../core/config.js';
 import { percentile } from './lib/stats.js';
 

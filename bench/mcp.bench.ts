@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import express from 'express';
-import { openRuntime } from '../cli/runtime.js';
+import { openRuntime } from '../app/runtime.js';
 import { loadConfig } from '../core/config.js';
 import { addDrawer } from '../palace/drawers.js';
 import { search } from '../palace/search.js';
@@ -45,11 +45,11 @@ async function main(): Promise<void> {
   const palaceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mcp-bench-'));
   const config = loadConfig({ ...process.env, MEMPALACE_PALACE: palaceDir });
   const runtime = await openRuntime(config);
-  const palace = new PalaceMcp(runtime, { home: fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mcp-bench-home-')), log: () => undefined });
-  palace.start();
+  const mcp = new PalaceMcp(runtime, { home: fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mcp-bench-home-')), log: () => undefined });
+  mcp.start();
   const tokens = new Map([['bench', { identity: 'bench', scopes: ['read', 'write', 'admin'] }]]);
   const app = express();
-  app.use(mcpRouter(palace, { resolveCaller: bearerTokenResolver(tokens) }));
+  app.use(mcpRouter(mcp, { resolveCaller: bearerTokenResolver(tokens) }));
   const server = await new Promise<HttpServer>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -75,10 +75,10 @@ async function main(): Promise<void> {
   for (let i = 0; i < ROUNDS; i++) {
     const q = QUERIES[i % QUERIES.length]!;
     lat.searchDirect.push(await timeMs(() => search(runtime.drawerContext, { query: q }, { sanitize: true, defaultMaxDistance: 1.5 })));
-    lat.searchDispatch.push(await timeMs(() => palace.callTool('mempalace_search', { query: q }, cctx)));
+    lat.searchDispatch.push(await timeMs(() => mcp.callTool('mempalace_search', { query: q }, cctx)));
     lat.searchHttp.push(await timeMs(() => client.callTool({ name: 'mempalace_search', arguments: { query: q } })));
     lat.addDirect.push(await timeMs(() => addDrawer(runtime.drawerContext, { wing: 'bench', room: 'overhead', content: sentence(rand, n++) })));
-    lat.addDispatch.push(await timeMs(() => palace.callTool('mempalace_add_drawer', { wing: 'bench', room: 'overhead', content: sentence(rand, n++) }, cctx)));
+    lat.addDispatch.push(await timeMs(() => mcp.callTool('mempalace_add_drawer', { wing: 'bench', room: 'overhead', content: sentence(rand, n++) }, cctx)));
     lat.addHttp.push(await timeMs(() => client.callTool({ name: 'mempalace_add_drawer', arguments: { wing: 'bench', room: 'overhead', content: sentence(rand, n++) } })));
   }
   const p = (xs: number[], q: number) => percentile(xs, q);
@@ -151,7 +151,7 @@ async function main(): Promise<void> {
   await Promise.allSettled([client, ...clients].map((c) => c.close()));
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  await palace.runtime.close();
+  await mcp.close();
   fs.rmSync(palaceDir, { recursive: true, force: true });
 }
 

@@ -34,7 +34,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { openRuntime } from '../cli/runtime.js';
+import { openRuntime } from '../app/runtime.js';
 import { loadConfig } from '../core/config.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import type { JobProgress } from '../palace/jobs.js';

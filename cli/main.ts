@@ -18,8 +18,9 @@ import { assertMineInput } from '../activities/mine.js';
 import { mcpSetupText } from '../mcp/setup.js';
 import { runStdioServer } from '../mcp/stdio.js';
 import { printJson, reportError, table } from './output.js';
-import type { PalaceModelCheck, Runtime } from './runtime.js';
-import { openRuntime } from './runtime.js';
+import type { PalaceModelCheck } from '../app/runtime.js';
+import type { Runtime } from '../palace/runtime.js';
+import { openRuntime } from '../app/runtime.js';
 import { startApiServer } from '../api/server.js';
 import { registerBackupCommands } from './commands/backup.js';
 import { registerSourceCommands } from './commands/sources.js';
@@ -206,11 +207,11 @@ program
     const handle = await runStdioServer(rt, {
       ...(o.readOnly ? { readOnly: true } : {}),
       ...(rt.stores.integrityCheck ? { integrityProbe: rt.stores.integrityCheck } : {}),
-      peers: () => rt.stores.peers(),
       reopen: () => openRuntime(config),
     });
     await handle.closed;
-    await rt.close();
+    // The runtime served now: a reconnect closed the first one and opened this one.
+    await handle.mcp.close();
   });
 
 program
@@ -232,7 +233,7 @@ program
     });
     await untilSignal();
     await server.close();
-    await server.mcp.runtime.close();
+    await server.mcp.close();
   });
 
 program
@@ -245,13 +246,13 @@ program
     const g = program.opts<GlobalOpts>();
     const config = configFrom(g);
     if (config.profile !== 'cluster') throw invalidArgument('profile', 'cluster_only', 'mempalace worker runs jobs of the cluster profile; set MEMPALACE_PROFILE=cluster or --profile cluster');
-    const { runJobWorker } = await import('../workflows/temporal/worker.js');
+    const { runJobWorker } = await import('../app/worker.js');
     await withRuntime(g, async (rt) => {
       if (!o.shortJobsOnly) {
         await runJobWorker(rt, { maxConcurrentActivities: intOption('max-activities', o.maxActivities), shutdownGraceMs: intOption('shutdown-grace', o.shutdownGrace) * 1000 });
         return;
       }
-      const { startShortJobWorkers } = await import('../workflows/queues/short-jobs.js');
+      const { startShortJobWorkers } = await import('../app/short-jobs.js');
       const shortJobs = startShortJobWorkers(rt);
       try {
         await untilSignal();

@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import { invalidArgument } from '../core/errors.js';
 import { PalaceMcp } from '../mcp/server.js';
 import { printJson, ToolFailed } from './output.js';
-import type { Runtime } from './runtime.js';
+import type { Runtime } from '../palace/runtime.js';
 
 function isFailure(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;

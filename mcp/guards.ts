@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { grants, toolScope } from '../core/scopes.js';
-import type { Caller, ToolDef } from './types.js';
+import type { Caller } from '../core/caller.js';
+import type { ToolDef } from './types.js';
 
 export const READ_ONLY = -32003;
 export const INTEGRITY_FAILED = -32002;
@@ -16,7 +17,7 @@ export const STALE_OVERRIDE_ENV = 'MEMPALACE_MCP_ALLOW_STALE_LIBRARY';
 // --- read-only ---------------------------------------------------------------------------------
 
 export function readOnlyRefusal(tool: ToolDef, readOnly: boolean): McpError | undefined {
-  if (!readOnly || !tool.guards.R) return undefined;
+  if (!readOnly || !tool.guards.readOnlyRefused) return undefined;
   return new McpError(READ_ONLY, 'Server is in read-only mode; this tool is disabled', { tool: tool.name });
 }
 
@@ -77,7 +78,7 @@ export class IntegrityMonitor {
   }
 
   refusal(tool: ToolDef): McpError | undefined {
-    if (tool.guards.I || !this.failed()) return undefined;
+    if (tool.guards.integritySafe || !this.failed()) return undefined;
     const p = this.payload;
     return new McpError(INTEGRITY_FAILED, 'Palace SQLite integrity check failed; refusing tool call until the palace is repaired', {
       tool: tool.name, palace: p.palace, sqlite_path: p.sqlite_path, errors: p.errors, error_count: p.error_count,
@@ -123,6 +124,12 @@ function readVersion(file: string): Reading {
   } catch (e) {
     return { unreadable: `malformed ${file}: ${(e as Error).message}` };
   }
+}
+
+/** The version a package.json names, or undefined when it is missing, unreadable or malformed. */
+export function installedVersion(file: string): string | undefined {
+  const reading = readVersion(file);
+  return 'version' in reading && reading.version !== NOT_INSTALLED ? reading.version : undefined;
 }
 
 /**
@@ -181,7 +188,7 @@ export class LibraryWatcher {
   }
 
   refusal(tool: ToolDef): McpError | undefined {
-    if (!tool.guards.M) return undefined;
+    if (!tool.guards.mutating) return undefined;
     const p = this.payload();
     if (!p.stale || this.allowStale) return undefined;
     const drift = p.packages.map((d) => `${d.package} ${d.serving} -> ${d.installed}`).join(', ');

@@ -14,7 +14,7 @@ import type { JSONRPCErrorResponse, RequestId } from '@modelcontextprotocol/sdk/
 import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { MAX_MESSAGE_BYTES, errorReply, parseErrorReply, screen } from './envelope.js';
-import type { Caller } from './types.js';
+import type { Caller } from '../core/caller.js';
 import type { PalaceMcp } from './server.js';
 
 export type ResolveCaller = (req: Request) => Caller | null | Promise<Caller | null>;
@@ -87,7 +87,7 @@ export function bearerTokenResolver(tokens: ReadonlyMap<string, Caller>): Resolv
   };
 }
 
-export function mcpRouter(palace: PalaceMcp, opts: McpRouterOptions): Router {
+export function mcpRouter(mcp: PalaceMcp, opts: McpRouterOptions): Router {
   const allowed = new Set([...LOCAL_HOSTS, ...(opts.allowedHosts ?? []).map((h) => h.toLowerCase())]);
   const router = express.Router();
   const inflight = new InFlight();
@@ -113,7 +113,7 @@ export function mcpRouter(palace: PalaceMcp, opts: McpRouterOptions): Router {
     try {
       caller = await opts.resolveCaller(req);
     } catch (e) {
-      palace.log(`mempalace mcp: caller resolution failed: ${e instanceof Error ? e.message : String(e)}`);
+      mcp.log(`mempalace mcp: caller resolution failed: ${e instanceof Error ? e.message : String(e)}`);
       caller = null;
     }
     if (!caller) {
@@ -126,7 +126,7 @@ export function mcpRouter(palace: PalaceMcp, opts: McpRouterOptions): Router {
       return res.status(screened.reply.id === null ? 400 : 200).json(screened.reply);
     }
     if (screened.kind === 'drop') {
-      palace.log(`mempalace mcp: dropped a message: ${screened.reason}`);
+      mcp.log(`mempalace mcp: dropped a message: ${screened.reason}`);
       return res.status(202).end();
     }
     const message = screened.message as { id?: RequestId; method?: string; params?: { requestId?: unknown } };
@@ -134,7 +134,7 @@ export function mcpRouter(palace: PalaceMcp, opts: McpRouterOptions): Router {
       inflight.cancel(caller, message.params?.requestId);
       return res.status(202).end();
     }
-    const server = palace.createServer(caller);
+    const server = mcp.createServer(caller);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     // Closing the server aborts its in-flight handler (the SDK aborts the handler's signal).
     const shutdown = () => {
@@ -150,7 +150,7 @@ export function mcpRouter(palace: PalaceMcp, opts: McpRouterOptions): Router {
       await server.connect(transport);
       await transport.handleRequest(req, res, screened.message);
     } catch (e) {
-      palace.log(`mempalace mcp: HTTP request failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+      mcp.log(`mempalace mcp: HTTP request failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
       if (!res.headersSent) rpcError(res, 500, -32603, 'Internal server error');
     }
   });

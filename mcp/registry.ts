@@ -42,7 +42,7 @@ export interface RegisteredTool extends ToolDef {
 
 /** DECISIONS "Tool annotations": derived from the guard sets and the tool's declared nature. */
 function annotationsOf(tool: ToolDef): ToolAnnotations {
-  const readOnly = !tool.guards.R;
+  const readOnly = !tool.guards.readOnlyRefused;
   return {
     title: tool.name.replace(/^mempalace_/, '').replaceAll('_', ' '),
     readOnlyHint: readOnly,

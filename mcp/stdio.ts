@@ -1,13 +1,13 @@
 /**
  * The stdio transport: stdout carries only JSON-RPC messages, every diagnostic goes to stderr.
  */
-import type { Runtime } from '../cli/runtime.js';
+import type { Runtime } from '../palace/runtime.js';
 import { LineTransport } from './line-transport.js';
 import type { PalaceMcpOptions } from './server.js';
 import { PalaceMcp } from './server.js';
 
 export interface StdioServerHandle {
-  palace: PalaceMcp;
+  mcp: PalaceMcp;
   /** Resolves when the client closes the connection (stdin ends). */
   closed: Promise<void>;
   close(): Promise<void>;
@@ -15,8 +15,8 @@ export interface StdioServerHandle {
 
 export async function runStdioServer(runtime: Runtime, opts: PalaceMcpOptions = {}): Promise<StdioServerHandle> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const palace = new PalaceMcp(runtime, { ...opts, log });
-  const server = palace.createServer();
+  const mcp = new PalaceMcp(runtime, { ...opts, log });
+  const server = mcp.createServer();
   const transport = new LineTransport(process.stdin, process.stdout);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
@@ -24,9 +24,9 @@ export async function runStdioServer(runtime: Runtime, opts: PalaceMcpOptions = 
   // Malformed input is answered by the transport and logged here; stdin's end closes the server.
   server.onerror = (e) => log(`mempalace mcp: ${e.message}`);
   await server.connect(transport);
-  palace.start();
-  palace.watchdogs.startIdleClock();
-  log(`mempalace mcp: serving ${runtime.stores.palace} over stdio${palace.readOnly ? ' (read-only)' : ''}`);
-  void closed.then(() => palace.watchdogs.stop());
-  return { palace, closed, close: () => server.close() };
+  mcp.start();
+  mcp.watchdogs.startIdleClock();
+  log(`mempalace mcp: serving ${runtime.stores.palace} over stdio${mcp.readOnly ? ' (read-only)' : ''}`);
+  void closed.then(() => mcp.watchdogs.stop());
+  return { mcp, closed, close: () => server.close() };
 }

@@ -2,33 +2,25 @@
  * What a tool is (one row of the registry) and what its handler receives. Handlers are thin:
  * the dispatcher has already checked the arguments against the input schema and the gates.
  */
-import type { Runtime } from '../cli/runtime.js';
+import type { Caller } from '../core/caller.js';
+import type { Runtime } from '../palace/runtime.js';
 import type { JobProgress } from '../palace/jobs.js';
-import type { PeerEntry } from '../palace/logstream-estate.js';
 import type { JsonSchema } from './schema.js';
 
-/** Guard sets of mcp-tools §1. */
+/** Guard sets of mcp-tools §1 (the spec's letters in brackets). */
 export interface Guards {
-  /** Mutating: refused by the stale-library gate. */
-  M?: true;
-  /** Vector write. */
-  V?: true;
-  /** Peer-writer exempt (logstream writes). */
-  X?: true;
-  /** Allowed while the integrity check has failed. */
-  I?: true;
-  /** Refused and hidden in read-only mode. */
-  R?: true;
-  /** Long-running write: a job, never waits for a lock. */
-  L?: true;
-}
-
-/** An authenticated HTTP caller (DECISIONS "Identity"); absent over stdio. */
-export interface Caller {
-  identity: string;
-  scopes: string[];
-  /** The token's source roots (canonical directories); absent = the server's roots alone. */
-  roots?: string[] | undefined;
+  /** [M] Mutating: refused by the stale-library gate. */
+  mutating?: true;
+  /** [V] Vector write: watched by the write-stall watchdog. */
+  vectorWrite?: true;
+  /** [X] Peer-writer exempt (logstream writes): never needs the writer lease. */
+  peerWriterExempt?: true;
+  /** [I] Allowed while the integrity check has failed. */
+  integritySafe?: true;
+  /** [R] Refused and hidden in read-only mode. */
+  readOnlyRefused?: true;
+  /** [L] Long-running write: a job, never waits for a lock. */
+  longRunning?: true;
 }
 
 export interface ToolContext {
@@ -41,8 +33,6 @@ export interface ToolContext {
   onJobProgress: ((p: JobProgress) => void) | undefined;
   /** Client roots as absolute directories; undefined when the client has no roots capability; throws when roots/list fails. */
   clientRoots(): Promise<string[] | undefined>;
-  /** Configured mesh peers (the composition root knows where they are configured). */
-  peers: (() => Promise<PeerEntry[]>) | undefined;
   /** Drop and reopen store handles, re-run the probes (mempalace_reconnect). */
   reconnect(): Promise<Record<string, unknown>>;
 }
@@ -65,6 +55,12 @@ export interface ToolDef {
   advisory?: string[];
   /** Argument paths naming the writing agent, checked against an HTTP caller's identity. */
   agentFields?: string[];
+  /** Required parameters that may be given under an alias (parameter → alias): the alias fills the parameter when it is absent. */
+  requiredAliases?: Record<string, string>;
+  /** The result is decorated with this server's diagnostics: integrity, library versions, updates (mcp-tools §12). */
+  serverDiagnostics?: true;
+  /** Swaps the runtime itself (mempalace_reconnect): it drains the runtime gate, so the call does not hold it. */
+  swapsRuntime?: true;
   /** Spec-exact messages for enum violations, by property. */
   enumMessages?: Record<string, (value: unknown) => string>;
   handler(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;

@@ -1,6 +1,6 @@
 /**
  * What a palace operation needs: its configuration and the ports, chosen by the composition
- * root (stores/open.ts, cli/). Operations never import an adapter.
+ * root (stores/open.ts, app/). Operations never import an adapter.
  */
 import type { Config } from '../core/config.js';
 import type { Embedder } from '../embed/embedder.js';

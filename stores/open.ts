@@ -1,5 +1,5 @@
 /**
- * Composition of the stores for the configured profile. The only place (with cli/) that picks
+ * Composition of the stores for the configured profile. The only place (with app/) that picks
  * adapters: everything else receives ports.
  */
 import fs from 'node:fs/promises';
@@ -14,35 +14,13 @@ import { openRedisLogstream } from './redis/redis-logstream.js';
 import { openSqliteDrawerIndex } from './embedded/sqlite-drawer-index.js';
 import { embeddedIndexMaintenance } from './embedded/derived-index-repair.js';
 import { sqliteIntegrityCheck } from './embedded/integrity.js';
-import { readPeersFile, type PeerConfig } from './embedded/logstream-peers.js';
+import { readPeersFile } from './embedded/logstream-peers.js';
 import { openSqliteGraphStore } from './embedded/sqlite-graph-store.js';
 import { SqliteJobStore } from './embedded/sqlite-job-store.js';
 import { openSqliteLocks } from './embedded/sqlite-locks.js';
 import { openSqliteLogstream } from './embedded/sqlite-logstream.js';
-import type { DrawerIndex } from './ports/drawer-index.js';
-import type { GraphStore } from './ports/graph-store.js';
 import type { IndexMaintenance } from './ports/index-maintenance.js';
-import type { JobStore } from './ports/job-store.js';
-import type { Locks } from './ports/locks.js';
-import type { Logstream } from './ports/logstream.js';
-
-export interface PalaceStores {
-  profile: Config['profile'];
-  /** Palace directory (embedded) or palace name (cluster), for messages and lock keys. */
-  palace: string;
-  drawers: DrawerIndex;
-  graph: GraphStore;
-  logstream: Logstream;
-  locks: Locks;
-  jobs: JobStore;
-  /** Read-only integrity check of the palace's database files, where the stores have one. */
-  integrityCheck?: () => Promise<{ sqlite_path: string; errors: string[] }>;
-  /** Configured mesh peers (name and url only). */
-  peers(): Promise<{ name: string; url: string }[]>;
-  /** Configured mesh peers with their tokens, for the sync transport only. */
-  syncPeers(): Promise<PeerConfig[]>;
-  close(): Promise<void>;
-}
+import type { PalaceStores } from './palace-stores.js';
 
 /** Whether an embedded palace exists at the configured directory. */
 export async function palaceExists(config: Config): Promise<boolean> {

@@ -16,8 +16,8 @@ import { repairIndexes } from '../../palace/repair.js';
 import type { RepairReport } from '../../palace/repair.js';
 import { openIndexMaintenance, openStores } from '../../stores/open.js';
 import { printJson, table } from '../output.js';
-import { openRuntime } from '../runtime.js';
-import type { Runtime } from '../runtime.js';
+import { openRuntime } from '../../app/runtime.js';
+import type { Runtime } from '../../palace/runtime.js';
 
 interface GlobalOpts { json?: boolean }
 

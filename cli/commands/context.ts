@@ -3,7 +3,7 @@
  * opened (and closed) around each action. cli/main.ts builds it once for every family.
  */
 import type { Config } from '../../core/config.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../../palace/runtime.js';
 
 export interface GlobalOpts { palace?: string; profile?: string; json?: boolean }
 

@@ -24,7 +24,7 @@ import { wakeUp } from '../../palace/wake-up.js';
 import { defaultSettingsFile, installHooks } from '../host-settings.js';
 import type { Scope } from '../host-settings.js';
 import { printJson } from '../output.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../../palace/runtime.js';
 import type { CliContext } from './context.js';
 
 /** The MemPalace home: hook settings, hook state, the identity file. */
@@ -81,14 +81,9 @@ async function fileSave(rt: Runtime, plan: SavePlan, inline: boolean): Promise<{
     const r = await runAutoSave(rt.drawerContext, job);
     return { filed: r.drawers_filed };
   }
-  const { TriggerQueue } = await import('../../workflows/queues/queues.js');
-  const queue = new TriggerQueue({ redisUrl: rt.config.redis.url, palaceName: rt.config.palaceName });
-  try {
-    const { id } = await queue.requestAutoSave(job);
-    return { filed: 0, queued: id };
-  } finally {
-    await queue.close();
-  }
+  const { queueAutoSave } = await import('../../app/short-jobs.js');
+  const { id } = await queueAutoSave(rt.config, job);
+  return { filed: 0, queued: id };
 }
 
 async function commitSave(home: string, harness: Harness, input: HookInput, plan: SavePlan, toast: boolean): Promise<void> {

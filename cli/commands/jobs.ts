@@ -8,7 +8,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import type { JobProgress } from '../../palace/jobs.js';
 import { printJson, table } from '../output.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../../palace/runtime.js';
 import type { CliContext } from './context.js';
 
 export function progressLine(p: JobProgress): string {

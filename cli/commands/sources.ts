@@ -10,7 +10,7 @@ import { sourcePolicy } from '../../palace/sources.js';
 import { addSource, listSources, removeSource, startRefresh } from '../../palace/registered-sources.js';
 import type { RegisteredSource } from '../../stores/ports/job-store.js';
 import { printJson, table } from '../output.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../../palace/runtime.js';
 
 export interface SourceCommandDeps {
   withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T>;

@@ -13,23 +13,12 @@ import type { ToolContext, ToolDef } from '../types.js';
 
 const { S, I, B, O, SN } = types;
 
-export function logstreamContext(ctx: ToolContext, peers?: LogstreamContext['mesh']['peers']): LogstreamContext {
-  const { runtime } = ctx;
-  return {
-    logstream: runtime.stores.logstream,
-    maxResponseChars: runtime.config.mcp.maxResponseChars,
-    mesh: {
-      replicaName: runtime.config.replicaName,
-      syncIntervalS: runtime.config.sync.intervalS,
-      locks: runtime.stores.locks,
-      peers,
-      nodeFacts: async () => ({
-        drawerStore: true,
-        drawers: await runtime.stores.drawers.count(),
-        accelerator: { provider: 'CPU', embedder: runtime.embedder.model },
-      }),
-    },
-  };
+/**
+ * The runtime's logstream context under MCP's response cap. Its `mesh` is the runtime's own
+ * object, shared with REST, so the mesh profile cache (keyed by it) hits across calls.
+ */
+export function toolLogstreamContext(ctx: ToolContext): LogstreamContext {
+  return { ...ctx.runtime.logstreamContext, maxResponseChars: ctx.runtime.config.mcp.maxResponseChars };
 }
 
 const STATUS_HINT = `One of: ${EVENT_STATUSES.join(', ')}.`;
@@ -48,8 +37,6 @@ const FILTERS: Record<string, JsonSchema> = {
 const EVENT_PAGE = shape({ events: arrayOf(EVENT), count: I });
 const EVENT_WRITE = shape({ success: { const: true }, event: EVENT });
 
-const ls = (ctx: ToolContext) => logstreamContext(ctx, ctx.peers);
-
 export const coordinationTools: ToolDef[] = [
   {
     name: 'mempalace_task_create',
@@ -64,10 +51,10 @@ export const coordinationTools: ToolDef[] = [
       done: str('Exact definition of done (stored verbatim).'),
     }, ['project', 'from_agent', 'to_agent', 'goal', 'branch', 'base_commit', 'done']),
     outputSchema: output(shape({ success: { const: true }, task: EVENT, handoff: S })),
-    guards: { M: true, X: true, I: true, R: true },
+    guards: { mutating: true, peerWriterExempt: true, integritySafe: true, readOnlyRefused: true },
     errorShape: 'success_false',
     agentFields: ['from_agent'],
-    handler: (args, ctx) => taskCreate(ls(ctx), args),
+    handler: (args, ctx) => taskCreate(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_event_append',
@@ -88,10 +75,10 @@ export const coordinationTools: ToolDef[] = [
       artifact_ids: { type: 'array', items: { type: 'string' }, description: 'Ids of stored artifacts this event cites.' },
     }, ['type', 'stream', 'room', 'from_agent']),
     outputSchema: output(EVENT_WRITE),
-    guards: { M: true, X: true, I: true, R: true },
+    guards: { mutating: true, peerWriterExempt: true, integritySafe: true, readOnlyRefused: true },
     errorShape: 'success_false',
     agentFields: ['from_agent'],
-    handler: (args, ctx) => eventAppend(ls(ctx), args),
+    handler: (args, ctx) => eventAppend(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_event_list',
@@ -104,10 +91,10 @@ export const coordinationTools: ToolDef[] = [
       preview: bool('Shorten bodies longer than 200 characters.'),
     }),
     outputSchema: output(EVENT_PAGE),
-    guards: { I: true },
+    guards: { integritySafe: true },
     errorShape: 'error',
     advisory: ['limit'],
-    handler: (args, ctx) => eventList(ls(ctx), args),
+    handler: (args, ctx) => eventList(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_event_wait',
@@ -118,10 +105,10 @@ export const coordinationTools: ToolDef[] = [
       limit: int('Maximum events returned (default 50, capped at 500).', { minimum: 1, maximum: 500, default: 50 }),
     }),
     outputSchema: output(shape({ timed_out: B, events: arrayOf(EVENT), count: I })),
-    guards: { I: true },
+    guards: { integritySafe: true },
     errorShape: 'error',
     advisory: ['limit', 'timeout_ms'],
-    handler: (args, ctx) => eventWait(ls(ctx), args, ctx.signal),
+    handler: (args, ctx) => eventWait(toolLogstreamContext(ctx), args, ctx.signal),
   },
   {
     name: 'mempalace_event_ack',
@@ -134,10 +121,10 @@ export const coordinationTools: ToolDef[] = [
       topic: str('Topic override (default: the target\'s topic).'),
     }, ['event_id', 'from_agent']),
     outputSchema: output(EVENT_WRITE),
-    guards: { M: true, X: true, I: true, R: true },
+    guards: { mutating: true, peerWriterExempt: true, integritySafe: true, readOnlyRefused: true },
     errorShape: 'success_false',
     agentFields: ['from_agent'],
-    handler: (args, ctx) => eventAck(ls(ctx), args),
+    handler: (args, ctx) => eventAck(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_artifact_put',
@@ -149,20 +136,20 @@ export const coordinationTools: ToolDef[] = [
       metadata: obj('Extra fields, e.g. branch, base_commit.'),
     }, ['kind', 'content', 'created_by']),
     outputSchema: output(shape({ success: { const: true }, artifact: ARTIFACT_RECORD })),
-    guards: { M: true, X: true, I: true, R: true },
+    guards: { mutating: true, peerWriterExempt: true, integritySafe: true, readOnlyRefused: true },
     errorShape: 'success_false',
     agentFields: ['created_by'],
     enumMessages: { kind: (v) => `kind=${JSON.stringify(v)} is not one of: ${ARTIFACT_KINDS.join(', ')}` },
-    handler: (args, ctx) => artifactPut(ls(ctx), args),
+    handler: (args, ctx) => artifactPut(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_artifact_get',
     description: 'Fetch an artifact\'s exact content and metadata by id. Verify the content against its sha256 before applying it.',
     inputSchema: input({ artifact_id: str('Artifact id.') }, ['artifact_id']),
     outputSchema: output(shape({ artifact: shape({ id: S, kind: S, sha256: S, size_bytes: I, content: S, created_by: S, created_at: S, origin_replica: SN, metadata: O }) })),
-    guards: { I: true },
+    guards: { integritySafe: true },
     errorShape: 'error',
-    handler: (args, ctx) => artifactGet(ls(ctx), args),
+    handler: (args, ctx) => artifactGet(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_patch_submit',
@@ -181,10 +168,10 @@ export const coordinationTools: ToolDef[] = [
       metadata: obj('Stored on both the artifact and the event.'),
     }, ['content', 'from_agent', 'stream']),
     outputSchema: output(shape({ success: { const: true }, artifact: ARTIFACT_RECORD, event: EVENT })),
-    guards: { M: true, X: true, I: true, R: true },
+    guards: { mutating: true, peerWriterExempt: true, integritySafe: true, readOnlyRefused: true },
     errorShape: 'success_false',
     agentFields: ['from_agent'],
-    handler: (args, ctx) => patchSubmit(ls(ctx), args),
+    handler: (args, ctx) => patchSubmit(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_mesh_peers',
@@ -197,8 +184,8 @@ export const coordinationTools: ToolDef[] = [
       origin_profiles: O,
       sync_interval_s: { type: 'number' },
     })),
-    guards: { I: true },
+    guards: { integritySafe: true },
     errorShape: 'error',
-    handler: (_args, ctx) => meshPeers(ls(ctx)),
+    handler: (_args, ctx) => meshPeers(toolLogstreamContext(ctx)),
   },
 ];

@@ -22,7 +22,8 @@ export const palaceReadTools: ToolDef[] = [
     description: 'Call this first, on wake-up. Returns the palace overview (total drawers, drawers per wing and per room), the memory protocol you should follow, the AAAK note dialect, the storage backend, and health diagnostics (integrity check, library versions, updates).',
     inputSchema: input(),
     outputSchema: output(shape({ total_drawers: I, wings: counts, rooms: counts, protocol: S, aaak_dialect: S, backend: S })),
-    guards: { I: true },
+    guards: { integritySafe: true },
+    serverDiagnostics: true,
     errorShape: 'error',
     async handler(_args, ctx) {
       return { ...(await palaceCounts(ctx.runtime.stores.drawers)), protocol: PALACE_PROTOCOL, aaak_dialect: AAAK_SPEC };

@@ -6,12 +6,7 @@
  */
 import fs from 'node:fs';
 import { invalidArgument } from '../../core/errors.js';
-
-export interface PeerConfig {
-  name: string;
-  url: string;
-  token?: string;
-}
+import type { PeerConfig } from '../palace-stores.js';
 
 export function readPeersFile(file: string): PeerConfig[] {
   let text: string;

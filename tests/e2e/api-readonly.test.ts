@@ -125,7 +125,7 @@ describe('a read-scoped token cannot change anything', () => {
   });
 
   it('every mutating MCP tool is refused for lack of write scope, nothing changes', async () => {
-    const mutatingTools = TOOLS.filter((t) => t.guards.R).map((t) => t.name);
+    const mutatingTools = TOOLS.filter((t) => t.guards.readOnlyRefused).map((t) => t.name);
     expect(mutatingTools.length).toBe(21);
     const before = await snapshot();
     for (const name of mutatingTools) {

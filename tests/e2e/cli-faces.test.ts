@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openRuntime } from '../../cli/runtime.js';
+import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { addDrawer } from '../../palace/drawers.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';

@@ -17,14 +17,14 @@ import { Ajv } from 'ajv';
 import express from 'express';
 import { expect } from 'vitest';
 import { createJobActivities } from '../../activities/index.js';
-import { openRuntime } from '../../cli/runtime.js';
+import { openRuntime } from '../../app/runtime.js';
 import { createJobWorker } from '../../workflows/temporal/worker.js';
-import type { Runtime } from '../../cli/runtime.js';
+import type { Runtime } from '../../palace/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { bearerTokenResolver, mcpRouter } from '../../mcp/http.js';
 import type { PalaceMcpOptions } from '../../mcp/server.js';
 import { PalaceMcp } from '../../mcp/server.js';
-import type { Caller } from '../../mcp/types.js';
+import type { Caller } from '../../core/caller.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -66,7 +66,7 @@ export interface Harness {
   client: Client;
   /** Another client (HTTP: with another token). */
   connect(token?: string): Promise<Client>;
-  palace?: PalaceMcp;
+  mcp?: PalaceMcp;
   runtime?: Runtime;
   url?: string;
   close(): Promise<void>;
@@ -92,10 +92,10 @@ export async function startHttp(opts: HarnessOptions = {}): Promise<Harness> {
   const home = tempDir('home');
   const config = loadConfig({ ...process.env, MEMPALACE_PALACE: palaceDir, MEMPALACE_MCP_JOB_WAIT_S: '120', ...opts.env });
   const runtime = await openRuntime(config);
-  const palace = new PalaceMcp(runtime, { home, log: () => undefined, ...opts.server });
-  palace.start();
+  const mcp = new PalaceMcp(runtime, { home, log: () => undefined, ...opts.server });
+  mcp.start();
   const app = express();
-  app.use(mcpRouter(palace, { resolveCaller: bearerTokenResolver(TOKENS) }));
+  app.use(mcpRouter(mcp, { resolveCaller: bearerTokenResolver(TOKENS) }));
   const server = await new Promise<HttpServer>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -104,12 +104,12 @@ export async function startHttp(opts: HarnessOptions = {}): Promise<Harness> {
     newClient(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   const client = await connect();
   return {
-    kind: 'http', palaceDir, home, client, connect, palace, runtime: palace.runtime, url,
+    kind: 'http', palaceDir, home, client, connect, mcp, runtime: mcp.runtime, url,
     async close() {
       await Promise.allSettled(clients.splice(0).map((c) => c.close()));
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await palace.runtime.close();
+      await mcp.close();
     },
   };
 }

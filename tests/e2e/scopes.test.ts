@@ -16,8 +16,8 @@ import { createApp } from '../../api/app.js';
 import { Authenticator, parseTokenFile } from '../../api/auth.js';
 import type { Listening } from '../../api/server.js';
 import { listen } from '../../api/server.js';
-import type { Runtime } from '../../cli/runtime.js';
-import { openRuntime } from '../../cli/runtime.js';
+import type { Runtime } from '../../palace/runtime.js';
+import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { ROUTE_SCOPES, TOOL_SCOPES } from '../../core/scopes.js';
 import { TOOLS } from '../../mcp/registry.js';
@@ -47,7 +47,7 @@ describe('the scope table', () => {
 
   it('has exactly one row per tool; writes need write, reconnect needs admin', () => {
     expect(Object.keys(TOOL_SCOPES).sort()).toEqual(TOOLS.map((t) => t.name).sort());
-    for (const t of TOOLS) if (t.guards.R || t.guards.M) expect(['write', 'admin'], t.name).toContain(TOOL_SCOPES[t.name]);
+    for (const t of TOOLS) if (t.guards.readOnlyRefused || t.guards.mutating) expect(['write', 'admin'], t.name).toContain(TOOL_SCOPES[t.name]);
     expect(TOOL_SCOPES.mempalace_reconnect).toBe('admin');
   });
 
@@ -116,7 +116,7 @@ describe('mempalace_reconnect', () => {
   beforeAll(async () => {
     const config = loadConfig({ ...process.env, MEMPALACE_PALACE: tempDir('reconnect'), MEMPALACE_MCP_JOB_WAIT_S: '1' });
     runtime = await openRuntime(config);
-    mcp = new PalaceMcp(runtime, { home: tempDir('home'), peers: () => runtime.stores.peers(), reopen: () => openRuntime(config), log: () => undefined });
+    mcp = new PalaceMcp(runtime, { home: tempDir('home'), reopen: () => openRuntime(config), log: () => undefined });
     const api = createApp(runtime, { mcp, auth: Authenticator.fromTokens(API_TOKENS), rateLimit: { ratePerSecond: 10_000, burst: 10_000 }, log: () => undefined });
     mcp.start();
     server = await listen(api.app, '127.0.0.1', 0);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator } from '../../api/auth.js';
-import type { Caller } from '../../mcp/types.js';
+import type { Caller } from '../../core/caller.js';
 import type { ApiHarness } from './api-harness.js';
 import { API_TOKENS, readSse, startApi } from './api-harness.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';

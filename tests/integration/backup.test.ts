@@ -28,7 +28,7 @@ import { kgAdd, kgInvalidate } from '../../palace/kg.js';
 import { migratePalace, palaceFigures, verifyCopy } from '../../palace/migrate.js';
 import { search } from '../../palace/search.js';
 import { createTunnel } from '../../palace/tunnels.js';
-import type { PalaceStores } from '../../stores/open.js';
+import type { PalaceStores } from '../../stores/palace-stores.js';
 import { openStores } from '../../stores/open.js';
 import type { EventDraft } from '../../stores/ports/logstream.js';
 import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';

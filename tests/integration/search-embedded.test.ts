@@ -11,8 +11,8 @@ import type { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { addDrawer } from '../../palace/drawers.js';
 import { search } from '../../palace/search.js';
-import type { Runtime } from '../../cli/runtime.js';
-import { openRuntime } from '../../cli/runtime.js';
+import type { Runtime } from '../../palace/runtime.js';
+import { openRuntime } from '../../app/runtime.js';
 
 let tmp: string;
 let rt: Runtime;

@@ -11,16 +11,8 @@ import { fileURLToPath } from 'node:url';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { JobActivities } from '../../activities/index.js';
-import { createJobActivities } from '../../activities/index.js';
-import type { Config } from '../../core/config.js';
 import { storeUnavailable } from '../../core/errors.js';
-import type { Embedder } from '../../embed/embedder.js';
 import type { JobProgress } from '../../palace/jobs.js';
-import { checkNotifySettings } from '../../activities/notify.js';
-import type { JobEngine } from '../../palace/jobs.js';
-import type { PalaceStores } from '../../stores/open.js';
-import { NotificationQueue } from '../queues/queues.js';
-import { notificationQueueSettings, startShortJobWorkers } from '../queues/short-jobs.js';
 import type { JobStore } from '../../stores/ports/job-store.js';
 import type { Locks } from '../../stores/ports/locks.js';
 import { createWorkerActivities } from './activities.js';
@@ -92,29 +84,5 @@ export async function createJobWorker(o: JobWorkerOptions): Promise<JobWorker> {
   } catch (e) {
     await connection.close();
     throw e;
-  }
-}
-
-/**
- * `mempalace worker`: a worker over the process's stores and embedder until SIGINT/SIGTERM (the
- * SDK's runtime turns those into a graceful shutdown); job ends go to the notification queue.
- * Given the runtime's job engine, it also consumes the short-job queues (source refreshes,
- * auto-saves, job-end deliveries).
- */
-export async function runJobWorker(rt: { config: Config; stores: PalaceStores; embedder: Embedder; jobs?: JobEngine; embedderFor?: (model: string) => Embedder }, limits: Pick<JobWorkerOptions, 'maxConcurrentActivities' | 'shutdownGraceMs'> = {}): Promise<void> {
-  const { config, stores, embedder } = rt;
-  checkNotifySettings(config.hooks.notifyUrls, config.hooks.notifySecret);
-  const activities = createJobActivities({ config, stores, embedder, ...(rt.embedderFor ? { embedderFor: rt.embedderFor } : {}), workspace: path.join(config.palaceDir, 'workspace') });
-  const notifications = new NotificationQueue(notificationQueueSettings(config));
-  const shortJobs = rt.jobs ? startShortJobWorkers({ config, stores, embedder, jobs: rt.jobs }) : undefined;
-  try {
-    const worker = await createJobWorker({
-      temporal: config.temporal, activities, locks: stores.locks, jobs: stores.jobs, leaseMs: config.jobLeaseMs, ...limits,
-      notify: (p) => notifications.publish(p),
-    });
-    await worker.run();
-  } finally {
-    await shortJobs?.close();
-    await notifications.close();
   }
 }

@@ -1,42 +1,24 @@
 /**
- * The composition root: builds the stores, the embedder, the job activities and the job engine
- * for the configured profile. CLI commands, the MCP server and the API all receive a `Runtime`.
+ * The composition root: builds the stores, the embedder, the job engine (with the job activities
+ * when jobs run in this process), the short-job queues and the logstream context for the
+ * configured profile. CLI commands, the MCP server, the API and the worker all receive a `Runtime`.
  */
 import path from 'node:path';
 import type { Config } from '../core/config.js';
 import type { Embedder } from '../embed/embedder.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { createJobActivities } from '../activities/index.js';
-import type { DrawerContext } from '../palace/context.js';
 import type { JobEngine } from '../palace/jobs.js';
+import type { LogstreamContext } from '../palace/logstream.js';
 import { checkPalaceModel, modelBoundDrawers } from '../palace/palace-model.js';
-import type { PalaceStores } from '../stores/open.js';
+import type { Runtime } from '../palace/runtime.js';
+import type { PalaceStores } from '../stores/palace-stores.js';
 import { openStores } from '../stores/open.js';
 import { LocalJobEngine } from '../workflows/local/runner.js';
 import { checkNotifySettings, deliverJobEnd } from '../activities/notify.js';
-import type { Notifications } from '../palace/notifications.js';
-import type { RefreshScheduler } from '../palace/registered-sources.js';
 import { refreshRegisteredSource } from '../palace/registered-sources.js';
 import { InlineNotifications } from '../workflows/local/inline-notifications.js';
 import { RefreshDebouncer } from '../workflows/local/refresh-debouncer.js';
-
-export interface Runtime {
-  config: Config;
-  stores: PalaceStores;
-  embedder: Embedder;
-  jobs: JobEngine;
-  /** Context for the drawer operations of palace/. */
-  drawerContext: DrawerContext;
-  /** An embedder of the named model (`embedder` itself for its own model), for `mempalace reembed`. */
-  embedderFor(model: string): Embedder;
-  /** Depth of each BullMQ queue by job state (cluster profile; short jobs run inline otherwise). */
-  queueDepths?: () => Promise<Record<string, Record<string, number>>>;
-  /** Schedules refreshes of registered sources (the trigger queue on the cluster, an in-process debounce embedded). */
-  refresh: RefreshScheduler;
-  /** Job-end deliveries and dead letters. */
-  notifications: Notifications;
-  close(): Promise<void>;
-}
 
 /**
  * How the palace's model record is checked at open (palace/palace-model.ts): `serve` refuses
@@ -70,23 +52,29 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
     });
   }
   const stores: PalaceStores = { ...opened, drawers: modelBoundDrawers(opened.drawers, embedder.identity) };
-  const activities = createJobActivities({ config, stores, embedder, embedderFor, workspace: path.join(config.palaceDir, 'workspace') });
-  // Cluster jobs run as Temporal workflows on `mempalace worker` processes; the client is loaded
-  // only then, so embedded commands never load the Temporal SDK.
-  // Embedded job ends are delivered in this process (the cluster's worker publishes them to its queue).
-  const inline = config.profile === 'cluster' ? undefined : new InlineNotifications(
-    (event, progress) => deliverJobEnd({ palace: config.palaceName, urls: config.hooks.notifyUrls, secret: config.hooks.notifySecret, logstream: stores.logstream }, event, progress),
-    { attempts: config.hooks.notifyAttempts, backoffMs: config.hooks.notifyBackoffMs },
-  );
-  const jobs: JobEngine = config.profile === 'cluster'
-    ? await (await import('../workflows/temporal/job-engine.js')).TemporalJobEngine.connect({ palace: stores.palace, jobs: stores.jobs, temporal: config.temporal, timeouts: { leaseMs: config.jobLeaseMs }, mineWindow: config.mineParallelBatches })
-    : new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs, mineWindow: config.mineParallelBatches, notify: (p) => inline!.publish(p) });
+  // Cluster jobs run as Temporal workflows on `mempalace worker` processes (app/worker.ts builds
+  // their activities); the client is loaded only then, so embedded commands never load the
+  // Temporal SDK. Embedded jobs and their job-end deliveries run in this process.
+  let inline: InlineNotifications | undefined;
+  let jobs: JobEngine;
+  if (config.profile === 'cluster') {
+    jobs = await (await import('../workflows/temporal/job-engine.js')).TemporalJobEngine.connect({ palace: stores.palace, jobs: stores.jobs, temporal: config.temporal, timeouts: { leaseMs: config.jobLeaseMs }, mineWindow: config.mineParallelBatches });
+  } else {
+    const notifications = new InlineNotifications(
+      (event, progress) => deliverJobEnd({ palace: config.palaceName, urls: config.hooks.notifyUrls, secret: config.hooks.notifySecret, logstream: stores.logstream }, event, progress),
+      { attempts: config.hooks.notifyAttempts, backoffMs: config.hooks.notifyBackoffMs },
+    );
+    inline = notifications;
+    const activities = createJobActivities({ config, stores, embedder, embedderFor, workspace: path.join(config.palaceDir, 'workspace') });
+    jobs = new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs, mineWindow: config.mineParallelBatches, notify: (p) => notifications.publish(p) });
+  }
   const queues = config.profile === 'cluster' ? await openQueues(config) : undefined;
   const refresh = queues?.refresh ?? new RefreshDebouncer((sourceId) => refreshRegisteredSource({ store: stores.jobs, jobs }, sourceId), config.hooks.refreshDebounceMs);
   return {
     config, stores, embedder, jobs, refresh,
     notifications: queues?.notifications ?? inline!,
     drawerContext: { config, drawers: stores.drawers, embedder },
+    logstreamContext: logstreamContextOf(config, stores, embedder),
     embedderFor,
     ...(queues ? { queueDepths: queues.depths } : {}),
     async close() {
@@ -100,10 +88,24 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
   };
 }
 
+/** The one logstream context of a runtime: its `mesh` object keys the mesh profile cache. */
+function logstreamContextOf(config: Config, stores: PalaceStores, embedder: Embedder): LogstreamContext {
+  return {
+    logstream: stores.logstream,
+    mesh: {
+      replicaName: config.replicaName,
+      syncIntervalS: config.sync.intervalS,
+      locks: stores.locks,
+      peers: () => stores.peers(),
+      nodeFacts: async () => ({ drawerStore: true, drawers: await stores.drawers.count(), accelerator: { provider: 'CPU', embedder: embedder.model } }),
+    },
+  };
+}
+
 /** The cluster profile's BullMQ queues: depths, refresh requests, dead letters (their consumers run in `mempalace worker`). */
 async function openQueues(config: Config) {
   const { NotificationQueue, TriggerQueue } = await import('../workflows/queues/queues.js');
-  const { queueNotifications, queueRefreshScheduler, queueSettings } = await import('../workflows/queues/short-jobs.js');
+  const { queueNotifications, queueRefreshScheduler, queueSettings } = await import('./short-jobs.js');
   const settings = queueSettings(config);
   const queues = { trigger: new TriggerQueue(settings, config.hooks.refreshDebounceMs), notification: new NotificationQueue(settings) };
   return {

@@ -3,20 +3,19 @@
  * trigger queue, the notifications port over both queues) and the consumer side that runs in
  * every `mempalace worker` (refreshes of registered sources, auto-saves, job-end deliveries).
  */
-import type { Worker } from 'bullmq';
-import { deliverJobEnd } from '../../activities/notify.js';
-import type { Config } from '../../core/config.js';
-import { invalidArgument } from '../../core/errors.js';
-import type { Embedder } from '../../embed/embedder.js';
-import { runAutoSave } from '../../palace/session-save.js';
-import type { JobEngine } from '../../palace/jobs.js';
-import type { DeadLetter, Notifications } from '../../palace/notifications.js';
-import { deliveryError } from '../../palace/notifications.js';
-import type { RefreshScheduler } from '../../palace/registered-sources.js';
-import { refreshRegisteredSource, refreshSpec } from '../../palace/registered-sources.js';
-import type { PalaceStores } from '../../stores/open.js';
-import type { NotificationQueue, QueueSettings, TriggerQueue } from './queues.js';
-import { refreshWithJobEngine, startNotificationDeliveryWorker, startTriggerWorker } from './queues.js';
+import { deliverJobEnd } from '../activities/notify.js';
+import type { Config } from '../core/config.js';
+import { invalidArgument } from '../core/errors.js';
+import type { Embedder } from '../embed/embedder.js';
+import { runAutoSave } from '../palace/session-save.js';
+import type { JobEngine } from '../palace/jobs.js';
+import type { DeadLetter, Notifications } from '../palace/notifications.js';
+import { deliveryError } from '../palace/notifications.js';
+import type { RefreshScheduler } from '../palace/registered-sources.js';
+import { refreshRegisteredSource, refreshSpec } from '../palace/registered-sources.js';
+import type { PalaceStores } from '../stores/palace-stores.js';
+import type { AutoSaveRequest, NotificationQueue, QueueSettings } from '../workflows/queues/queues.js';
+import { TriggerQueue, refreshWithJobEngine, startNotificationDeliveryWorker, startTriggerWorker } from '../workflows/queues/queues.js';
 
 export function queueSettings(config: Config): QueueSettings {
   return { redisUrl: config.redis.url, palaceName: config.palaceName };
@@ -25,6 +24,16 @@ export function queueSettings(config: Config): QueueSettings {
 /** What the notification queue's publisher adds jobs with: the configured delivery attempts. */
 export function notificationQueueSettings(config: Config): QueueSettings {
   return { ...queueSettings(config), attempts: config.hooks.notifyAttempts, backoffMs: config.hooks.notifyBackoffMs };
+}
+
+/** Queue one agent-hook auto-save on the trigger queue (a short-lived hook process of the cluster profile). */
+export async function queueAutoSave(config: Config, req: AutoSaveRequest): Promise<{ id: string }> {
+  const queue = new TriggerQueue(queueSettings(config));
+  try {
+    return await queue.requestAutoSave(req);
+  } finally {
+    await queue.close();
+  }
 }
 
 export function queueRefreshScheduler(trigger: TriggerQueue): RefreshScheduler {
@@ -53,7 +62,6 @@ export function queueNotifications(queues: { trigger: TriggerQueue; notification
 }
 
 export interface ShortJobWorkers {
-  workers: Worker[];
   close(): Promise<void>;
 }
 
@@ -68,6 +76,5 @@ export function startShortJobWorkers(rt: { config: Config; stores: PalaceStores;
   });
   const notify = { palace: config.palaceName, urls: config.hooks.notifyUrls, secret: config.hooks.notifySecret, logstream: stores.logstream };
   const notification = startNotificationDeliveryWorker(settings, (event, progress) => deliverJobEnd(notify, event, progress), deliveryError);
-  const workers = [trigger, notification];
-  return { workers, close: async () => { await Promise.all(workers.map((w) => w.close())); } };
+  return { close: async () => { await Promise.all([trigger.close(), notification.close()]); } };
 }

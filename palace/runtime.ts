@@ -1,0 +1,36 @@
+/**
+ * What every entry point (CLI commands, the MCP server, the REST API, a worker) receives: the
+ * configuration and the ports the composition root (app/runtime.ts) chose for the profile.
+ * Declared here, beside the operations that use it, so the transports never import app/.
+ */
+import type { Config } from '../core/config.js';
+import type { Embedder } from '../embed/embedder.js';
+import type { PalaceStores } from '../stores/palace-stores.js';
+import type { DrawerContext } from './context.js';
+import type { JobEngine } from './jobs.js';
+import type { LogstreamContext } from './logstream.js';
+import type { Notifications } from './notifications.js';
+import type { RefreshScheduler } from './registered-sources.js';
+
+export interface Runtime {
+  config: Config;
+  stores: PalaceStores;
+  embedder: Embedder;
+  jobs: JobEngine;
+  /** Context for the drawer operations of palace/. */
+  drawerContext: DrawerContext;
+  /**
+   * Context for the logstream operations, one per runtime and shared by every transport (the
+   * mesh profile cache is keyed by its `mesh`); uncapped: MCP adds its response cap to a view.
+   */
+  logstreamContext: LogstreamContext;
+  /** An embedder of the named model (`embedder` itself for its own model), for `mempalace reembed`. */
+  embedderFor(model: string): Embedder;
+  /** Depth of each BullMQ queue by job state (cluster profile; short jobs run inline otherwise). */
+  queueDepths?: () => Promise<Record<string, Record<string, number>>>;
+  /** Schedules refreshes of registered sources (the trigger queue on the cluster, an in-process debounce embedded). */
+  refresh: RefreshScheduler;
+  /** Job-end deliveries and dead letters. */
+  notifications: Notifications;
+  close(): Promise<void>;
+}

@@ -1,0 +1,36 @@
+/**
+ * The set of opened stores of one palace, as every layer receives it: one port per concern plus
+ * the palace's name, its integrity check and its configured mesh peers. stores/open.ts builds
+ * it for the configured profile.
+ */
+import type { Config } from '../core/config.js';
+import type { DrawerIndex } from './ports/drawer-index.js';
+import type { GraphStore } from './ports/graph-store.js';
+import type { JobStore } from './ports/job-store.js';
+import type { Locks } from './ports/locks.js';
+import type { Logstream } from './ports/logstream.js';
+
+/** A configured mesh peer; the token is for the sync transport only. */
+export interface PeerConfig {
+  name: string;
+  url: string;
+  token?: string;
+}
+
+export interface PalaceStores {
+  profile: Config['profile'];
+  /** Palace directory (embedded) or palace name (cluster), for messages and lock keys. */
+  palace: string;
+  drawers: DrawerIndex;
+  graph: GraphStore;
+  logstream: Logstream;
+  locks: Locks;
+  jobs: JobStore;
+  /** Read-only integrity check of the palace's database files, where the stores have one. */
+  integrityCheck?: () => Promise<{ sqlite_path: string; errors: string[] }>;
+  /** Configured mesh peers (name and url only). */
+  peers(): Promise<{ name: string; url: string }[]>;
+  /** Configured mesh peers with their tokens, for the sync transport only. */
+  syncPeers(): Promise<PeerConfig[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,64 @@
+/**
+ * The lint rule that enforces ARCHITECTURE.md's arrows (eslint.config.js, per-folder
+ * `no-restricted-imports` and `no-restricted-syntax` for `import()`): a back-arrow placed in a
+ * folder is an error, the allowed arrow beside it is not. Each probe is linted as if it were a
+ * file of that folder (ESLint's `lintText` with a file path), so the tree itself is untouched.
+ */
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const LAYER_RULES = new Set(['no-restricted-imports', 'no-restricted-syntax']);
+const eslint = new ESLint({ cwd: ROOT });
+
+async function layeringErrors(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+  return result!.messages.filter((m) => m.ruleId !== null && LAYER_RULES.has(m.ruleId)).map((m) => m.message);
+}
+
+const typeImport = (from: string) => `import type { Anything } from '${from}';\nexport type Probe = Anything;\n`;
+const valueImport = (from: string) => `import probe from '${from}';\nexport const used = probe;\n`;
+const dynamicImport = (from: string) => `export const load = () => import('${from}');\n`;
+
+describe('the layering lint rule', () => {
+  it('refuses mcp/ and api/ importing cli/ or app/, statically or with import()', async () => {
+    const [cli] = await layeringErrors('mcp/layering-probe.ts', typeImport('../cli/commands/context.js'));
+    expect(cli).toContain('ARCHITECTURE.md');
+    expect(await layeringErrors('mcp/tools/layering-probe.ts', typeImport('../../app/runtime.js'))).toHaveLength(1);
+    expect(await layeringErrors('api/layering-probe.ts', typeImport('../app/runtime.js'))).toHaveLength(1);
+    expect(await layeringErrors('api/routes/layering-probe.ts', dynamicImport('../../cli/main.js'))).toHaveLength(1);
+    expect(await layeringErrors('mcp/layering-probe.ts', typeImport('../palace/runtime.js'))).toEqual([]);
+    expect(await layeringErrors('api/layering-probe.ts', typeImport('../core/caller.js'))).toEqual([]);
+  });
+
+  it('keeps palace/ on core/, embed/ and the ports of stores/', async () => {
+    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../workflows/local/runner.js'))).toHaveLength(1);
+    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../activities/index.js'))).toHaveLength(1);
+    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/embedded/sqlite-locks.js'))).toHaveLength(1);
+    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/open.js'))).toHaveLength(1);
+    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/ports/drawer-index.js'))).toEqual([]);
+    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../embed/embedder.js'))).toEqual([]);
+  });
+
+  it('lets only stores/<adapter>/ import a database client, and only app/ and stores/open.ts pick adapters', async () => {
+    for (const client of ['better-sqlite3', 'ioredis', 'neo4j-driver', '@opensearch-project/opensearch']) {
+      expect(await layeringErrors('palace/layering-probe.ts', valueImport(client)), client).toHaveLength(1);
+      expect(await layeringErrors('stores/ports-probe.ts', valueImport(client)), client).toHaveLength(1);
+    }
+    expect(await layeringErrors('stores/redis/layering-probe.ts', valueImport('ioredis'))).toEqual([]);
+    expect(await layeringErrors('stores/embedded/layering-probe.ts', valueImport('better-sqlite3'))).toEqual([]);
+    expect(await layeringErrors('cli/layering-probe.ts', valueImport('../stores/redis/redis-locks.js'))).toHaveLength(1);
+    expect(await layeringErrors('stores/open.ts', valueImport('./redis/redis-locks.js'))).toEqual([]);
+  });
+
+  it('keeps the Temporal and BullMQ SDKs in their engine folders, and core/ free of the project', async () => {
+    expect(await layeringErrors('workflows/local/layering-probe.ts', valueImport('@temporalio/workflow'))).toHaveLength(1);
+    expect(await layeringErrors('app/layering-probe.ts', valueImport('@temporalio/worker'))).toHaveLength(1);
+    expect(await layeringErrors('workflows/temporal/layering-probe.ts', valueImport('@temporalio/worker'))).toEqual([]);
+    expect(await layeringErrors('mcp/layering-probe.ts', valueImport('bullmq'))).toHaveLength(1);
+    expect(await layeringErrors('workflows/queues/layering-probe.ts', valueImport('bullmq'))).toEqual([]);
+    expect(await layeringErrors('core/layering-probe.ts', typeImport('../palace/jobs.js'))).toHaveLength(1);
+    expect(await layeringErrors('core/chat/layering-probe.ts', typeImport('../errors.js'))).toEqual([]);
+  });
+});
