@@ -147,7 +147,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   app.use(dashboardStatic());
 
   app.use((req, res) => {
-    res.status(404).json({ error: `no route for ${req.method} ${req.path}`, code: 'not_found', retryable: false });
+    sendPalaceError(res, new PalaceError('not_found', `no route for ${req.method} ${req.path}`));
   });
   app.use(errorHandler({ onStoreError: (store) => metrics.storeError(store), log }));
   return { app, mcp, metrics, auth, routes };

@@ -1,11 +1,12 @@
 /**
- * How errors leave the HTTP API: a PalaceError becomes its status code and its own JSON shape
+ * How errors leave the HTTP API: a PalaceError becomes its status code (with Retry-After when a
+ * retry can help) and its own JSON shape
  * (`{ error, code, field?, rule?, retryable, ... }`); body-parser failures become 400/413 with
  * the same shape (JSON-RPC errors on `/mcp`); anything else is a 500 that says nothing about
  * the internals.
  */
 import type { ErrorRequestHandler, Response } from 'express';
-import type { ErrorCode } from '../core/errors.js';
+import type { ErrorCode, ErrorKind } from '../core/errors.js';
 import { PalaceError, isPalaceError } from '../core/errors.js';
 import { bodyErrorReply } from '../mcp/http.js';
 
@@ -18,6 +19,8 @@ const STATUS: Record<ErrorCode, number> = {
   too_large: 413,
   permission_denied: 403,
   read_only: 403,
+  unauthenticated: 401,
+  rate_limited: 429,
   no_palace: 404,
   store_unavailable: 503,
   stale_lease: 409,
@@ -25,18 +28,30 @@ const STATUS: Record<ErrorCode, number> = {
   internal: 500,
 };
 
-export function statusOf(e: PalaceError): number {
-  return STATUS[e.code] ?? 500;
+/** Seconds a client is asked to wait before retrying, unless the error names its own `retry_after_s`. */
+export const RETRY_AFTER_S = 5;
+
+export interface HttpErrorMapping {
+  status: number;
+  /** Send `Retry-After`: only when a retry can help. */
+  retryAfter: boolean;
 }
 
-export function sendPalaceError(res: Response, e: PalaceError): void {
-  if (e.code === 'store_unavailable') res.setHeader('Retry-After', '5');
-  res.status(statusOf(e)).json(e.toJSON());
+/** How an error leaves the HTTP API: the status from its code, Retry-After from `retryable`. */
+export function httpErrorOf({ code, retryable }: ErrorKind): HttpErrorMapping {
+  return { status: STATUS[code], retryAfter: retryable };
+}
+
+/** The error's status and headers, with its own JSON shape as the body unless another is given (JSON-RPC on /mcp). */
+export function sendPalaceError(res: Response, e: PalaceError, body: unknown = e.toJSON()): void {
+  const { status, retryAfter } = httpErrorOf(e);
+  if (retryAfter) res.setHeader('Retry-After', String(e.details?.retry_after_s ?? RETRY_AFTER_S));
+  res.status(status).json(body);
 }
 
 export function unauthorized(res: Response, challenge = 'Bearer'): void {
   res.setHeader('WWW-Authenticate', challenge);
-  res.status(401).json({ error: 'a valid bearer token is required', code: 'unauthenticated', retryable: false });
+  sendPalaceError(res, new PalaceError('unauthenticated', 'a valid bearer token is required'));
 }
 
 interface BodyParserError { type?: string; status?: number; limit?: number; expose?: boolean; message?: string }
@@ -72,11 +87,11 @@ export function errorHandler(hooks: ErrorHandlerHooks): ErrorRequestHandler {
     const e = isPalaceError(err) ? err : fromBodyParser(err as BodyParserError);
     if (e) {
       if (e.code === 'store_unavailable') hooks.onStoreError(e.store ?? 'unknown');
-      if (statusOf(e) >= 500) hooks.log(`mempalace api: ${req.method} ${req.path}: ${e.message}`);
+      if (httpErrorOf(e).status >= 500) hooks.log(`mempalace api: ${req.method} ${req.path}: ${e.message}`);
       sendPalaceError(res, e);
       return;
     }
     hooks.log(`mempalace api: ${req.method} ${req.path} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-    res.status(500).json({ error: 'internal server error', code: 'internal', retryable: false });
+    sendPalaceError(res, new PalaceError('internal', 'internal server error'));
   };
 }

@@ -6,7 +6,9 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { PalaceError } from '../core/errors.js';
 import { MAX_MESSAGE_BYTES, errorReply } from '../mcp/envelope.js';
+import { sendPalaceError } from './errors.js';
 
 /** `/mcp` must accept 16 MiB so a 4 MiB artifact survives JSON escaping (logstream.md §7.1). */
 export const MCP_BODY_LIMIT_BYTES = MAX_MESSAGE_BYTES;
@@ -52,19 +54,17 @@ export class TokenBuckets {
 
 /**
  * A refusal before any route ran: on `/mcp` a JSON-RPC error body (MCP clients read only those),
- * elsewhere the API's structured error.
+ * elsewhere the API's structured error; the same status and headers on both.
  */
-function refuse(req: Request, res: Response, status: number, rpcCode: number, body: { error: string } & Record<string, unknown>): void {
-  if (req.path === '/mcp') res.status(status).json(errorReply(null, rpcCode, body.error));
-  else res.status(status).json(body);
+function refuse(req: Request, res: Response, e: PalaceError): void {
+  sendPalaceError(res, e, req.path === '/mcp' ? errorReply(null, -32000, e.message) : undefined);
 }
 
 export function rateLimit(buckets: TokenBuckets, keyOf: (req: Request) => string): RequestHandler {
   return (req, res, next) => {
     const wait = buckets.take(keyOf(req));
     if (wait === 0) return next();
-    res.setHeader('Retry-After', String(wait));
-    refuse(req, res, 429, -32000, { error: `rate limit exceeded; retry after ${wait} s`, code: 'rate_limited', retryable: true, retry_after_s: wait });
+    refuse(req, res, new PalaceError('rate_limited', `rate limit exceeded; retry after ${wait} s`, { retryable: true, details: { retry_after_s: wait } }));
   };
 }
 
@@ -141,7 +141,7 @@ export function hostPin(allowedHosts: readonly string[], corsOrigins: readonly s
   return (req, res, next) => {
     const host = req.headers.host;
     if (!host || !hosts.has(hostnameOf(host))) {
-      refuse(req, res, 403, -32000, { error: `Forbidden: host '${host ?? ''}' is not allowed`, code: 'permission_denied', rule: 'host_pin', retryable: false });
+      refuse(req, res, new PalaceError('permission_denied', `Forbidden: host '${host ?? ''}' is not allowed`, { rule: 'host_pin' }));
       return;
     }
     const origin = req.headers.origin;
@@ -153,7 +153,7 @@ export function hostPin(allowedHosts: readonly string[], corsOrigins: readonly s
         originHost = undefined;
       }
       if (originHost === undefined || !hosts.has(originHost)) {
-        refuse(req, res, 403, -32000, { error: `Forbidden: origin '${origin}' is not allowed`, code: 'permission_denied', rule: 'origin', retryable: false });
+        refuse(req, res, new PalaceError('permission_denied', `Forbidden: origin '${origin}' is not allowed`, { rule: 'origin' }));
         return;
       }
     }

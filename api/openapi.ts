@@ -4,6 +4,7 @@
  * document cannot drift from what the server accepts. `/mcp` (JSON-RPC, described by the MCP
  * tools' own schemas) and the static dashboard are not part of it.
  */
+import { ERROR_CODES } from '../core/errors.js';
 import { JOB_KINDS, MINE_MODES } from '../palace/jobs.js';
 import { CANDIDATE_STRATEGIES } from '../palace/search.js';
 
@@ -22,10 +23,10 @@ const SCHEMAS: Record<string, Schema> = {
     required: ['error'],
     properties: {
       error: str('Human-readable message.'),
-      code: str('Machine code, e.g. invalid_argument, not_found, already_running, permission_denied, read_only, too_large, rate_limited, unauthenticated, store_unavailable.'),
+      code: str('Machine code (core/errors.ts).', { enum: [...ERROR_CODES] }),
       field: str('The input field at fault.'),
       rule: str('The rule the field broke.'),
-      retryable: { type: 'boolean' },
+      retryable: bool('Whether the same request may succeed later; Retry-After is sent exactly when true.'),
       job_id: str('already_running: the running job.'),
     },
   },

@@ -3,6 +3,7 @@
  * after 15 s without a frame, and an AbortSignal that fires when the client goes away.
  */
 import type { Request, Response } from 'express';
+import { asPalaceError } from '../core/errors.js';
 
 export const PING_AFTER_MS = 15_000;
 
@@ -45,6 +46,11 @@ export class SseStream {
   send(event: string, data: unknown, id?: string | number): void {
     const lines = [...(id === undefined ? [] : [`id: ${id}`]), `event: ${event}`, `data: ${JSON.stringify(data)}`];
     this.raw(`${lines.join('\n')}\n\n`);
+  }
+
+  /** The `error` frame that ends a failed stream: the failure's structured JSON shape. */
+  sendError(e: unknown): void {
+    this.send('error', asPalaceError(e).toJSON());
   }
 
   end(): void {

@@ -1,9 +1,11 @@
 /**
  * How the CLI prints: JSON on stdout with `--json`, readable tables otherwise; errors are
- * structured on stderr and set the exit code (2 for bad input, 1 otherwise).
+ * structured on stderr and set the exit code (2 for bad input, 75 when a retry can help, 1
+ * otherwise).
  */
 import Table from 'cli-table3';
-import { isPalaceError } from '../core/errors.js';
+import type { ErrorCode } from '../core/errors.js';
+import { asPalaceError } from '../core/errors.js';
 
 /** A tool answered with its own failure shape (`{error}` or `{success: false, error}`). */
 export class ToolFailed extends Error {
@@ -22,12 +24,25 @@ export function table(head: string[], rows: (string | number)[][], colWidths?: n
   return t.toString();
 }
 
+/** EX_TEMPFAIL of sysexits.h: the failure is temporary, the same command may succeed later. */
+export const RETRY_EXIT_CODE = 75;
+
+/**
+ * The exit code of a failed command: 2 for bad input, 75 when a retry can help, else 1. A tool's
+ * own failure shape names no code; its `retryable` field still counts.
+ */
+export function exitCodeOf({ code, retryable }: { code: ErrorCode | undefined; retryable: boolean }): number {
+  if (code === 'invalid_argument') return 2;
+  return retryable ? RETRY_EXIT_CODE : 1;
+}
+
 export function reportError(e: unknown, json: boolean): number {
-  const payload = isPalaceError(e) ? e.toJSON() : e instanceof ToolFailed ? e.result : { error: e instanceof Error ? e.message : String(e), code: 'internal' };
+  const error = e instanceof ToolFailed ? undefined : asPalaceError(e);
+  const payload = error ? error.toJSON() : (e as ToolFailed).result;
   if (json) process.stdout.write(`${JSON.stringify(payload, null, 2)}\n`);
   else {
-    const where = isPalaceError(e) && e.field ? ` (field: ${e.field}${e.rule ? `, rule: ${e.rule}` : ''})` : '';
+    const where = error?.field ? ` (field: ${error.field}${error.rule ? `, rule: ${error.rule}` : ''})` : '';
     process.stderr.write(`error: ${String(payload.error)}${where}\n`);
   }
-  return isPalaceError(e) && e.code === 'invalid_argument' ? 2 : 1;
+  return exitCodeOf(error ?? { code: undefined, retryable: payload.retryable === true });
 }

@@ -1,7 +1,8 @@
 /**
  * The CLI faces of the palace go through the tool table: the same validation, the same palace
  * operation, the same result shape as an MCP call, with no second implementation. A tool-level
- * failure (`{error}` or `{success: false}`) becomes exit code 1, a rejected argument exit code 2.
+ * failure (`{error}` or `{success: false}`) becomes exit code 1 (75 when it says `retryable`), a
+ * rejected argument exit code 2.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { stringify } from 'yaml';

@@ -1,22 +1,36 @@
 /**
  * Structured errors shared by every layer. A `PalaceError` names what went wrong (`code`), the
  * input field and the rule it broke when the caller is at fault, and whether retrying can help.
- * Transports map it once: MCP to a tool-level error or JSON-RPC error, REST to a status code.
+ * Transports map it once, each in one function of (code, retryable): MCP to a tool-level error or
+ * JSON-RPC error (mcp/results.ts), REST to a status code and Retry-After (api/errors.ts), Temporal
+ * to a retryable or non-retryable failure (workflows/temporal/activities.ts), the CLI to an exit
+ * code (cli/output.ts).
  */
-export type ErrorCode =
-  | 'invalid_argument'
-  | 'not_found'
-  | 'already_exists'
-  | 'already_running'
-  | 'conflict'
-  | 'too_large'
-  | 'permission_denied'
-  | 'read_only'
-  | 'no_palace'
-  | 'store_unavailable'
-  | 'stale_lease'
-  | 'cancelled'
-  | 'internal';
+export const ERROR_CODES = [
+  'invalid_argument',
+  'not_found',
+  'already_exists',
+  'already_running',
+  'conflict',
+  'too_large',
+  'permission_denied',
+  'read_only',
+  'unauthenticated',
+  'rate_limited',
+  'no_palace',
+  'store_unavailable',
+  'stale_lease',
+  'cancelled',
+  'internal',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * What every transport's mapping of an error reads, and nothing else: its code and whether a
+ * retry can help. `retryable` is the one input of every retry decision (MCP, REST, Temporal, CLI).
+ */
+export type ErrorKind = Pick<PalaceError, 'code' | 'retryable'>;
 
 export interface PalaceErrorInit {
   field?: string | undefined;
@@ -77,4 +91,10 @@ export function notFound(what: string, id: string): PalaceError {
 
 export function isPalaceError(e: unknown): e is PalaceError {
   return e instanceof PalaceError;
+}
+
+/** Any failure as a PalaceError: PalaceErrors pass, anything else is an `internal` error with its message. */
+export function asPalaceError(e: unknown): PalaceError {
+  if (isPalaceError(e)) return e;
+  return new PalaceError('internal', e instanceof Error ? e.message : String(e), { cause: e });
 }

@@ -88,12 +88,13 @@ class ModelWorker {
       if (message.type === 'vectors') request.resolve(message.vectors);
       else request.reject(fromWireError(message.error));
     });
+    // A dead worker is dropped and the next use starts a new one, so a retry can succeed.
     this.worker.on('error', (error) => {
-      this.fail(new PalaceError('internal', `The ${this.modelName} embedding worker crashed: ${error.message}`, { rule: 'embedder_worker_alive', cause: error }));
+      this.fail(new PalaceError('internal', `The ${this.modelName} embedding worker crashed: ${error.message}`, { rule: 'embedder_worker_alive', retryable: true, cause: error }));
     });
     this.exited = new Promise((resolve) => {
       this.worker.once('exit', (exitCode) => {
-        this.fail(new PalaceError('internal', `The ${this.modelName} embedding worker exited (code ${exitCode})`, { rule: 'embedder_worker_alive' }));
+        this.fail(new PalaceError('internal', `The ${this.modelName} embedding worker exited (code ${exitCode})`, { rule: 'embedder_worker_alive', retryable: true }));
         onGone(this);
         resolve();
       });

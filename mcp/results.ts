@@ -6,36 +6,53 @@
  * keep working.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ErrorCode, ErrorKind } from '../core/errors.js';
 import { isPalaceError } from '../core/errors.js';
 import type { RegisteredTool } from './registry.js';
 
 const TOOL_ERROR_DETAIL_KEYS = ['suggestions'];
 
+/** Codes the caller can act on: they reach the model as tool-level results, the rest as -32000. */
+const TOOL_LEVEL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'invalid_argument', 'not_found', 'conflict', 'already_exists', 'already_running', 'too_large', 'permission_denied', 'stale_lease', 'no_palace', 'store_unavailable',
+]);
+
+export interface McpErrorMapping {
+  /** A tool-level result (`isError: true`) rather than a JSON-RPC -32000 error. */
+  toolLevel: boolean;
+  /** The payload's `retryable` field; absent when undefined. */
+  retryable: boolean | undefined;
+}
+
+/**
+ * How an error reaches an MCP client. `retryable` is reported whenever a retry can help, and
+ * always for a store error, so an agent tells an outage from a configuration fault.
+ */
+export function mcpErrorOf({ code, retryable }: ErrorKind): McpErrorMapping {
+  return { toolLevel: TOOL_LEVEL_CODES.has(code), retryable: retryable || code === 'store_unavailable' ? retryable : undefined };
+}
+
 /** A PalaceError the caller can act on becomes a tool-level result; anything else is -32000. */
 export function toolFailure(tool: RegisteredTool, e: unknown): Record<string, unknown> | undefined {
+  // KG domain errors are -32000 with error_class ValueError whatever their code (mcp-tools §9).
   if (!isPalaceError(e) || e.details?.error_class === 'ValueError') return undefined;
+  const mapping = mcpErrorOf(e);
+  if (!mapping.toolLevel) return undefined;
   const base: Record<string, unknown> = tool.errorShape === 'success_false' ? { success: false, error: e.message } : { error: e.message };
   // The field and the rule broken, as REST and the CLI report them.
   if (e.field !== undefined) base.field = e.field;
   if (e.rule !== undefined) base.rule = e.rule;
   for (const key of TOOL_ERROR_DETAIL_KEYS) if (e.details?.[key] !== undefined) base[key] = e.details[key];
+  if (mapping.retryable !== undefined) base.retryable = mapping.retryable;
   switch (e.code) {
-    case 'invalid_argument':
-    case 'not_found':
-    case 'conflict':
-    case 'already_exists':
-    case 'too_large':
-    case 'permission_denied':
-    case 'stale_lease':
-      return base;
     case 'already_running':
       return { ...base, error_class: 'LockHeldByOtherProcess', ...(e.details?.job_id === undefined ? {} : { job_id: e.details.job_id }) };
     case 'store_unavailable':
-      return { ...base, retryable: true, ...(e.store === undefined ? {} : { store: e.store }) };
+      return { ...base, ...(e.store === undefined ? {} : { store: e.store }) };
     case 'no_palace':
       return { ...base, error: 'No palace found', hint: 'Run: mempalace init <dir> && mempalace mine <dir>' };
     default:
-      return undefined;
+      return base;
   }
 }
 

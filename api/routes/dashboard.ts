@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import type { Router } from 'express';
+import { asPalaceError } from '../../core/errors.js';
 import { eventList, eventWait } from '../../palace/logstream.js';
 import { listSources } from '../../palace/registered-sources.js';
 import { palaceCounts } from '../../palace/status.js';
@@ -76,7 +77,7 @@ async function pollLoop(stream: SseStream, event: string, everyMs: number, read:
     try {
       value = await read();
     } catch (e) {
-      value = { error: e instanceof Error ? e.message : String(e), code: 'store_unavailable', retryable: true };
+      value = asPalaceError(e).toJSON();
     }
     const text = key(value);
     if (text !== last) {

@@ -7,8 +7,10 @@
  */
 import express from 'express';
 import type { Router } from 'express';
+import { PalaceError, invalidArgument } from '../../core/errors.js';
 import { sourcesForPush } from '../../palace/registered-sources.js';
 import type { ApiDeps } from '../deps.js';
+import { sendPalaceError } from '../errors.js';
 import { REST_BODY_LIMIT_BYTES } from '../limits.js';
 import { isPushEvent, parsePush, providerOf, signatureValid } from '../webhooks.js';
 
@@ -19,10 +21,9 @@ export function registerHookRoutes(router: Router, deps: ApiDeps): void {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const secret = rt.config.hooks.webhookSecret;
     if (!secret || !signatureValid(provider, req.headers, raw, secret)) {
-      res.status(401).json({
-        error: secret ? `the ${provider} webhook signature does not match MEMPALACE_WEBHOOK_SECRET` : 'webhooks are disabled: MEMPALACE_WEBHOOK_SECRET is not set',
-        code: 'unauthenticated', field: provider === 'github' ? 'X-Hub-Signature-256' : 'X-Gitlab-Token', rule: 'webhook_signature', retryable: false,
-      });
+      sendPalaceError(res, new PalaceError('unauthenticated', secret ? `the ${provider} webhook signature does not match MEMPALACE_WEBHOOK_SECRET` : 'webhooks are disabled: MEMPALACE_WEBHOOK_SECRET is not set', {
+        field: provider === 'github' ? 'X-Hub-Signature-256' : 'X-Gitlab-Token', rule: 'webhook_signature',
+      }));
       return;
     }
     if (!isPushEvent(provider, event)) {
@@ -33,7 +34,7 @@ export function registerHookRoutes(router: Router, deps: ApiDeps): void {
     try {
       payload = JSON.parse(raw.toString('utf8'));
     } catch {
-      res.status(400).json({ error: 'the webhook body is not valid JSON (configure the webhook with content type application/json)', code: 'invalid_argument', field: 'body', rule: 'json', retryable: false });
+      sendPalaceError(res, invalidArgument('body', 'json', 'the webhook body is not valid JSON (configure the webhook with content type application/json)'));
       return;
     }
     const push = parsePush(provider, payload);

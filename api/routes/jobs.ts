@@ -121,7 +121,7 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
         await sleep(deps.pollMs, stream.signal);
       }
     } catch (e) {
-      stream.send('error', { error: e instanceof Error ? e.message : String(e), code: 'stream_failed', retryable: true });
+      stream.sendError(e);
     } finally {
       stream.end();
     }

@@ -9,11 +9,12 @@
  * the response starts and before the capacity check.
  */
 import type { Request, Response, Router } from 'express';
-import { invalidArgument, isPalaceError } from '../../core/errors.js';
+import { PalaceError, invalidArgument, isPalaceError } from '../../core/errors.js';
 import { eventList, eventWait, meshPeers } from '../../palace/logstream.js';
 import { versionVectorPayload } from '../../palace/logstream-estate.js';
 import { syncArtifact, syncOps } from '../../palace/logstream-sync.js';
 import type { ApiDeps } from '../deps.js';
+import { sendPalaceError } from '../errors.js';
 import { sseOverCapacity } from '../limits.js';
 import { PING_AFTER_MS, SseStream } from '../sse.js';
 
@@ -45,7 +46,7 @@ export function registerLogstreamRoutes(router: Router, deps: ApiDeps): void {
     } catch (e) {
       // §7.2: a bad filter or an unknown cursor is 400 { error }, never a half-open stream.
       if (isPalaceError(e) && (e.code === 'invalid_argument' || e.code === 'not_found')) {
-        res.status(400).json({ error: e.message, code: 'invalid_argument', ...(e.field ? { field: e.field } : {}), ...(e.rule ? { rule: e.rule } : {}), retryable: false });
+        sendPalaceError(res, new PalaceError('invalid_argument', e.message, { field: e.field, rule: e.rule }));
         return;
       }
       throw e;
@@ -63,7 +64,7 @@ export function registerLogstreamRoutes(router: Router, deps: ApiDeps): void {
         events = page.events;
       }
     } catch (e) {
-      if (!stream.closed) stream.send('error', { error: e instanceof Error ? e.message : String(e), code: isPalaceError(e) ? e.code : 'stream_failed', retryable: true });
+      if (!stream.closed) stream.sendError(e);
     } finally {
       stream.end();
     }

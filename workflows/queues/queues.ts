@@ -184,8 +184,8 @@ export interface TriggerHandlers {
 
 /**
  * A refresh handler that starts the mine on the job engine. A mine already running on the source
- * is retried with backoff (the refresh must see files changed after that mine scanned); bad
- * input is not retried.
+ * is retried with backoff (the refresh must see files changed after that mine scanned); any
+ * other error is retried only when it is `retryable`.
  */
 export function refreshWithJobEngine(engine: JobEngine): TriggerHandlers['refresh'] {
   return async ({ spec }) => {
@@ -193,7 +193,7 @@ export function refreshWithJobEngine(engine: JobEngine): TriggerHandlers['refres
       const started = await engine.start(spec);
       return { job_id: started.job_id };
     } catch (e) {
-      if (isPalaceError(e) && e.code === 'invalid_argument') throw new UnrecoverableError(e.message);
+      if (isPalaceError(e) && !e.retryable && e.code !== 'already_running') throw new UnrecoverableError(e.message);
       throw e;
     }
   };

@@ -3,16 +3,19 @@
  * wrapped so that each attempt heartbeats, renews the lease of the fence it carries (and refuses
  * to start on a stale one), stops promptly when Temporal cancels it (worker shutdown past its
  * grace time, heartbeat timeout) and reports PalaceErrors as typed ApplicationFailures, non-
- * retryable when no retry can help. Plus the lease and job-record activities the workflows call.
+ * retryable exactly when the error is not `retryable` (the retry policies list no error types, so
+ * this is the only place an activity's retry is decided). Plus the lease and job-record
+ * activities the workflows call.
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import { isPalaceError } from '../../core/errors.js';
+import type { ErrorKind } from '../../core/errors.js';
+import { PalaceError, isPalaceError } from '../../core/errors.js';
 import type { JobActivities } from '../../activities/index.js';
 import type { JobProgress } from '../../palace/jobs.js';
 import type { JobStore } from '../../stores/ports/job-store.js';
 import type { Locks } from '../../stores/ports/locks.js';
 import type { Fence, WorkerActivities } from './types.js';
-import { NON_RETRYABLE_TYPES, leaseHolder } from './types.js';
+import { leaseHolder } from './types.js';
 
 export interface WorkerActivityDeps {
   activities: JobActivities;
@@ -24,22 +27,25 @@ export interface WorkerActivityDeps {
   notify?: (progress: JobProgress) => Promise<void>;
 }
 
-const NON_RETRYABLE: ReadonlySet<string> = new Set(NON_RETRYABLE_TYPES);
+/** Whether Temporal may retry an activity that failed with this error: only when a retry can help. */
+export function temporalNonRetryable({ retryable }: ErrorKind): boolean {
+  return !retryable;
+}
 
-/** How a failure leaves an activity: typed by PalaceError code, retryable unless no retry can help. */
+/** How a failure leaves an activity: typed by PalaceError code, non-retryable when no retry can help. */
 export function toFailure(e: unknown): unknown {
   if (e instanceof ApplicationFailure || e instanceof CancelledFailure) return e;
   if (isPalaceError(e)) {
     return ApplicationFailure.create({
-      message: e.message, type: e.code, nonRetryable: NON_RETRYABLE.has(e.code) && !e.retryable, cause: e,
+      message: e.message, type: e.code, nonRetryable: temporalNonRetryable(e), cause: e,
       details: [{ field: e.field ?? null, rule: e.rule ?? null, store: e.store ?? null }],
     });
   }
   return e;
 }
 
-function staleLease(fence: Fence): ApplicationFailure {
-  return ApplicationFailure.create({ message: `lease token ${fence.token} for ${fence.key} is no longer held`, type: 'stale_lease', nonRetryable: true });
+function staleLease(fence: Fence): unknown {
+  return toFailure(new PalaceError('stale_lease', `lease token ${fence.token} for ${fence.key} is no longer held`));
 }
 
 type Step<I, O> = (input: I) => Promise<O>;

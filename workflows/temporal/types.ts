@@ -94,6 +94,3 @@ export function slotsOfIdentity(identity: string): number {
 export function leaseHolder(workflowId: string): string {
   return `temporal:${workflowId}`;
 }
-
-/** Error types (PalaceError codes) that no retry can fix. */
-export const NON_RETRYABLE_TYPES = ['invalid_argument', 'not_found', 'already_exists', 'already_running', 'permission_denied', 'too_large', 'no_palace', 'stale_lease', 'cancelled'];

@@ -9,14 +9,16 @@ import {
 } from '@temporalio/workflow';
 import type { JobCounters, JobKind, JobProgress } from '../../palace/jobs.js';
 import type { Fence, JobTimeouts, WorkerActivities } from './types.js';
-import { CANCEL_SIGNAL, NON_RETRYABLE_TYPES, PROGRESS_QUERY } from './types.js';
+import { CANCEL_SIGNAL, PROGRESS_QUERY } from './types.js';
 
 export const progressQuery = defineQuery<JobProgress>(PROGRESS_QUERY);
 /** Carries the job id so a late signal can never stop a newer job that reused the workflow id. */
 export const cancelSignal = defineSignal<[jobId: string]>(CANCEL_SIGNAL);
 
 export function activitiesFor(t: JobTimeouts) {
-  const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE_TYPES };
+  // No nonRetryableErrorTypes: a failure is non-retryable by its own flag, set from the error's
+  // `retryable` where the activity throws it (activities.ts), never by its code.
+  const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 };
   const work = proxyActivities<WorkerActivities>({
     startToCloseTimeout: t.activityTimeoutMs,
     heartbeatTimeout: t.heartbeatTimeoutMs,
