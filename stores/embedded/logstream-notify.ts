@@ -7,17 +7,9 @@
  */
 
 import { fallbackDelayMs } from '../logstream-backoff.js';
+import type { WakeSubscription } from '../logstream-wait.js';
 
 export const DATA_VERSION_POLL_MS = 250;
-
-export interface WakeSubscription {
-  /**
-   * Resolves on the next wake-up (immediately if one happened since the previous call), after
-   * `maxMs`, or when `signal` aborts. `attempt` picks the fallback delay when unhealthy.
-   */
-  next(maxMs: number, attempt: number, signal?: AbortSignal): Promise<void>;
-  close(): void;
-}
 
 export class ChangeNotifier {
   private readonly waiters = new Set<{ woken: boolean; wake: (() => void) | null }>();

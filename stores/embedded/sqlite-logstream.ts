@@ -11,6 +11,7 @@ import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.
 import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, MeshState, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../ports/logstream.js';
 import { newStampedId } from '../logstream-ids.js';
 import { parseMetadata } from '../logstream-metadata.js';
+import { waitForMatches } from '../logstream-wait.js';
 import { observe, renderHlc, tick, utcSecond, type HlcState } from './logstream-clock.js';
 import { ChangeNotifier, DATA_VERSION_POLL_MS } from './logstream-notify.js';
 import { writeWithBusyRetry } from './logstream-busy.js';
@@ -409,17 +410,7 @@ export class SqliteLogstream implements Logstream {
 
   async waitForEvents(query: Omit<EventQuery, 'order' | 'beforeSeq'>, timeoutMs: number, signal?: AbortSignal): Promise<StoredEvent[]> {
     const deadline = Date.now() + timeoutMs;
-    const subscription = this.notifier.subscribe();
-    try {
-      for (let attempt = 0; ; attempt++) {
-        const events = this.guard(() => this.query({ ...query, order: 'asc' }));
-        const remaining = deadline - Date.now();
-        if (events.length > 0 || remaining <= 0 || signal?.aborted) return events;
-        await subscription.next(remaining, attempt, signal);
-      }
-    } finally {
-      subscription.close();
-    }
+    return waitForMatches(deadline, this.notifier.subscribe(), () => this.guard(() => this.query({ ...query, order: 'asc' })), signal);
   }
 
   async versionVector(): Promise<Record<string, number>> {

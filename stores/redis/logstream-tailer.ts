@@ -11,6 +11,7 @@
 import type { Redis } from 'ioredis';
 import type { StoredEvent } from '../ports/logstream.js';
 import { fallbackDelayMs } from '../logstream-backoff.js';
+import type { WakeSubscription } from '../logstream-wait.js';
 import type { RedisConnections } from './connection.js';
 import type { StreamEntry } from './logstream-codec.js';
 
@@ -19,12 +20,6 @@ const READ_COUNT = 1_000;
 const LINGER_MS = 10_000;
 
 type XReadReply = [key: string, entries: StreamEntry[]][] | null;
-
-export interface TailSubscription {
-  /** Resolves on a matching entry (or one seen since the last call), after `maxMs`, or on abort. */
-  next(maxMs: number, attempt: number, signal?: AbortSignal): Promise<void>;
-  close(): void;
-}
 
 interface Subscriber {
   matches: (event: StoredEvent) => boolean;
@@ -57,7 +52,7 @@ export class LogTailer {
    * Register before the waiter's first query: once this resolves, every entry committed after
    * that query is delivered (or the waiter polls, while the tailer is unhealthy).
    */
-  async subscribe(matches: (event: StoredEvent) => boolean): Promise<TailSubscription> {
+  async subscribe(matches: (event: StoredEvent) => boolean): Promise<WakeSubscription> {
     const sub: Subscriber = { matches, woken: false, wake: null };
     this.subscribers.add(sub);
     if (this.lingerTimer) {

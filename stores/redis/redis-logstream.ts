@@ -13,6 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { PalaceError } from '../../core/errors.js';
 import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, MeshState, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../ports/logstream.js';
 import { newStampedId } from '../logstream-ids.js';
+import { waitForMatches } from '../logstream-wait.js';
 import { REDIS_STORE, RedisConnections, guardRedis, redisFailure, type RedisConnectionOptions } from './connection.js';
 import { DurabilityPolicy, writeFailure, type DurabilityOptions } from './durability.js';
 import { eventMatches } from './event-predicate.js';
@@ -274,16 +275,7 @@ export class RedisLogstream implements Logstream {
   async waitForEvents(query: Omit<EventQuery, 'order' | 'beforeSeq'>, timeoutMs: number, signal?: AbortSignal): Promise<StoredEvent[]> {
     const deadline = Date.now() + timeoutMs;
     const subscription = await this.tailer.subscribe((e) => eventMatches(e, query));
-    try {
-      for (let attempt = 0; ; attempt++) {
-        const events = await this.list({ ...query, order: 'asc' });
-        const remaining = deadline - Date.now();
-        if (events.length > 0 || remaining <= 0 || signal?.aborted) return events;
-        await subscription.next(remaining, attempt, signal);
-      }
-    } finally {
-      subscription.close();
-    }
+    return waitForMatches(deadline, subscription, () => this.list({ ...query, order: 'asc' }), signal);
   }
 
   async versionVector(): Promise<Record<string, number>> {
