@@ -27,7 +27,7 @@ export interface WorkerActivityDeps {
   notify?: (progress: JobProgress) => Promise<void>;
 }
 
-/** Whether Temporal may retry an activity that failed with this error: only when a retry can help. */
+/** Temporal's `nonRetryable` for an activity that failed with this error: set exactly when no retry can help. */
 export function temporalNonRetryable({ retryable }: ErrorKind): boolean {
   return !retryable;
 }
