@@ -20,9 +20,9 @@ import type { Caller } from '../core/caller.js';
 import { PalaceError } from '../core/errors.js';
 import { progressRelay } from './progress.js';
 import { listResourceTemplates, listResources, readResource } from './resources.js';
-import type { PalaceMcp } from './server.js';
+import type { McpService } from './types.js';
 
-export function createSdkServer(mcp: PalaceMcp, caller?: Caller): Server {
+export function createSdkServer(mcp: McpService, caller?: Caller): Server {
   const server = new Server(
     { name: 'mempalace', version: mcp.version },
     {

@@ -15,7 +15,6 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/caller.js';
 import { isPalaceError } from '../core/errors.js';
-import type { JobProgress } from '../palace/jobs.js';
 import type { Runtime } from '../palace/runtime.js';
 import { coercedArguments, requireArguments } from './arguments.js';
 import type { IntegrityProbe, WatchedPackage } from './guards.js';
@@ -26,7 +25,7 @@ import { RuntimeGate } from './runtime-gate.js';
 import { TOOLS, TOOLS_BY_NAME, describeValidationError } from './registry.js';
 import { toolError, toolFailure, wrapResult } from './results.js';
 import { createSdkServer } from './sdk-server.js';
-import type { ToolContext } from './types.js';
+import type { CallContext, McpService, ToolContext } from './types.js';
 
 export interface PalaceMcpOptions {
   /** Read-only mode (`--read-only`); defaults to MEMPALACE_MCP_READ_ONLY from the config. */
@@ -46,14 +45,7 @@ export interface PalaceMcpOptions {
   onWriteStall?: () => void;
 }
 
-export interface CallContext {
-  caller: Caller | undefined;
-  signal: AbortSignal;
-  onJobProgress: ((p: JobProgress) => void) | undefined;
-  clientRoots(): Promise<string[] | undefined>;
-}
-
-export class PalaceMcp {
+export class PalaceMcp implements McpService {
   runtime: Runtime;
   readonly readOnly: boolean;
   readonly version: string;

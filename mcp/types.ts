@@ -2,6 +2,7 @@
  * What a tool is (one row of the registry) and what its handler receives. Handlers are thin:
  * the dispatcher has already checked the arguments against the input schema and the gates.
  */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/caller.js';
 import type { Runtime } from '../palace/runtime.js';
 import type { JobProgress } from '../palace/jobs.js';
@@ -21,6 +22,23 @@ export interface Guards {
   readOnlyRefused?: true;
   /** [L] Long-running write: a job, never waits for a lock. */
   longRunning?: true;
+}
+
+/** What one `tools/call` brings from its transport. */
+export interface CallContext {
+  caller: Caller | undefined;
+  signal: AbortSignal;
+  onJobProgress: ((p: JobProgress) => void) | undefined;
+  clientRoots(): Promise<string[] | undefined>;
+}
+
+/** What an SDK server is wired to (sdk-server.ts): the server state of server.ts. */
+export interface McpService {
+  readonly version: string;
+  readonly runtime: Runtime;
+  log(line: string): void;
+  listTools(): Tool[];
+  callTool(name: string, rawArgs: Record<string, unknown> | undefined, cctx: CallContext): Promise<CallToolResult>;
 }
 
 export interface ToolContext {

@@ -12,7 +12,7 @@ import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { meshPeers } from '../../palace/logstream.js';
 import type { Runtime } from '../../palace/runtime.js';
-import type { CallContext } from '../../mcp/server.js';
+import type { CallContext } from '../../mcp/types.js';
 import { PalaceMcp } from '../../mcp/server.js';
 
 const dirs: string[] = [];
