@@ -7,6 +7,7 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { ErrorCode } from '../core/errors.js';
 import { PalaceError, isPalaceError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
 import { bodyErrorReply } from '../mcp/http.js';
 
 const STATUS: Record<ErrorCode, number> = {
@@ -55,7 +56,7 @@ function fromBodyParser(err: BodyParserError): PalaceError | undefined {
 
 export interface ErrorHandlerHooks {
   onStoreError(store: string): void;
-  log(line: string): void;
+  log: Logger;
 }
 
 export function errorHandler(hooks: ErrorHandlerHooks): ErrorRequestHandler {
@@ -72,11 +73,11 @@ export function errorHandler(hooks: ErrorHandlerHooks): ErrorRequestHandler {
     const e = isPalaceError(err) ? err : fromBodyParser(err as BodyParserError);
     if (e) {
       if (e.code === 'store_unavailable') hooks.onStoreError(e.store ?? 'unknown');
-      if (statusOf(e) >= 500) hooks.log(`mempalace api: ${req.method} ${req.path}: ${e.message}`);
+      if (statusOf(e) >= 500) (req.log ?? hooks.log).error({ err: e }, `mempalace api: ${req.method} ${req.path}: ${e.message}`);
       sendPalaceError(res, e);
       return;
     }
-    hooks.log(`mempalace api: ${req.method} ${req.path} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    (req.log ?? hooks.log).error({ err }, `mempalace api: ${req.method} ${req.path} failed`);
     res.status(500).json({ error: 'internal server error', code: 'internal', retryable: false });
   };
 }

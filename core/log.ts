@@ -28,13 +28,15 @@ export const REDACTED = '[redacted]';
 
 /**
  * Fields that carry a credential wherever they appear in a record: HTTP auth headers (request and
- * response), and token, password and secret fields at the top level or one level down.
+ * response), token query parameters, and token, password and secret fields at the top level or
+ * one level down.
  */
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers["proxy-authorization"]',
   'req.headers.cookie',
   'req.headers["x-gitlab-token"]',
+  'req.query.token', 'req.query.access_token', 'req.query.api_key', 'req.query.key',
   'res.headers["set-cookie"]',
   'token', '*.token', 'access_token', '*.access_token',
   'password', '*.password', 'secret', '*.secret',
@@ -58,11 +60,6 @@ export function createLogger(options: LoggerOptions): Logger {
     // Readable lines leave out what a person at the terminal already knows.
     ...(options.format === 'pretty' ? { base: undefined } : {}),
   }, destination);
-}
-
-/** A logger that writes nothing (library callers and tests that do not look at logs). */
-export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
 }
 
 const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };

@@ -14,19 +14,19 @@ export interface StdioServerHandle {
 }
 
 export async function runStdioServer(runtime: Runtime, opts: PalaceMcpOptions = {}): Promise<StdioServerHandle> {
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const palace = new PalaceMcp(runtime, { ...opts, log });
+  const palace = new PalaceMcp(runtime, opts);
+  const log = palace.log;
   const server = palace.createServer();
   const transport = new LineTransport(process.stdin, process.stdout);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
   server.onclose = () => resolveClosed();
   // Malformed input is answered by the transport and logged here; stdin's end closes the server.
-  server.onerror = (e) => log(`mempalace mcp: ${e.message}`);
+  server.onerror = (e) => log.warn(`mempalace mcp: ${e.message}`);
   await server.connect(transport);
   palace.start();
   palace.watchdogs.startIdleClock();
-  log(`mempalace mcp: serving ${runtime.stores.palace} over stdio${palace.readOnly ? ' (read-only)' : ''}`);
+  log.info(`mempalace mcp: serving ${runtime.stores.palace} over stdio${palace.readOnly ? ' (read-only)' : ''}`);
   void closed.then(() => palace.watchdogs.stop());
   return { palace, closed, close: () => server.close() };
 }
