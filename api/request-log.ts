@@ -19,6 +19,8 @@ const PROBE_PATHS = new Set(['/healthz', '/metrics']);
 export function requestLog(log: Logger): RequestHandler {
   return pinoHttp({
     logger: log,
+    // `req.log` (the route's and the error handler's records) carries just the id; the completion record carries the request too.
+    quietReqLogger: true,
     genReqId: (req, res) => {
       const given = req.headers['x-request-id'];
       const id = typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
