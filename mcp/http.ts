@@ -113,7 +113,7 @@ export function mcpRouter(palace: PalaceMcp, opts: McpRouterOptions): Router {
     try {
       caller = await opts.resolveCaller(req);
     } catch (e) {
-      palace.log.error({ err: e }, 'mempalace mcp: caller resolution failed');
+      (req.log ?? palace.log).error({ err: e }, 'mempalace mcp: caller resolution failed');
       caller = null;
     }
     if (!caller) {
@@ -126,7 +126,7 @@ export function mcpRouter(palace: PalaceMcp, opts: McpRouterOptions): Router {
       return res.status(screened.reply.id === null ? 400 : 200).json(screened.reply);
     }
     if (screened.kind === 'drop') {
-      palace.log.warn(`mempalace mcp: dropped a message: ${screened.reason}`);
+      (req.log ?? palace.log).warn(`mempalace mcp: dropped a message: ${screened.reason}`);
       return res.status(202).end();
     }
     const message = screened.message as { id?: RequestId; method?: string; params?: { requestId?: unknown } };
@@ -150,7 +150,7 @@ export function mcpRouter(palace: PalaceMcp, opts: McpRouterOptions): Router {
       await server.connect(transport);
       await transport.handleRequest(req, res, screened.message);
     } catch (e) {
-      palace.log.error({ err: e }, 'mempalace mcp: HTTP request failed');
+      (req.log ?? palace.log).error({ err: e }, 'mempalace mcp: HTTP request failed');
       if (!res.headersSent) rpcError(res, 500, -32603, 'Internal server error');
     }
   });

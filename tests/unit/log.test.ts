@@ -38,7 +38,7 @@ describe('the process logger', () => {
     const { log, lines } = sink('info', 'pretty');
     log.warn({ variable: 'X' }, 'a warning');
     log.error({ err: new Error('boom') }, 'it failed');
-    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN  a warning variable=X\n$/);
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN {2}a warning variable=X\n$/);
     expect(lines[1]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} ERROR it failed\n {4}Error: boom\n {5,}at /);
     expect(lines.join('')).not.toContain('{');
     expect(prettyLine('not json')).toBe('not json');
