@@ -14,6 +14,7 @@ import { mcpRouter } from '../mcp/http.js';
 import { TOOLS_BY_NAME } from '../mcp/registry.js';
 import { PalaceMcp } from '../mcp/server.js';
 import { PalaceError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
 import { routeScope } from '../core/scopes.js';
 import { Authenticator, authenticate, hasScope, missingScope, principalOf } from './auth.js';
 import type { ApiDeps } from './deps.js';
@@ -21,6 +22,7 @@ import { errorHandler, sendPalaceError, unauthorized } from './errors.js';
 import type { RateLimitOptions } from './limits.js';
 import { MCP_BODY_LIMIT_BYTES, REST_BODY_LIMIT_BYTES, SseGate, TokenBuckets, cors, hostPin, rateLimit, securityHeaders } from './limits.js';
 import { ApiMetrics } from './metrics.js';
+import { requestLog } from './request-log.js';
 import type { OAuthResourceServer } from './oauth.js';
 import { oauthFromConfig } from './oauth.js';
 import { dashboardStatic, registerDashboardRoutes } from './routes/dashboard.js';
@@ -44,7 +46,8 @@ export interface ApiOptions {
   sseMaxClients?: number;
   /** Poll interval of the job-progress and dashboard streams (default 250 ms). */
   pollMs?: number;
-  log?: (line: string) => void;
+  /** Diagnostics and request logs; by default the runtime's logger. */
+  log?: Logger;
 }
 
 export interface Api {
@@ -63,7 +66,7 @@ function readOnlyRouteRefusal(req: Request): PalaceError {
 }
 
 export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = opts.log ?? runtime.log;
   const mcp = opts.mcp ?? new PalaceMcp(runtime, { log });
   const config = runtime.config;
   const oauth = opts.oauth ?? oauthFromConfig(config, log);
@@ -107,6 +110,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  app.use(requestLog(log));
   app.use(metrics.httpMiddleware());
   app.use(securityHeaders());
   app.use(hostPin(config.api.allowedHosts, config.api.corsOrigins));

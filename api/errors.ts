@@ -8,6 +8,7 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { ErrorCode, ErrorKind } from '../core/errors.js';
 import { PalaceError, isPalaceError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
 import { bodyErrorReply } from '../mcp/http.js';
 
 const STATUS: Record<ErrorCode, number> = {
@@ -70,7 +71,7 @@ function fromBodyParser(err: BodyParserError): PalaceError | undefined {
 
 export interface ErrorHandlerHooks {
   onStoreError(store: string): void;
-  log(line: string): void;
+  log: Logger;
 }
 
 export function errorHandler(hooks: ErrorHandlerHooks): ErrorRequestHandler {
@@ -87,11 +88,11 @@ export function errorHandler(hooks: ErrorHandlerHooks): ErrorRequestHandler {
     const e = isPalaceError(err) ? err : fromBodyParser(err as BodyParserError);
     if (e) {
       if (e.code === 'store_unavailable') hooks.onStoreError(e.store ?? 'unknown');
-      if (httpErrorOf(e).status >= 500) hooks.log(`mempalace api: ${req.method} ${req.path}: ${e.message}`);
+      if (httpErrorOf(e).status >= 500) (req.log ?? hooks.log).error({ err: e }, `mempalace api: ${req.method} ${req.path}: ${e.message}`);
       sendPalaceError(res, e);
       return;
     }
-    hooks.log(`mempalace api: ${req.method} ${req.path} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    (req.log ?? hooks.log).error({ err }, `mempalace api: ${req.method} ${req.path} failed`);
     sendPalaceError(res, new PalaceError('internal', 'internal server error'));
   };
 }

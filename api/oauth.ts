@@ -16,6 +16,7 @@ import type { RequestHandler } from 'express';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
 import type { Config, OAuthSettings } from '../core/config.js';
+import type { Logger } from '../core/log.js';
 import { invalidArgument } from '../core/errors.js';
 import type { Principal, Scope, TokenVerifier } from './auth.js';
 import { SCOPES, impliedScopes } from './auth.js';
@@ -46,7 +47,7 @@ export class OAuthResourceServer {
   private jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
   private jwksPending: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
 
-  constructor(private readonly settings: OAuthSettings, private readonly log: (line: string) => void) {
+  constructor(private readonly settings: OAuthSettings, private readonly log: Logger) {
     if (!settings.resource) throw invalidArgument('MEMPALACE_OAUTH_RESOURCE', 'required', 'MEMPALACE_OAUTH_ISSUER is set: MEMPALACE_OAUTH_RESOURCE must name this server\'s resource URL (the audience of its access tokens), e.g. https://palace.example.com/mcp');
     try {
       this.resource = new URL(settings.resource).href;
@@ -104,7 +105,7 @@ export class OAuthResourceServer {
       ({ payload } = await jwtVerify(token, await this.keys(), { issuer: this.settings.issuer, audience: this.resource, clockTolerance: CLOCK_TOLERANCE_S }));
     } catch (e) {
       if (e instanceof joseErrors.JOSEError) return null;
-      this.log(`mempalace api: OAuth verification failed: ${e instanceof Error ? e.message : String(e)}`);
+      this.log.warn(`mempalace api: OAuth verification failed: ${e instanceof Error ? e.message : String(e)}`);
       return null;
     }
     const identity = payload[this.settings.identityClaim];
@@ -118,6 +119,6 @@ export class OAuthResourceServer {
 }
 
 /** The resource server the configuration asks for, if any. */
-export function oauthFromConfig(config: Config, log: (line: string) => void): OAuthResourceServer | undefined {
+export function oauthFromConfig(config: Config, log: Logger): OAuthResourceServer | undefined {
   return config.api.oauth ? new OAuthResourceServer(config.api.oauth, log) : undefined;
 }

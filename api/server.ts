@@ -14,6 +14,7 @@ import { Authenticator, assertBindAllowed } from './auth.js';
 import { MeshReplicator } from '../palace/logstream-replicator.js';
 import { syncTransport } from '../palace/logstream-transport.js';
 import { oauthFromConfig } from './oauth.js';
+import type { Logger } from '../core/log.js';
 
 const LONG_REQUEST_MS = 320_000;
 
@@ -58,7 +59,7 @@ export interface ServeOptions extends ApiOptions {
 
 /** Build the app over the runtime and listen; refuses an unauthenticated non-loopback bind. */
 export async function startApiServer(runtime: Runtime, opts: ServeOptions): Promise<Listening & { mcp: PalaceMcp }> {
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = opts.log ?? runtime.log;
   const oauth = opts.oauth ?? oauthFromConfig(runtime.config, log);
   const auth = opts.auth ?? Authenticator.fromConfig(runtime.config, oauth?.verify);
   assertBindAllowed(opts.host, auth, runtime.config);
@@ -72,7 +73,7 @@ export async function startApiServer(runtime: Runtime, opts: ServeOptions): Prom
   mcp.start();
   const { app } = createApp(runtime, { ...opts, auth, ...(oauth ? { oauth } : {}), mcp, log });
   const listening = await listen(app, opts.host, opts.port);
-  log(`mempalace serve: ${listening.url} (MCP at /mcp, REST at /v1, dashboard at /dashboard)${auth.open ? ' — no tokens configured: every request acts as the local admin' : ''}`);
+  log.info(`mempalace serve: ${listening.url} (MCP at /mcp, REST at /v1, dashboard at /dashboard)${auth.open ? ' — no tokens configured: every request acts as the local admin' : ''}`);
   replicator.start();
   return {
     ...listening,
@@ -85,7 +86,7 @@ export async function startApiServer(runtime: Runtime, opts: ServeOptions): Prom
 }
 
 /** The logstream sync loop of this serving process (logstream.md §8.6), over the current stores. */
-function meshReplicator(mcp: PalaceMcp, log: (line: string) => void): MeshReplicator {
+function meshReplicator(mcp: PalaceMcp, log: Logger): MeshReplicator {
   const config = mcp.runtime.config;
   const stores = () => mcp.runtime.stores;
   return new MeshReplicator({

@@ -5,6 +5,8 @@
  */
 import path from 'node:path';
 import type { Config } from '../core/config.js';
+import type { Logger } from '../core/log.js';
+import { createLogger } from '../core/log.js';
 import type { Embedder } from '../embed/embedder.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { createJobActivities } from '../activities/index.js';
@@ -21,6 +23,17 @@ import { InlineNotifications } from '../workflows/local/inline-notifications.js'
 import { RefreshDebouncer } from '../workflows/local/refresh-debouncer.js';
 
 /**
+ * The logger LOG_LEVEL and LOG_FORMAT ask for; without LOG_FORMAT, server processes (`serve`,
+ * `worker`) write JSON lines and every other command readable lines. It reports the settings the
+ * configuration replaced by their defaults.
+ */
+export function processLogger(config: Config, server = false): Logger {
+  const log = createLogger({ level: config.log.level, format: config.log.format ?? (server ? 'json' : 'pretty') });
+  for (const w of config.warnings) log.warn({ variable: w.variable, rule: w.rule }, w.message);
+  return log;
+}
+
+/**
  * How the palace's model record is checked at open (palace/palace-model.ts): `serve` refuses
  * another model and a re-embed under way; `worker` accepts a re-embed under way (its activities
  * run it); `reembed` checks nothing (the re-embed job checks for itself). Drawer writes are
@@ -28,7 +41,8 @@ import { RefreshDebouncer } from '../workflows/local/refresh-debouncer.js';
  */
 export type PalaceModelCheck = 'serve' | 'worker' | 'reembed';
 
-export async function openRuntime(config: Config, opts: { embedder?: Embedder; palaceModel?: PalaceModelCheck } = {}): Promise<Runtime> {
+export async function openRuntime(config: Config, opts: { embedder?: Embedder; palaceModel?: PalaceModelCheck; log?: Logger } = {}): Promise<Runtime> {
+  const log = opts.log ?? processLogger(config);
   // Embedded deliveries happen in this process: refuse unsigned or non-http notification URLs before opening anything.
   if (config.profile !== 'cluster') checkNotifySettings(config.hooks.notifyUrls, config.hooks.notifySecret);
   const embedder = opts.embedder ?? new MiniLmEmbedder(config);
@@ -69,9 +83,9 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
     jobs = new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs, mineWindow: config.mineParallelBatches, notify: (p) => notifications.publish(p) });
   }
   const queues = config.profile === 'cluster' ? await openQueues(config) : undefined;
-  const refresh = queues?.refresh ?? new RefreshDebouncer((sourceId) => refreshRegisteredSource({ store: stores.jobs, jobs }, sourceId), config.hooks.refreshDebounceMs);
+  const refresh = queues?.refresh ?? new RefreshDebouncer((sourceId) => refreshRegisteredSource({ store: stores.jobs, jobs }, sourceId), config.hooks.refreshDebounceMs, log);
   return {
-    config, stores, embedder, jobs, refresh,
+    config, stores, embedder, jobs, refresh, log,
     notifications: queues?.notifications ?? inline!,
     drawerContext: { config, drawers: stores.drawers, embedder },
     logstreamContext: logstreamContextOf(config, stores, embedder),

@@ -11,11 +11,12 @@ import { checkNotifySettings } from '../activities/notify.js';
 import type { Runtime } from '../palace/runtime.js';
 import { NotificationQueue } from '../workflows/queues/queues.js';
 import type { JobWorkerOptions } from '../workflows/temporal/worker.js';
-import { createJobWorker } from '../workflows/temporal/worker.js';
+import { createJobWorker, installTemporalLogging } from '../workflows/temporal/worker.js';
 import { notificationQueueSettings, startShortJobWorkers } from './short-jobs.js';
 
 export async function runJobWorker(rt: Runtime, limits: Pick<JobWorkerOptions, 'maxConcurrentActivities' | 'shutdownGraceMs'> = {}): Promise<void> {
   const { config, stores, embedder } = rt;
+  installTemporalLogging(rt.log);
   checkNotifySettings(config.hooks.notifyUrls, config.hooks.notifySecret);
   const activities = createJobActivities({ config, stores, embedder, embedderFor: rt.embedderFor, workspace: path.join(config.palaceDir, 'workspace') });
   const notifications = new NotificationQueue(notificationQueueSettings(config));

@@ -19,6 +19,7 @@ import { listen } from '../api/server.js';
 import { openRuntime } from '../app/runtime.js';
 import { loadConfig } from '../core/config.js';
 import { percentile } from './lib/stats.js';
+import { createLogger } from '../core/log.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -40,7 +41,7 @@ function busiest(stamps: number[], windowMs: number): number {
 
 const palaceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-rate-'));
 const runtime = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: palaceDir }));
-const api = createApp(runtime, { auth: Authenticator.fromTokens([['tok', { identity: 'bench', scopes: ['read', 'write'] }]]), rateLimit: { ratePerSecond: 1e9, burst: 1e9 }, log: () => undefined });
+const api = createApp(runtime, { auth: Authenticator.fromTokens([['tok', { identity: 'bench', scopes: ['read', 'write'] }]]), rateLimit: { ratePerSecond: 1e9, burst: 1e9 }, log: createLogger({ level: 'silent', format: 'json' }) });
 api.mcp.start();
 let stamps: number[] = [];
 const outer = express();

@@ -25,6 +25,7 @@ import { bearerTokenResolver, mcpRouter } from '../mcp/http.js';
 import { PalaceMcp } from '../mcp/server.js';
 import { writeReadmeSection } from './lib/report.js';
 import { machine, percentile, seeded, timeMs } from './lib/stats.js';
+import { createLogger } from '../core/log.js';
 
 const secondsArg = process.argv.indexOf('--seconds');
 const LOAD_SECONDS = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 60;
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
   const palaceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mcp-bench-'));
   const config = loadConfig({ ...process.env, MEMPALACE_PALACE: palaceDir });
   const runtime = await openRuntime(config);
-  const mcp = new PalaceMcp(runtime, { home: fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mcp-bench-home-')), log: () => undefined });
+  const mcp = new PalaceMcp(runtime, { home: fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mcp-bench-home-')), log: createLogger({ level: 'silent', format: 'json' }) });
   mcp.start();
   const tokens = new Map([['bench', { identity: 'bench', scopes: ['read', 'write', 'admin'] }]]);
   const app = express();

@@ -20,7 +20,7 @@ import { runStdioServer } from '../mcp/stdio.js';
 import { printJson, reportError, table } from './output.js';
 import type { PalaceModelCheck } from '../app/runtime.js';
 import type { Runtime } from '../palace/runtime.js';
-import { openRuntime } from '../app/runtime.js';
+import { openRuntime, processLogger } from '../app/runtime.js';
 import { startApiServer } from '../api/server.js';
 import { registerBackupCommands } from './commands/backup.js';
 import { registerSourceCommands } from './commands/sources.js';
@@ -203,11 +203,12 @@ program
       return;
     }
     const config = configFrom(g);
-    const rt = await openRuntime(config);
+    const log = processLogger(config);
+    const rt = await openRuntime(config, { log });
     const handle = await runStdioServer(rt, {
       ...(o.readOnly ? { readOnly: true } : {}),
       ...(rt.stores.integrityCheck ? { integrityProbe: rt.stores.integrityCheck } : {}),
-      reopen: () => openRuntime(config),
+      reopen: () => openRuntime(config, { log }),
     });
     await handle.closed;
     // The runtime served now: a reconnect closed the first one and opened this one.
@@ -226,8 +227,9 @@ program
     // A network server reads no local source by default: only inside the allowed roots.
     const config = { ...loaded, sources: { ...loaded.sources, requireAllowedRoots: !o.allowAnySource } };
     const port = intOption('port', o.port);
-    const rt = await openRuntime(config);
-    const server = await startApiServer(rt, { host: o.host, port, readOnly: Boolean(o.readOnly), reopen: () => openRuntime(config) }).catch(async (e: unknown) => {
+    const log = processLogger(config, true);
+    const rt = await openRuntime(config, { log });
+    const server = await startApiServer(rt, { host: o.host, port, readOnly: Boolean(o.readOnly), reopen: () => openRuntime(config, { log }) }).catch(async (e: unknown) => {
       await rt.close();
       throw e;
     });
@@ -247,7 +249,9 @@ program
     const config = configFrom(g);
     if (config.profile !== 'cluster') throw invalidArgument('profile', 'cluster_only', 'mempalace worker runs jobs of the cluster profile; set MEMPALACE_PROFILE=cluster or --profile cluster');
     const { runJobWorker } = await import('../app/worker.js');
-    await withRuntime(g, async (rt) => {
+    const log = processLogger(config, true);
+    const rt = await openRuntime(config, { palaceModel: 'worker', log });
+    try {
       if (!o.shortJobsOnly) {
         await runJobWorker(rt, { maxConcurrentActivities: intOption('max-activities', o.maxActivities), shutdownGraceMs: intOption('shutdown-grace', o.shutdownGrace) * 1000 });
         return;
@@ -259,7 +263,9 @@ program
       } finally {
         await shortJobs.close();
       }
-    }, 'worker');
+    } finally {
+      await rt.close();
+    }
   });
 
 registerBackupCommands(program, () => configFrom(program.opts<GlobalOpts>()));

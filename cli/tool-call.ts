@@ -19,7 +19,7 @@ function isFailure(value: unknown): value is Record<string, unknown> {
 
 /** Calls `mempalace_<name>` with `args` (undefined values dropped); returns its result. */
 export async function callTool(rt: Runtime, home: string, name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
-  const mcp = new PalaceMcp(rt, { home, log: (line) => process.stderr.write(`${line}\n`) });
+  const mcp = new PalaceMcp(rt, { home });
   const clean = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
   let result;
   try {

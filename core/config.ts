@@ -6,7 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { availableCores } from './cpu-budget.js';
+import type { PalaceError } from './errors.js';
 import { invalidArgument } from './errors.js';
+import type { LogFormat, LogLevel } from './log.js';
+import { LOG_FORMATS, LOG_LEVELS } from './log.js';
 
 const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
 
@@ -15,43 +18,73 @@ export function isTruthy(value: string | undefined): boolean {
   return value !== undefined && TRUTHY.has(value.trim().toLowerCase());
 }
 
-function intOr(value: string | undefined, fallback: number, min = 0): number {
-  if (value === undefined || value.trim() === '') return fallback;
-  const n = Number(value);
-  return Number.isFinite(n) && n >= min ? Math.floor(n) : fallback;
-}
-
-/** A non-negative number (fractions allowed); anything else falls back. */
-function numberOr(value: string | undefined, fallback: number): number {
-  if (value === undefined || value.trim() === '') return fallback;
-  const n = Number(value);
-  return Number.isFinite(n) && n >= 0 ? n : fallback;
-}
-
-/** §8.6: seconds, default 15; `0` or less disables the loop; unparseable means the default. */
-function syncIntervalS(value: string | undefined): number {
-  if (value === undefined || value.trim() === '') return 15;
-  const n = Number(value);
-  if (!Number.isFinite(n)) return 15;
-  return n <= 0 ? 0 : n;
-}
-
 /**
- * MEMPALACE_EMBED_THREADS: onnxruntime intra-op threads of each embedding worker. Unset, every core
- * the process may use; a value that is not a positive integer is a startup error.
+ * Each variable is parsed by a zod schema at startup. A bad value stops the process with an
+ * `invalid_argument` error whose field is the variable and whose rule is the check that failed;
+ * blank or unset means the default.
  */
-function embedThreads(value: string | undefined): number {
-  if (value === undefined || value.trim() === '') return availableCores();
-  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) {
-    throw invalidArgument('MEMPALACE_EMBED_THREADS', 'positive_integer', `MEMPALACE_EMBED_THREADS must be a positive integer, got '${value}'`);
+const count = z.stringFormat('non_negative_integer', /^\d+$/, { error: 'must be a non-negative integer' }).transform(Number);
+const positiveInteger = z.stringFormat('positive_integer', /^0*[1-9]\d*$/, { error: 'must be a positive integer' }).transform(Number);
+const atLeast = (min: number) => count.pipe(z.number().min(min, { error: `must be at least ${min}` }));
+const nonNegativeNumber = z.stringFormat('non_negative_number', /^(?:\d+\.?\d*|\.\d+)$/, { error: 'must be a non-negative number' }).transform(Number);
+const positiveNumber = nonNegativeNumber.pipe(z.number().gt(0, { error: 'must be greater than 0' }));
+const signedNumber = z.stringFormat('number', /^[+-]?(?:\d+\.?\d*|\.\d+)$/, { error: 'must be a number' }).transform(Number);
+const url = z.url({ error: 'must be a URL' });
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be one of ${values.join(', ')}` });
+
+/** A variable whose value failed its schema: the rule is the format or the bound it broke. */
+function badValue(name: string, raw: string, error: z.ZodError): PalaceError {
+  const issue = error.issues[0]!;
+  const rule = issue.code === 'invalid_format' ? issue.format
+    : issue.code === 'too_small' ? 'minimum'
+      : issue.code === 'too_big' ? 'maximum'
+        : issue.code === 'invalid_value' ? 'one_of' : issue.code;
+  return invalidArgument(name, rule, `${name} ${issue.message}, got '${raw}'`);
+}
+
+/** A settings value the spec says to replace by its default when unparseable; kept, and told to the operator. */
+export interface ConfigWarning { variable: string; rule: string; message: string }
+
+class EnvReader {
+  readonly warnings: ConfigWarning[] = [];
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  /** The trimmed value of `name`, or undefined when unset or blank. */
+  raw(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
   }
-  return Number(value);
+
+  /** `name` parsed by `schema`; a bad value is a startup error. */
+  get<T>(name: string, schema: z.ZodType<T, string>, fallback: T): T {
+    const raw = this.raw(name);
+    if (raw === undefined) return fallback;
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) throw badValue(name, raw, parsed.error);
+    return parsed.data;
+  }
+
+  /** Like `get`, for the variables whose spec rule is "unparseable means the default": warned, not refused. */
+  lenient<T>(name: string, schema: z.ZodType<T, string>, fallback: T): T {
+    try {
+      return this.get(name, schema, fallback);
+    } catch (e) {
+      const err = e as PalaceError;
+      this.warnings.push({ variable: name, rule: err.rule ?? 'invalid', message: `${err.message}; the default applies` });
+      return fallback;
+    }
+  }
+
+  /** A comma-separated list, trimmed, empty items dropped. */
+  list(name: string, fallback = ''): string[] {
+    return (this.env[name] ?? fallback).split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+  }
 }
 
 export const DEFAULT_EMBED_MODEL = 'all-MiniLM-L6-v2';
 
-export const ProfileSchema = z.enum(['embedded', 'cluster']);
-export type Profile = z.infer<typeof ProfileSchema>;
+export const PROFILES = ['embedded', 'cluster'] as const;
+export type Profile = (typeof PROFILES)[number];
 
 export interface Config {
   profile: Profile;
@@ -132,8 +165,10 @@ export interface Config {
   /** Size cap of the worker's git workspace in bytes (`MEMPALACE_GIT_WORKSPACE_MB`). */
   gitWorkspaceBytes: number;
   maxChunksPerFile: number;
-  kgResultCap: number;
-  logLevel: string;
+  /** LOG_LEVEL and LOG_FORMAT; an unset format is chosen by the entry point (core/log.ts). */
+  log: { level: LogLevel; format: LogFormat | undefined };
+  /** Values the spec replaces by their default when unparseable; the entry point logs them. */
+  warnings: ConfigWarning[];
 }
 
 export interface OAuthSettings {
@@ -147,7 +182,8 @@ export interface OAuthSettings {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const profile = ProfileSchema.parse((env.MEMPALACE_PROFILE ?? 'embedded').trim() || 'embedded');
+  const read = new EnvReader(env);
+  const profile = read.get('MEMPALACE_PROFILE', oneOf(PROFILES), 'embedded');
   const home = os.homedir();
   const palaceDir = path.resolve(
     env.MEMPALACE_PALACE ?? env.MEMPALACE_PALACE_PATH ?? env.MEMPAL_PALACE_PATH ?? path.join(home, '.mempalace', 'palace'),
@@ -158,18 +194,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .filter((r) => r.length > 0)
     .map((r) => path.resolve(r));
   const palaceName = (env.MEMPALACE_PALACE_NAME ?? path.basename(palaceDir)).toLowerCase().replace(/[^a-z0-9_-]/g, '-');
+  const oauthIssuer = read.get('MEMPALACE_OAUTH_ISSUER', url, undefined);
   return {
     profile,
     palaceDir,
     palaceName,
     modelDir: path.resolve(env.MEMPALACE_MODEL_DIR ?? path.join(home, '.cache', 'mempalace', 'models')),
-    embed: { model: env.MEMPALACE_EMBED_MODEL?.trim() || DEFAULT_EMBED_MODEL, threads: embedThreads(env.MEMPALACE_EMBED_THREADS) },
+    embed: { model: read.raw('MEMPALACE_EMBED_MODEL') ?? DEFAULT_EMBED_MODEL, threads: read.get('MEMPALACE_EMBED_THREADS', positiveInteger, availableCores()) },
     allowedRoots,
     sources: {
       requireAllowedRoots: false,
-      gitAllowedHosts: (env.MEMPALACE_GIT_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0),
-      gitTimeoutMs: intOr(env.MEMPALACE_GIT_TIMEOUT_S, 600, 1) * 1000,
-      gitMaxBytes: intOr(env.MEMPALACE_GIT_MAX_MB, 2048, 1) * 1024 * 1024,
+      gitAllowedHosts: read.list('MEMPALACE_GIT_ALLOWED_HOSTS').map((h) => h.toLowerCase()),
+      gitTimeoutMs: read.get('MEMPALACE_GIT_TIMEOUT_S', positiveInteger, 600) * 1000,
+      gitMaxBytes: read.get('MEMPALACE_GIT_MAX_MB', positiveInteger, 2048) * 1024 * 1024,
     },
     temporal: {
       address: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
@@ -177,66 +214,66 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // One task queue per palace: a worker only ever runs jobs against the stores it opened.
       taskQueue: env.MEMPALACE_TASK_QUEUE ?? `mempalace-jobs-${palaceName}`,
     },
-    opensearch: { url: env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200' },
+    opensearch: { url: read.get('OPENSEARCH_URL', url, 'http://127.0.0.1:9200') },
     neo4j: {
-      uri: env.NEO4J_URI ?? 'bolt://127.0.0.1:7687',
+      uri: read.get('NEO4J_URI', url, 'bolt://127.0.0.1:7687'),
       user: env.NEO4J_USER ?? 'neo4j',
       password: env.NEO4J_PASSWORD ?? 'neo4j',
     },
-    redis: { url: env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+    redis: { url: read.get('REDIS_URL', url, 'redis://127.0.0.1:6379') },
     mcp: {
       readOnly: isTruthy(env.MEMPALACE_MCP_READ_ONLY),
       allowStaleLibrary: isTruthy(env.MEMPALACE_MCP_ALLOW_STALE_LIBRARY),
-      jobWaitSeconds: intOr(env.MEMPALACE_MCP_JOB_WAIT_S, 25),
-      idleHours: numberOr(env.MEMPALACE_MCP_IDLE_HOURS, 8),
-      writeStallWarnSeconds: numberOr(env.MEMPALACE_MCP_WRITE_STALL_WARN_SECS, 60),
-      writeStallExitSeconds: numberOr(env.MEMPALACE_MCP_WRITE_STALL_EXIT_SECS, 0),
+      jobWaitSeconds: read.get('MEMPALACE_MCP_JOB_WAIT_S', count, 25),
+      idleHours: read.get('MEMPALACE_MCP_IDLE_HOURS', nonNegativeNumber, 8),
+      writeStallWarnSeconds: read.get('MEMPALACE_MCP_WRITE_STALL_WARN_SECS', nonNegativeNumber, 60),
+      writeStallExitSeconds: read.get('MEMPALACE_MCP_WRITE_STALL_EXIT_SECS', nonNegativeNumber, 0),
       httpToken: env.MEMPALACE_MCP_HTTP_TOKEN,
-      maxResponseChars: intOr(env.MEMPALACE_MAX_RESPONSE_CHARS, 0),
+      maxResponseChars: read.get('MEMPALACE_MAX_RESPONSE_CHARS', count, 0),
     },
     logstream: {
       durable: isTruthy(env.MEMPALACE_LOGSTREAM_DURABLE),
-      sseMaxClients: intOr(env.MEMPALACE_SSE_MAX_CLIENTS, profile === 'cluster' ? 256 : 8, 1),
+      sseMaxClients: read.lenient('MEMPALACE_SSE_MAX_CLIENTS', positiveInteger, profile === 'cluster' ? 256 : 8),
     },
     sync: {
-      intervalS: syncIntervalS(env.MEMPALACE_SYNC_INTERVAL),
-      httpTimeoutS: numberOr(env.MEMPALACE_SYNC_HTTP_TIMEOUT, 30) || 30,
+      // logstream.md §8.6: `0` or less disables the loop.
+      intervalS: Math.max(0, read.lenient('MEMPALACE_SYNC_INTERVAL', signedNumber, 15)),
+      httpTimeoutS: read.lenient('MEMPALACE_SYNC_HTTP_TIMEOUT', positiveNumber, 30),
       peersFile: path.resolve(env.MEMPALACE_PEERS_FILE ?? path.join(palaceDir, 'peers.json')),
-      transport: (env.MEMPALACE_TRANSPORT ?? 'https').trim() || 'https',
+      transport: read.raw('MEMPALACE_TRANSPORT') ?? 'https',
     },
     api: {
       tokensFile: env.MEMPALACE_TOKENS_FILE,
       tokens: env.MEMPALACE_API_TOKENS,
       allowInsecureNoToken: isTruthy(env.MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN),
-      corsOrigins: (env.MEMPALACE_CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter((o) => o.length > 0),
-      allowedHosts: (env.MEMPALACE_HTTP_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0),
-      ratePerSecond: intOr(env.MEMPALACE_API_RATE_PER_S, 200, 1),
-      rateBurst: intOr(env.MEMPALACE_API_RATE_BURST, 400, 1),
-      oauth: env.MEMPALACE_OAUTH_ISSUER?.trim()
-        ? {
-          issuer: env.MEMPALACE_OAUTH_ISSUER.trim(),
-          resource: env.MEMPALACE_OAUTH_RESOURCE?.trim() || undefined,
-          identityClaim: env.MEMPALACE_OAUTH_IDENTITY_CLAIM?.trim() || 'sub',
-          jwksUrl: env.MEMPALACE_OAUTH_JWKS_URL?.trim() || undefined,
-        }
-        : undefined,
+      corsOrigins: read.list('MEMPALACE_CORS_ORIGINS'),
+      allowedHosts: read.list('MEMPALACE_HTTP_ALLOWED_HOSTS').map((h) => h.toLowerCase()),
+      ratePerSecond: read.get('MEMPALACE_API_RATE_PER_S', positiveInteger, 200),
+      rateBurst: read.get('MEMPALACE_API_RATE_BURST', positiveInteger, 400),
+      oauth: oauthIssuer === undefined ? undefined : {
+        issuer: oauthIssuer,
+        resource: read.get('MEMPALACE_OAUTH_RESOURCE', url, undefined),
+        identityClaim: read.raw('MEMPALACE_OAUTH_IDENTITY_CLAIM') ?? 'sub',
+        jwksUrl: read.get('MEMPALACE_OAUTH_JWKS_URL', url, undefined),
+      },
     },
     hooks: {
       webhookSecret: env.MEMPALACE_WEBHOOK_SECRET || undefined,
-      refreshDebounceMs: intOr(env.MEMPALACE_REFRESH_DEBOUNCE_MS, 30_000),
-      notifyUrls: (env.MEMPALACE_NOTIFY_URLS ?? '').split(',').map((u) => u.trim()).filter((u) => u.length > 0),
+      refreshDebounceMs: read.get('MEMPALACE_REFRESH_DEBOUNCE_MS', count, 30_000),
+      notifyUrls: read.list('MEMPALACE_NOTIFY_URLS'),
       notifySecret: env.MEMPALACE_NOTIFY_SECRET || env.MEMPALACE_WEBHOOK_SECRET || undefined,
-      notifyAttempts: intOr(env.MEMPALACE_NOTIFY_ATTEMPTS, 8, 1),
-      notifyBackoffMs: intOr(env.MEMPALACE_NOTIFY_BACKOFF_MS, 2_000, 1),
+      notifyAttempts: read.get('MEMPALACE_NOTIFY_ATTEMPTS', positiveInteger, 8),
+      notifyBackoffMs: read.get('MEMPALACE_NOTIFY_BACKOFF_MS', positiveInteger, 2_000),
     },
     entityRegistryFile: path.resolve(env.MEMPALACE_ENTITY_REGISTRY ?? path.join(home, '.mempalace', 'known_entities.json')),
-    entityLanguages: (env.MEMPALACE_ENTITY_LANGUAGES ?? 'en').split(',').map((l) => l.trim()).filter((l) => l.length > 0),
+    entityLanguages: read.list('MEMPALACE_ENTITY_LANGUAGES', 'en'),
     replicaName: env.MEMPALACE_REPLICA_NAME ?? os.hostname(),
-    jobLeaseMs: intOr(env.MEMPALACE_JOB_LEASE_MS, 15_000, 1000),
-    mineParallelBatches: intOr(env.MEMPALACE_MINE_PARALLEL_BATCHES, 0),
-    gitWorkspaceBytes: intOr(env.MEMPALACE_GIT_WORKSPACE_MB, 4096, 1) * 1024 * 1024,
-    maxChunksPerFile: intOr(env.MEMPALACE_MAX_CHUNKS_PER_FILE, 0),
-    kgResultCap: intOr(env.MEMPALACE_KG_RESULT_CAP, 0),
-    logLevel: env.LOG_LEVEL ?? 'info',
+    jobLeaseMs: read.get('MEMPALACE_JOB_LEASE_MS', atLeast(1000), 15_000),
+    mineParallelBatches: read.get('MEMPALACE_MINE_PARALLEL_BATCHES', count, 0),
+    gitWorkspaceBytes: read.get('MEMPALACE_GIT_WORKSPACE_MB', positiveInteger, 4096) * 1024 * 1024,
+    // palace-behaviour.md §4.4: negative or non-integer values warn and fall back to the default cap.
+    maxChunksPerFile: read.lenient('MEMPALACE_MAX_CHUNKS_PER_FILE', count, 0),
+    log: { level: read.get('LOG_LEVEL', oneOf(LOG_LEVELS), 'info'), format: read.get('LOG_FORMAT', oneOf(LOG_FORMATS), undefined) },
+    warnings: read.warnings,
   };
 }

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { grants, toolScope } from '../core/scopes.js';
 import type { Caller } from '../core/caller.js';
+import type { Logger } from '../core/log.js';
 import type { ToolDef } from './types.js';
 
 export const READ_ONLY = -32003;
@@ -142,7 +143,7 @@ export class LibraryWatcher {
   private readonly cache = new Map<string, { fingerprint: string; reading: Reading }>();
   private readonly logged = new Set<string>();
 
-  constructor(private readonly watched: WatchedPackage[], private readonly allowStale: boolean, private readonly log: (line: string) => void) {
+  constructor(private readonly watched: WatchedPackage[], private readonly allowStale: boolean, private readonly log: Logger) {
     for (const w of watched) this.baseline.set(w.name, this.read(w));
   }
 
@@ -194,7 +195,7 @@ export class LibraryWatcher {
     const drift = p.packages.map((d) => `${d.package} ${d.serving} -> ${d.installed}`).join(', ');
     if (!this.logged.has(drift)) {
       this.logged.add(drift);
-      this.log(`mempalace mcp: refusing writes, the installed library changed under the running server (${drift}); restart the server`);
+      this.log.warn(`mempalace mcp: refusing writes, the installed library changed under the running server (${drift}); restart the server`);
     }
     return new McpError(STALE_LIBRARY, `Server is running a library version that is no longer installed (${drift}); refusing writes until it is restarted`, {
       tool: tool.name, packages: p.packages, action_required: 'restart_mcp_server', override_env: STALE_OVERRIDE_ENV,

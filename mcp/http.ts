@@ -113,7 +113,7 @@ export function mcpRouter(mcp: PalaceMcp, opts: McpRouterOptions): Router {
     try {
       caller = await opts.resolveCaller(req);
     } catch (e) {
-      mcp.log(`mempalace mcp: caller resolution failed: ${e instanceof Error ? e.message : String(e)}`);
+      (req.log ?? mcp.log).error({ err: e }, 'mempalace mcp: caller resolution failed');
       caller = null;
     }
     if (!caller) {
@@ -126,7 +126,7 @@ export function mcpRouter(mcp: PalaceMcp, opts: McpRouterOptions): Router {
       return res.status(screened.reply.id === null ? 400 : 200).json(screened.reply);
     }
     if (screened.kind === 'drop') {
-      mcp.log(`mempalace mcp: dropped a message: ${screened.reason}`);
+      (req.log ?? mcp.log).warn(`mempalace mcp: dropped a message: ${screened.reason}`);
       return res.status(202).end();
     }
     const message = screened.message as { id?: RequestId; method?: string; params?: { requestId?: unknown } };
@@ -150,7 +150,7 @@ export function mcpRouter(mcp: PalaceMcp, opts: McpRouterOptions): Router {
       await server.connect(transport);
       await transport.handleRequest(req, res, screened.message);
     } catch (e) {
-      mcp.log(`mempalace mcp: HTTP request failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+      (req.log ?? mcp.log).error({ err: e }, 'mempalace mcp: HTTP request failed');
       if (!res.headersSent) rpcError(res, 500, -32603, 'Internal server error');
     }
   });

@@ -44,7 +44,7 @@ export function createSdkServer(mcp: McpService, caller?: Caller): Server {
       return roots;
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
-      mcp.log(`mempalace mcp: could not list the client's roots: ${reason}`);
+      mcp.log.warn(`mempalace mcp: could not list the client's roots: ${reason}`);
       throw new PalaceError('permission_denied', `the client declares roots but roots/list failed (${reason}); no source can be checked against them, so the call is refused`, { rule: 'client_roots' });
     }
   };

@@ -26,6 +26,7 @@ import { TOOLS, TOOLS_BY_NAME, describeValidationError } from './registry.js';
 import { toolError, toolFailure, wrapResult } from './results.js';
 import { createSdkServer } from './sdk-server.js';
 import type { CallContext, McpService, ToolContext } from './types.js';
+import type { Logger } from '../core/log.js';
 
 export interface PalaceMcpOptions {
   /** Read-only mode (`--read-only`); defaults to MEMPALACE_MCP_READ_ONLY from the config. */
@@ -38,8 +39,8 @@ export interface PalaceMcpOptions {
   integrityProbe?: IntegrityProbe;
   /** Reopen the stores for mempalace_reconnect (the composition root knows how). */
   reopen?: () => Promise<Runtime>;
-  /** Diagnostics sink; defaults to stderr (stdout belongs to the protocol on stdio). */
-  log?: (line: string) => void;
+  /** Diagnostics; defaults to the runtime's logger (stderr: stdout belongs to the protocol on stdio). */
+  log?: Logger;
   /** What the idle and write-stall timers do when they fire (default: exit the process). */
   onIdle?: () => void;
   onWriteStall?: () => void;
@@ -52,14 +53,14 @@ export class PalaceMcp implements McpService {
   readonly integrity: IntegrityMonitor;
   readonly library: LibraryWatcher;
   private readonly home: string;
-  readonly log: (line: string) => void;
+  readonly log: Logger;
   readonly watchdogs: ServerWatchdogs;
   /** Requests in flight on `runtime`; reconnect drains it before closing the stores. */
   readonly gate = new RuntimeGate();
 
   constructor(runtime: Runtime, private readonly opts: PalaceMcpOptions = {}) {
     this.runtime = runtime;
-    this.log = opts.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.log = opts.log ?? runtime.log;
     this.readOnly = opts.readOnly ?? runtime.config.mcp.readOnly;
     this.home = opts.home ?? path.join(process.env.HOME ?? '', '.mempalace');
     const watched = opts.watchedPackages ?? defaultWatched(runtime.config.profile);
@@ -77,7 +78,7 @@ export class PalaceMcp implements McpService {
   /** Start the background probes (never on the protocol path, so `initialize` is not delayed). */
   start(): void {
     void this.integrity.run().then((p) => {
-      if (p.checked && p.ok === false) this.log(`mempalace mcp: palace integrity check failed (${p.error_count} errors); refusing tools outside the integrity-safe set`);
+      if (p.checked && p.ok === false) this.log.error(`mempalace mcp: palace integrity check failed (${p.error_count} errors); refusing tools outside the integrity-safe set`);
     });
   }
 
@@ -131,7 +132,7 @@ export class PalaceMcp implements McpService {
       if (failure) return wrapResult(failure);
       const errorClass = isPalaceError(e) && e.details?.error_class ? String(e.details.error_class) : e instanceof Error ? e.constructor.name : typeof e;
       const message = e instanceof Error ? e.message : String(e);
-      if (!(isPalaceError(e) && e.details?.error_class === 'ValueError')) this.log(`mempalace mcp: ${name} failed: ${e instanceof Error ? e.stack ?? message : message}`);
+      if (!(isPalaceError(e) && e.details?.error_class === 'ValueError')) this.log.error({ err: e }, `mempalace mcp: ${name} failed: ${message}`);
       throw new McpError(-32000, 'Internal tool error', { error_class: errorClass, message });
     } finally {
       ticket?.leave();

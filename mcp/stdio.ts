@@ -14,19 +14,19 @@ export interface StdioServerHandle {
 }
 
 export async function runStdioServer(runtime: Runtime, opts: PalaceMcpOptions = {}): Promise<StdioServerHandle> {
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const mcp = new PalaceMcp(runtime, { ...opts, log });
+  const mcp = new PalaceMcp(runtime, opts);
+  const log = mcp.log;
   const server = mcp.createServer();
   const transport = new LineTransport(process.stdin, process.stdout);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
   server.onclose = () => resolveClosed();
   // Malformed input is answered by the transport and logged here; stdin's end closes the server.
-  server.onerror = (e) => log(`mempalace mcp: ${e.message}`);
+  server.onerror = (e) => log.warn(`mempalace mcp: ${e.message}`);
   await server.connect(transport);
   mcp.start();
   mcp.watchdogs.startIdleClock();
-  log(`mempalace mcp: serving ${runtime.stores.palace} over stdio${mcp.readOnly ? ' (read-only)' : ''}`);
+  log.info(`mempalace mcp: serving ${runtime.stores.palace} over stdio${mcp.readOnly ? ' (read-only)' : ''}`);
   void closed.then(() => mcp.watchdogs.stop());
   return { mcp, closed, close: () => server.close() };
 }

@@ -7,6 +7,7 @@ import type { Caller } from '../core/caller.js';
 import type { Runtime } from '../palace/runtime.js';
 import type { JobProgress } from '../palace/jobs.js';
 import type { JsonSchema } from './schema.js';
+import type { Logger } from '../core/log.js';
 
 /** Guard sets of mcp-tools §1 (the spec's letters in brackets). */
 export interface Guards {
@@ -36,7 +37,7 @@ export interface CallContext {
 export interface McpService {
   readonly version: string;
   readonly runtime: Runtime;
-  log(line: string): void;
+  log: Logger;
   listTools(): Tool[];
   callTool(name: string, rawArgs: Record<string, unknown> | undefined, cctx: CallContext): Promise<CallToolResult>;
 }

@@ -4,6 +4,7 @@
  * for days), and warn about — or exit on — a vector-index write that has not returned (a stuck
  * writer holds SQLite's write lock and stalls every other agent).
  */
+import type { Logger } from '../core/log.js';
 
 /** Exit code of a write-stall exit: EX_TEMPFAIL, so a supervisor restarts the server. */
 export const WRITE_STALL_EXIT_CODE = 75;
@@ -15,7 +16,7 @@ export interface WatchdogOptions {
   writeStallWarnSeconds: number;
   /** Seconds a V tool may run before `onWriteStall` runs; 0 disables. */
   writeStallExitSeconds: number;
-  log: (line: string) => void;
+  log: Logger;
   onIdle: () => void;
   onWriteStall: () => void;
 }
@@ -37,7 +38,7 @@ export class ServerWatchdogs {
     clearTimeout(this.idleTimer);
     const hours = this.opts.idleHours;
     this.idleTimer = setTimeout(() => {
-      this.opts.log(`mempalace mcp: no request for ${hours} h (MEMPALACE_MCP_IDLE_HOURS); exiting`);
+      this.opts.log.info(`mempalace mcp: no request for ${hours} h (MEMPALACE_MCP_IDLE_HOURS); exiting`);
       this.opts.onIdle();
     }, hours * 3_600_000);
     this.idleTimer.unref();
@@ -49,12 +50,12 @@ export class ServerWatchdogs {
     const timers: NodeJS.Timeout[] = [];
     const { writeStallWarnSeconds: warn, writeStallExitSeconds: exit } = this.opts;
     if (warn > 0) {
-      timers.push(setTimeout(() => this.opts.log(`mempalace mcp: ${tool} has not returned after ${warn} s (write stall?)`), warn * 1000));
+      timers.push(setTimeout(() => this.opts.log.warn(`mempalace mcp: ${tool} has not returned after ${warn} s (write stall?)`), warn * 1000));
     }
     if (exit > 0) {
       timers.push(
         setTimeout(() => {
-          this.opts.log(`mempalace mcp: ${tool} has not returned after ${exit} s (MEMPALACE_MCP_WRITE_STALL_EXIT_SECS); exiting with code ${WRITE_STALL_EXIT_CODE}`);
+          this.opts.log.error(`mempalace mcp: ${tool} has not returned after ${exit} s (MEMPALACE_MCP_WRITE_STALL_EXIT_SECS); exiting with code ${WRITE_STALL_EXIT_CODE}`);
           this.opts.onWriteStall();
         }, exit * 1000),
       );
@@ -63,7 +64,7 @@ export class ServerWatchdogs {
       return await call();
     } finally {
       for (const t of timers) clearTimeout(t);
-      if (warn > 0 && Date.now() - started >= warn * 1000) this.opts.log(`mempalace mcp: ${tool} returned after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      if (warn > 0 && Date.now() - started >= warn * 1000) this.opts.log.warn(`mempalace mcp: ${tool} returned after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
   }
 

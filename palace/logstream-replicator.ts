@@ -15,6 +15,7 @@ import type { Locks } from '../stores/ports/locks.js';
 import type { Logstream, MeshState } from '../stores/ports/logstream.js';
 import { SYNC_LEASE_KEY, selfProfile, syncHolderId, type MeshOptions, type NodeProfile } from './logstream-estate.js';
 import { peerLabel, pullFromPeer, type PullReport, type SyncPeer, type SyncTransport } from './logstream-sync.js';
+import type { Logger } from '../core/log.js';
 
 export const MAX_BACKOFF_MS = 300_000;
 
@@ -28,7 +29,7 @@ export interface ReplicatorOptions {
   intervalMs: number;
   /** For the self profile merged into the known profiles. */
   mesh: MeshOptions;
-  log: (line: string) => void;
+  log: Logger;
 }
 
 const stamp = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
@@ -68,7 +69,7 @@ export class MeshReplicator {
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.round().then(() => undefined, (e: unknown) => this.options.log(`mempalace sync: round failed: ${e instanceof Error ? e.message : String(e)}`)).finally(() => {
+      this.running = this.round().then(() => undefined, (e: unknown) => this.options.log.error({ err: e }, 'mempalace sync: round failed')).finally(() => {
         this.running = null;
         this.schedule();
       });
@@ -97,7 +98,7 @@ export class MeshReplicator {
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       // Logged once per transition, retried every round (§8.6).
-      if (message !== this.lastPeersError) this.options.log(`mempalace sync: ${message}`);
+      if (message !== this.lastPeersError) this.options.log.warn(`mempalace sync: ${message}`);
       this.lastPeersError = message;
       return null;
     }

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { PalaceError, invalidArgument, isPalaceError } from '../core/errors.js';
 import type { Logstream, RemoteArtifact, RemoteEvent, StoredEvent } from '../stores/ports/logstream.js';
 import { BODY_MAX_BYTES, METADATA_MAX_BYTES, pyRepr, remoteMetadataJson, routingField } from './logstream-validate.js';
+import type { Logger } from '../core/log.js';
 
 export const OPS_PAGE_MAX = 500;
 
@@ -95,7 +96,7 @@ export function remoteArtifact(input: unknown): RemoteArtifact {
 }
 
 /** §8.4 events: required fields; everything else stored verbatim (topic routing-checked, metadata canonical). */
-export function remoteEvent(input: unknown, log?: (line: string) => void): RemoteEvent {
+export function remoteEvent(input: unknown, log?: Logger): RemoteEvent {
   const e = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
   requireFields('event', e, ['id', 'type', 'stream', 'room', 'from_agent', 'created_at', 'origin_replica', 'origin_seq', 'hlc']);
   const originSeq = Number(e.origin_seq);
@@ -105,7 +106,7 @@ export function remoteEvent(input: unknown, log?: (line: string) => void): Remot
   const metadata_json = remoteMetadataJson(e.metadata);
   // DECISIONS Q5: stored as received for convergence, logged when beyond the local limits.
   if (log && (Buffer.byteLength(body, 'utf8') > BODY_MAX_BYTES || Buffer.byteLength(metadata_json, 'utf8') > METADATA_MAX_BYTES)) {
-    log(`mempalace sync: remote event ${String(e.id)} from ${String(e.origin_replica)} exceeds the local body or metadata limit; stored as received`);
+    log.warn(`mempalace sync: remote event ${String(e.id)} from ${String(e.origin_replica)} exceeds the local body or metadata limit; stored as received`);
   }
   return {
     id: String(e.id), origin_replica: String(e.origin_replica), origin_seq: originSeq, hlc: String(e.hlc),
@@ -154,7 +155,7 @@ const asObject = (v: unknown): Record<string, unknown> | null => (typeof v === '
  * entry, artifacts before the events that cite them. Events applied before a failure stay; the
  * next round resumes from the vector.
  */
-export async function pullFromPeer(logstream: Logstream, transport: SyncTransport, peer: SyncPeer, log?: (line: string) => void): Promise<PullReport> {
+export async function pullFromPeer(logstream: Logstream, transport: SyncTransport, peer: SyncPeer, log?: Logger): Promise<PullReport> {
   const label = peerLabel(peer.url);
   const remote = await fetchJson(transport, peer, '/sync/version_vector', {});
   const remoteVector = versionVectorOf(remote.version_vector);
@@ -171,7 +172,7 @@ export async function pullFromPeer(logstream: Logstream, transport: SyncTranspor
     // §10.7: a peer holds more of our own origin than we do — this store was restored or lost its
     // tail. First stop minting numbers the peer already holds, then pull our own events back.
     await logstream.reserveOwnSeqAbove(remoteVector[self]!);
-    log?.(`mempalace sync: WARNING ${label} holds events of this replica (${self}) up to origin_seq ${remoteVector[self]}, but this store holds them only up to ${ownHeld} (restored from an older copy?); own appends now continue above ${remoteVector[self]} and the missing own events are pulled back`);
+    log?.warn(`mempalace sync: WARNING ${label} holds events of this replica (${self}) up to origin_seq ${remoteVector[self]}, but this store holds them only up to ${ownHeld} (restored from an older copy?); own appends now continue above ${remoteVector[self]} and the missing own events are pulled back`);
   }
   for (const origin of Object.keys(remoteVector).sort()) {
     if (origin === self && !ownBehind) continue;

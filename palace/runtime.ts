@@ -4,6 +4,7 @@
  * Declared here, beside the operations that use it, so the transports never import app/.
  */
 import type { Config } from '../core/config.js';
+import type { Logger } from '../core/log.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { PalaceStores } from '../stores/palace-stores.js';
 import type { DrawerContext } from './context.js';
@@ -32,5 +33,7 @@ export interface Runtime {
   refresh: RefreshScheduler;
   /** Job-end deliveries and dead letters. */
   notifications: Notifications;
+  /** The process logger (stderr). */
+  log: Logger;
   close(): Promise<void>;
 }

@@ -15,6 +15,7 @@ import { pullFromPeer, remoteArtifact, remoteEvent, syncArtifact, type SyncPeer 
 import type { Locks } from '../../stores/ports/locks.js';
 import type { Logstream, StoredEvent } from '../../stores/ports/logstream.js';
 import { rejectionOf } from '../helpers/errors.js';
+import { capturedLogger, quietLogger } from '../helpers/log.js';
 import { InProcessTransport } from '../helpers/sync-transport.js';
 
 export interface OpenedReplica {
@@ -193,7 +194,7 @@ export function describeLogstreamSyncContract(adapterName: string, open: (replic
         for (const r of [a, b, c]) expect((await all(r)).map((e) => e.id).sort()).toEqual([fromA.id, fromC.id].sort());
         const replicator = new MeshReplicator({
           logstream: () => a, locks: () => replicas[0]!.locks, peers: async () => [peer('b')], transport, intervalMs: 60_000,
-          mesh: { replicaName: 'a' }, log: () => undefined,
+          mesh: { replicaName: 'a' }, log: quietLogger(),
         });
         await replicator.round();
         const estate = await meshEstate(a, { replicaName: 'a', peers: async () => [{ name: 'b', url: 'mem://b' }], locks: replicas[0]!.locks });
@@ -219,10 +220,10 @@ export function describeLogstreamSyncContract(adapterName: string, open: (replic
         transport.replicas.set('a', restored);
 
         // The first pull back breaks off at a corrupt transfer of a2's artifact, after a1 came back.
-        const logs: string[] = [];
+        const logs = capturedLogger();
         transport.tamper.add(second.artifact.id);
-        await expect(pullFromPeer(restored, transport, peer('b'), (l) => logs.push(l))).rejects.toThrow('failed hash verification');
-        expect(logs.join('\n')).toContain('WARNING');
+        await expect(pullFromPeer(restored, transport, peer('b'), logs.log)).rejects.toThrow('failed hash verification');
+        expect(logs.records.filter((r) => r.level === 40).map((r) => r.msg).join('\n')).toContain('WARNING');
         // An agent appends before the next round: the number must be above every one b holds.
         const fresh = await append(restored, { body: 'after the restore' });
         expect(fresh.origin_seq).toBeGreaterThan(sent[2]!.origin_seq);
@@ -239,10 +240,10 @@ export function describeLogstreamSyncContract(adapterName: string, open: (replic
 
     describe('sync loop and estate (§8.7, §12.19)', () => {
       it('publishes peer records with lag; a failed peer keeps its last profile and vector and is retried with backoff', async () => {
-        const logs: string[] = [];
+        const logs = capturedLogger();
         const replicator = new MeshReplicator({
           logstream: () => a, locks: () => replicas[0]!.locks, peers: async () => [{ ...peer('b'), token: 'secret-token-123' }], transport, intervalMs: 60_000,
-          mesh: { replicaName: 'a' }, log: (l) => logs.push(l),
+          mesh: { replicaName: 'a' }, log: logs.log,
         });
         const estateOpts = { replicaName: 'a', peers: async () => [{ name: 'b', url: 'mem://b' }], locks: replicas[0]!.locks };
         await append(b);
@@ -271,13 +272,14 @@ export function describeLogstreamSyncContract(adapterName: string, open: (replic
         expect(transport.calls.length).toBe(callsBefore);
         expect(JSON.stringify(await meshEstate(a, estateOpts))).not.toContain('secret-token-123');
         expect(JSON.stringify(await a.readMeshState())).not.toContain('secret-token-123');
+        expect(JSON.stringify(logs.records)).not.toContain('secret-token-123');
         await replicator.stop();
         expect((await meshEstate(a, estateOpts)).estate_source).toMatchObject({ in_process: false, writer_alive: false });
       });
 
       it('runs rounds in one holder only: a second replicator of the same palace does not pull while the first holds the lease', async () => {
         await append(b);
-        const make = () => new MeshReplicator({ logstream: () => a, locks: () => replicas[0]!.locks, peers: async () => [peer('b')], transport, intervalMs: 60_000, mesh: { replicaName: 'a' }, log: () => undefined });
+        const make = () => new MeshReplicator({ logstream: () => a, locks: () => replicas[0]!.locks, peers: async () => [peer('b')], transport, intervalMs: 60_000, mesh: { replicaName: 'a' }, log: quietLogger() });
         const first = make();
         const second = make();
         expect((await first.round()).length).toBe(1);

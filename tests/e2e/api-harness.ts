@@ -17,6 +17,7 @@ import type { Runtime } from '../../palace/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { PalaceMcp } from '../../mcp/server.js';
 import type { Caller } from '../../core/caller.js';
+import { quietLogger } from '../helpers/log.js';
 
 export const API_TOKENS: [string, Caller][] = [
   ['tok-reader', { identity: 'reader', scopes: ['read'] }],
@@ -47,8 +48,8 @@ export async function startApi(opts: HarnessOptions = {}): Promise<ApiHarness> {
   const palaceDir = tempDir('palace');
   const config = loadConfig({ ...process.env, MEMPALACE_PALACE: palaceDir, MEMPALACE_MCP_JOB_WAIT_S: '1', ...opts.env });
   const runtime = await openRuntime(config);
-  const mcp = new PalaceMcp(runtime, { home: tempDir('home'), log: () => undefined });
-  const api = createApp(runtime, { mcp, auth: Authenticator.fromTokens(API_TOKENS), rateLimit: { ratePerSecond: 1000, burst: 1000 }, log: () => undefined, ...opts });
+  const mcp = new PalaceMcp(runtime, { home: tempDir('home'), log: quietLogger() });
+  const api = createApp(runtime, { mcp, auth: Authenticator.fromTokens(API_TOKENS), rateLimit: { ratePerSecond: 1000, burst: 1000 }, log: quietLogger(), ...opts });
   api.mcp.start();
   const server = await listen(api.app, '127.0.0.1', 0);
   const clients: Client[] = [];

@@ -16,6 +16,7 @@ import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Harness } from './mcp-harness.js';
 import { ROOT, call, learnSchemas, makeProject, rpcError, snapshot, startHttp, startStdio, tempDir } from './mcp-harness.js';
+import { capturedLogger } from '../helpers/log.js';
 
 const R = `add_drawer checkpoint delete_drawer mine delete_by_source sync update_drawer kg_add kg_invalidate kg_supersede
 create_tunnel delete_tunnel delete_hallway diary_write task_create event_append event_ack artifact_put patch_submit
@@ -204,7 +205,7 @@ describe('operational timers (mcp-tools §11.6)', () => {
     // Bounds of 1 ms: a real add_drawer (embedding + SQLite + ANN write) always outlasts them.
     h = await startHttp({
       env: { MEMPALACE_MCP_WRITE_STALL_WARN_SECS: '0.001', MEMPALACE_MCP_WRITE_STALL_EXIT_SECS: '0.001' },
-      server: { log: (line) => lines.push(line), onWriteStall: () => stalls.push('stall') },
+      server: { log: capturedLogger('trace', (r) => lines.push(r.msg)).log, onWriteStall: () => stalls.push('stall') },
     });
     await learnSchemas(h.client);
     await call(h.client, 'mempalace_search', { query: 'nothing filed yet' });

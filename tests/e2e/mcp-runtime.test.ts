@@ -14,6 +14,7 @@ import { meshPeers } from '../../palace/logstream.js';
 import type { Runtime } from '../../palace/runtime.js';
 import type { CallContext } from '../../mcp/types.js';
 import { PalaceMcp } from '../../mcp/server.js';
+import { quietLogger } from '../helpers/log.js';
 
 const dirs: string[] = [];
 function tempDir(prefix: string): string {
@@ -45,7 +46,7 @@ describe('the MCP server and its runtime', () => {
     const first = counted(await openRuntime(config));
     const reopened: { rt: Runtime; closes: () => number }[] = [];
     const mcp = new PalaceMcp(first.rt, {
-      home: tempDir('home'), log: () => undefined,
+      home: tempDir('home'), log: quietLogger(),
       reopen: async () => {
         const next = counted(await openRuntime(config));
         reopened.push(next);
@@ -75,7 +76,7 @@ describe('the MCP server and its runtime', () => {
         asked++;
         return facts();
       };
-      const mcp = new PalaceMcp(runtime, { home: tempDir('home'), log: () => undefined });
+      const mcp = new PalaceMcp(runtime, { home: tempDir('home'), log: quietLogger() });
       const first = (await mcp.callTool('mempalace_mesh_peers', {}, call())).structuredContent as { self: { profile: { advertised_at: string; drawers: number } } };
       const second = (await mcp.callTool('mempalace_mesh_peers', {}, call())).structuredContent as typeof first;
       const rest = await meshPeers(runtime.logstreamContext);

@@ -15,6 +15,7 @@ import { API_TOKENS, startApi } from './api-harness.js';
 import type { ApiHarness } from './api-harness.js';
 import { Authenticator } from '../../api/auth.js';
 import { OAuthResourceServer } from '../../api/oauth.js';
+import { quietLogger } from '../helpers/log.js';
 
 const RESOURCE = 'https://palace.test/mcp';
 const ALL_SCOPES = 'mempalace:read mempalace:write mempalace:admin';
@@ -79,7 +80,7 @@ describe('OAuth resource server', () => {
   beforeAll(async () => {
     issuer = await startIssuer();
     other = await startIssuer();
-    const oauth = new OAuthResourceServer({ issuer: issuer.url, resource: RESOURCE, identityClaim: 'client_id', jwksUrl: undefined }, () => undefined);
+    const oauth = new OAuthResourceServer({ issuer: issuer.url, resource: RESOURCE, identityClaim: 'client_id', jwksUrl: undefined }, quietLogger());
     api = await startApi({ oauth, auth: Authenticator.fromTokens(API_TOKENS, oauth.verify) });
   });
   afterAll(async () => {

@@ -24,6 +24,7 @@ import { TOOLS } from '../../mcp/registry.js';
 import { PalaceMcp } from '../../mcp/server.js';
 import { API_TOKENS, startApi, tempDir } from './api-harness.js';
 import type { ApiHarness } from './api-harness.js';
+import { quietLogger } from '../helpers/log.js';
 
 interface RouteLayer { route?: { path: string; methods: Record<string, boolean> } }
 
@@ -116,8 +117,8 @@ describe('mempalace_reconnect', () => {
   beforeAll(async () => {
     const config = loadConfig({ ...process.env, MEMPALACE_PALACE: tempDir('reconnect'), MEMPALACE_MCP_JOB_WAIT_S: '1' });
     runtime = await openRuntime(config);
-    mcp = new PalaceMcp(runtime, { home: tempDir('home'), reopen: () => openRuntime(config), log: () => undefined });
-    const api = createApp(runtime, { mcp, auth: Authenticator.fromTokens(API_TOKENS), rateLimit: { ratePerSecond: 10_000, burst: 10_000 }, log: () => undefined });
+    mcp = new PalaceMcp(runtime, { home: tempDir('home'), reopen: () => openRuntime(config), log: quietLogger() });
+    const api = createApp(runtime, { mcp, auth: Authenticator.fromTokens(API_TOKENS), rateLimit: { ratePerSecond: 10_000, burst: 10_000 }, log: quietLogger() });
     mcp.start();
     server = await listen(api.app, '127.0.0.1', 0);
   });

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import type { DrawerIndex } from '../../stores/ports.js';
+import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
 import type { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
 import type { JobWorker } from '../../workflows/temporal/worker.js';
 import type { ClusterTestStores } from './temporal-harness.js';

@@ -17,6 +17,7 @@ import { ERROR_CODES, PalaceError, asPalaceError } from '../../core/errors.js';
 import { TOOLS } from '../../mcp/registry.js';
 import { toolFailure, wrapResult } from '../../mcp/results.js';
 import { toFailure } from '../../workflows/temporal/activities.js';
+import { quietLogger } from '../helpers/log.js';
 
 interface Row {
   /** A tool-level result the model sees, or a JSON-RPC -32000 error. */
@@ -53,7 +54,7 @@ beforeAll(async () => {
   app.get('/fail/:code/:retryable', (req) => {
     throw errorOf(req.params.code as ErrorCode, req.params.retryable === 'true');
   });
-  app.use(errorHandler({ onStoreError: () => undefined, log: () => undefined }));
+  app.use(errorHandler({ onStoreError: () => undefined, log: quietLogger() }));
   server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -119,7 +120,7 @@ describe('error mapping: the inputs', () => {
     app.get('/', () => {
       throw new PalaceError('rate_limited', 'slow down', { retryable: true, details: { retry_after_s: 3 } });
     });
-    app.use(errorHandler({ onStoreError: () => undefined, log: () => undefined }));
+    app.use(errorHandler({ onStoreError: () => undefined, log: quietLogger() }));
     const limited = app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => limited.once('listening', resolve));
     try {

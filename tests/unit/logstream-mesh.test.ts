@@ -13,6 +13,7 @@ import { peerLabel, remoteArtifact, remoteEvent, syncArtifact, syncOps } from '.
 import { syncTransport } from '../../palace/logstream-transport.js';
 import { readPeersFile } from '../../stores/embedded/logstream-peers.js';
 import type { Logstream } from '../../stores/ports/logstream.js';
+import { capturedLogger } from '../helpers/log.js';
 
 const noStore = { opsAfter: async () => [], getArtifact: async () => null } as unknown as Logstream;
 const event = { id: 'evt_1', type: 't', stream: 's', room: 'r', from_agent: 'a', created_at: '2026-01-01T00:00:00Z', origin_replica: 'rep_000000000001', origin_seq: 3, hlc: '1767225600000-000000-rep_000000000001' };
@@ -68,10 +69,10 @@ describe('remote records (§8.4)', () => {
       expect(() => remoteEvent({ ...event, [field]: '' })).toThrow(`remote event is missing required field '${field}'`);
     }
     const big = 'x'.repeat(300_000);
-    const logs: string[] = [];
-    const stored = remoteEvent({ ...event, body: big, metadata: { b: 1, a: [2] }, topic: ' lane ', artifact_ids: ['art_2', 'art_1', 'art_2'] }, (l) => logs.push(l));
+    const logs = capturedLogger();
+    const stored = remoteEvent({ ...event, body: big, metadata: { b: 1, a: [2] }, topic: ' lane ', artifact_ids: ['art_2', 'art_1', 'art_2'] }, logs.log);
     expect(stored).toMatchObject({ body: big, metadata_json: '{"a": [2], "b": 1}', topic: 'lane', artifact_ids: ['art_2', 'art_1'], origin_seq: 3 });
-    expect(logs[0]).toContain('exceeds the local body or metadata limit; stored as received');
+    expect(logs.records[0]).toMatchObject({ level: 40, msg: expect.stringContaining('exceeds the local body or metadata limit; stored as received') });
   });
 
   it('verifies an artifact’s hash and recomputes its size', () => {

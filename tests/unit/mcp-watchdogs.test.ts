@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ServerWatchdogs } from '../../mcp/watchdogs.js';
+import { capturedLogger } from '../helpers/log.js';
 
 function watchdogs(idleHours: number, warn: number, exit: number) {
   const events: string[] = [];
   const w = new ServerWatchdogs({
     idleHours, writeStallWarnSeconds: warn, writeStallExitSeconds: exit,
-    log: (line) => events.push(`log: ${line}`),
+    log: capturedLogger('trace', (r) => events.push(`log: ${r.msg}`)).log,
     onIdle: () => events.push('idle'),
     onWriteStall: () => events.push('stall'),
   });

@@ -12,6 +12,7 @@ import type { GitPush } from '../../palace/registered-sources.js';
 import { isRepoUrl, repoMatchKey, sourcesForPush } from '../../palace/registered-sources.js';
 import type { RegisteredSource } from '../../stores/ports/job-store.js';
 import { RefreshDebouncer } from '../../workflows/local/refresh-debouncer.js';
+import { quietLogger } from '../helpers/log.js';
 
 const source = (id: string, location: string, ref = 'main'): RegisteredSource => ({
   source_id: id, kind: 'git', location, match_key: repoMatchKey(location), ref, mode: 'projects', added_by: 't', added_at: '2026-01-01T00:00:00.000Z',
@@ -93,7 +94,7 @@ describe('in-process refresh debounce', () => {
     const debouncer = new RefreshDebouncer(async (id) => {
       runs.push(id);
       await new Promise<void>((r) => { releases.set(id, r); });
-    }, 200, () => undefined);
+    }, 200, quietLogger());
     const a = source('a', 'https://h/x/a');
     for (let i = 0; i < 5; i++) await debouncer.request(a);
     await debouncer.request(source('b', 'https://h/x/b'));

@@ -4,6 +4,7 @@
  * Requests while it runs are remembered as one, which runs after it, again after a quiet period —
  * the same outcome as the BullMQ deduplication (`reschedule`, `keepLastIfActive`) of the cluster.
  */
+import type { Logger } from '../../core/log.js';
 import type { RefreshScheduler } from '../../palace/registered-sources.js';
 import type { RegisteredSource } from '../../stores/ports/job-store.js';
 
@@ -22,7 +23,7 @@ export class RefreshDebouncer implements RefreshScheduler {
   constructor(
     private readonly run: (sourceId: string) => Promise<unknown>,
     private readonly debounceMs: number,
-    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+    private readonly log: Logger,
   ) {}
 
   async request(source: RegisteredSource): Promise<{ request_id: string }> {
@@ -45,7 +46,7 @@ export class RefreshDebouncer implements RefreshScheduler {
     s.timer = undefined;
     s.again = false;
     s.running = this.run(id)
-      .then(() => undefined, (e: unknown) => this.log(`mempalace: refresh of ${id} failed: ${e instanceof Error ? e.message : String(e)}`))
+      .then(() => undefined, (e: unknown) => this.log.error({ err: e }, `mempalace: refresh of ${id} failed`))
       .finally(() => {
         s.running = undefined;
         if (s.again) this.arm(id, s);

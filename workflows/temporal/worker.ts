@@ -9,9 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import type { RuntimeOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import type { JobActivities } from '../../activities/index.js';
 import { storeUnavailable } from '../../core/errors.js';
+import type { Logger } from '../../core/log.js';
 import type { JobProgress } from '../../palace/jobs.js';
 import type { JobStore } from '../../stores/ports/job-store.js';
 import type { Locks } from '../../stores/ports/locks.js';
@@ -85,4 +87,27 @@ export async function createJobWorker(o: JobWorkerOptions): Promise<JobWorker> {
     await connection.close();
     throw e;
   }
+}
+
+type SdkLogger = NonNullable<RuntimeOptions['logger']>;
+const SDK_LEVELS = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
+
+/**
+ * The SDK's logs (worker, workflow and activity loggers, and the native core's warnings) go
+ * through the process logger, so a worker writes one format to one stream. Once per process,
+ * before the first worker.
+ */
+export function installTemporalLogging(log: Logger): void {
+  const forward: SdkLogger['log'] = (level, message, meta) => log[SDK_LEVELS[level]]({ ...meta }, message);
+  Runtime.install({
+    logger: {
+      log: forward,
+      trace: (message, meta) => forward('TRACE', message, meta),
+      debug: (message, meta) => forward('DEBUG', message, meta),
+      info: (message, meta) => forward('INFO', message, meta),
+      warn: (message, meta) => forward('WARN', message, meta),
+      error: (message, meta) => forward('ERROR', message, meta),
+    },
+    telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN' }) } },
+  });
 }

@@ -1,0 +1,40 @@
+/**
+ * Real loggers (core/log.ts, JSON format) for tests: one that keeps its records in memory, one
+ * that writes nothing.
+ */
+import type { Logger, LogLevel } from '../../core/log.js';
+import { createLogger } from '../../core/log.js';
+
+export interface LogRecord {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+export interface CapturedLog {
+  log: Logger;
+  records: LogRecord[];
+  /** The messages, in order. */
+  messages(): string[];
+}
+
+/** A logger whose records are parsed and kept; `onRecord` sees each one as it is written. */
+export function capturedLogger(level: LogLevel = 'trace', onRecord?: (record: LogRecord) => void): CapturedLog {
+  const records: LogRecord[] = [];
+  const log = createLogger({
+    level,
+    format: 'json',
+    destination: {
+      write: (line: string) => {
+        const record = JSON.parse(line) as LogRecord;
+        records.push(record);
+        onRecord?.(record);
+      },
+    },
+  });
+  return { log, records, messages: () => records.map((r) => r.msg) };
+}
+
+export function quietLogger(): Logger {
+  return createLogger({ level: 'silent', format: 'json' });
+}
