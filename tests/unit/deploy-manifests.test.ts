@@ -366,7 +366,8 @@ function hostPort(value: string): { host: string; port: number } {
 /** Names of the environment variables core/config.ts reads. */
 function envReadByConfig(): Set<string> {
   const source = readFileSync(path.join(repoRoot, 'core/config.ts'), 'utf8');
-  return new Set([...source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1] ?? ''));
+  // Read directly (`env.NAME`) or through the validating reader (`read.get('NAME', ...)`).
+  return new Set([...source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)|\bread\.[a-z]+\('([A-Z][A-Z0-9_]*)'/g)].map((m) => m[1] ?? m[2] ?? ''));
 }
 
 const dockerfileText = readFileSync(path.join(repoRoot, 'deploy/Dockerfile'), 'utf8');
