@@ -39,7 +39,7 @@ import { RuntimeGate } from './runtime-gate.js';
 import { progressView } from './jobs.js';
 import { progressRelay } from './progress.js';
 import type { RegisteredTool } from './registry.js';
-import { TOOLS, TOOLS_BY_NAME, describeValidationError } from './registry.js';
+import { TOOLS, TOOLS_BY_NAME, validationError } from './registry.js';
 import { toolError, toolFailure, wrapResult } from './results.js';
 import type { Caller, ToolContext } from './types.js';
 
@@ -217,7 +217,7 @@ export class PalaceMcp {
       throw new McpError(ErrorCode.InvalidParams, `Missing required parameter${missing.length > 1 ? 's' : ''} ${quoteList(missing)} for tool ${name}`);
     }
     if (!tool.validate(args)) {
-      return toolError(tool, describeValidationError(tool, tool.validate.errors![0]!, args));
+      return wrapResult(toolFailure(tool, validationError(tool, tool.validate.errors![0]!)));
     }
     const identity = identityRefusal(tool, args, cctx.caller);
     if (identity) return toolError(tool, identity);
