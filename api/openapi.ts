@@ -11,9 +11,8 @@ import type { JsonSchema } from '../core/schema.js';
 import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_RULES, MINE_REQUEST, SYNC_REQUEST } from '../palace/job-requests.js';
 import { JOB_KINDS } from '../palace/jobs.js';
 import type { JobKind } from '../palace/jobs.js';
-import { SOURCE_RULES } from '../palace/sources.js';
 import { CANDIDATE_STRATEGIES } from '../palace/search.js';
-import { ADD_SOURCE_REQUEST, LIST_QUERY, SEARCH_REQUEST } from './requests.js';
+import { ADD_SOURCE_REQUEST, ADD_SOURCE_RULES, LIST_QUERY, SEARCH_REQUEST, SEARCH_RULES } from './requests.js';
 
 type Schema = JsonSchema;
 
@@ -201,8 +200,8 @@ export const OPENAPI_DOCUMENT = {
     '/v1/status': { get: { summary: 'Drawer counts per wing and room, running jobs.', tags: ['palace'], 'x-scope': 'read', responses: { 200: json(ref('Status'), 'Palace status.'), ...AUTH_ERRORS } } },
     '/v1/taxonomy': { get: { summary: 'Wing → room → drawer count.', tags: ['palace'], 'x-scope': 'read', responses: { 200: json(ref('Taxonomy'), 'Taxonomy.'), ...AUTH_ERRORS } } },
     '/v1/search': {
-      get: { summary: 'Hybrid search (query parameters).', tags: ['palace'], 'x-scope': 'read', parameters: queryParams(SEARCH_REQUEST), responses: { 200: json(ref('SearchResult'), 'Hits, best first.'), 400: badInput(), ...AUTH_ERRORS } },
-      post: { summary: 'Hybrid search (JSON body).', tags: ['palace'], 'x-scope': 'read', requestBody: body('SearchRequest'), responses: { 200: json(ref('SearchResult'), 'Hits, best first.'), 400: badInput(), 413: err('Body too large.'), ...AUTH_ERRORS } },
+      get: { summary: 'Hybrid search (query parameters).', tags: ['palace'], 'x-scope': 'read', parameters: queryParams(SEARCH_REQUEST), responses: { 200: json(ref('SearchResult'), 'Hits, best first.'), 400: badInput(SEARCH_RULES), ...AUTH_ERRORS } },
+      post: { summary: 'Hybrid search (JSON body).', tags: ['palace'], 'x-scope': 'read', requestBody: body('SearchRequest'), responses: { 200: json(ref('SearchResult'), 'Hits, best first.'), 400: badInput(SEARCH_RULES), 413: err('Body too large.'), ...AUTH_ERRORS } },
     },
     '/v1/jobs': { get: { summary: 'Recent jobs, newest first.', tags: ['jobs'], 'x-scope': 'read', parameters: queryParams(LIST_QUERY), responses: { 200: json(ref('JobList'), 'Jobs.'), 400: badInput(), ...AUTH_ERRORS } } },
     '/v1/jobs/mine': { post: startJob('Start mining a directory or git repository.', 'MineRequest', 'mine') },
@@ -222,7 +221,7 @@ export const OPENAPI_DOCUMENT = {
       post: {
         summary: 'Register (or re-register) a git repository or directory the palace follows.', tags: ['sources'], 'x-scope': 'write',
         requestBody: body('AddSourceRequest'),
-        responses: { 201: json(ref('RegisteredSource'), 'Registered.'), 400: badInput(SOURCE_RULES), ...WRITE_ERRORS },
+        responses: { 201: json(ref('RegisteredSource'), 'Registered.'), 400: badInput(ADD_SOURCE_RULES), ...WRITE_ERRORS },
       },
     },
     '/v1/sources/{id}': {
