@@ -149,8 +149,36 @@ const SCHEMAS: Record<string, Schema> = {
   },
 };
 
+/** A frame a stream sends instead of its data when a read failed; the stream goes on. */
+const STREAM_ERROR: Schema = { type: 'object', required: ['error', 'code', 'retryable'], properties: { error: str(), code: str(), retryable: { type: 'boolean' } } };
+const orStreamError = (schema: Schema): Schema => ({ anyOf: [schema, STREAM_ERROR] });
+const LOGSTREAM_EVENT: Schema = {
+  type: 'object', description: 'A logstream event (logstream.md §5); on the dashboard with preview keys when its body was shortened.',
+  required: ['id', 'seq', 'type', 'stream', 'room', 'from_agent', 'body', 'created_at'],
+  properties: { id: str(), seq: int(), type: str(), stream: str(), room: str(), from_agent: str(), body: str(), created_at: str() },
+};
+
+/** The events of the dashboard stream, by name: the data each frame carries (api/routes/dashboard.ts sends exactly these). */
+export const DASHBOARD_EVENTS = {
+  jobs: orStreamError({ type: 'object', required: ['jobs'], properties: { jobs: { type: 'array', items: ref('JobProgress') } } }),
+  stats: orStreamError({
+    type: 'object', required: ['palace', 'profile', 'total_drawers', 'wings', 'rooms', 'backend', 'sse_clients', 'sse_max_clients'],
+    properties: { palace: str(), profile: str(), total_drawers: int(), wings: counts, rooms: counts, backend: str(), sse_clients: int(), sse_max_clients: int() },
+  }),
+  sources: orStreamError(ref('SourceList')),
+  notifications: orStreamError(ref('Notifications')),
+  health: orStreamError(ref('Health')),
+  queues: orStreamError({ type: 'object', required: ['queues'], properties: { queues: counts } }),
+  logstream: LOGSTREAM_EVENT,
+} satisfies Record<string, Schema>;
+export type DashboardEvent = keyof typeof DASHBOARD_EVENTS;
+
+const JOB_EVENTS = { progress: ref('JobProgress'), end: ref('JobProgress'), error: STREAM_ERROR };
+const LOGSTREAM_EVENTS = { logstream: LOGSTREAM_EVENT, error: STREAM_ERROR };
+
 const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
-const sse = (description: string) => ({ description, content: { 'text/event-stream': { schema: { type: 'string' } } } });
+/** An SSE response; `x-sse-events` gives, per event name, the schema of its JSON `data`. */
+const sse = (description: string, events: Record<string, Schema>) => ({ description, content: { 'text/event-stream': { schema: { type: 'string' } } }, 'x-sse-events': events });
 const err = (description: string) => json(ref('Error'), description);
 const AUTH_ERRORS = { 401: err('Missing or unknown bearer token.'), 403: err('The token lacks the scope (core/scopes.ts), the server is read-only (code read_only) and the route writes, or the Host/Origin is not allowed.'), 429: err('Rate limit of this token exceeded; see Retry-After.') };
 /** Bad input; `x-rules` lists the rules beyond the request schema by which the route may refuse a schema-valid request. */
@@ -213,7 +241,7 @@ export const OPENAPI_DOCUMENT = {
       get: {
         summary: 'Progress snapshots as Server-Sent Events (`event: progress`, `id` = snapshot sequence); ends with `event: end` once the job finished.',
         tags: ['jobs'], 'x-scope': 'read', parameters: [jobId, lastEventId('Resume after this snapshot sequence.')],
-        responses: { 200: sse('Progress stream.'), 400: err('Bad Last-Event-ID.'), 404: err('No such job.'), 503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
+        responses: { 200: sse('Progress stream.', JOB_EVENTS), 400: err('Bad Last-Event-ID.'), 404: err('No such job.'), 503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
       },
     },
     '/v1/sources': {
@@ -251,9 +279,9 @@ export const OPENAPI_DOCUMENT = {
     },
     '/v1/dashboard/stream': {
       get: {
-        summary: 'Everything the ops dashboard shows, multiplexed as Server-Sent Events: `jobs`, `stats`, `health`, `logstream`.',
+        summary: `Everything the ops dashboard shows, multiplexed as Server-Sent Events: ${Object.keys(DASHBOARD_EVENTS).map((e) => `\`${e}\``).join(', ')} (\`queues\` where the profile has queues).`,
         tags: ['ops'], 'x-scope': 'read',
-        responses: { 200: sse('Dashboard stream.'), 503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
+        responses: { 200: sse('Dashboard stream.', DASHBOARD_EVENTS), 503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
       },
     },
     '/logstream/stream': {
@@ -261,7 +289,7 @@ export const OPENAPI_DOCUMENT = {
         summary: 'Live tail of the logstream (logstream.md §7.2): replay after the cursor, then live events (`event: logstream`).',
         tags: ['logstream'], 'x-scope': 'read',
         parameters: [...LOGSTREAM_FILTERS.map((n) => q(n, str())), q('since_event_id', str(), 'Cursor; else the Last-Event-ID header; else start at the newest event.'), lastEventId('Resume after this event id.')],
-        responses: { 200: sse('Event stream.'), 400: err('Bad filter or unknown cursor.'), 503: { description: 'Too many open streams; Retry-After: 5.' }, ...AUTH_ERRORS },
+        responses: { 200: sse('Event stream.', LOGSTREAM_EVENTS), 400: err('Bad filter or unknown cursor.'), 503: { description: 'Too many open streams; Retry-After: 5.' }, ...AUTH_ERRORS },
       },
     },
     '/sync/peers': { get: { summary: 'The mesh estate (logstream.md §8.9).', tags: ['logstream'], 'x-scope': 'read', responses: { 200: json(ref('MeshEstate'), 'Estate.'), ...AUTH_ERRORS } } },
