@@ -32,6 +32,7 @@ import { getDrawer } from '../palace/drawers.js';
 import type { JobProgress } from '../palace/jobs.js';
 import type { PeerEntry } from '../palace/logstream-estate.js';
 import { taxonomy } from '../palace/status.js';
+import { mempalaceHome } from '../palace/system.js';
 import type { IntegrityProbe, WatchedPackage } from './guards.js';
 import { IntegrityMonitor, LibraryWatcher, decorateStatus, identityRefusal, readOnlyRefusal } from './guards.js';
 import { ServerWatchdogs, WRITE_STALL_EXIT_CODE } from './watchdogs.js';
@@ -160,7 +161,7 @@ export class PalaceMcp {
     this.runtime = runtime;
     this.log = opts.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.readOnly = opts.readOnly ?? runtime.config.mcp.readOnly;
-    this.home = opts.home ?? path.join(process.env.HOME ?? '', '.mempalace');
+    this.home = opts.home ?? mempalaceHome();
     const watched = opts.watchedPackages ?? defaultWatched(runtime.config.profile);
     this.version = readVersion(watched.find((w) => w.name === 'mempalace')?.packageJson ?? ownPackageJson());
     this.library = new LibraryWatcher(watched, runtime.config.mcp.allowStaleLibrary, this.log);
