@@ -9,18 +9,21 @@ import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_ENUM_MESSAGES, MINE_REQUEST, SYNC
 import { sourcePolicy } from '../../palace/sources.js';
 import { runJob } from '../jobs.js';
 import { arrayOf, input, int, output, pick, shape, str, types } from '../schema.js';
-import type { ToolContext, ToolDef } from '../types.js';
+import type { ToolDef } from '../types.js';
 
 const { S, I, B, O } = types;
 
 /**
- * A job tool's arguments as its job spec (palace/job-requests.ts). Sources a caller may use: the
- * server's roots, the token's roots and the client's MCP roots. An HTTP caller's identity is
- * already the default agent (the dispatcher fills agentFields).
+ * A job tool: its arguments become the job's spec (palace/job-requests.ts), then it runs
+ * (mcp/jobs.ts). Sources a caller may use: the server's roots, the token's roots and the
+ * client's MCP roots. An HTTP caller's identity is already the default agent (the dispatcher
+ * fills agentFields).
  */
-async function jobSpec(kind: JobKind, args: Record<string, unknown>, ctx: ToolContext) {
-  const policy = sourcePolicy(ctx.runtime.config, { tokenRoots: ctx.caller?.roots, clientRoots: await ctx.clientRoots() });
-  return parseJobRequest(kind, args, { policy });
+function jobHandler(kind: JobKind, busyMessage: string): ToolDef['handler'] {
+  return async (args, ctx) => {
+    const policy = sourcePolicy(ctx.runtime.config, { tokenRoots: ctx.caller?.roots, clientRoots: await ctx.clientRoots() });
+    return runJob(ctx, await parseJobRequest(kind, args, { policy }), busyMessage);
+  };
 }
 
 const JOB_RUNNING = shape({ success: { const: true }, status: { const: 'running' }, job_id: S, progress: O });
@@ -84,9 +87,7 @@ export const palaceWriteTools: ToolDef[] = [
     errorShape: 'success_false',
     agentFields: ['agent'],
     enumMessages: JOB_REQUEST_ENUM_MESSAGES.mine,
-    async handler(args, ctx) {
-      return runJob(ctx, await jobSpec('mine', args, ctx), 'another mine is in progress');
-    },
+    handler: jobHandler('mine', 'another mine is in progress'),
   },
   {
     name: 'mempalace_delete_by_source',
@@ -101,9 +102,7 @@ export const palaceWriteTools: ToolDef[] = [
     destructive: true,
     idempotent: true,
     errorShape: 'success_false',
-    async handler(args, ctx) {
-      return runJob(ctx, await jobSpec('delete_by_source', args, ctx), 'another delete is in progress');
-    },
+    handler: jobHandler('delete_by_source', 'another delete is in progress'),
   },
   {
     name: 'mempalace_sync',
@@ -117,9 +116,7 @@ export const palaceWriteTools: ToolDef[] = [
     destructive: true,
     idempotent: true,
     errorShape: 'success_false',
-    async handler(args, ctx) {
-      return runJob(ctx, await jobSpec('sync', args, ctx), 'another mine is in progress');
-    },
+    handler: jobHandler('sync', 'another mine is in progress'),
   },
   {
     name: 'mempalace_get_drawer',
