@@ -12,7 +12,7 @@ import { sourcePolicy } from '../../palace/sources.js';
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'job-requests-')));
 fs.mkdirSync(path.join(root, 'project'));
-const policy = sourcePolicy({ allowedRoots: [root], sources: { requireAllowedRoots: false, gitAllowedHosts: [] } });
+const policy = sourcePolicy({ allowedRoots: [root], sources: { requireAllowedRoots: false, gitAllowedHosts: [], gitTimeoutMs: 1000, gitMaxBytes: 1 } });
 
 async function refusal(p: Promise<unknown>): Promise<Pick<PalaceError, 'code' | 'field' | 'rule' | 'message'>> {
   const e = (await p.then(() => undefined, (x: unknown) => x)) as PalaceError | undefined;
