@@ -13,7 +13,7 @@ import { DOCUMENT_EXTENSIONS } from '../core/extract/types.js';
 import { chunkText } from '../core/chunking.js';
 import type { DrawerMeta, DrawerWrite, MetaValue } from '../core/drawer.js';
 import { filedAtNow } from '../core/drawer.js';
-import { PalaceError, invalidArgument } from '../core/errors.js';
+import { PalaceError } from '../core/errors.js';
 import { ID_RECIPE, minedChunkId } from '../core/ids.js';
 import type { RoomConfig } from '../core/project-config.js';
 import { loadProjectConfig } from '../core/project-config.js';
@@ -306,8 +306,4 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, checkout?: string)
   const files = planned.map((p) => ({ sourceFile: p.stored, drawers: p.drawers.map((d): DrawerWrite => ({ ...d, embedding: vectors[v++]! })), state: p.state }));
   await deps.stores.drawers.replaceFiles(scan.wing, files);
   return result;
-}
-
-export function assertMineInput(spec: MineSpec): void {
-  if (!Number.isInteger(spec.limit) || spec.limit < 0 || spec.limit > 10_000_000) throw invalidArgument('limit', 'range', 'limit must be an integer between 0 and 10000000 (0 = all files)');
 }

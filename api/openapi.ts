@@ -1,14 +1,21 @@
 /**
- * The OpenAPI 3.1 document of the HTTP API (`GET /v1/openapi.json`). Its component schemas are
- * also what the routes validate request bodies and queries against (api/validate.ts), so the
- * document cannot drift from what the server accepts. `/mcp` (JSON-RPC, described by the MCP
- * tools' own schemas) and the static dashboard are not part of it.
+ * The OpenAPI 3.1 document of the HTTP API (`GET /v1/openapi.json`), generated from the request
+ * models: the job requests of palace/job-requests.ts (the same objects the MCP job tools take
+ * their input schemas from) and the REST-only requests of api/requests.ts. The routes validate with these
+ * very objects (api/validate.ts), request bodies and query parameters are derived from them,
+ * and the e2e fuzzer checks real responses against the documented ones, so the document cannot
+ * drift from what the server does. `/mcp` (JSON-RPC, described by the MCP tools' own schemas)
+ * and the static dashboard are not part of it.
  */
 import { ERROR_CODES } from '../core/errors.js';
-import { JOB_KINDS, MINE_MODES } from '../palace/jobs.js';
+import type { JsonSchema } from '../core/schema.js';
+import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_RULES, MINE_REQUEST, SYNC_REQUEST } from '../palace/job-requests.js';
+import { JOB_KINDS } from '../palace/jobs.js';
+import type { JobKind } from '../palace/jobs.js';
 import { CANDIDATE_STRATEGIES } from '../palace/search.js';
+import { ADD_SOURCE_REQUEST, ADD_SOURCE_RULES, LIST_QUERY, SEARCH_REQUEST, SEARCH_RULES } from './requests.js';
 
-type Schema = Record<string, unknown>;
+type Schema = JsonSchema;
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const str = (description?: string, extra: Schema = {}): Schema => ({ type: 'string', ...(description ? { description } : {}), ...extra });
@@ -16,7 +23,15 @@ const int = (description?: string, extra: Schema = {}): Schema => ({ type: 'inte
 const bool = (description: string): Schema => ({ type: 'boolean', description });
 const counts: Schema = { type: 'object', additionalProperties: { type: 'integer' } };
 
+
+type SchemaName = 'MineRequest' | 'SyncRequest' | 'DeleteBySourceRequest' | 'SearchRequest' | 'AddSourceRequest';
+
 const SCHEMAS: Record<string, Schema> = {
+  MineRequest: MINE_REQUEST,
+  SyncRequest: SYNC_REQUEST,
+  DeleteBySourceRequest: DELETE_BY_SOURCE_REQUEST,
+  SearchRequest: SEARCH_REQUEST,
+  AddSourceRequest: ADD_SOURCE_REQUEST,
   Error: {
     type: 'object',
     description: 'Every error: a message, a machine code, and for bad input the field and the rule it broke.',
@@ -46,55 +61,10 @@ const SCHEMAS: Record<string, Schema> = {
       error: str(),
     },
   },
-  JobListQuery: {
-    type: 'object', additionalProperties: false,
-    properties: { limit: int('How many jobs (default 20).', { minimum: 1, maximum: 200 }) },
-  },
   JobList: { type: 'object', required: ['jobs'], properties: { jobs: { type: 'array', items: ref('JobProgress') } } },
   JobStarted: {
     type: 'object', required: ['job_id', 'progress'],
     properties: { job_id: str(), progress: ref('JobProgress'), events_url: str('SSE stream of this job\'s progress.') },
-  },
-  MineRequest: {
-    type: 'object', additionalProperties: false, required: ['source'],
-    properties: {
-      source: str('Directory to mine (a conversation file in convos mode), or a git URL when ref is given.', { minLength: 1 }),
-      ref: str('Mine a git repository at this ref; source is then its URL.', { minLength: 1 }),
-      mode: str(undefined, { enum: [...MINE_MODES], default: 'projects' }),
-      wing: str('Target wing (default: derived from the source).'),
-      agent: str('Recorded on every drawer; must be the token\'s identity unless admin (default: the token\'s identity).'),
-      limit: int('Mine at most this many files; 0 = all.', { minimum: 0, default: 0 }),
-      dry_run: bool('Walk and chunk, write nothing.'),
-      extract: str('Conversation extraction (convos mode).', { enum: ['exchange', 'general'], default: 'exchange' }),
-      respect_gitignore: bool('Apply .gitignore files (default true).'),
-      include_ignored: { type: 'array', items: str(undefined, { minLength: 1 }), description: 'Paths to mine even if ignored.' },
-    },
-  },
-  SyncRequest: {
-    type: 'object', additionalProperties: false,
-    properties: {
-      project_dir: str('Project root scoping the sync.', { minLength: 1 }),
-      wing: str('Only this wing.', { minLength: 1 }),
-      apply: bool('Delete stale drawers (default false: report only); needs wing or project_dir.'),
-    },
-  },
-  DeleteBySourceRequest: {
-    type: 'object', additionalProperties: false, required: ['source_file'],
-    properties: {
-      source_file: str('The exact stored source_file value.', { minLength: 1 }),
-      dry_run: bool('Preview only (default true).'),
-    },
-  },
-  SearchRequest: {
-    type: 'object', additionalProperties: false, required: ['query'],
-    properties: {
-      query: str('What to look for.'),
-      limit: int('Number of results (default 5).'),
-      wing: str(), room: str(), source_file: str(),
-      since: str('Only drawers filed at or after this date or instant.'), before: str('Only drawers filed before this date or instant.'),
-      max_distance: { type: 'number', description: 'Drop hits farther than this cosine distance; 0 = off (default).' },
-      candidate_strategy: str(undefined, { enum: [...CANDIDATE_STRATEGIES] }),
-    },
   },
   SearchHit: {
     type: 'object', required: ['text', 'wing', 'room', 'source_file', 'drawer_id', 'similarity', 'bm25_score'],
@@ -127,15 +97,6 @@ const SCHEMAS: Record<string, Schema> = {
   Health: {
     type: 'object', required: ['status', 'profile', 'engines', 'checked_at'],
     properties: { status: str(undefined, { enum: ['ok', 'down'] }), profile: str(), engines: { type: 'object', additionalProperties: ref('EngineHealth') }, checked_at: str() },
-  },
-  AddSourceRequest: {
-    type: 'object', additionalProperties: false, required: ['location'],
-    properties: {
-      location: str('A git repository URL (https, ssh, scp-like, file), or a directory; with ref always a repository.', { minLength: 1 }),
-      ref: str('Branch or tag to follow (git; default main).', { minLength: 1 }),
-      wing: str('Target wing (default: derived from the source).', { minLength: 1 }),
-      mode: str(undefined, { enum: [...MINE_MODES], default: 'projects' }),
-    },
   },
   SourceRefresh: {
     type: 'object', required: ['trigger', 'requested_at', 'state'],
@@ -190,25 +151,68 @@ const SCHEMAS: Record<string, Schema> = {
   },
 };
 
+/** A frame a stream sends instead of its data when a read failed; the stream goes on. */
+const STREAM_ERROR: Schema = { type: 'object', required: ['error', 'code', 'retryable'], properties: { error: str(), code: str(), retryable: { type: 'boolean' } } };
+const orStreamError = (schema: Schema): Schema => ({ anyOf: [schema, STREAM_ERROR] });
+const LOGSTREAM_EVENT: Schema = {
+  type: 'object', description: 'A logstream event (logstream.md §5); on the dashboard with preview keys when its body was shortened.',
+  required: ['id', 'seq', 'type', 'stream', 'room', 'from_agent', 'body', 'created_at'],
+  properties: { id: str(), seq: int(), type: str(), stream: str(), room: str(), from_agent: str(), body: str(), created_at: str() },
+};
+
+/** The events of the dashboard stream, by name: the data each frame carries (api/routes/dashboard.ts sends exactly these). */
+export const DASHBOARD_EVENTS = {
+  jobs: orStreamError({ type: 'object', required: ['jobs'], properties: { jobs: { type: 'array', items: ref('JobProgress') } } }),
+  stats: orStreamError({
+    type: 'object', required: ['palace', 'profile', 'total_drawers', 'wings', 'rooms', 'backend', 'sse_clients', 'sse_max_clients'],
+    properties: { palace: str(), profile: str(), total_drawers: int(), wings: counts, rooms: counts, backend: str(), sse_clients: int(), sse_max_clients: int() },
+  }),
+  sources: orStreamError(ref('SourceList')),
+  notifications: orStreamError(ref('Notifications')),
+  health: orStreamError(ref('Health')),
+  queues: orStreamError({ type: 'object', required: ['queues'], properties: { queues: counts } }),
+  logstream: LOGSTREAM_EVENT,
+} satisfies Record<string, Schema>;
+export type DashboardEvent = keyof typeof DASHBOARD_EVENTS;
+
+const JOB_EVENTS = { progress: ref('JobProgress'), end: ref('JobProgress'), error: STREAM_ERROR };
+const LOGSTREAM_EVENTS = { logstream: LOGSTREAM_EVENT, error: STREAM_ERROR };
+
 const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
-const sse = (description: string) => ({ description, content: { 'text/event-stream': { schema: { type: 'string' } } } });
+/** An SSE response; `x-sse-events` gives, per event name, the schema of its JSON `data`. */
+const sse = (description: string, events: Record<string, Schema>) => ({ description, content: { 'text/event-stream': { schema: { type: 'string' } } }, 'x-sse-events': events });
 const err = (description: string) => json(ref('Error'), description);
 const AUTH_ERRORS = { 401: err('Missing or unknown bearer token.'), 403: err('The token lacks the scope (core/scopes.ts), the server is read-only (code read_only) and the route writes, or the Host/Origin is not allowed.'), 429: err('Rate limit of this token exceeded; see Retry-After.') };
-const WRITE_ERRORS = { ...AUTH_ERRORS, 400: err('Bad input: the field and rule are named.'), 413: err('Request body too large.') };
+/** Bad input; `x-rules` lists the rules beyond the request schema by which the route may refuse a schema-valid request. */
+const badInput = (rules: readonly string[] = []) => ({ ...err('Bad input: the field and rule are named.'), 'x-rules': [...rules] });
+const WRITE_ERRORS = { ...AUTH_ERRORS, 413: err('Request body too large.') };
 const q = (name: string, schema: Schema, description?: string) => ({ name, in: 'query', required: false, schema, ...(description ? { description } : {}) });
 const jobId = { name: 'id', in: 'path', required: true, schema: str() };
 const lastEventId = (description: string) => ({ name: 'Last-Event-ID', in: 'header', required: false, schema: str(), description });
 
 const LOGSTREAM_FILTERS = ['stream', 'room', 'topic', 'type', 'to_agent', 'from_agent', 'correlation_id', 'status'];
-const SEARCH_QUERY = ['query', 'wing', 'room', 'source_file', 'since', 'before', 'candidate_strategy'].map((n) => q(n, str()))
-  .concat([q('limit', int()), q('max_distance', { type: 'number' })]);
 
-const startJob = (summary: string, body: string) => ({
+/** A JSON request body of a component; required exactly when the model has required fields (a missing body is `{}`). */
+const body = (name: SchemaName) => ({
+  required: ((SCHEMAS[name]!.required ?? []) as string[]).length > 0,
+  content: { 'application/json': { schema: ref(name) } },
+});
+
+/** The query parameters of a request model, one per property. */
+function queryParams(model: Schema) {
+  const required = (model.required ?? []) as string[];
+  return Object.entries(model.properties as Record<string, Schema>).map(([name, schema]) => {
+    const { description, ...rest } = schema;
+    return { name, in: 'query', required: required.includes(name), schema: rest, ...(description ? { description } : {}) };
+  });
+}
+
+const startJob = (summary: string, request: SchemaName, kind: JobKind) => ({
   summary,
   tags: ['jobs'],
   'x-scope': 'write',
-  requestBody: { required: true, content: { 'application/json': { schema: ref(body) } } },
-  responses: { 202: json(ref('JobStarted'), 'Started; poll GET /v1/jobs/{id} or follow its events.'), 409: err('A job already runs on this source; job_id names it.'), ...WRITE_ERRORS },
+  requestBody: body(request),
+  responses: { 202: json(ref('JobStarted'), 'Started; poll GET /v1/jobs/{id} or follow its events.'), 400: badInput(JOB_REQUEST_RULES[kind]), 409: err('A job already runs on this source; job_id names it.'), ...WRITE_ERRORS },
 });
 
 export const OPENAPI_DOCUMENT = {
@@ -226,28 +230,28 @@ export const OPENAPI_DOCUMENT = {
     '/v1/status': { get: { summary: 'Drawer counts per wing and room, running jobs.', tags: ['palace'], 'x-scope': 'read', responses: { 200: json(ref('Status'), 'Palace status.'), ...AUTH_ERRORS } } },
     '/v1/taxonomy': { get: { summary: 'Wing → room → drawer count.', tags: ['palace'], 'x-scope': 'read', responses: { 200: json(ref('Taxonomy'), 'Taxonomy.'), ...AUTH_ERRORS } } },
     '/v1/search': {
-      get: { summary: 'Hybrid search (query parameters).', tags: ['palace'], 'x-scope': 'read', parameters: SEARCH_QUERY, responses: { 200: json(ref('SearchResult'), 'Hits, best first.'), 400: err('Bad input.'), ...AUTH_ERRORS } },
-      post: { summary: 'Hybrid search (JSON body).', tags: ['palace'], 'x-scope': 'read', requestBody: { required: true, content: { 'application/json': { schema: ref('SearchRequest') } } }, responses: { 200: json(ref('SearchResult'), 'Hits, best first.'), 400: err('Bad input.'), 413: err('Body too large.'), ...AUTH_ERRORS } },
+      get: { summary: 'Hybrid search (query parameters).', tags: ['palace'], 'x-scope': 'read', parameters: queryParams(SEARCH_REQUEST), responses: { 200: json(ref('SearchResult'), 'Hits, best first.'), 400: badInput(SEARCH_RULES), ...AUTH_ERRORS } },
+      post: { summary: 'Hybrid search (JSON body).', tags: ['palace'], 'x-scope': 'read', requestBody: body('SearchRequest'), responses: { 200: json(ref('SearchResult'), 'Hits, best first.'), 400: badInput(SEARCH_RULES), 413: err('Body too large.'), ...AUTH_ERRORS } },
     },
-    '/v1/jobs': { get: { summary: 'Recent jobs, newest first.', tags: ['jobs'], 'x-scope': 'read', parameters: [q('limit', int(undefined, { minimum: 1, maximum: 200, default: 20 }))], responses: { 200: json(ref('JobList'), 'Jobs.'), 400: err('Bad input.'), ...AUTH_ERRORS } } },
-    '/v1/jobs/mine': { post: startJob('Start mining a directory or git repository.', 'MineRequest') },
-    '/v1/jobs/sync': { post: startJob('Start a sync (prune stale drawers; dry run unless apply).', 'SyncRequest') },
-    '/v1/jobs/delete_by_source': { post: startJob('Start a delete of every drawer from one source (dry run unless dry_run is false).', 'DeleteBySourceRequest') },
+    '/v1/jobs': { get: { summary: 'Recent jobs, newest first.', tags: ['jobs'], 'x-scope': 'read', parameters: queryParams(LIST_QUERY), responses: { 200: json(ref('JobList'), 'Jobs.'), 400: badInput(), ...AUTH_ERRORS } } },
+    '/v1/jobs/mine': { post: startJob('Start mining a directory or git repository.', 'MineRequest', 'mine') },
+    '/v1/jobs/sync': { post: startJob('Start a sync (prune stale drawers; dry run unless apply).', 'SyncRequest', 'sync') },
+    '/v1/jobs/delete_by_source': { post: startJob('Start a delete of every drawer from one source (dry run unless dry_run is false).', 'DeleteBySourceRequest', 'delete_by_source') },
     '/v1/jobs/{id}': { get: { summary: 'One job\'s progress (and result when finished).', tags: ['jobs'], 'x-scope': 'read', parameters: [jobId], responses: { 200: json(ref('JobProgress'), 'Progress.'), 404: err('No such job.'), ...AUTH_ERRORS } } },
     '/v1/jobs/{id}/cancel': { post: { summary: 'Cancel a running job (a finished one is returned as is).', tags: ['jobs'], 'x-scope': 'write', parameters: [jobId], responses: { 200: json(ref('JobProgress'), 'Progress after the cancel request.'), 404: err('No such job.'), ...AUTH_ERRORS } } },
     '/v1/jobs/{id}/events': {
       get: {
         summary: 'Progress snapshots as Server-Sent Events (`event: progress`, `id` = snapshot sequence); ends with `event: end` once the job finished.',
         tags: ['jobs'], 'x-scope': 'read', parameters: [jobId, lastEventId('Resume after this snapshot sequence.')],
-        responses: { 200: sse('Progress stream.'), 400: err('Bad Last-Event-ID.'), 404: err('No such job.'), 503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
+        responses: { 200: sse('Progress stream.', JOB_EVENTS), 400: err('Bad Last-Event-ID.'), 404: err('No such job.'), 503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
       },
     },
     '/v1/sources': {
       get: { summary: 'Registered sources with their latest refresh.', tags: ['sources'], 'x-scope': 'read', responses: { 200: json(ref('SourceList'), 'Sources.'), ...AUTH_ERRORS } },
       post: {
         summary: 'Register (or re-register) a git repository or directory the palace follows.', tags: ['sources'], 'x-scope': 'write',
-        requestBody: { required: true, content: { 'application/json': { schema: ref('AddSourceRequest') } } },
-        responses: { 201: json(ref('RegisteredSource'), 'Registered.'), ...WRITE_ERRORS },
+        requestBody: body('AddSourceRequest'),
+        responses: { 201: json(ref('RegisteredSource'), 'Registered.'), 400: badInput(ADD_SOURCE_RULES), ...WRITE_ERRORS },
       },
     },
     '/v1/sources/{id}': {
@@ -266,7 +270,7 @@ export const OPENAPI_DOCUMENT = {
       },
     },
     '/v1/notifications': {
-      get: { summary: 'Recent job-end notification deliveries and the dead letters of the short-job queues.', tags: ['ops'], 'x-scope': 'read', parameters: [q('limit', int(undefined, { minimum: 1, maximum: 200, default: 20 }))], responses: { 200: json(ref('Notifications'), 'Deliveries.'), 400: err('Bad input.'), ...AUTH_ERRORS } },
+      get: { summary: 'Recent job-end notification deliveries and the dead letters of the short-job queues.', tags: ['ops'], 'x-scope': 'read', parameters: queryParams(LIST_QUERY), responses: { 200: json(ref('Notifications'), 'Deliveries.'), 400: badInput(), ...AUTH_ERRORS } },
     },
     '/v1/dead-letters/{queue}/{id}/retry': {
       post: {
@@ -277,9 +281,9 @@ export const OPENAPI_DOCUMENT = {
     },
     '/v1/dashboard/stream': {
       get: {
-        summary: 'Everything the ops dashboard shows, multiplexed as Server-Sent Events: `jobs`, `stats`, `health`, `logstream`.',
+        summary: `Everything the ops dashboard shows, multiplexed as Server-Sent Events: ${Object.keys(DASHBOARD_EVENTS).map((e) => `\`${e}\``).join(', ')} (\`queues\` where the profile has queues).`,
         tags: ['ops'], 'x-scope': 'read',
-        responses: { 200: sse('Dashboard stream.'), 503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
+        responses: { 200: sse('Dashboard stream.', DASHBOARD_EVENTS), 503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
       },
     },
     '/logstream/stream': {
@@ -287,7 +291,7 @@ export const OPENAPI_DOCUMENT = {
         summary: 'Live tail of the logstream (logstream.md §7.2): replay after the cursor, then live events (`event: logstream`).',
         tags: ['logstream'], 'x-scope': 'read',
         parameters: [...LOGSTREAM_FILTERS.map((n) => q(n, str())), q('since_event_id', str(), 'Cursor; else the Last-Event-ID header; else start at the newest event.'), lastEventId('Resume after this event id.')],
-        responses: { 200: sse('Event stream.'), 400: err('Bad filter or unknown cursor.'), 503: { description: 'Too many open streams; Retry-After: 5.' }, ...AUTH_ERRORS },
+        responses: { 200: sse('Event stream.', LOGSTREAM_EVENTS), 400: err('Bad filter or unknown cursor.'), 503: { description: 'Too many open streams; Retry-After: 5.' }, ...AUTH_ERRORS },
       },
     },
     '/sync/peers': { get: { summary: 'The mesh estate (logstream.md §8.9).', tags: ['logstream'], 'x-scope': 'read', responses: { 200: json(ref('MeshEstate'), 'Estate.'), ...AUTH_ERRORS } } },
@@ -317,5 +321,3 @@ export const OPENAPI_DOCUMENT = {
   },
 } as const;
 
-export type SchemaName = keyof typeof SCHEMAS & string;
-export const COMPONENT_SCHEMAS: Readonly<Record<string, Schema>> = SCHEMAS;

@@ -8,13 +8,13 @@ import path from 'node:path';
 import { loadConfig } from '../core/config.js';
 import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
-import type { JobProgress, MineSpec, ReembedSpec } from '../palace/jobs.js';
+import type { JobProgress, MineSpec } from '../palace/jobs.js';
 import { MINE_MODES } from '../palace/jobs.js';
-import { resolveMineSource, sourcePolicy } from '../palace/sources.js';
+import { sourcePolicy } from '../palace/sources.js';
+import { parseJobRequest } from '../palace/job-requests.js';
 import { search } from '../palace/search.js';
 import { initProject } from '../palace/project-init.js';
 import { palaceCounts } from '../palace/status.js';
-import { assertMineInput } from '../activities/mine.js';
 import { mcpSetupText } from '../mcp/setup.js';
 import { runStdioServer } from '../mcp/stdio.js';
 import { printJson, reportError, table } from './output.js';
@@ -125,13 +125,11 @@ program
   .action(async (source: string, o: { mode: MineSpec['mode']; wing?: string; agent: string; limit: string; dryRun?: boolean; extract: 'exchange' | 'general'; gitignore: boolean; includeIgnored: string; ref?: string }) => {
     const g = program.opts<GlobalOpts>();
     const config = configFrom(g);
-    const policy = sourcePolicy(config);
-    const src = await resolveMineSource({ source, ref: o.ref, allowFile: o.mode === 'convos' }, policy);
-    const spec: MineSpec = {
-      kind: 'mine', source: src, sourceBounds: policy.bounds, mode: o.mode, wing: o.wing, agent: o.agent, limit: intOption('limit', o.limit), dryRun: Boolean(o.dryRun),
-      extract: o.extract, respectGitignore: o.gitignore, includeIgnored: o.includeIgnored.split(',').map((s) => s.trim()).filter(Boolean),
-    };
-    assertMineInput(spec);
+    const spec = await parseJobRequest('mine', {
+      source, ...(o.ref === undefined ? {} : { ref: o.ref }), mode: o.mode, ...(o.wing === undefined ? {} : { wing: o.wing }), agent: o.agent,
+      limit: intOption('limit', o.limit), dry_run: Boolean(o.dryRun), extract: o.extract, respect_gitignore: o.gitignore,
+      include_ignored: o.includeIgnored.split(',').map((s) => s.trim()).filter(Boolean),
+    }, { policy: sourcePolicy(config) });
     await withRuntime(g, async (rt) => {
       await followJob(rt, g, await rt.jobs.start(spec));
     });
@@ -143,7 +141,7 @@ program
   .requiredOption('--model <model>', 'the model to convert to (a MEMPALACE_EMBED_MODEL value)')
   .action(async (o: { model: string }) => {
     const g = program.opts<GlobalOpts>();
-    const spec: ReembedSpec = { kind: 'reembed', model: o.model };
+    const spec = await parseJobRequest('reembed', { model: o.model }, { policy: sourcePolicy(configFrom(g)) });
     await withRuntime(g, async (rt) => {
       // Refuse an unknown model before any job starts.
       rt.embedderFor(spec.model);

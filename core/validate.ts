@@ -18,6 +18,9 @@ function requireString(field: string, value: unknown): string {
   return value;
 }
 
+/** The rules a NAME may break (documented on the routes that filter by one). */
+export const NAME_RULES = ['max_length', 'path_characters', 'null_bytes', 'name_pattern'] as const;
+
 /** NAME: wing, room, topic, agent_name, predicate, tunnel endpoints. */
 export function validateName(field: string, value: unknown): string {
   const v = requireString(field, value).trim();

@@ -2,8 +2,9 @@
  * The one table of all 45 tools, in the stable `tools/list` order of mcp-tools §1, with their
  * schemas, guard sets, MCP annotations and compiled input validators.
  */
-import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { PalaceError } from '../core/errors.js';
+import { compileInput, describeViolation } from '../core/validate-input.js';
 import type { JsonSchema } from './schema.js';
 import { coordinationTools } from './tools/coordination.js';
 import { diaryTools } from './tools/diary.js';
@@ -58,14 +59,12 @@ function validationSchema(tool: ToolDef): JsonSchema {
   return { ...tool.inputSchema, properties: props };
 }
 
-const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: false });
-
 function register(tool: ToolDef): RegisteredTool {
   const props = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
   return {
     ...tool,
     annotations: annotationsOf(tool),
-    validate: ajv.compile(validationSchema(tool)),
+    validate: compileInput(validationSchema(tool)),
     propertyTypes: new Map(Object.entries(props).map(([k, s]) => [k, typeof s.type === 'string' ? s.type : undefined])),
     required: (tool.inputSchema.required as string[] | undefined) ?? [],
   };
@@ -85,31 +84,7 @@ function buildRegistry(): RegisteredTool[] {
 export const TOOLS: readonly RegisteredTool[] = buildRegistry();
 export const TOOLS_BY_NAME: ReadonlyMap<string, RegisteredTool> = new Map(TOOLS.map((t) => [t.name, t]));
 
-/** An ajv error as a tool-level message naming the field and the rule. */
-export function describeValidationError(tool: RegisteredTool, err: ErrorObject, args: Record<string, unknown>): string {
-  const path = err.instancePath.replace(/^\//, '').replaceAll('/', '.');
-  const field = err.keyword === 'required' ? [path, (err.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.') : path;
-  const top = field.split('.')[0] ?? field;
-  const value = args[top];
-  switch (err.keyword) {
-    case 'type': {
-      const expected = (err.params as { type: string | string[] }).type;
-      if (expected === 'string') return `${field} must be a non-empty string`;
-      return `${field} must be ${Array.isArray(expected) ? expected.join(' or ') : `a${/^[aeiou]/.test(expected) ? 'n' : ''} ${expected}`}`;
-    }
-    case 'enum': {
-      const custom = tool.enumMessages?.[field];
-      if (custom) return custom(value);
-      return `${field}=${JSON.stringify(value)} is not one of: ${(err.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
-    }
-    case 'minimum':
-    case 'maximum':
-      return `${field} must be ${err.keyword === 'minimum' ? '≥' : '≤'} ${(err.params as { limit: number }).limit}`;
-    case 'maxLength':
-      return `${field} exceeds maximum length of ${(err.params as { limit: number }).limit} characters`;
-    case 'required':
-      return `${field} is required`;
-    default:
-      return `${field || 'arguments'} ${err.message ?? 'is invalid'} (${err.keyword})`;
-  }
+/** A schema violation of a tool's arguments, as REST and the CLI report the same field (core/validate-input.ts). */
+export function validationError(tool: RegisteredTool, err: ErrorObject): PalaceError {
+  return describeViolation(err, { where: 'arguments', enumMessages: tool.enumMessages });
 }

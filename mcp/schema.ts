@@ -1,20 +1,12 @@
 /**
- * Small builders for the tools' JSON Schemas (input and output), so the registry reads as a
- * table. Input objects are strict (`additionalProperties: false`); output objects describe the
- * `structuredContent` of a result: the success shapes, or a tool-level error (DECISIONS A7).
+ * Builders for the tools' JSON Schemas: input builders are the shared ones of core/schema.ts;
+ * output objects describe the `structuredContent` of a result: the success shapes, or a
+ * tool-level error (DECISIONS A7).
  */
-export type JsonSchema = { [key: string]: unknown };
+import type { JsonSchema } from '../core/schema.js';
 
-export const str = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'string', description, ...extra });
-export const int = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'integer', description, ...extra });
-export const num = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'number', description, ...extra });
-export const bool = (description: string): JsonSchema => ({ type: 'boolean', description });
-export const obj = (description: string): JsonSchema => ({ type: 'object', description });
-
-/** A tool's input schema: an object with only the declared keys. */
-export function input(properties: Record<string, JsonSchema> = {}, required: string[] = []): JsonSchema {
-  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
-}
+export type { JsonSchema } from '../core/schema.js';
+export { bool, input, int, num, obj, pick, str, text } from '../core/schema.js';
 
 // --- output shapes ------------------------------------------------------------------------------
 

@@ -9,7 +9,6 @@
  * message (both transports), line-transport.ts reads stdio, http.ts serves `/mcp`, results.ts
  * wraps outcomes and tool errors, progress.ts relays job progress.
  */
-import path from 'node:path';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -17,12 +16,13 @@ import type { Caller } from '../core/caller.js';
 import { isPalaceError } from '../core/errors.js';
 import type { Runtime } from '../palace/runtime.js';
 import { coercedArguments, requireArguments } from './arguments.js';
+import { mempalaceHome } from '../palace/system.js';
 import type { IntegrityProbe, WatchedPackage } from './guards.js';
 import { IntegrityMonitor, LibraryWatcher, decorateStatus, identityRefusal, installedVersion, readOnlyRefusal } from './guards.js';
 import { defaultWatched, ownPackageJson } from './packages.js';
 import { ServerWatchdogs, WRITE_STALL_EXIT_CODE } from './watchdogs.js';
 import { RuntimeGate } from './runtime-gate.js';
-import { TOOLS, TOOLS_BY_NAME, describeValidationError } from './registry.js';
+import { TOOLS, TOOLS_BY_NAME, validationError } from './registry.js';
 import { toolError, toolFailure, wrapResult } from './results.js';
 import { createSdkServer } from './sdk-server.js';
 import type { CallContext, McpService, ToolContext } from './types.js';
@@ -62,7 +62,7 @@ export class PalaceMcp implements McpService {
     this.runtime = runtime;
     this.log = opts.log ?? runtime.log;
     this.readOnly = opts.readOnly ?? runtime.config.mcp.readOnly;
-    this.home = opts.home ?? path.join(process.env.HOME ?? '', '.mempalace');
+    this.home = opts.home ?? mempalaceHome();
     const watched = opts.watchedPackages ?? defaultWatched(runtime.config.profile);
     this.version = installedVersion(watched.find((w) => w.name === 'mempalace')?.packageJson ?? ownPackageJson()) ?? '0.0.0';
     this.library = new LibraryWatcher(watched, runtime.config.mcp.allowStaleLibrary, this.log);
@@ -104,7 +104,7 @@ export class PalaceMcp implements McpService {
     if (refusal) throw refusal;
     requireArguments(tool, args);
     if (!tool.validate(args)) {
-      return toolError(tool, describeValidationError(tool, tool.validate.errors![0]!, args));
+      return wrapResult(toolFailure(tool, validationError(tool, tool.validate.errors![0]!)));
     }
     const identity = identityRefusal(tool, args, cctx.caller);
     if (identity) return toolError(tool, identity);

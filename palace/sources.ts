@@ -25,10 +25,19 @@ import { invalidArgument } from '../core/errors.js';
 /** Rules a path may break, one per kind of bound. */
 export type BoundRule = 'allowed_roots' | 'token_roots' | 'client_roots' | 'local_sources_disabled';
 
-/** One set of directories a local source must lie in (inside any one of them). */
+/**
+ * Every rule by which a source this module resolves may be refused, beyond the request schema
+ * (the OpenAPI document lists them on the routes that take a source).
+ */
+export const SOURCE_RULES = [
+  'allowed_roots', 'token_roots', 'client_roots', 'local_sources_disabled', 'non_empty_string', 'file_url', 'local_directory', 'exists',
+  'symlink_outside_roots', 'git_url', 'git_scheme', 'git_allowed_hosts', 'git_host_resolves', 'git_private_address', 'git_alternates', 'git_ref',
+] as const;
+
 /** Where a mine reads from: a directory the worker can see, or a git repository at a ref. */
 export type SourceSpec = { kind: 'dir'; path: string } | { kind: 'git'; url: string; ref: string };
 
+/** One set of directories a local source must lie in (inside any one of them). */
 export interface RootBound {
   rule: BoundRule;
   roots: string[];

@@ -4,7 +4,13 @@
  * hook_state/last_checkpoint.
  */
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+
+/** The MemPalace home (`~/.mempalace`, by the one `~` of this process): hook settings, hook state, the identity file. */
+export function mempalaceHome(): string {
+  return path.join(os.homedir(), '.mempalace');
+}
 
 export interface HookSettings {
   silent_save: boolean;

@@ -26,6 +26,7 @@ import { palaceCounts } from '../../palace/status.js';
 import type { ApiDeps } from '../deps.js';
 import { healthReport } from '../health.js';
 import { sseOverCapacity } from '../limits.js';
+import type { DashboardEvent } from '../openapi.js';
 import type { SseStream } from '../sse.js';
 import { PING_AFTER_MS, SseStream as Stream, sleep } from '../sse.js';
 
@@ -70,7 +71,7 @@ class Waker {
 }
 
 /** Send `event` whenever what `read` returns differs (by `key`) from the last frame. */
-async function pollLoop(stream: SseStream, event: string, everyMs: number, read: () => Promise<unknown>, key: (value: unknown) => string = (v) => JSON.stringify(v), waker?: Waker): Promise<void> {
+async function pollLoop(stream: SseStream, event: DashboardEvent, everyMs: number, read: () => Promise<unknown>, key: (value: unknown) => string = (v) => JSON.stringify(v), waker?: Waker): Promise<void> {
   let last = '';
   while (!stream.closed) {
     let value: unknown;
@@ -91,12 +92,13 @@ async function pollLoop(stream: SseStream, event: string, everyMs: number, read:
 async function tailLoop(stream: SseStream, deps: ApiDeps): Promise<void> {
   const recent = (await eventList(deps.logstreamContext(), { order: 'desc', limit: RECENT_EVENTS, preview: true })).events.reverse();
   let cursor = recent.at(-1)?.id;
-  for (const e of recent) stream.send('logstream', e);
+  const event: DashboardEvent = 'logstream';
+  for (const e of recent) stream.send(event, e);
   while (!stream.closed) {
     try {
       const page = await eventWait(deps.logstreamContext(), { ...(cursor === undefined ? {} : { since_event_id: cursor }), timeout_ms: PING_AFTER_MS, limit: 100 }, stream.signal);
       for (const e of page.events) {
-        stream.send('logstream', e);
+        stream.send(event, e);
         cursor = e.id;
       }
     } catch {

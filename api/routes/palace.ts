@@ -8,6 +8,7 @@ import type { SearchInput } from '../../palace/search.js';
 import { search } from '../../palace/search.js';
 import { palaceCounts, taxonomy } from '../../palace/status.js';
 import type { ApiDeps } from '../deps.js';
+import { SEARCH_REQUEST } from '../requests.js';
 import { validBody, validQuery } from '../validate.js';
 
 const SEARCH_OPTIONS = { sanitize: false, defaultMaxDistance: 0 };
@@ -24,12 +25,12 @@ export function registerPalaceRoutes(router: Router, deps: ApiDeps): void {
   });
 
   router.get('/v1/search', deps.authorize, async (req, res) => {
-    const input = validQuery<SearchInput>('SearchRequest', req.query);
+    const input = validQuery<SearchInput>(SEARCH_REQUEST, req.query);
     res.json(await search(deps.runtime().drawerContext, input, SEARCH_OPTIONS));
   });
 
   router.post('/v1/search', deps.authorize, async (req, res) => {
-    const input = validBody<SearchInput>('SearchRequest', req.body);
+    const input = validBody<SearchInput>(SEARCH_REQUEST, req.body);
     res.json(await search(deps.runtime().drawerContext, input, SEARCH_OPTIONS));
   });
 }

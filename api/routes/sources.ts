@@ -8,6 +8,7 @@ import type { AddSourceInput } from '../../palace/registered-sources.js';
 import { addSource, getSource, listSources, removeSource, startRefresh } from '../../palace/registered-sources.js';
 import { sourcePolicy } from '../../palace/sources.js';
 import type { ApiDeps } from '../deps.js';
+import { ADD_SOURCE_REQUEST, LIST_QUERY } from '../requests.js';
 import { validBody, validQuery } from '../validate.js';
 
 export function registerSourceRoutes(router: Router, deps: ApiDeps): void {
@@ -21,7 +22,7 @@ export function registerSourceRoutes(router: Router, deps: ApiDeps): void {
   });
 
   router.post('/v1/sources', deps.authorize, async (req, res) => {
-    const body = validBody<AddSourceInput>('AddSourceRequest', req.body);
+    const body = validBody<AddSourceInput>(ADD_SOURCE_REQUEST, req.body);
     const source = await addSource(ctx(req), body, deps.caller(req).identity);
     res.status(201).location(`/v1/sources/${source.source_id}`).json(source);
   });
@@ -41,7 +42,7 @@ export function registerSourceRoutes(router: Router, deps: ApiDeps): void {
   });
 
   router.get('/v1/notifications', deps.authorize, async (req, res) => {
-    const { limit } = validQuery<{ limit?: number }>('JobListQuery', req.query);
+    const { limit } = validQuery<{ limit?: number }>(LIST_QUERY, req.query);
     const notifications = deps.runtime().notifications;
     res.json({ deliveries: await notifications.recentDeliveries(limit ?? 20), dead_letters: await notifications.deadLetters() });
   });

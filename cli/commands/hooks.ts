@@ -5,7 +5,6 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
@@ -18,7 +17,7 @@ import type { HookInput, HookName, SavePlan } from '../../palace/agent-hooks.js'
 import { HOOK_NAMES, parseHookInput, planSessionSave, projectWing, writeSessionState } from '../../palace/agent-hooks.js';
 import { runAutoSave } from '../../palace/session-save.js';
 import { taxonomy } from '../../palace/status.js';
-import { readHookBehaviour, recordFiledAway } from '../../palace/system.js';
+import { mempalaceHome, readHookBehaviour, recordFiledAway } from '../../palace/system.js';
 import type { WakeUpResult } from '../../palace/wake-up.js';
 import { wakeUp } from '../../palace/wake-up.js';
 import { defaultSettingsFile, installHooks } from '../host-settings.js';
@@ -27,10 +26,8 @@ import { printJson } from '../output.js';
 import type { Runtime } from '../../palace/runtime.js';
 import type { CliContext } from './context.js';
 
-/** The MemPalace home: hook settings, hook state, the identity file. */
-export function mempalaceHome(): string {
-  return path.join(os.homedir(), '.mempalace');
-}
+/** The MemPalace home, as every command names it. */
+export { mempalaceHome };
 
 /** Set in the detached child that runs a session-end save after its host has moved on. */
 const BACKGROUND_INPUT_ENV = 'MEMPALACE_HOOK_BACKGROUND_INPUT';

@@ -2,23 +2,28 @@
  * Palace write tools (mcp-tools §3): add, checkpoint, delete, the three long-running jobs (mine,
  * delete_by_source, sync), and the two drawer reads documented beside them.
  */
-import { invalidArgument } from '../../core/errors.js';
-import { stripLoneSurrogates } from '../../core/text.js';
 import { checkpoint } from '../../palace/checkpoint.js';
 import { addDrawer, deleteDrawer, getDrawer, listDrawers, updateDrawer } from '../../palace/drawers.js';
-import type { DeleteBySourceSpec, MineSpec, SyncSpec } from '../../palace/jobs.js';
-import { MINE_MODES } from '../../palace/jobs.js';
-import type { SourcePolicy } from '../../palace/sources.js';
-import { assertStoredSourceAllowed, resolveLocalSource, resolveMineSource, sourcePolicy } from '../../palace/sources.js';
+import type { JobKind } from '../../palace/jobs.js';
+import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_ENUM_MESSAGES, MINE_REQUEST, SYNC_REQUEST, parseJobRequest } from '../../palace/job-requests.js';
+import { sourcePolicy } from '../../palace/sources.js';
 import { runJob } from '../jobs.js';
-import { arrayOf, bool, input, int, output, shape, str, types } from '../schema.js';
-import type { ToolContext, ToolDef } from '../types.js';
+import { arrayOf, input, int, output, pick, shape, str, types } from '../schema.js';
+import type { ToolDef } from '../types.js';
 
 const { S, I, B, O } = types;
 
-/** Sources a caller may use: the server's roots, the token's roots and the client's MCP roots. */
-async function callerPolicy(ctx: ToolContext): Promise<SourcePolicy> {
-  return sourcePolicy(ctx.runtime.config, { tokenRoots: ctx.caller?.roots, clientRoots: await ctx.clientRoots() });
+/**
+ * A job tool: its arguments become the job's spec (palace/job-requests.ts), then it runs
+ * (mcp/jobs.ts). Sources a caller may use: the server's roots, the token's roots and the
+ * client's MCP roots. An HTTP caller's identity is already the default agent (the dispatcher
+ * fills agentFields).
+ */
+function jobHandler(kind: JobKind, busyMessage: string): ToolDef['handler'] {
+  return async (args, ctx) => {
+    const policy = sourcePolicy(ctx.runtime.config, { tokenRoots: ctx.caller?.roots, clientRoots: await ctx.clientRoots() });
+    return runJob(ctx, await parseJobRequest(kind, args, { policy }), busyMessage);
+  };
 }
 
 const JOB_RUNNING = shape({ success: { const: true }, status: { const: 'running' }, job_id: S, progress: O });
@@ -74,47 +79,20 @@ export const palaceWriteTools: ToolDef[] = [
   {
     name: 'mempalace_mine',
     description: 'Mine a directory (or, in convos mode, one conversation file) into the palace: projects = code and docs, convos = chat transcripts, extract = office documents. Runs as a job: waits a bounded time and returns the miner\'s summary, or { status: "running", job_id, progress } if it is still going — call again for the same source to see its progress (the answer is an already-running error with the same job_id). Re-mining unchanged files is a no-op.',
-    inputSchema: input({
-      source: str('Directory to mine (~ expanded); with mode "convos" also a single conversation file.'),
-      mode: str('What the source holds.', { enum: [...MINE_MODES], default: 'projects' }),
-      wing: str('Target wing (default: derived from the source directory name).'),
-      agent: str('Recorded on every drawer (default "mempalace").'),
-      limit: int('Maximum files to process; 0 = all.', { minimum: 0, default: 0 }),
-      dry_run: bool('Walk and chunk, report, write nothing.'),
-      extract: str('Conversation extraction strategy (convos mode only).', { enum: ['exchange', 'general'], default: 'exchange' }),
-    }, ['source']),
+    inputSchema: pick(MINE_REQUEST, ['source', 'mode', 'wing', 'agent', 'limit', 'dry_run', 'extract']),
     outputSchema: output(shape({ success: { const: true }, mode: S, dry_run: B, output: S }, { output_truncated: B }), JOB_RUNNING, JOB_FAILED),
     guards: { mutating: true, vectorWrite: true, readOnlyRefused: true, longRunning: true },
     idempotent: true,
     openWorld: true,
     errorShape: 'success_false',
-    advisory: ['limit'],
     agentFields: ['agent'],
-    enumMessages: { mode: (v) => `invalid mode '${String(v)}'; expected one of: ${MINE_MODES.join(', ')}` },
-    async handler(args, ctx) {
-      const mode = (args.mode as MineSpec['mode'] | undefined) ?? 'projects';
-      const policy = await callerPolicy(ctx);
-      const source = await resolveMineSource({ source: String(args.source), allowFile: mode === 'convos' }, policy);
-      const wing = typeof args.wing === 'string' && args.wing.trim() !== '' ? args.wing.trim() : undefined;
-      const spec: MineSpec = {
-        kind: 'mine', source, mode, wing, sourceBounds: policy.bounds,
-        agent: typeof args.agent === 'string' && args.agent.trim() !== '' ? args.agent.trim() : 'mempalace',
-        limit: Math.max(0, (args.limit as number | undefined) ?? 0),
-        dryRun: args.dry_run === true,
-        extract: (args.extract as MineSpec['extract'] | undefined) ?? 'exchange',
-        respectGitignore: true,
-        includeIgnored: [],
-      };
-      return runJob(ctx, spec, 'another mine is in progress');
-    },
+    enumMessages: JOB_REQUEST_ENUM_MESSAGES.mine,
+    handler: jobHandler('mine', 'another mine is in progress'),
   },
   {
     name: 'mempalace_delete_by_source',
     description: 'Bulk-delete every drawer whose stored source_file equals one exact value (e.g. test data mined by mistake). Dry run by default: returns the match count and a sample of (wing, room); pass dry_run false to delete, irreversibly.',
-    inputSchema: input({
-      source_file: str('The exact stored source_file value, e.g. the full mined path (a search hit\'s source_path).'),
-      dry_run: bool('Preview only (default true); false deletes.'),
-    }, ['source_file']),
+    inputSchema: DELETE_BY_SOURCE_REQUEST,
     outputSchema: output(
       shape({ success: { const: true }, dry_run: { const: true }, source_file: S, match_count: I, closet_match_count: I, sample: arrayOf(shape({ wing: S, room: S })), hint: S }),
       shape({ success: { const: true }, dry_run: { const: false }, source_file: S, deleted: I }, { closets_deleted: I }),
@@ -124,24 +102,12 @@ export const palaceWriteTools: ToolDef[] = [
     destructive: true,
     idempotent: true,
     errorShape: 'success_false',
-    async handler(args, ctx) {
-      const value = args.source_file;
-      if (typeof value !== 'string' || value.trim() === '') throw invalidArgument('source_file', 'non_empty_string', 'source_file must be a non-empty string');
-      const policy = await callerPolicy(ctx);
-      const sourceFile = stripLoneSurrogates(value);
-      await assertStoredSourceAllowed('source_file', sourceFile, policy);
-      const spec: DeleteBySourceSpec = { kind: 'delete_by_source', sourceFile, dryRun: args.dry_run !== false, sourceBounds: policy.bounds };
-      return runJob(ctx, spec, 'another delete is in progress');
-    },
+    handler: jobHandler('delete_by_source', 'another delete is in progress'),
   },
   {
     name: 'mempalace_sync',
     description: 'Prune drawers whose source files were deleted, moved or gitignored. Dry run by default (reports what would go); apply true deletes and needs wing or project_dir. Only provably stale drawers are removed; anything unclear is listed as unresolved and kept. Runs as a job like mempalace_mine.',
-    inputSchema: input({
-      project_dir: str('Project root scoping the sync (default: detected from drawer metadata).'),
-      wing: str('Only this wing.'),
-      apply: bool('Actually delete (default false).'),
-    }),
+    inputSchema: SYNC_REQUEST,
     outputSchema: output(
       shape({ success: { const: true }, scanned: I, kept: I, gitignored: I, missing: I, unresolved: I, removed_drawers: I, dry_run: B, by_source: types.counts, unresolved_by_source: types.counts }),
       JOB_RUNNING, JOB_FAILED,
@@ -150,19 +116,7 @@ export const palaceWriteTools: ToolDef[] = [
     destructive: true,
     idempotent: true,
     errorShape: 'success_false',
-    async handler(args, ctx) {
-      const apply = args.apply === true;
-      const wing = typeof args.wing === 'string' && args.wing.trim() !== '' ? args.wing.trim() : undefined;
-      const policy = await callerPolicy(ctx);
-      const projectDir = typeof args.project_dir === 'string' && args.project_dir.trim() !== ''
-        ? await resolveLocalSource('project_dir', args.project_dir, policy)
-        : undefined;
-      if (apply && !wing && !projectDir) {
-        throw invalidArgument('apply', 'scope_required', 'apply: true needs wing or project_dir, so one call never prunes every wing of the palace');
-      }
-      const spec: SyncSpec = { kind: 'sync', wing, projectDir, apply, sourceBounds: policy.bounds };
-      return runJob(ctx, spec, 'another mine is in progress');
-    },
+    handler: jobHandler('sync', 'another mine is in progress'),
   },
   {
     name: 'mempalace_get_drawer',

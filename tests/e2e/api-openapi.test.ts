@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_DOCUMENT } from '../../api/openapi.js';
 import { generateProject } from '../fixtures/generate-project.js';
 import type { ApiHarness } from './api-harness.js';
-import { startApi, tempDir } from './api-harness.js';
+import { readSse, startApi, tempDir } from './api-harness.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
@@ -37,13 +37,23 @@ function documentOperations(): string[] {
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 ajv.addSchema({ $id: 'doc', components: OPENAPI_DOCUMENT.components });
 
+function docRef(schema: object): object {
+  return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')) as object;
+}
+
+/** The documented data schema of each event an SSE operation sends. */
+function streamEvents(docPath: string): Record<string, object> {
+  const op = (OPENAPI_DOCUMENT.paths as Record<string, Record<string, { responses: Record<string, { 'x-sse-events'?: Record<string, object> }> }>>)[docPath]!.get!;
+  return op.responses['200']!['x-sse-events']!;
+}
+
 function responseSchema(docPath: string, method: string, status: number): object {
   const op = (OPENAPI_DOCUMENT.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>)[docPath]![method]!;
   const response = op.responses[String(status)];
   if (!response) throw new Error(`${method.toUpperCase()} ${docPath} documents no ${status} response`);
   const schema = response.content?.['application/json']?.schema;
   if (!schema) throw new Error(`${method.toUpperCase()} ${docPath} ${status} has no JSON schema`);
-  return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')) as object;
+  return docRef(schema);
 }
 
 describe('OpenAPI document', () => {
@@ -116,5 +126,30 @@ describe('OpenAPI document', () => {
     expect(ajv.compile(responseSchema('/v1/jobs/{id}', 'get', 200))(await one.json())).toBe(true);
     const cancel = await h.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST' });
     expect(ajv.compile(responseSchema('/v1/jobs/{id}/cancel', 'post', 200))(await cancel.json())).toBe(true);
+  });
+
+  it('streams only the events it documents, each frame matching its documented schema', async () => {
+    const admin = await h.mcpClient('tok-admin');
+    await admin.callTool({ name: 'mempalace_event_append', arguments: { type: 'note', stream: 'project/openapi', room: 'general', from_agent: 'ops', body: 'stream schema check' } });
+    const started = (await (await h.call('/v1/jobs/mine', { body: { source: project, wing: 'oa-stream', dry_run: true } })).json()) as { events_url: string };
+    const append = () => admin.callTool({ name: 'mempalace_event_append', arguments: { type: 'note', stream: 'project/openapi', room: 'general', from_agent: 'ops', body: 'live event' } });
+    const streams: { docPath: string; url: string; until: (events: Set<string>) => boolean; opened?: () => Promise<unknown> }[] = [
+      { docPath: '/v1/dashboard/stream', url: '/v1/dashboard/stream', until: (e) => ['jobs', 'stats', 'sources', 'notifications', 'health', 'logstream'].every((x) => e.has(x)) },
+      { docPath: '/v1/jobs/{id}/events', url: started.events_url, until: (e) => e.has('end') },
+      { docPath: '/logstream/stream', url: '/logstream/stream', until: (e) => e.has('logstream'), opened: append },
+    ];
+    for (const s of streams) {
+      const documented = streamEvents(s.docPath);
+      const res = await h.call(s.url);
+      expect(res.status, s.url).toBe(200);
+      await s.opened?.();
+      const frames = await readSse(res, (fs) => s.until(new Set(fs.map((f) => f.event))), 60_000);
+      expect(s.until(new Set(frames.map((f) => f.event))), `${s.url}: ${frames.map((f) => f.event).join(',')}`).toBe(true);
+      for (const f of frames) {
+        expect(Object.keys(documented), `${s.url} sent an undocumented event`).toContain(f.event);
+        const validate = ajv.compile(docRef(documented[f.event]!));
+        expect(validate(JSON.parse(f.data)), `${s.url} ${f.event}: ${ajv.errorsText(validate.errors)} ${f.data.slice(0, 300)}`).toBe(true);
+      }
+    }
   });
 });
