@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
+import type { JobProgress, JobSpec } from '../palace/jobs.js';
 import { openNeo4jGraphStore } from './neo4j/neo4j-graph-store.js';
 import { openOpenSearchDrawerIndex } from './opensearch/opensearch-drawer-index.js';
 import { openSearchIndexMaintenance } from './opensearch/reindex-repair.js';
@@ -29,7 +30,7 @@ export interface PalaceStores {
   graph: GraphStore;
   logstream: Logstream;
   locks: Locks;
-  jobs: JobStore;
+  jobs: JobStore<JobSpec, JobProgress>;
   /** Read-only integrity check of the palace's database files, where the stores have one. */
   integrityCheck?: () => Promise<{ sqlite_path: string; errors: string[] }>;
   /** Configured mesh peers (name and url only). */
@@ -60,7 +61,7 @@ export async function openStores(config: Config): Promise<PalaceStores> {
   const graph = await openSqliteGraphStore(dir);
   const logstream = await openSqliteLogstream(dir);
   const locks = await openSqliteLocks(dir);
-  const jobs = new SqliteJobStore(path.join(dir, 'jobs.sqlite3'));
+  const jobs = new SqliteJobStore<JobSpec, JobProgress>(path.join(dir, 'jobs.sqlite3'));
   return {
     profile: 'embedded',
     palace: dir,
@@ -91,7 +92,7 @@ async function openClusterStores(config: Config): Promise<PalaceStores> {
     const graph = await track(openNeo4jGraphStore(config));
     const logstream = await track(openRedisLogstream({ ...redis, durable: config.logstream.durable }));
     const locks = await track(openRedisLocks(redis));
-    const jobs = await track(openRedisJobStore(redis));
+    const jobs = await track(openRedisJobStore<JobSpec, JobProgress>(redis));
     return {
       profile: 'cluster',
       palace: config.palaceName,

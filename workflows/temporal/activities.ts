@@ -8,7 +8,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { isPalaceError } from '../../core/errors.js';
 import type { JobActivities } from '../../activities/index.js';
-import type { JobProgress } from '../../palace/jobs.js';
+import type { JobProgress, JobSpec } from '../../palace/jobs.js';
 import type { JobStore, Locks } from '../../stores/ports.js';
 import type { Fence, WorkerActivities } from './types.js';
 import { NON_RETRYABLE_TYPES, leaseHolder } from './types.js';
@@ -16,7 +16,7 @@ import { NON_RETRYABLE_TYPES, leaseHolder } from './types.js';
 export interface WorkerActivityDeps {
   activities: JobActivities;
   locks: Locks;
-  jobs: JobStore;
+  jobs: JobStore<JobSpec, JobProgress>;
   /** Lease length the workflows ask for; renewals happen at a third of it. */
   leaseMs: number;
   /** Told once a job has recorded its end (the notification queue's publisher). */
@@ -112,7 +112,7 @@ export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActiviti
     },
     async jobRecordUpdate({ jobId, state, progress }) {
       try {
-        await jobs.update(jobId, state, progress as unknown as Record<string, unknown>);
+        await jobs.update(jobId, state, progress);
         // A finished job's manifest and blobs are no longer needed.
         if (state !== 'running') await jobs.dropArtifacts(`${jobId}:`);
       } catch (e) {

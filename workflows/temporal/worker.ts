@@ -15,9 +15,8 @@ import { createJobActivities } from '../../activities/index.js';
 import type { Config } from '../../core/config.js';
 import { storeUnavailable } from '../../core/errors.js';
 import type { Embedder } from '../../embed/embedder.js';
-import type { JobProgress } from '../../palace/jobs.js';
 import { checkNotifySettings } from '../../activities/notify.js';
-import type { JobEngine } from '../../palace/jobs.js';
+import type { JobEngine, JobProgress, JobSpec } from '../../palace/jobs.js';
 import type { PalaceStores } from '../../stores/open.js';
 import { NotificationQueue } from '../queues/queues.js';
 import { notificationQueueSettings, startShortJobWorkers } from '../queues/short-jobs.js';
@@ -29,7 +28,7 @@ export interface JobWorkerOptions {
   temporal: { address: string; namespace: string; taskQueue: string };
   activities: JobActivities;
   locks: Locks;
-  jobs: JobStore;
+  jobs: JobStore<JobSpec, JobProgress>;
   leaseMs: number;
   /** Activity attempts (scan, batch, apply) running at once on this worker; default 2. */
   maxConcurrentActivities?: number;
