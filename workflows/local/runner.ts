@@ -35,6 +35,9 @@ export interface LocalRunnerDeps {
 /** The embedder runs in its own thread: one batch embeds while the next is read and chunked. */
 const LOCAL_MINE_WINDOW = 2;
 
+/** Reads (50 ms apart) of the record of a job whose lease was just taken by another start. */
+const HOLDER_RECORD_TRIES = 20;
+
 interface Running {
   cancel: boolean;
   done: Promise<void>;
@@ -58,7 +61,8 @@ export class LocalJobEngine implements JobEngine {
     const previous = await this.deps.jobs.running(key);
     const lease = writes ? await this.deps.locks.acquire(key, this.holder, this.leaseMs) : undefined;
     if (writes && !lease) {
-      if (previous) throw alreadyRunning(previous.progress);
+      const holder = await this.recordOfHolder(key);
+      if (holder) throw alreadyRunning(holder.progress);
       throw new PalaceError('already_running', 'another job holds the lock on this source', { details: { error_class: 'LockHeldByOtherProcess' } });
     }
     let record: JobRecord<JobSpec, JobProgress>;
@@ -75,6 +79,19 @@ export class LocalJobEngine implements JobEngine {
     this.running.set(record.job_id, entry);
     entry.done = this.run(record, spec, entry, fence).finally(() => this.running.delete(record.job_id));
     return record.progress;
+  }
+
+  /**
+   * The running record on `key` whose lease another start has just taken: that start writes its
+   * record right after the lease, so look again for a moment before giving up on naming the job.
+   */
+  private async recordOfHolder(key: string): Promise<JobRecord<JobSpec, JobProgress> | undefined> {
+    for (let attempt = 0; attempt < HOLDER_RECORD_TRIES; attempt++) {
+      const record = await this.deps.jobs.running(key);
+      if (record) return record;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return undefined;
   }
 
   private async finish(r: JobRecord<JobSpec, JobProgress>, state: 'completed' | 'cancelled' | 'failed', extra: Partial<JobProgress>, cursor?: unknown): Promise<void> {
