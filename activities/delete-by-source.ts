@@ -2,7 +2,7 @@
  * delete_by_source steps: counts and a sample for the dry run, then one delete pushed down to the
  * store as an equality filter on `source_file` (no client-side id list, no limit).
  */
-import type { DeleteBySourceSpec } from '../palace/jobs.js';
+import type { DeleteBySourceSpec, Fence } from '../palace/jobs.js';
 import { assertStoredSourceAllowed, sourcePolicy } from '../palace/sources.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -22,7 +22,7 @@ export async function deleteBySourceCount(deps: ActivityDeps, input: { spec: Del
   return { match_count: logical.total, match_rows: rows, sample: pairs.slice(0, 5).map((p) => ({ wing: p.wing, room: p.room })) };
 }
 
-export async function deleteBySourceApply(deps: ActivityDeps, input: { spec: DeleteBySourceSpec; fence?: { key: string; token: number } }) {
+export async function deleteBySourceApply(deps: ActivityDeps, input: { spec: DeleteBySourceSpec; fence?: Fence }) {
   await assertAllowed(deps, input.spec);
   if (input.fence) await deps.stores.locks.check(input.fence.key, input.fence.token);
   const sourceFile = input.spec.sourceFile;

@@ -5,11 +5,11 @@
  */
 import { buildHallwaysForWing } from '../palace/hallways.js';
 import { buildEntityTunnels } from '../palace/tunnels.js';
-import type { MineSpec } from '../palace/jobs.js';
+import type { Fence, MineSpec } from '../palace/jobs.js';
 import type { ScanResult } from '../workflows/activity-types.js';
 import type { ActivityDeps } from './deps.js';
 
-export async function finishMine(deps: ActivityDeps, input: { jobId: string; spec: MineSpec; scan: ScanResult; fence?: { key: string; token: number } }): Promise<{ hallways: number; warnings: string[] }> {
+export async function finishMine(deps: ActivityDeps, input: { jobId: string; spec: MineSpec; scan: ScanResult; fence?: Fence }): Promise<{ hallways: number; warnings: string[] }> {
   const warnings: string[] = [];
   const ctx = { graph: deps.stores.graph, drawers: deps.stores.drawers };
   let hallways = 0;

@@ -23,6 +23,7 @@ import type { ScanSkip } from '../core/scan.js';
 import { decodeUtf8File, scanProject } from '../core/scan.js';
 import { codePointLength, sha256Hex, strip } from '../core/text.js';
 import { validateName, wingSlug } from '../core/validate.js';
+import { emptyCounters } from '../palace/job-progress.js';
 import type { MineSpec } from '../palace/jobs.js';
 import type { SourcePolicy } from '../palace/sources.js';
 import { isWithin, pathAllowed, resolveGitSource, sourcePolicy } from '../palace/sources.js';
@@ -211,7 +212,7 @@ export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<Batc
 async function mineBatchAt(deps: MineDeps, input: BatchInput, checkout?: string): Promise<BatchResult> {
   const { spec, scan } = input;
   const labels = deps.labels.current();
-  const result: BatchResult = { files_total: 0, files_seen: 0, files_skipped: 0, files_mined: 0, drawers_written: 0, errors: 0, errorsDetail: [], skipsDetail: [], byRoom: {} };
+  const result: BatchResult = { ...emptyCounters(), errorsDetail: [], skipsDetail: [], byRoom: {} };
   const listed = await deps.stores.jobs.readManifest(scan.manifestId, input.offset, input.count);
   const entries = checkout === undefined ? listed : listed.map((e) => ({ ...e, absolutePath: path.join(checkout, e.relativePath) }));
   if (listed.length !== input.count) throw new PalaceError('internal', `manifest ${scan.manifestId} has ${listed.length} entries at ${input.offset}, expected ${input.count}`);

@@ -8,6 +8,7 @@ import { PalaceError } from '../core/errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
 import { sameModel } from '../embed/model-identity.js';
+import type { Fence } from '../palace/jobs.js';
 import { palaceModelRecord } from '../palace/palace-model.js';
 import type { DrawerIndex, PalaceModelRecord } from '../stores/ports/drawer-index.js';
 import type { Locks } from '../stores/ports/locks.js';
@@ -34,7 +35,7 @@ async function ownRecord(drawers: DrawerIndex, jobId: string, target: ModelIdent
 
 export function createReembedActivities(deps: ReembedDeps): ReembedActivities {
   const { drawers, locks } = deps.stores;
-  const fenced = async (fence: { key: string; token: number } | undefined) => {
+  const fenced = async (fence: Fence | undefined) => {
     if (fence) await locks.check(fence.key, fence.token);
   };
   return {

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { invalidArgument } from '../core/errors.js';
 import { isGitignored } from '../core/scan.js';
-import type { SyncSpec } from '../palace/jobs.js';
+import type { Fence, SyncSpec } from '../palace/jobs.js';
 import { pathAllowed, resolveLocalSource, sourcePolicy } from '../palace/sources.js';
 import type { SourceRow } from '../stores/ports/drawer-index.js';
 import type { SyncReport } from '../workflows/activity-types.js';
@@ -121,7 +121,7 @@ export async function syncScan(deps: ActivityDeps, input: { jobId: string; spec:
   return { planId, report };
 }
 
-export async function syncApply(deps: ActivityDeps, input: { jobId: string; spec: SyncSpec; planId: string; fence?: { key: string; token: number } }): Promise<{ removed: number }> {
+export async function syncApply(deps: ActivityDeps, input: { jobId: string; spec: SyncSpec; planId: string; fence?: Fence }): Promise<{ removed: number }> {
   const plan = (await deps.stores.jobs.getBlob(input.planId)) as Plan | undefined;
   if (!plan) throw invalidArgument('planId', 'exists', `sync plan ${input.planId} not found`);
   let removed = 0;

@@ -10,7 +10,7 @@ import { createLogger } from '../core/log.js';
 import type { Embedder } from '../embed/embedder.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { createJobActivities } from '../activities/index.js';
-import type { JobEngine } from '../palace/jobs.js';
+import type { JobEngine, JobProgress, JobSpec } from '../palace/jobs.js';
 import type { LogstreamContext } from '../palace/logstream.js';
 import { checkPalaceModel, modelBoundDrawers } from '../palace/palace-model.js';
 import type { Runtime } from '../palace/runtime.js';
@@ -56,7 +56,7 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
     }
     return other;
   };
-  const opened = await openStores(config);
+  const opened = await openStores<JobSpec, JobProgress>(config);
   const check = opts.palaceModel ?? 'serve';
   if (check !== 'reembed') {
     await checkPalaceModel(opened.drawers, embedder, check === 'worker' ? 'accept' : 'refuse').catch(async (refusal: unknown) => {
@@ -65,7 +65,7 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
       throw refusal;
     });
   }
-  const stores: PalaceStores = { ...opened, drawers: modelBoundDrawers(opened.drawers, embedder.identity) };
+  const stores: PalaceStores<JobSpec, JobProgress> = { ...opened, drawers: modelBoundDrawers(opened.drawers, embedder.identity) };
   // Cluster jobs run as Temporal workflows on `mempalace worker` processes (app/worker.ts builds
   // their activities); the client is loaded only then, so embedded commands never load the
   // Temporal SDK. Embedded jobs and their job-end deliveries run in this process.

@@ -22,6 +22,7 @@ import { openStores } from '../stores/open.js';
 import { LocalJobEngine } from '../workflows/local/runner.js';
 import { generateSmallFiles, mineSpec, openClusterTestStores, uniquePalaceName } from '../tests/integration/temporal-harness.js';
 import { machine, peakRssMb } from './lib/stats.js';
+import type { JobProgress, JobSpec } from '../palace/jobs.js';
 
 const args = process.argv.slice(2);
 
@@ -31,7 +32,7 @@ if (args[0] === '--child') {
   const config = loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: palace });
   const embedder = new MiniLmEmbedder(config);
   const cluster = store === 'redis' ? await openClusterTestStores(palace, uniquePalaceName('scale')) : undefined;
-  const embedded = cluster ? undefined : await openStores(config);
+  const embedded = cluster ? undefined : await openStores<JobSpec, JobProgress>(config);
   const stores = cluster ?? embedded!;
   const palaceName = cluster ? cluster.palaceName : embedded!.palace;
   const engine = new LocalJobEngine({ palace: palaceName, jobs: stores.jobs, locks: stores.locks, activities: createJobActivities({ config, stores, embedder, workspace: path.join(palace, 'workspace') }) });

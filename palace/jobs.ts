@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { PalaceError } from '../core/errors.js';
 import { hashN } from '../core/text.js';
+import { specWrites } from './job-progress.js';
 import type { RootBound, SourceSpec } from './sources.js';
 
 export const JOB_KINDS = ['mine', 'sync', 'delete_by_source', 'reembed'] as const;
@@ -83,8 +84,10 @@ export interface JobProgress extends JobCounters {
   error?: string;
 }
 
-export function emptyCounters(): JobCounters {
-  return { files_total: 0, files_seen: 0, files_skipped: 0, files_mined: 0, drawers_written: 0, errors: 0 };
+/** A lease held on a lock key, carried by every write that must still hold it (a stale token is refused). */
+export interface Fence {
+  key: string;
+  token: number;
 }
 
 export interface JobEngine {
@@ -116,6 +119,32 @@ export function lockKey(palace: string, spec: JobSpec): string {
       ? spec.projectDir ? path.resolve(spec.projectDir) : `wing:${spec.wing ?? '*'}`
       : spec.sourceFile;
   return `mempalace:${palace}:source:${hashN(target, 24)}`;
+}
+
+/**
+ * The lock key a job runs under: its source's for a writing job; for a dry run, a key of its own
+ * (`runId` makes it unique), since a dry run writes nothing and so conflicts with nothing.
+ */
+export function jobLockKey(palace: string, spec: JobSpec, runId: string): string {
+  return specWrites(spec) ? lockKey(palace, spec) : `${lockKey(palace, spec)}:dry:${runId}`;
+}
+
+/**
+ * The `wait` of every engine: read the job's progress every `pollMs` until it has ended or
+ * `timeoutMs` has passed, telling `onProgress` of each new record.
+ */
+export async function waitForJob(read: () => Promise<JobProgress>, timeoutMs: number, pollMs: number, onProgress?: (p: JobProgress) => void): Promise<JobProgress> {
+  const deadline = Date.now() + timeoutMs;
+  let lastUpdate = '';
+  for (;;) {
+    const p = await read();
+    if (p.updated_at !== lastUpdate) {
+      lastUpdate = p.updated_at;
+      onProgress?.(p);
+    }
+    if (p.state !== 'running' || Date.now() >= deadline) return p;
+    await new Promise((r) => setTimeout(r, Math.min(pollMs, Math.max(1, deadline - Date.now()))));
+  }
 }
 
 export function alreadyRunning(running: JobProgress): PalaceError {

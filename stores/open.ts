@@ -35,15 +35,16 @@ export function openIndexMaintenance(config: Config): IndexMaintenance {
     : embeddedIndexMaintenance(config.palaceDir);
 }
 
-export async function openStores(config: Config): Promise<PalaceStores> {
-  if (config.profile === 'cluster') return openClusterStores(config);
+/** The stores of the configured profile; the job store keeps records of the caller's `Spec` and `Progress` types. */
+export async function openStores<Spec = unknown, Progress = unknown>(config: Config): Promise<PalaceStores<Spec, Progress>> {
+  if (config.profile === 'cluster') return openClusterStores<Spec, Progress>(config);
   const dir = config.palaceDir;
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const drawers = await openSqliteDrawerIndex(dir);
   const graph = await openSqliteGraphStore(dir);
   const logstream = await openSqliteLogstream(dir);
   const locks = await openSqliteLocks(dir);
-  const jobs = new SqliteJobStore(path.join(dir, 'jobs.sqlite3'));
+  const jobs = new SqliteJobStore<Spec, Progress>(path.join(dir, 'jobs.sqlite3'));
   return {
     profile: 'embedded',
     palace: dir,
@@ -61,7 +62,7 @@ export async function openStores(config: Config): Promise<PalaceStores> {
  * The team deployment: drawers in OpenSearch, the graph in Neo4j, the logstream, leases and job
  * records in Redis. Opened together; if one store cannot open, the ones already open are closed.
  */
-async function openClusterStores(config: Config): Promise<PalaceStores> {
+async function openClusterStores<Spec, Progress>(config: Config): Promise<PalaceStores<Spec, Progress>> {
   const redis = { url: config.redis.url, palaceName: config.palaceName };
   const opened: { close(): Promise<void> }[] = [];
   const track = async <T extends { close(): Promise<void> }>(p: Promise<T>): Promise<T> => {
@@ -74,7 +75,7 @@ async function openClusterStores(config: Config): Promise<PalaceStores> {
     const graph = await track(openNeo4jGraphStore(config));
     const logstream = await track(openRedisLogstream({ ...redis, durable: config.logstream.durable }));
     const locks = await track(openRedisLocks(redis));
-    const jobs = await track(openRedisJobStore(redis));
+    const jobs = await track(openRedisJobStore<Spec, Progress>(redis));
     return {
       profile: 'cluster',
       palace: config.palaceName,

@@ -17,7 +17,8 @@ export interface PeerConfig {
   token?: string;
 }
 
-export interface PalaceStores {
+/** `Spec` and `Progress`: the types of the job records (palace/jobs.ts names them for the runtime). */
+export interface PalaceStores<Spec = unknown, Progress = unknown> {
   profile: Config['profile'];
   /** Palace directory (embedded) or palace name (cluster), for messages and lock keys. */
   palace: string;
@@ -25,7 +26,7 @@ export interface PalaceStores {
   graph: GraphStore;
   logstream: Logstream;
   locks: Locks;
-  jobs: JobStore;
+  jobs: JobStore<Spec, Progress>;
   /** Read-only integrity check of the palace's database files, where the stores have one. */
   integrityCheck?: () => Promise<{ sqlite_path: string; errors: string[] }>;
   /** Configured mesh peers (name and url only). */

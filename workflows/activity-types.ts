@@ -2,7 +2,7 @@
  * The activities the job orchestrations call. Types only: workflow code must stay free of I/O
  * and of Node built-ins, so it imports these shapes and never the implementations.
  */
-import type { DeleteBySourceSpec, JobCounters, MineSpec, SyncSpec } from '../palace/jobs.js';
+import type { DeleteBySourceSpec, Fence, JobCounters, MineSpec, SyncSpec } from '../palace/jobs.js';
 
 export interface ScanResult {
   /** Key under which the file manifest was stored (never the manifest itself). */
@@ -23,7 +23,7 @@ export interface BatchInput {
   offset: number;
   count: number;
   /** Lease the batch must still hold when it writes (fencing). */
-  fence?: { key: string; token: number };
+  fence?: Fence;
 }
 
 export interface BatchResult extends JobCounters {
@@ -38,7 +38,7 @@ export interface BatchResult extends JobCounters {
 export interface MineActivities {
   scanSource(input: { jobId: string; spec: MineSpec }): Promise<ScanResult>;
   mineBatch(input: BatchInput): Promise<BatchResult>;
-  finishMine(input: { jobId: string; spec: MineSpec; scan: ScanResult; fence?: { key: string; token: number } }): Promise<{ hallways: number; warnings: string[] }>;
+  finishMine(input: { jobId: string; spec: MineSpec; scan: ScanResult; fence?: Fence }): Promise<{ hallways: number; warnings: string[] }>;
 }
 
 export interface SyncReport {
@@ -51,10 +51,10 @@ export interface SyncReport {
 
 export interface SyncActivities {
   syncScan(input: { jobId: string; spec: SyncSpec }): Promise<{ planId: string; report: SyncReport }>;
-  syncApply(input: { jobId: string; spec: SyncSpec; planId: string; fence?: { key: string; token: number } }): Promise<{ removed: number }>;
+  syncApply(input: { jobId: string; spec: SyncSpec; planId: string; fence?: Fence }): Promise<{ removed: number }>;
 }
 
 export interface DeleteBySourceActivities {
   deleteBySourceCount(input: { spec: DeleteBySourceSpec }): Promise<{ match_count: number; match_rows: number; sample: { wing: string; room: string }[] }>;
-  deleteBySourceApply(input: { spec: DeleteBySourceSpec; fence?: { key: string; token: number } }): Promise<{ deleted_rows: number }>;
+  deleteBySourceApply(input: { spec: DeleteBySourceSpec; fence?: Fence }): Promise<{ deleted_rows: number }>;
 }

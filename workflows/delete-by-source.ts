@@ -2,10 +2,10 @@
  * delete_by_source orchestration (palace-behaviour §13.1): count and sample on a dry run,
  * otherwise one pushed-down delete of every drawer with that exact `source_file`.
  */
-import type { DeleteBySourceSpec } from '../palace/jobs.js';
+import type { DeleteBySourceSpec, Fence } from '../palace/jobs.js';
 import type { DeleteBySourceActivities } from './activity-types.js';
 
-export async function deleteBySourceOrchestration(spec: DeleteBySourceSpec, acts: DeleteBySourceActivities, fence?: { key: string; token: number }): Promise<Record<string, unknown>> {
+export async function deleteBySourceOrchestration(spec: DeleteBySourceSpec, acts: DeleteBySourceActivities, fence?: Fence): Promise<Record<string, unknown>> {
   const counts = await acts.deleteBySourceCount({ spec });
   if (spec.dryRun) {
     const hint = counts.match_count === 0

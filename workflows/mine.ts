@@ -10,7 +10,9 @@
  * `window - 1` offsets whatever the source size. A run that resumes from a cursor mines exactly
  * the batches it does not list as done: none is redone, none is skipped.
  */
-import type { JobCounters, MineSpec } from '../palace/jobs.js';
+import type { ProgressStep } from '../palace/job-progress.js';
+import { emptyCounters } from '../palace/job-progress.js';
+import type { Fence, JobCounters, MineSpec } from '../palace/jobs.js';
 import type { BatchResult, MineActivities, ScanResult } from './activity-types.js';
 
 export const MINE_BATCH_FILES = 64;
@@ -38,7 +40,7 @@ export interface MineHooks {
   handOverRequested?(): boolean;
   /** Batches in flight at once (default 1: one after another). */
   window?: number;
-  fence?: { key: string; token: number };
+  fence?: Fence;
 }
 
 export type MineOutcome =
@@ -47,7 +49,7 @@ export type MineOutcome =
   | { status: 'handover'; cursor: MineCursor };
 
 export function newMineCursor(): MineCursor {
-  return { offset: 0, counters: { files_total: 0, files_seen: 0, files_skipped: 0, files_mined: 0, drawers_written: 0, errors: 0 }, byRoom: {}, recentErrors: [] };
+  return { offset: 0, counters: emptyCounters(), byRoom: {}, recentErrors: [] };
 }
 
 /** The cursor after the batch at `offset` finished: its counts added, the low-water mark moved up. */
@@ -152,4 +154,17 @@ export function mineSummary(spec: MineSpec, outcome: MineOutcome): string {
   if (rooms.length > 0) lines.push('By room:', ...rooms.map(([r, n]) => `  ${r}: ${n} files`));
   if (outcome.status === 'cancelled') lines.push(`Cancelled after ${c.files_seen}/${c.files_total} files; re-run to resume.`);
   return lines.join('\n');
+}
+
+/** The result a finished or cancelled mine records: the summary, the commit mined, the hallways built. */
+export function mineResult(spec: MineSpec, outcome: MineOutcome): Record<string, unknown> {
+  return {
+    success: outcome.status === 'completed', mode: spec.mode, dry_run: spec.dryRun, output: mineSummary(spec, outcome),
+    ...(outcome.cursor.scan?.commit ? { commit: outcome.cursor.scan.commit } : {}), ...(outcome.status === 'completed' ? { hallways: outcome.hallways } : {}),
+  };
+}
+
+/** Where a mine stands at this cursor, as its progress record takes it. */
+export function mineStep(cursor: MineCursor): ProgressStep {
+  return { counters: cursor.counters, recentErrors: cursor.recentErrors, ...(cursor.lastFile === undefined ? {} : { lastFile: cursor.lastFile }) };
 }

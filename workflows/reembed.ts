@@ -6,7 +6,8 @@
  * needs. A page is idempotent (the same texts give the same vectors), so a crash repeats at most
  * the page it interrupted.
  */
-import type { JobCounters, ReembedSpec } from '../palace/jobs.js';
+import type { ProgressStep } from '../palace/job-progress.js';
+import type { Fence, JobCounters, ReembedSpec } from '../palace/jobs.js';
 
 /** Logical drawers per page: a few hundred rows per embed call, like a mining batch. */
 export const REEMBED_PAGE_DRAWERS = 128;
@@ -24,16 +25,16 @@ export interface ReembedActivities {
   /** Marks the palace as re-embedding for this job (or confirms it did); returns the drawers to do. */
   reembedStart(input: { jobId: string; spec: ReembedSpec }): Promise<{ total: number }>;
   /** Rewrites the vectors of the logical drawers [offset, offset + count). */
-  reembedPage(input: { jobId: string; spec: ReembedSpec; offset: number; count: number; fence?: { key: string; token: number } }): Promise<{ rows: number }>;
+  reembedPage(input: { jobId: string; spec: ReembedSpec; offset: number; count: number; fence?: Fence }): Promise<{ rows: number }>;
   /** Records the new model as the palace's; idempotent. */
-  reembedFinish(input: { jobId: string; spec: ReembedSpec; fence?: { key: string; token: number } }): Promise<void>;
+  reembedFinish(input: { jobId: string; spec: ReembedSpec; fence?: Fence }): Promise<void>;
 }
 
 export interface ReembedHooks {
   progress(cursor: ReembedCursor): void | Promise<void>;
   cancelRequested(): boolean;
   handOverRequested?(): boolean;
-  fence?: { key: string; token: number };
+  fence?: Fence;
 }
 
 export type ReembedOutcome = { status: 'completed' | 'cancelled' | 'handover'; cursor: ReembedCursor };
@@ -41,6 +42,11 @@ export type ReembedOutcome = { status: 'completed' | 'cancelled' | 'handover'; c
 /** The job counters of a re-embed: drawers stand in for files. */
 export function reembedCounters(cursor: ReembedCursor): JobCounters {
   return { files_total: cursor.total ?? 0, files_seen: cursor.offset, files_skipped: 0, files_mined: cursor.offset, drawers_written: cursor.rows, errors: 0 };
+}
+
+/** Where a re-embed stands at this cursor, as its progress record takes it. */
+export function reembedStep(cursor: ReembedCursor): ProgressStep {
+  return { counters: reembedCounters(cursor), recentErrors: [] };
 }
 
 export async function reembedOrchestration(jobId: string, spec: ReembedSpec, acts: ReembedActivities, hooks: ReembedHooks, start: ReembedCursor = { offset: 0, rows: 0 }): Promise<ReembedOutcome> {

@@ -3,10 +3,10 @@
  * the provably stale drawers (palace-behaviour §12). The plan is stored by the scan activity and
  * referenced by id, so nothing large travels through the orchestration.
  */
-import type { SyncSpec } from '../palace/jobs.js';
+import type { Fence, SyncSpec } from '../palace/jobs.js';
 import type { SyncActivities, SyncReport } from './activity-types.js';
 
-export async function syncOrchestration(jobId: string, spec: SyncSpec, acts: SyncActivities, fence?: { key: string; token: number }): Promise<SyncReport> {
+export async function syncOrchestration(jobId: string, spec: SyncSpec, acts: SyncActivities, fence?: Fence): Promise<SyncReport> {
   const { planId, report } = await acts.syncScan({ jobId, spec });
   if (!spec.apply) return { ...report, dry_run: true, removed_drawers: 0, removed_closets: 0 };
   const { removed } = await acts.syncApply({ jobId, spec, planId, ...(fence ? { fence } : {}) });

@@ -29,16 +29,16 @@ const STAGING = '\0staging';
 
 interface JobRow { job_id: string; kind: string; lock_key: string; state: string; spec: string; progress: string; cursor: string | null; created_at: string; updated_at: string }
 
-function toRecord(r: JobRow): JobRecord {
+function toRecord<Spec, Progress>(r: JobRow): JobRecord<Spec, Progress> {
   return {
     job_id: r.job_id, kind: r.kind, lock_key: r.lock_key, state: r.state,
-    spec: JSON.parse(r.spec) as Record<string, unknown>, progress: JSON.parse(r.progress) as Record<string, unknown>,
+    spec: JSON.parse(r.spec) as Spec, progress: JSON.parse(r.progress) as Progress,
     ...(r.cursor === null ? {} : { cursor: JSON.parse(r.cursor) as unknown }),
     created_at: r.created_at, updated_at: r.updated_at,
   };
 }
 
-export class SqliteJobStore implements JobStore {
+export class SqliteJobStore<Spec = unknown, Progress = unknown> implements JobStore<Spec, Progress> {
   private readonly db: Database.Database;
 
   constructor(file: string) {
@@ -53,11 +53,11 @@ export class SqliteJobStore implements JobStore {
     }
   }
 
-  async create(r: JobRecord): Promise<void> {
+  async create(r: JobRecord<Spec, Progress>): Promise<void> {
     this.db.prepare('INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?)').run(r.job_id, r.kind, r.lock_key, r.state, JSON.stringify(r.spec), JSON.stringify(r.progress), r.cursor === undefined ? null : JSON.stringify(r.cursor), r.created_at, r.updated_at);
   }
 
-  async update(jobId: string, state: string, progress: Record<string, unknown>, cursor?: unknown): Promise<void> {
+  async update(jobId: string, state: string, progress: Progress, cursor?: unknown): Promise<void> {
     const now = new Date().toISOString();
     const p = JSON.stringify(progress);
     this.db.transaction(() => {
@@ -67,23 +67,23 @@ export class SqliteJobStore implements JobStore {
     })();
   }
 
-  async get(jobId: string): Promise<JobRecord | undefined> {
+  async get(jobId: string): Promise<JobRecord<Spec, Progress> | undefined> {
     const r = this.db.prepare('SELECT * FROM jobs WHERE job_id = ?').get(jobId) as JobRow | undefined;
-    return r ? toRecord(r) : undefined;
+    return r ? toRecord<Spec, Progress>(r) : undefined;
   }
 
-  async running(lockKey: string): Promise<JobRecord | undefined> {
+  async running(lockKey: string): Promise<JobRecord<Spec, Progress> | undefined> {
     const r = this.db.prepare("SELECT * FROM jobs WHERE lock_key = ? AND state = 'running' ORDER BY created_at DESC LIMIT 1").get(lockKey) as JobRow | undefined;
-    return r ? toRecord(r) : undefined;
+    return r ? toRecord<Spec, Progress>(r) : undefined;
   }
 
-  async list(limit: number): Promise<JobRecord[]> {
-    return (this.db.prepare('SELECT * FROM jobs ORDER BY created_at DESC, job_id DESC LIMIT ?').all(limit) as JobRow[]).map(toRecord);
+  async list(limit: number): Promise<JobRecord<Spec, Progress>[]> {
+    return (this.db.prepare('SELECT * FROM jobs ORDER BY created_at DESC, job_id DESC LIMIT ?').all(limit) as JobRow[]).map((r) => toRecord<Spec, Progress>(r));
   }
 
-  async events(jobId: string, afterSeq: number, limit: number): Promise<{ seq: number; progress: Record<string, unknown> }[]> {
+  async events(jobId: string, afterSeq: number, limit: number): Promise<{ seq: number; progress: Progress }[]> {
     const rows = this.db.prepare('SELECT seq, progress FROM job_events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(jobId, afterSeq, limit) as { seq: number; progress: string }[];
-    return rows.map((r) => ({ seq: r.seq, progress: JSON.parse(r.progress) as Record<string, unknown> }));
+    return rows.map((r) => ({ seq: r.seq, progress: JSON.parse(r.progress) as Progress }));
   }
 
   async writeManifest(manifestId: string, pages: AsyncIterable<ManifestEntry[]>): Promise<number> {

@@ -14,14 +14,18 @@ export interface ManifestEntry {
   skip?: { reason: string; detail: string };
 }
 
-/** A job as the store keeps it; `spec`, `progress` and `cursor` are opaque JSON to adapters. */
-export interface JobRecord {
+/**
+ * A job as the store keeps it. `spec`, `progress` and `cursor` are opaque JSON to adapters; the
+ * job engines name their types (palace/jobs.ts `JobSpec`, `JobProgress`) as the parameters, so
+ * this port needs nothing from palace/.
+ */
+export interface JobRecord<Spec = unknown, Progress = unknown> {
   job_id: string;
   kind: string;
   lock_key: string;
   state: string;
-  spec: Record<string, unknown>;
-  progress: Record<string, unknown>;
+  spec: Spec;
+  progress: Progress;
   cursor?: unknown;
   created_at: string;
   updated_at: string;
@@ -58,17 +62,18 @@ export interface RegisteredSource {
   last_refresh?: SourceRefresh;
 }
 
-export interface JobStore {
-  create(record: JobRecord): Promise<void>;
+/** Job records with specs of type `Spec` and progress of type `Progress` (the JSON it was given back). */
+export interface JobStore<Spec = unknown, Progress = unknown> {
+  create(record: JobRecord<Spec, Progress>): Promise<void>;
   /** Replace the job's state, progress and cursor, and append the progress to its event list. */
-  update(jobId: string, state: string, progress: Record<string, unknown>, cursor?: unknown): Promise<void>;
-  get(jobId: string): Promise<JobRecord | undefined>;
+  update(jobId: string, state: string, progress: Progress, cursor?: unknown): Promise<void>;
+  get(jobId: string): Promise<JobRecord<Spec, Progress> | undefined>;
   /** The running job holding `lockKey`, if any. */
-  running(lockKey: string): Promise<JobRecord | undefined>;
+  running(lockKey: string): Promise<JobRecord<Spec, Progress> | undefined>;
   /** Newest first. */
-  list(limit: number): Promise<JobRecord[]>;
+  list(limit: number): Promise<JobRecord<Spec, Progress>[]>;
   /** Progress snapshots of a job with `seq` greater than `afterSeq`, oldest first. */
-  events(jobId: string, afterSeq: number, limit: number): Promise<{ seq: number; progress: Record<string, unknown> }[]>;
+  events(jobId: string, afterSeq: number, limit: number): Promise<{ seq: number; progress: Progress }[]>;
   /**
    * Store a manifest page by page as `pages` yields them (so a scan of any size holds one page
    * in memory), replacing any earlier one under the same id once the last page is in: readers

@@ -69,10 +69,10 @@ const SEPARATOR = '\0';
 /** Suffix of the list a manifest is written to before it replaces the old one. */
 const STAGING = ':staging';
 
-function toRecord(h: Record<string, string>): JobRecord {
+function toRecord<Spec, Progress>(h: Record<string, string>): JobRecord<Spec, Progress> {
   return {
     job_id: h.job_id!, kind: h.kind!, lock_key: h.lock_key!, state: h.state!,
-    spec: JSON.parse(h.spec!) as Record<string, unknown>, progress: JSON.parse(h.progress!) as Record<string, unknown>,
+    spec: JSON.parse(h.spec!) as Spec, progress: JSON.parse(h.progress!) as Progress,
     ...(h.cursor === undefined ? {} : { cursor: JSON.parse(h.cursor) as unknown }),
     created_at: h.created_at!, updated_at: h.updated_at!,
   };
@@ -83,17 +83,17 @@ function prefixEnd(prefix: string): Buffer {
   return Buffer.concat([Buffer.from(`[${prefix}`, 'utf8'), Buffer.from([0xff])]);
 }
 
-export class RedisJobStore implements JobStore {
+export class RedisJobStore<Spec = unknown, Progress = unknown> implements JobStore<Spec, Progress> {
   private constructor(readonly connections: RedisConnections) {}
 
-  static async open(options: RedisConnectionOptions): Promise<RedisJobStore> {
+  static async open<Spec = unknown, Progress = unknown>(options: RedisConnectionOptions): Promise<RedisJobStore<Spec, Progress>> {
     const connections = new RedisConnections(options);
     try {
       await guardRedis(async () => {
         await library.load(connections.command());
         await sourceLibrary.load(connections.command());
       });
-      return new RedisJobStore(connections);
+      return new RedisJobStore<Spec, Progress>(connections);
     } catch (e) {
       await connections.close();
       throw e;
@@ -108,14 +108,14 @@ export class RedisJobStore implements JobStore {
     return this.connections.command();
   }
 
-  async create(r: JobRecord): Promise<void> {
+  async create(r: JobRecord<Spec, Progress>): Promise<void> {
     const fields = ['job_id', r.job_id, 'kind', r.kind, 'lock_key', r.lock_key, 'state', r.state, 'spec', JSON.stringify(r.spec), 'progress', JSON.stringify(r.progress),
       'created_at', r.created_at, 'updated_at', r.updated_at, ...(r.cursor === undefined ? [] : ['cursor', JSON.stringify(r.cursor)])];
     const created = await guardRedis(() => library.call(this.conn, CREATE, [this.key('job', r.job_id), this.key('all'), this.key('running', r.lock_key)], [r.created_at + SEPARATOR + r.job_id, ...fields]));
     if (created !== 1) throw new PalaceError('already_exists', `job ${r.job_id} already exists`, { field: 'job_id', rule: 'unique', store: REDIS_STORE, details: { job_id: r.job_id } });
   }
 
-  async update(jobId: string, state: string, progress: Record<string, unknown>, cursor?: unknown): Promise<void> {
+  async update(jobId: string, state: string, progress: Progress, cursor?: unknown): Promise<void> {
     await guardRedis(async () => {
       // The lock key of a job never changes, so reading it first cannot race with the update.
       const lockKey = (await this.conn.hget(this.key('job', jobId), 'lock_key')) ?? '';
@@ -124,19 +124,19 @@ export class RedisJobStore implements JobStore {
     });
   }
 
-  async get(jobId: string): Promise<JobRecord | undefined> {
+  async get(jobId: string): Promise<JobRecord<Spec, Progress> | undefined> {
     const h = await guardRedis(() => this.conn.hgetall(this.key('job', jobId)));
-    return h.job_id === undefined ? undefined : toRecord(h);
+    return h.job_id === undefined ? undefined : toRecord<Spec, Progress>(h);
   }
 
-  async running(lockKey: string): Promise<JobRecord | undefined> {
+  async running(lockKey: string): Promise<JobRecord<Spec, Progress> | undefined> {
     const [member] = await guardRedis(() => this.conn.zrange(this.key('running', lockKey), '+', '-', 'BYLEX', 'REV', 'LIMIT', 0, 1));
     if (member === undefined) return undefined;
     const job = await this.get(member.slice(member.indexOf(SEPARATOR) + 1));
     return job?.state === 'running' ? job : undefined;
   }
 
-  async list(limit: number): Promise<JobRecord[]> {
+  async list(limit: number): Promise<JobRecord<Spec, Progress>[]> {
     return guardRedis(async () => {
       const members = await this.conn.zrange(this.key('all'), '+', '-', 'BYLEX', 'REV', 'LIMIT', 0, limit);
       if (members.length === 0) return [];
@@ -146,15 +146,15 @@ export class RedisJobStore implements JobStore {
       return results.flatMap(([err, h]) => {
         if (err) throw err;
         const hash = h as Record<string, string>;
-        return hash.job_id === undefined ? [] : [toRecord(hash)];
+        return hash.job_id === undefined ? [] : [toRecord<Spec, Progress>(hash)];
       });
     });
   }
 
-  async events(jobId: string, afterSeq: number, limit: number): Promise<{ seq: number; progress: Record<string, unknown> }[]> {
+  async events(jobId: string, afterSeq: number, limit: number): Promise<{ seq: number; progress: Progress }[]> {
     const start = afterSeq > 0 ? `(${afterSeq}-0` : '-';
     const entries = await guardRedis(() => this.conn.xrange(this.key('events', jobId), start, '+', 'COUNT', limit));
-    return entries.map(([id, fields]) => ({ seq: Number.parseInt(id, 10), progress: JSON.parse(fields[1]!) as Record<string, unknown> }));
+    return entries.map(([id, fields]) => ({ seq: Number.parseInt(id, 10), progress: JSON.parse(fields[1]!) as Progress }));
   }
 
   async writeManifest(manifestId: string, pages: AsyncIterable<ManifestEntry[]>): Promise<number> {
@@ -254,6 +254,6 @@ function withRefresh(record: string, refresh: string | null): RegisteredSource {
   return refresh === null ? source : { ...source, last_refresh: JSON.parse(refresh) as SourceRefresh };
 }
 
-export function openRedisJobStore(options: RedisConnectionOptions): Promise<RedisJobStore> {
-  return RedisJobStore.open(options);
+export function openRedisJobStore<Spec = unknown, Progress = unknown>(options: RedisConnectionOptions): Promise<RedisJobStore<Spec, Progress>> {
+  return RedisJobStore.open<Spec, Progress>(options);
 }

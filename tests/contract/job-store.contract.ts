@@ -7,12 +7,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobRecord, JobStore, ManifestEntry, RegisteredSource } from '../../stores/ports/job-store.js';
 
+/** The contract stores arbitrary JSON objects as specs and progress. */
+export type Json = Record<string, unknown>;
+
 export interface OpenedJobStore {
-  jobs: JobStore;
+  jobs: JobStore<Json, Json>;
   cleanup(): Promise<void>;
 }
 
-function job(id: string, overrides: Partial<JobRecord> = {}): JobRecord {
+function job(id: string, overrides: Partial<JobRecord<Json, Json>> = {}): JobRecord<Json, Json> {
   return {
     job_id: id, kind: 'mine', lock_key: 'palace/src-a', state: 'running',
     spec: { source: '/data/src-a', mode: 'projects', nested: { wing: 'wing_a' } },
@@ -56,7 +59,7 @@ function manifest(n: number, tag = ''): ManifestEntry[] {
 export function describeJobStoreContract(adapterName: string, open: () => Promise<OpenedJobStore>): void {
   describe(`JobStore contract — ${adapterName}`, () => {
     let opened: OpenedJobStore;
-    let jobs: JobStore;
+    let jobs: JobStore<Json, Json>;
     beforeEach(async () => {
       opened = await open();
       jobs = opened.jobs;

@@ -19,6 +19,7 @@ import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { openStores } from '../../stores/open.js';
 import { LocalJobEngine } from '../../workflows/local/runner.js';
+import type { JobProgress, JobSpec } from '../../palace/jobs.js';
 
 let tmp: string;
 let url: string;
@@ -132,7 +133,7 @@ describe('git workspace', () => {
   it('a 200-file mine of a git source checks its commit out once for all of its batches', async () => {
     const palace = path.join(tmp, 'palace');
     const config = loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: palace });
-    const stores = await openStores(config);
+    const stores = await openStores<JobSpec, JobProgress>(config);
     const embedder = new MiniLmEmbedder(config);
     const { runner, counts } = counting();
     const ws = new GitWorkspace(path.join(palace, 'workspace'), 1 << 30, runner);

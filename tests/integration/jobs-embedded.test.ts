@@ -1,6 +1,7 @@
 /**
- * Jobs on the embedded profile: crash and resume, cancel, sync and delete_by_source, with the
- * in-process runner, real files, the real embedder and SQLite.
+ * Jobs on the embedded profile that only the in-process runner has: a mine whose process is
+ * killed resumes from its stored cursor. What every engine does (counts, conflicts, cancel, dry
+ * runs, sync, delete_by_source) is the JobEngine contract (tests/contract/job-engine.contract.ts).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -87,94 +88,6 @@ describe('jobs on the embedded profile', () => {
       const done = await rt.jobs.wait(resumed.job_id, 300_000);
       expect(done.state).toBe('completed');
       expect(await ids(rt, 'big')).toEqual(expected);
-    } finally {
-      await rt.close();
-    }
-  });
-
-  it('cancelling a running mine stops within the window of batches, releases the lock and reports partial progress', async () => {
-    const source = path.join(tmp, 'cancel');
-    await generateProject(source, 260, 11);
-    const rt = await runtimeAt(path.join(tmp, 'palace-cancel'));
-    try {
-      const started = await rt.jobs.start(mineSpec(source, 'cancel'));
-      let seen = 0;
-      for (;;) {
-        const p = await rt.jobs.progress(started.job_id);
-        seen = p.files_seen;
-        if (seen >= 64 || p.state !== 'running') break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const cancelled = await rt.jobs.cancel(started.job_id);
-      expect(cancelled.state).toBe('cancelled');
-      expect(cancelled.files_seen).toBeLessThan(260);
-      // Within the window: the runner's default of two 64-file batches in flight.
-      expect(cancelled.files_seen - seen).toBeLessThanOrEqual(2 * 64);
-      expect(String((cancelled.result as { output: string }).output)).toContain('Cancelled after');
-      const again = await rt.jobs.start(mineSpec(source, 'cancel'));
-      expect((await rt.jobs.wait(again.job_id, 300_000)).state).toBe('completed');
-    } finally {
-      await rt.close();
-    }
-  });
-
-  it('sync reports and removes exactly the deleted and gitignored files, keeping unresolved ones', async () => {
-    const project = path.join(tmp, 'syncproj');
-    const files = await generateProject(project, 30, 3);
-    await fs.writeFile(path.join(project, '.gitignore'), '');
-    await fs.mkdir(path.join(project, 'lonely'));
-    await fs.writeFile(path.join(project, 'lonely', 'only.md'), 'The only file of a directory that will vanish entirely with its folder. '.repeat(4));
-    const rt = await runtimeAt(path.join(tmp, 'palace-sync'));
-    try {
-      expect((await run(rt, mineSpec(project, 'syncw'))).state).toBe('completed');
-      const deleted = files.slice(0, 2);
-      const ignored = files[5]!;
-      for (const f of deleted) await fs.rm(f);
-      await fs.writeFile(path.join(project, '.gitignore'), `${path.relative(project, ignored)}\n`);
-      await fs.rm(path.join(project, 'lonely'), { recursive: true });
-      const countOf = async (f: string) => rt.stores.drawers.count({ wing: 'syncw', sourceFile: f });
-      const expectedRemoved = (await Promise.all([...deleted, ignored].map(countOf))).reduce((a, b) => a + b, 0);
-
-      const dry = await run(rt, { kind: 'sync', wing: 'syncw', projectDir: project, apply: false });
-      const report = dry.result as Record<string, unknown> & { by_source: Record<string, number>; unresolved_by_source: Record<string, number> };
-      expect(report.dry_run).toBe(true);
-      expect(Object.keys(report.by_source).sort()).toEqual([...deleted, ignored].sort());
-      expect(report.missing).toBe((await Promise.all(deleted.map(countOf))).reduce((a, b) => a + b, 0));
-      expect(report.gitignored).toBe(await countOf(ignored));
-      expect(Object.keys(report.unresolved_by_source)).toEqual([path.join(project, 'lonely', 'only.md')]);
-      expect(report.removed_drawers).toBe(0);
-
-      const before = await rt.stores.drawers.count({ wing: 'syncw' });
-      const applied = await run(rt, { kind: 'sync', wing: 'syncw', projectDir: project, apply: true });
-      expect((applied.result as { removed_drawers: number }).removed_drawers).toBe(expectedRemoved);
-      expect(await rt.stores.drawers.count({ wing: 'syncw' })).toBe(before - expectedRemoved);
-      for (const f of [...deleted, ignored]) expect(await countOf(f)).toBe(0);
-      expect(await countOf(path.join(project, 'lonely', 'only.md'))).toBeGreaterThan(0);
-    } finally {
-      await rt.close();
-    }
-  });
-
-  it('delete_by_source counts and samples on a dry run, then deletes exactly that source', async () => {
-    const project = path.join(tmp, 'delproj');
-    const files = await generateProject(project, 6, 5);
-    const rt = await runtimeAt(path.join(tmp, 'palace-del'));
-    try {
-      await run(rt, mineSpec(project, 'delw'));
-      const target = files[0]!;
-      const rows = await rt.stores.drawers.count({ sourceFile: target });
-      expect(rows).toBeGreaterThan(0);
-      const dry = (await run(rt, { kind: 'delete_by_source', sourceFile: target, dryRun: true })).result as Record<string, unknown>;
-      expect(dry).toMatchObject({ success: true, dry_run: true, source_file: target, match_count: rows, match_rows: rows });
-      expect(dry.sample).toEqual([{ wing: 'delw', room: expect.any(String) }]);
-      expect(await rt.stores.drawers.count({ sourceFile: target })).toBe(rows);
-      const total = await rt.stores.drawers.count({ wing: 'delw' });
-      const applied = (await run(rt, { kind: 'delete_by_source', sourceFile: target, dryRun: false })).result as Record<string, unknown>;
-      expect(applied).toMatchObject({ success: true, dry_run: false, deleted: rows });
-      expect(await rt.stores.drawers.count({ sourceFile: target })).toBe(0);
-      expect(await rt.stores.drawers.count({ wing: 'delw' })).toBe(total - rows);
-      const noop = (await run(rt, { kind: 'delete_by_source', sourceFile: target, dryRun: false })).result as Record<string, unknown>;
-      expect(noop).toEqual({ success: true, dry_run: false, source_file: target, deleted: 0 });
     } finally {
       await rt.close();
     }

@@ -21,7 +21,7 @@ import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import type { Config } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import type { MineSpec } from '../../palace/jobs.js';
+import type { JobProgress, JobSpec, MineSpec } from '../../palace/jobs.js';
 import { search } from '../../palace/search.js';
 import type { SearchInput, SearchResult } from '../../palace/search.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
@@ -64,7 +64,7 @@ let project: string;
 let config: Config;
 let embedder: MiniLmEmbedder;
 let embedded: Runtime;
-let cluster: { drawers: OpenSearchDrawerIndex; graph: GraphStore; locks: Locks; jobs: JobStore; engine: LocalJobEngine };
+let cluster: { drawers: OpenSearchDrawerIndex; graph: GraphStore; locks: Locks; jobs: JobStore<JobSpec, JobProgress>; engine: LocalJobEngine };
 let clusterPalace: string;
 
 const mineSpec = (): MineSpec => ({
@@ -88,7 +88,7 @@ beforeAll(async () => {
   const drawers = await OpenSearchDrawerIndex.open({ url: config.opensearch.url, palaceName: clusterPalace });
   const graph = await openSqliteGraphStore(clusterDir);
   const locks = await openSqliteLocks(clusterDir);
-  const jobs = new SqliteJobStore(path.join(clusterDir, 'jobs.sqlite3'));
+  const jobs = new SqliteJobStore<JobSpec, JobProgress>(path.join(clusterDir, 'jobs.sqlite3'));
   const activities = createJobActivities({ config, stores: { drawers, graph, locks, jobs }, embedder, workspace: path.join(clusterDir, 'workspace') });
   const engine = new LocalJobEngine({ palace: clusterPalace, jobs, locks, activities });
   cluster = { drawers, graph, locks, jobs, engine };

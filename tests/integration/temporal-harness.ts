@@ -15,7 +15,7 @@ import { createJobActivities } from '../../activities/index.js';
 import type { Config } from '../../core/config.js';
 import { loadConfig } from '../../core/config.js';
 import type { Embedder } from '../../embed/embedder.js';
-import type { MineSpec } from '../../palace/jobs.js';
+import type { JobProgress, JobSpec, MineSpec } from '../../palace/jobs.js';
 import { openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
 import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
@@ -43,7 +43,7 @@ export interface ClusterTestStores {
   drawers: DrawerIndex;
   graph: GraphStore;
   locks: RedisLocks;
-  jobs: RedisJobStore;
+  jobs: RedisJobStore<JobSpec, JobProgress>;
   close(): Promise<void>;
   /** Delete this palace's Redis keys (every test palace name is unique). */
   dropRedis(): Promise<void>;
@@ -58,7 +58,7 @@ export async function openClusterTestStores(palaceDir: string, palaceName: strin
   const drawers = await openSqliteDrawerIndex(palaceDir);
   const graph = await openSqliteGraphStore(palaceDir);
   const locks = await RedisLocks.open({ url: REDIS_URL, palaceName });
-  const jobs = await RedisJobStore.open({ url: REDIS_URL, palaceName });
+  const jobs = await RedisJobStore.open<JobSpec, JobProgress>({ url: REDIS_URL, palaceName });
   return {
     palaceDir, palaceName, drawers, graph, locks, jobs,
     async close() {

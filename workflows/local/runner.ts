@@ -7,21 +7,22 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { PalaceError } from '../../core/errors.js';
-import type { JobEngine, JobProgress, JobSpec, MineSpec, ReembedSpec } from '../../palace/jobs.js';
-import { alreadyRunning, emptyCounters, lockKey } from '../../palace/jobs.js';
+import { advanceProgress, failureFields, finishProgress, newJobRecord, newProgress, specWrites } from '../../palace/job-progress.js';
+import type { Fence, JobEngine, JobProgress, JobSpec, MineSpec, ReembedSpec } from '../../palace/jobs.js';
+import { alreadyRunning, jobLockKey, waitForJob } from '../../palace/jobs.js';
 import type { JobRecord, JobStore } from '../../stores/ports/job-store.js';
 import type { Locks } from '../../stores/ports/locks.js';
 import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '../activity-types.js';
 import { deleteBySourceOrchestration } from '../delete-by-source.js';
 import type { MineCursor } from '../mine.js';
-import { mineOrchestration, mineSummary, newMineCursor } from '../mine.js';
+import { mineOrchestration, mineResult, mineStep, newMineCursor } from '../mine.js';
 import { syncOrchestration } from '../sync.js';
 import type { ReembedActivities, ReembedCursor } from '../reembed.js';
-import { reembedCounters, reembedOrchestration, reembedSummary } from '../reembed.js';
+import { reembedOrchestration, reembedStep, reembedSummary } from '../reembed.js';
 
 export interface LocalRunnerDeps {
   palace: string;
-  jobs: JobStore;
+  jobs: JobStore<JobSpec, JobProgress>;
   locks: Locks;
   activities: MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities;
   leaseMs?: number;
@@ -34,6 +35,9 @@ export interface LocalRunnerDeps {
 
 /** The embedder runs in its own thread: one batch embeds while the next is read and chunked. */
 const LOCAL_MINE_WINDOW = 2;
+
+/** Reads (50 ms apart) of the record of a job whose lease was just taken by another start. */
+const HOLDER_RECORD_TRIES = 20;
 
 interface Running {
   cancel: boolean;
@@ -52,47 +56,53 @@ export class LocalJobEngine implements JobEngine {
   }
 
   async start(spec: JobSpec): Promise<JobProgress> {
-    const dry = (spec.kind === 'mine' && spec.dryRun) || (spec.kind === 'delete_by_source' && spec.dryRun) || (spec.kind === 'sync' && !spec.apply);
+    const writes = specWrites(spec);
     const jobId = randomUUID();
-    // Dry runs write nothing, so they take no lock (palace-behaviour §4.4).
-    const key = dry ? `${lockKey(this.deps.palace, spec)}:dry:${jobId}` : lockKey(this.deps.palace, spec);
+    const key = jobLockKey(this.deps.palace, spec, jobId);
     const previous = await this.deps.jobs.running(key);
-    const lease = dry ? undefined : await this.deps.locks.acquire(key, this.holder, this.leaseMs);
-    if (!dry && !lease) {
-      if (previous) throw alreadyRunning(this.toProgress(previous));
+    const lease = writes ? await this.deps.locks.acquire(key, this.holder, this.leaseMs) : undefined;
+    if (writes && !lease) {
+      const holder = await this.recordOfHolder(key);
+      if (holder) throw alreadyRunning(holder.progress);
       throw new PalaceError('already_running', 'another job holds the lock on this source', { details: { error_class: 'LockHeldByOtherProcess' } });
     }
-    const now = new Date().toISOString();
-    let record: JobRecord;
+    let record: JobRecord<JobSpec, JobProgress>;
     if (previous && JSON.stringify(previous.spec) === JSON.stringify(spec)) {
       // The previous runner died holding this job: resume it from its stored cursor.
       record = previous;
     } else {
       if (previous) await this.finish(previous, 'failed', { error: 'abandoned: its runner stopped and a different job took the source' });
-      const progress: JobProgress = { job_id: jobId, kind: spec.kind, lock_key: key, state: 'running', started_at: now, updated_at: now, rate: 0, eta_s: null, recent_errors: [], ...emptyCounters() };
-      record = { job_id: jobId, kind: spec.kind, lock_key: key, state: 'running', spec: spec as unknown as Record<string, unknown>, progress: progress as unknown as Record<string, unknown>, created_at: now, updated_at: now };
+      record = newJobRecord(spec, newProgress({ jobId, kind: spec.kind, lockKey: key }, new Date().toISOString()));
       await this.deps.jobs.create(record);
     }
-    const fence = lease ? { key, token: lease.token } : undefined;
+    const fence: Fence | undefined = lease ? { key, token: lease.token } : undefined;
     const entry: Running = { cancel: false, done: Promise.resolve() };
     this.running.set(record.job_id, entry);
     entry.done = this.run(record, spec, entry, fence).finally(() => this.running.delete(record.job_id));
-    return this.toProgress(record);
+    return record.progress;
   }
 
-  private toProgress(r: JobRecord): JobProgress {
-    return r.progress as unknown as JobProgress;
+  /**
+   * The running record on `key` whose lease another start has just taken: that start writes its
+   * record right after the lease, so look again for a moment before giving up on naming the job.
+   */
+  private async recordOfHolder(key: string): Promise<JobRecord<JobSpec, JobProgress> | undefined> {
+    for (let attempt = 0; attempt < HOLDER_RECORD_TRIES; attempt++) {
+      const record = await this.deps.jobs.running(key);
+      if (record) return record;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return undefined;
   }
 
-  private async finish(r: JobRecord, state: JobProgress['state'], extra: Partial<JobProgress>, cursor?: unknown): Promise<void> {
+  private async finish(r: JobRecord<JobSpec, JobProgress>, state: 'completed' | 'cancelled' | 'failed', extra: Partial<JobProgress>, cursor?: unknown): Promise<void> {
     const latest = (await this.deps.jobs.get(r.job_id)) ?? r;
-    const now = new Date().toISOString();
-    const progress = { ...this.toProgress(latest), ...extra, state, updated_at: now, finished_at: now, eta_s: 0 };
-    await this.deps.jobs.update(r.job_id, state, progress as unknown as Record<string, unknown>, cursor);
+    const progress = finishProgress(latest.progress, state, extra, new Date().toISOString());
+    await this.deps.jobs.update(r.job_id, state, progress, cursor);
     this.deps.notify?.(progress);
   }
 
-  private async run(record: JobRecord, spec: JobSpec, entry: Running, fence: { key: string; token: number } | undefined): Promise<void> {
+  private async run(record: JobRecord<JobSpec, JobProgress>, spec: JobSpec, entry: Running, fence: Fence | undefined): Promise<void> {
     const renew = fence
       ? setInterval(() => {
           this.deps.locks.renew(fence.key, this.holder, fence.token, this.leaseMs).then((held) => { if (!held) entry.cancel = true; }, () => { entry.cancel = true; });
@@ -110,7 +120,7 @@ export class LocalJobEngine implements JobEngine {
       }
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
-      await this.finish(record, 'failed', { error: message, result: { success: false, error: message, ...(e instanceof PalaceError ? { error_class: e.code } : {}) } });
+      await this.finish(record, 'failed', failureFields(message, e instanceof PalaceError ? e.code : undefined));
     } finally {
       if (renew) clearInterval(renew);
       if (fence) await this.deps.locks.release(fence.key, this.holder, fence.token).catch(() => undefined);
@@ -118,8 +128,7 @@ export class LocalJobEngine implements JobEngine {
     }
   }
 
-  private async runMine(record: JobRecord, spec: MineSpec, entry: Running, fence: { key: string; token: number } | undefined): Promise<void> {
-    const startedMs = Date.parse(this.toProgress(record).started_at);
+  private async runMine(record: JobRecord<JobSpec, JobProgress>, spec: MineSpec, entry: Running, fence: Fence | undefined): Promise<void> {
     const start = (record.cursor as MineCursor | undefined) ?? newMineCursor();
     const outcome = await mineOrchestration(record.job_id, spec, this.deps.activities, {
       cancelRequested: () => entry.cancel,
@@ -128,32 +137,20 @@ export class LocalJobEngine implements JobEngine {
       progress: async (cursor) => {
         // Renew at every batch boundary too: a long batch can delay the renewal timer.
         if (fence && !(await this.deps.locks.renew(fence.key, this.holder, fence.token, this.leaseMs))) entry.cancel = true;
-        const c = cursor.counters;
-        const elapsed = Math.max(0.001, (Date.now() - startedMs) / 1000);
-        const rate = c.files_seen / elapsed;
-        const progress: JobProgress = {
-          ...this.toProgress(record), ...c, state: 'running', updated_at: new Date().toISOString(),
-          rate: Math.round(rate * 100) / 100,
-          eta_s: rate > 0 ? Math.round((c.files_total - c.files_seen) / rate) : null,
-          recent_errors: cursor.recentErrors,
-          ...(cursor.lastFile === undefined ? {} : { last_file: cursor.lastFile }),
-        };
-        record.progress = progress as unknown as Record<string, unknown>;
+        record.progress = advanceProgress(record.progress, mineStep(cursor), Date.now());
         await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
       },
     }, start);
-    const output = mineSummary(spec, outcome);
-    const result = { success: outcome.status === 'completed', mode: spec.mode, dry_run: spec.dryRun, output, ...(outcome.cursor.scan?.commit ? { commit: outcome.cursor.scan.commit } : {}), ...(outcome.status === 'completed' ? { hallways: outcome.hallways } : {}) };
-    await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result }, outcome.cursor);
+    await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result: mineResult(spec, outcome) }, outcome.cursor);
   }
 
-  private async runReembed(record: JobRecord, spec: ReembedSpec, entry: Running, fence: { key: string; token: number } | undefined): Promise<void> {
+  private async runReembed(record: JobRecord<JobSpec, JobProgress>, spec: ReembedSpec, entry: Running, fence: Fence | undefined): Promise<void> {
     const outcome = await reembedOrchestration(record.job_id, spec, this.deps.activities, {
       cancelRequested: () => entry.cancel,
       ...(fence ? { fence } : {}),
       progress: async (cursor) => {
         if (fence && !(await this.deps.locks.renew(fence.key, this.holder, fence.token, this.leaseMs))) entry.cancel = true;
-        record.progress = { ...record.progress, ...reembedCounters(cursor), state: 'running', updated_at: new Date().toISOString() };
+        record.progress = advanceProgress(record.progress, reembedStep(cursor), Date.now());
         await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
       },
     }, (record.cursor as ReembedCursor | undefined) ?? { offset: 0, rows: 0 });
@@ -164,21 +161,11 @@ export class LocalJobEngine implements JobEngine {
   async progress(jobId: string): Promise<JobProgress> {
     const r = await this.deps.jobs.get(jobId);
     if (!r) throw new PalaceError('not_found', `job not found: ${jobId}`, { field: 'job_id' });
-    return this.toProgress(r);
+    return r.progress;
   }
 
-  async wait(jobId: string, timeoutMs: number, onProgress?: (p: JobProgress) => void): Promise<JobProgress> {
-    const deadline = Date.now() + timeoutMs;
-    let lastUpdate = '';
-    for (;;) {
-      const p = await this.progress(jobId);
-      if (p.updated_at !== lastUpdate) {
-        lastUpdate = p.updated_at;
-        onProgress?.(p);
-      }
-      if (p.state !== 'running' || Date.now() >= deadline) return p;
-      await new Promise((r) => setTimeout(r, Math.min(this.pollMs, Math.max(1, deadline - Date.now()))));
-    }
+  wait(jobId: string, timeoutMs: number, onProgress?: (p: JobProgress) => void): Promise<JobProgress> {
+    return waitForJob(() => this.progress(jobId), timeoutMs, this.pollMs, onProgress);
   }
 
   async cancel(jobId: string): Promise<JobProgress> {
@@ -191,7 +178,7 @@ export class LocalJobEngine implements JobEngine {
   }
 
   async list(limit: number): Promise<JobProgress[]> {
-    return (await this.deps.jobs.list(limit)).map((r) => this.toProgress(r));
+    return (await this.deps.jobs.list(limit)).map((r) => r.progress);
   }
 
   /** Ask running jobs to stop at their next batch boundary and wait for them. */

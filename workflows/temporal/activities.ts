@@ -11,7 +11,7 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import type { ErrorKind } from '../../core/errors.js';
 import { PalaceError, isPalaceError } from '../../core/errors.js';
 import type { JobActivities } from '../../activities/index.js';
-import type { JobProgress } from '../../palace/jobs.js';
+import type { JobProgress, JobSpec } from '../../palace/jobs.js';
 import type { JobStore } from '../../stores/ports/job-store.js';
 import type { Locks } from '../../stores/ports/locks.js';
 import type { Fence, WorkerActivities } from './types.js';
@@ -20,7 +20,7 @@ import { leaseHolder } from './types.js';
 export interface WorkerActivityDeps {
   activities: JobActivities;
   locks: Locks;
-  jobs: JobStore;
+  jobs: JobStore<JobSpec, JobProgress>;
   /** Lease length the workflows ask for; renewals happen at a third of it. */
   leaseMs: number;
   /** Told once a job has recorded its end (the notification queue's publisher). */
@@ -119,7 +119,7 @@ export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActiviti
     },
     async jobRecordUpdate({ jobId, state, progress }) {
       try {
-        await jobs.update(jobId, state, progress as unknown as Record<string, unknown>);
+        await jobs.update(jobId, state, progress);
         // A finished job's manifest and blobs are no longer needed.
         if (state !== 'running') await jobs.dropArtifacts(`${jobId}:`);
       } catch (e) {

@@ -10,7 +10,7 @@ import { JobRun } from './workflow-support.js';
 
 export async function deleteBySourceWorkflow(input: DeleteBySourceWorkflowInput): Promise<JobProgress> {
   const run = new JobRun('delete_by_source', input.lockKey, input.timeouts);
-  await run.register(input.spec as unknown as Record<string, unknown>);
+  await run.register(input.spec);
   const { work } = run.acts;
   const acts: DeleteBySourceActivities = {
     deleteBySourceCount: (i) => work.deleteBySourceCount(i),

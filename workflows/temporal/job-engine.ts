@@ -10,15 +10,16 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.js';
+import { failureFields, finishProgress, newJobRecord, newProgress, specWrites } from '../../palace/job-progress.js';
 import type { JobEngine, JobProgress, JobSpec } from '../../palace/jobs.js';
-import { alreadyRunning, emptyCounters, lockKey } from '../../palace/jobs.js';
+import { alreadyRunning, jobLockKey, waitForJob } from '../../palace/jobs.js';
 import type { JobRecord, JobStore } from '../../stores/ports/job-store.js';
 import type { JobTimeouts } from './types.js';
 import { CANCEL_SIGNAL, DEFAULT_TIMEOUTS, PROGRESS_QUERY, WORKFLOW_TYPES, slotsOfIdentity } from './types.js';
 
 export interface TemporalJobEngineDeps {
   palace: string;
-  jobs: JobStore;
+  jobs: JobStore<JobSpec, JobProgress>;
   temporal: { address: string; namespace: string; taskQueue: string };
   timeouts?: Partial<JobTimeouts>;
   pollMs?: number;
@@ -59,9 +60,8 @@ export class TemporalJobEngine implements JobEngine {
   }
 
   async start(spec: JobSpec): Promise<JobProgress> {
-    const writes = !((spec.kind === 'mine' && spec.dryRun) || (spec.kind === 'delete_by_source' && spec.dryRun) || (spec.kind === 'sync' && !spec.apply));
-    // Dry runs write nothing, so they take no lock and never conflict (palace-behaviour §4.4).
-    const key = writes ? lockKey(this.deps.palace, spec) : `${lockKey(this.deps.palace, spec)}:dry:${randomUUID()}`;
+    const writes = specWrites(spec);
+    const key = jobLockKey(this.deps.palace, spec, randomUUID());
     const window = spec.kind === 'mine' ? { window: this.deps.mineWindow || (await this.activitySlots()) } : {};
     let runId: string;
     try {
@@ -77,11 +77,9 @@ export class TemporalJobEngine implements JobEngine {
       if (e instanceof WorkflowExecutionAlreadyStartedError) throw alreadyRunning(await this.runningOn(key));
       throw storeUnavailable(TEMPORAL, e);
     }
-    const now = new Date().toISOString();
-    const progress: JobProgress = { job_id: runId, kind: spec.kind, lock_key: key, state: 'running', started_at: now, updated_at: now, rate: 0, eta_s: null, recent_errors: [], ...emptyCounters() };
-    const record: JobRecord = { job_id: runId, kind: spec.kind, lock_key: key, state: 'running', spec: spec as unknown as Record<string, unknown>, progress: progress as unknown as Record<string, unknown>, created_at: now, updated_at: now };
+    const progress = newProgress({ jobId: runId, kind: spec.kind, lockKey: key }, new Date().toISOString());
     try {
-      await this.deps.jobs.create(record);
+      await this.deps.jobs.create(newJobRecord(spec, progress));
     } catch (e) {
       // The workflow's first step writes the same record; whichever comes second is a no-op.
       if (!(isPalaceError(e) && e.code === 'already_exists')) throw e;
@@ -119,13 +117,12 @@ export class TemporalJobEngine implements JobEngine {
       const description = await handle.describe().catch(() => undefined);
       const jobId = description?.raw.workflowExecutionInfo?.firstRunId || description?.runId;
       const record = jobId ? await this.deps.jobs.get(jobId) : await this.deps.jobs.running(workflowId);
-      if (record) return record.progress as unknown as JobProgress;
-      const now = new Date().toISOString();
-      return { job_id: jobId ?? 'unknown', kind: 'mine', lock_key: workflowId, state: 'running', started_at: now, updated_at: now, rate: 0, eta_s: null, recent_errors: [], ...emptyCounters() };
+      if (record) return record.progress;
+      return newProgress({ jobId: jobId ?? 'unknown', kind: 'mine', lockKey: workflowId }, new Date().toISOString());
     }
   }
 
-  private async record(jobId: string): Promise<JobRecord> {
+  private async record(jobId: string): Promise<JobRecord<JobSpec, JobProgress>> {
     const r = await this.deps.jobs.get(jobId);
     if (!r) throw new PalaceError('not_found', `job not found: ${jobId}`, { field: 'job_id' });
     return r;
@@ -135,8 +132,8 @@ export class TemporalJobEngine implements JobEngine {
    * A record still marked running whose workflow chain has closed without recording its end
    * (terminated by an operator, timed out): record it as failed so nobody waits forever.
    */
-  private async reconcile(r: JobRecord): Promise<JobProgress> {
-    const progress = r.progress as unknown as JobProgress;
+  private async reconcile(r: JobRecord<JobSpec, JobProgress>): Promise<JobProgress> {
+    const progress = r.progress;
     if (r.state !== 'running') return progress;
     let status: string | undefined;
     try {
@@ -150,11 +147,9 @@ export class TemporalJobEngine implements JobEngine {
     if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') return progress;
     // The workflow may have recorded its end between our two reads.
     const latest = await this.record(r.job_id);
-    if (latest.state !== 'running') return latest.progress as unknown as JobProgress;
-    const now = new Date().toISOString();
-    const error = `the job's workflow ended without recording a result (${status.toLowerCase()})`;
-    const failed: JobProgress = { ...progress, state: 'failed', updated_at: now, finished_at: now, eta_s: 0, error, result: { success: false, error } };
-    await this.deps.jobs.update(r.job_id, 'failed', failed as unknown as Record<string, unknown>);
+    if (latest.state !== 'running') return latest.progress;
+    const failed = finishProgress(progress, 'failed', failureFields(`the job's workflow ended without recording a result (${status.toLowerCase()})`), new Date().toISOString());
+    await this.deps.jobs.update(r.job_id, 'failed', failed);
     return failed;
   }
 
@@ -162,30 +157,20 @@ export class TemporalJobEngine implements JobEngine {
     return this.reconcile(await this.record(jobId));
   }
 
-  async wait(jobId: string, timeoutMs: number, onProgress?: (p: JobProgress) => void): Promise<JobProgress> {
-    const deadline = Date.now() + timeoutMs;
-    let lastUpdate = '';
+  wait(jobId: string, timeoutMs: number, onProgress?: (p: JobProgress) => void): Promise<JobProgress> {
     let lastReconcile = Date.now();
-    for (;;) {
+    return waitForJob(async () => {
       const r = await this.record(jobId);
-      let p = r.progress as unknown as JobProgress;
-      if (p.state === 'running' && Date.now() - lastReconcile >= RECONCILE_MS) {
-        lastReconcile = Date.now();
-        p = await this.reconcile(r);
-      }
-      if (p.updated_at !== lastUpdate) {
-        lastUpdate = p.updated_at;
-        onProgress?.(p);
-      }
-      if (p.state !== 'running' || Date.now() >= deadline) return p;
-      await new Promise((res) => setTimeout(res, Math.min(this.pollMs, Math.max(1, deadline - Date.now()))));
-    }
+      if (r.progress.state !== 'running' || Date.now() - lastReconcile < RECONCILE_MS) return r.progress;
+      lastReconcile = Date.now();
+      return this.reconcile(r);
+    }, timeoutMs, this.pollMs, onProgress);
   }
 
   /** Ask the job to stop at its next batch boundary and wait until it has (it releases its lease). */
   async cancel(jobId: string): Promise<JobProgress> {
     const r = await this.record(jobId);
-    if (r.state !== 'running') return r.progress as unknown as JobProgress;
+    if (r.state !== 'running') return r.progress;
     try {
       await this.client.workflow.getHandle(r.lock_key, undefined, { firstExecutionRunId: jobId }).signal(CANCEL_SIGNAL, jobId);
     } catch (e) {
@@ -195,7 +180,7 @@ export class TemporalJobEngine implements JobEngine {
   }
 
   async list(limit: number): Promise<JobProgress[]> {
-    return (await this.deps.jobs.list(limit)).map((r) => r.progress as unknown as JobProgress);
+    return (await this.deps.jobs.list(limit)).map((r) => r.progress);
   }
 
   async close(): Promise<void> {

@@ -10,14 +10,14 @@ import { continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { JobProgress } from '../../palace/jobs.js';
 import type { MineActivities } from '../activity-types.js';
 import type { MineOutcome } from '../mine.js';
-import { mineOrchestration, mineSummary, newMineCursor } from '../mine.js';
+import { mineOrchestration, mineResult, mineStep, newMineCursor } from '../mine.js';
 import type { MineWorkflowInput } from './types.js';
 import { JobRun } from './workflow-support.js';
 
 export async function mineWorkflow(input: MineWorkflowInput): Promise<JobProgress> {
   const { spec, carried } = input;
-  const run = new JobRun('mine', input.lockKey, input.timeouts, carried ? { progress: carriedProgress(input), ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled } : undefined);
-  if (!carried) await run.register(spec as unknown as Record<string, unknown>);
+  const run = new JobRun('mine', input.lockKey, input.timeouts, carried && { startedAt: carried.startedAt, step: mineStep(carried.cursor), ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled });
+  if (!carried) await run.register(spec);
   const { work } = run.acts;
   // Batches and the finish step write drawers: they carry the current fence, re-taken if stale.
   const acts: MineActivities = {
@@ -29,7 +29,7 @@ export async function mineWorkflow(input: MineWorkflowInput): Promise<JobProgres
   try {
     if (input.writes && !run.fence) await run.acquireLease();
     outcome = await mineOrchestration(run.jobId, spec, acts, {
-      progress: (cursor) => run.report(cursor.counters, { recentErrors: cursor.recentErrors, ...(cursor.lastFile === undefined ? {} : { lastFile: cursor.lastFile }) }),
+      progress: (cursor) => run.report(mineStep(cursor)),
       cancelRequested: () => run.cancelRequested,
       ...(input.window === undefined ? {} : { window: input.window }),
       handOverRequested: () => workflowInfo().continueAsNewSuggested,
@@ -46,21 +46,5 @@ export async function mineWorkflow(input: MineWorkflowInput): Promise<JobProgres
     });
   }
   await run.releaseLease();
-  const scan = outcome.cursor.scan;
-  const result = {
-    success: outcome.status === 'completed', mode: spec.mode, dry_run: spec.dryRun, output: mineSummary(spec, outcome),
-    ...(scan?.commit ? { commit: scan.commit } : {}), ...(outcome.status === 'completed' ? { hallways: outcome.hallways } : {}),
-  };
-  return run.finish(outcome.status, { result });
-}
-
-/** The progress a continued run starts from: the carried counters, same job and start time. */
-function carriedProgress(input: MineWorkflowInput): JobProgress {
-  const { cursor, startedAt } = input.carried!;
-  return {
-    job_id: workflowInfo().firstExecutionRunId, kind: 'mine', lock_key: input.lockKey, state: 'running',
-    started_at: startedAt, updated_at: new Date().toISOString(), rate: 0, eta_s: null,
-    recent_errors: cursor.recentErrors, ...cursor.counters,
-    ...(cursor.lastFile === undefined ? {} : { last_file: cursor.lastFile }),
-  };
+  return run.finish(outcome.status, { result: mineResult(spec, outcome) });
 }

@@ -7,18 +7,14 @@
 import { continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { JobProgress } from '../../palace/jobs.js';
 import type { ReembedActivities, ReembedOutcome } from '../reembed.js';
-import { reembedCounters, reembedOrchestration, reembedSummary } from '../reembed.js';
+import { reembedOrchestration, reembedStep, reembedSummary } from '../reembed.js';
 import type { ReembedWorkflowInput } from './types.js';
 import { JobRun } from './workflow-support.js';
 
 export async function reembedWorkflow(input: ReembedWorkflowInput): Promise<JobProgress> {
   const { spec, carried } = input;
-  const carriedProgress = carried && {
-    job_id: workflowInfo().firstExecutionRunId, kind: 'reembed' as const, lock_key: input.lockKey, state: 'running' as const,
-    started_at: carried.startedAt, updated_at: new Date().toISOString(), rate: 0, eta_s: null, recent_errors: [], ...reembedCounters(carried.cursor),
-  };
-  const run = new JobRun('reembed', input.lockKey, input.timeouts, carried ? { progress: carriedProgress!, ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled } : undefined);
-  if (!carried) await run.register(spec as unknown as Record<string, unknown>);
+  const run = new JobRun('reembed', input.lockKey, input.timeouts, carried && { startedAt: carried.startedAt, step: reembedStep(carried.cursor), ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled });
+  if (!carried) await run.register(spec);
   const { work } = run.acts;
   const acts: ReembedActivities = {
     reembedStart: (i) => work.reembedStart(i),
@@ -29,7 +25,7 @@ export async function reembedWorkflow(input: ReembedWorkflowInput): Promise<JobP
   try {
     if (!run.fence) await run.acquireLease();
     outcome = await reembedOrchestration(run.jobId, spec, acts, {
-      progress: (cursor) => run.report(reembedCounters(cursor), { recentErrors: [] }),
+      progress: (cursor) => run.report(reembedStep(cursor)),
       cancelRequested: () => run.cancelRequested,
       handOverRequested: () => workflowInfo().continueAsNewSuggested,
     }, carried?.cursor);

@@ -11,7 +11,7 @@ import { JobRun } from './workflow-support.js';
 
 export async function syncWorkflow(input: SyncWorkflowInput): Promise<JobProgress> {
   const run = new JobRun('sync', input.lockKey, input.timeouts);
-  await run.register(input.spec as unknown as Record<string, unknown>);
+  await run.register(input.spec);
   const { work } = run.acts;
   const acts: SyncActivities = {
     syncScan: (i) => work.syncScan(i),

@@ -3,7 +3,7 @@
  * signal and query names, the extra activities the workflows call (lease, job record) and the
  * timeouts. Types and constants only, so both the workflow sandbox and Node code import it.
  */
-import type { DeleteBySourceSpec, JobProgress, MineSpec, ReembedSpec, SyncSpec } from '../../palace/jobs.js';
+import type { DeleteBySourceSpec, Fence, JobProgress, JobSpec, MineSpec, ReembedSpec, SyncSpec } from '../../palace/jobs.js';
 import type { JobRecord } from '../../stores/ports/job-store.js';
 import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '../activity-types.js';
 import type { MineCursor } from '../mine.js';
@@ -14,11 +14,7 @@ export const CANCEL_SIGNAL = 'cancel';
 
 export const WORKFLOW_TYPES = { mine: 'mineWorkflow', sync: 'syncWorkflow', delete_by_source: 'deleteBySourceWorkflow', reembed: 'reembedWorkflow' } as const;
 
-/** A lease held on a lock key, carried by every write that must still hold it. */
-export interface Fence {
-  key: string;
-  token: number;
-}
+export type { Fence } from '../../palace/jobs.js';
 
 /** Timeouts and lease length, set by the client from configuration and carried by the workflow. */
 export interface JobTimeouts {
@@ -69,7 +65,7 @@ export interface LeaseActivities {
 
 export interface JobRecordActivities {
   /** Create the job's record unless it exists (the client may have created it first). */
-  jobRecordCreate(input: { record: JobRecord }): Promise<void>;
+  jobRecordCreate(input: { record: JobRecord<JobSpec, JobProgress> }): Promise<void>;
   /** Replace the job's state and progress (appending a progress event). */
   jobRecordUpdate(input: { jobId: string; state: JobProgress['state']; progress: JobProgress }): Promise<void>;
 }

@@ -14,7 +14,7 @@ import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@t
 import type { JobActivities } from '../../activities/index.js';
 import { storeUnavailable } from '../../core/errors.js';
 import type { Logger } from '../../core/log.js';
-import type { JobProgress } from '../../palace/jobs.js';
+import type { JobProgress, JobSpec } from '../../palace/jobs.js';
 import type { JobStore } from '../../stores/ports/job-store.js';
 import type { Locks } from '../../stores/ports/locks.js';
 import { createWorkerActivities } from './activities.js';
@@ -24,7 +24,7 @@ export interface JobWorkerOptions {
   temporal: { address: string; namespace: string; taskQueue: string };
   activities: JobActivities;
   locks: Locks;
-  jobs: JobStore;
+  jobs: JobStore<JobSpec, JobProgress>;
   leaseMs: number;
   /** Activity attempts (scan, batch, apply) running at once on this worker; default 2. */
   maxConcurrentActivities?: number;

@@ -7,7 +7,9 @@
 import {
   ActivityFailure, ApplicationFailure, defineQuery, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo,
 } from '@temporalio/workflow';
-import type { JobCounters, JobKind, JobProgress } from '../../palace/jobs.js';
+import type { ProgressStep } from '../../palace/job-progress.js';
+import { advanceProgress, failureFields, finishProgress, newJobRecord, newProgress } from '../../palace/job-progress.js';
+import type { JobKind, JobProgress, JobSpec } from '../../palace/jobs.js';
 import type { Fence, JobTimeouts, WorkerActivities } from './types.js';
 import { CANCEL_SIGNAL, PROGRESS_QUERY } from './types.js';
 
@@ -32,10 +34,6 @@ export function activitiesFor(t: JobTimeouts) {
 }
 
 type Proxies = ReturnType<typeof activitiesFor>;
-
-function zeroCounters(): JobCounters {
-  return { files_total: 0, files_seen: 0, files_skipped: 0, files_mined: 0, drawers_written: 0, errors: 0 };
-}
 
 /** Error message and class of a failure as the job result reports it (PalaceError code when known). */
 export function describeFailure(e: unknown): { message: string; errorClass?: string } {
@@ -62,16 +60,13 @@ export class JobRun {
   fence: Fence | undefined;
   private acquiring: Promise<Fence> | undefined;
 
-  constructor(kind: JobKind, readonly lockKey: string, readonly timeouts: JobTimeouts, carried?: { progress?: JobProgress; fence?: Fence; cancelled?: boolean }) {
+  /** `carried`: what a run continued as new takes over (the job's start time and where it stood). */
+  constructor(kind: JobKind, readonly lockKey: string, readonly timeouts: JobTimeouts, carried?: { startedAt: string; step: ProgressStep; fence?: Fence; cancelled: boolean }) {
     const info = workflowInfo();
     this.jobId = info.firstExecutionRunId;
     this.workflowId = info.workflowId;
     this.acts = activitiesFor(timeouts);
-    const now = new Date().toISOString();
-    this.progress = carried?.progress ?? {
-      job_id: this.jobId, kind, lock_key: lockKey, state: 'running', started_at: now, updated_at: now,
-      rate: 0, eta_s: null, recent_errors: [], ...zeroCounters(),
-    };
+    this.progress = newProgress({ jobId: this.jobId, kind, lockKey }, new Date().toISOString(), carried);
     this.fence = carried?.fence;
     this.cancelRequested = carried?.cancelled ?? false;
     setHandler(progressQuery, () => this.progress);
@@ -81,24 +76,13 @@ export class JobRun {
   }
 
   /** First run only: make sure the JobStore has the record (the client may have written it). */
-  async register(spec: Record<string, unknown>): Promise<void> {
-    const p = this.progress;
-    await this.acts.record.jobRecordCreate({
-      record: { job_id: this.jobId, kind: p.kind, lock_key: this.lockKey, state: 'running', spec, progress: p as unknown as Record<string, unknown>, created_at: p.started_at, updated_at: p.updated_at },
-    });
+  async register(spec: JobSpec): Promise<void> {
+    await this.acts.record.jobRecordCreate({ record: newJobRecord(spec, this.progress) });
   }
 
   /** New counters after a batch: rate and ETA since the job (not this run) started. */
-  async report(counters: JobCounters, extra: { recentErrors: JobProgress['recent_errors']; lastFile?: string }): Promise<void> {
-    const elapsed = Math.max(0.001, (Date.now() - Date.parse(this.progress.started_at)) / 1000);
-    const rate = counters.files_seen / elapsed;
-    this.progress = {
-      ...this.progress, ...counters, state: 'running', updated_at: new Date().toISOString(),
-      rate: Math.round(rate * 100) / 100,
-      eta_s: rate > 0 ? Math.round((counters.files_total - counters.files_seen) / rate) : null,
-      recent_errors: extra.recentErrors,
-      ...(extra.lastFile === undefined ? {} : { last_file: extra.lastFile }),
-    };
+  async report(step: ProgressStep): Promise<void> {
+    this.progress = advanceProgress(this.progress, step, Date.now());
     try {
       await this.acts.record.jobRecordUpdate({ jobId: this.jobId, state: 'running', progress: this.progress });
     } catch {
@@ -108,15 +92,14 @@ export class JobRun {
 
   /** Final state, recorded before the workflow returns (retried until the JobStore takes it). */
   async finish(state: 'completed' | 'cancelled' | 'failed', extra: Partial<JobProgress>): Promise<JobProgress> {
-    const now = new Date().toISOString();
-    this.progress = { ...this.progress, ...extra, state, updated_at: now, finished_at: now, eta_s: 0 };
+    this.progress = finishProgress(this.progress, state, extra, new Date().toISOString());
     await this.acts.record.jobRecordUpdate({ jobId: this.jobId, state, progress: this.progress });
     return this.progress;
   }
 
   async fail(e: unknown): Promise<never> {
     const { message, errorClass } = describeFailure(e);
-    await this.finish('failed', { error: message, result: { success: false, error: message, ...(errorClass ? { error_class: errorClass } : {}) } });
+    await this.finish('failed', failureFields(message, errorClass));
     throw ApplicationFailure.create({ message, type: errorClass ?? 'internal', nonRetryable: true });
   }
 
