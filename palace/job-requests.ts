@@ -20,7 +20,7 @@ import { SOURCE_RULES, assertStoredSourceAllowed, resolveLocalSource, resolveMin
 const MAX_MINE_LIMIT = 10_000_000;
 
 export const MINE_REQUEST: JsonSchema = input({
-  source: text('Directory to mine (~ expanded); with mode "convos" also a single conversation file; a git URL when ref is given.'),
+  source: text('Directory to mine (~ expanded); with mode "convos" also a single conversation file; with ref (REST, CLI) a git URL.'),
   ref: text('Mine a git repository at this ref; source is then its URL.'),
   mode: str('What the source holds.', { enum: [...MINE_MODES], default: 'projects' }),
   wing: str('Target wing (default: derived from the source directory name).'),
