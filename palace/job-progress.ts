@@ -12,19 +12,6 @@ export function emptyCounters(): JobCounters {
   return { files_total: 0, files_seen: 0, files_skipped: 0, files_mined: 0, drawers_written: 0, errors: 0 };
 }
 
-/** Whether the job writes to the palace: dry runs write nothing, so they take no lock (palace-behaviour §4.4). */
-export function specWrites(spec: JobSpec): boolean {
-  switch (spec.kind) {
-    case 'mine':
-    case 'delete_by_source':
-      return !spec.dryRun;
-    case 'sync':
-      return spec.apply;
-    case 'reembed':
-      return true;
-  }
-}
-
 /** Where a job stands after a batch: its counters and the tail of its errors. */
 export interface ProgressStep {
   counters: JobCounters;

@@ -6,7 +6,6 @@
 import path from 'node:path';
 import { PalaceError } from '../core/errors.js';
 import { hashN } from '../core/text.js';
-import { specWrites } from './job-progress.js';
 import type { RootBound, SourceSpec } from './sources.js';
 
 export const JOB_KINDS = ['mine', 'sync', 'delete_by_source', 'reembed'] as const;
@@ -119,6 +118,19 @@ export function lockKey(palace: string, spec: JobSpec): string {
       ? spec.projectDir ? path.resolve(spec.projectDir) : `wing:${spec.wing ?? '*'}`
       : spec.sourceFile;
   return `mempalace:${palace}:source:${hashN(target, 24)}`;
+}
+
+/** Whether the job writes to the palace: dry runs write nothing, so they take no lock (palace-behaviour §4.4). */
+export function specWrites(spec: JobSpec): boolean {
+  switch (spec.kind) {
+    case 'mine':
+    case 'delete_by_source':
+      return !spec.dryRun;
+    case 'sync':
+      return spec.apply;
+    case 'reembed':
+      return true;
+  }
 }
 
 /**

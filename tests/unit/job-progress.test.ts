@@ -3,7 +3,8 @@
  * key, the first record (new or resumed), rate and ETA after a batch, the final record, failures.
  */
 import { describe, expect, it } from 'vitest';
-import { advanceProgress, emptyCounters, failureFields, finishProgress, newJobRecord, newProgress, specWrites } from '../../palace/job-progress.js';
+import { advanceProgress, emptyCounters, failureFields, finishProgress, newJobRecord, newProgress } from '../../palace/job-progress.js';
+import { specWrites } from '../../palace/jobs.js';
 import type { JobSpec, MineSpec } from '../../palace/jobs.js';
 import { jobLockKey, lockKey, waitForJob } from '../../palace/jobs.js';
 

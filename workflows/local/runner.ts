@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { PalaceError } from '../../core/errors.js';
-import { advanceProgress, failureFields, finishProgress, newJobRecord, newProgress, specWrites } from '../../palace/job-progress.js';
+import { advanceProgress, failureFields, finishProgress, newJobRecord, newProgress } from '../../palace/job-progress.js';
 import type { Fence, JobEngine, JobProgress, JobSpec, MineSpec, ReembedSpec } from '../../palace/jobs.js';
-import { alreadyRunning, jobLockKey, waitForJob } from '../../palace/jobs.js';
+import { alreadyRunning, jobLockKey, specWrites, waitForJob } from '../../palace/jobs.js';
 import type { JobRecord, JobStore } from '../../stores/ports/job-store.js';
 import type { Locks } from '../../stores/ports/locks.js';
 import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '../activity-types.js';

@@ -10,9 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.js';
-import { failureFields, finishProgress, newJobRecord, newProgress, specWrites } from '../../palace/job-progress.js';
+import { failureFields, finishProgress, newJobRecord, newProgress } from '../../palace/job-progress.js';
 import type { JobEngine, JobProgress, JobSpec } from '../../palace/jobs.js';
-import { alreadyRunning, jobLockKey, waitForJob } from '../../palace/jobs.js';
+import { alreadyRunning, jobLockKey, specWrites, waitForJob } from '../../palace/jobs.js';
 import type { JobRecord, JobStore } from '../../stores/ports/job-store.js';
 import type { JobTimeouts } from './types.js';
 import { CANCEL_SIGNAL, DEFAULT_TIMEOUTS, PROGRESS_QUERY, WORKFLOW_TYPES, slotsOfIdentity } from './types.js';
