@@ -300,7 +300,9 @@ describe('HTTP cancellation reaches the server', () => {
 describe('a job handed back as a job id', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHttp({ env: { MEMPALACE_MCP_JOB_WAIT_S: '1' } });
+    // No wait at all: with the default embedder a 60-note mine can finish inside a 1 s wait, and
+    // the tool would return its result instead of the job id this test is about.
+    h = await startHttp({ env: { MEMPALACE_MCP_JOB_WAIT_S: '0' } });
     await learnSchemas(h.client);
   });
   afterAll(async () => h.close());
