@@ -25,7 +25,7 @@ import { bearerTokenResolver, mcpRouter } from '../../mcp/http.js';
 import type { PalaceMcpOptions } from '../../mcp/server.js';
 import { PalaceMcp } from '../../mcp/server.js';
 import type { Caller } from '../../core/caller.js';
-import { quietLogger } from '../helpers/log.js';
+import { errorsOnlyLogger } from '../helpers/log.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -93,7 +93,7 @@ export async function startHttp(opts: HarnessOptions = {}): Promise<Harness> {
   const home = tempDir('home');
   const config = loadConfig({ ...process.env, MEMPALACE_PALACE: palaceDir, MEMPALACE_MCP_JOB_WAIT_S: '120', ...opts.env });
   const runtime = await openRuntime(config);
-  const mcp = new PalaceMcp(runtime, { home, log: quietLogger(), ...opts.server });
+  const mcp = new PalaceMcp(runtime, { home, log: errorsOnlyLogger(), ...opts.server });
   mcp.start();
   const app = express();
   app.use(mcpRouter(mcp, { resolveCaller: bearerTokenResolver(TOKENS) }));

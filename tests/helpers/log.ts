@@ -1,6 +1,6 @@
 /**
  * Real loggers (core/log.ts, JSON format) for tests: one that keeps its records in memory, one
- * that writes nothing.
+ * that writes nothing, one that writes only errors (to stderr, so a failing run keeps them).
  */
 import type { Logger, LogLevel } from '../../core/log.js';
 import { createLogger } from '../../core/log.js';
@@ -37,4 +37,9 @@ export function capturedLogger(level: LogLevel = 'trace', onRecord?: (record: Lo
 
 export function quietLogger(): Logger {
   return createLogger({ level: 'silent', format: 'json' });
+}
+
+/** Errors only, to stderr: what an unexpected internal failure leaves in a test run's output. */
+export function errorsOnlyLogger(): Logger {
+  return createLogger({ level: 'error', format: 'json' });
 }
