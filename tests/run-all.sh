@@ -26,12 +26,22 @@ if [[ $# -gt 0 ]]; then
   npx vitest run "$@"
   exit
 fi
+# Each project's output is also kept, so the failures of every project are repeated at the end,
+# where a CI log's tail shows them (a later project's output would otherwise push them out).
+logs=$(mktemp -d)
 failed=()
 for project in unit contract integration e2e fault; do
   echo "== vitest project: $project"
-  npx vitest run --project "$project" || failed+=("$project")
+  npx vitest run --project "$project" 2>&1 | tee "$logs/$project.log" || failed+=("$project")
 done
 if [[ ${#failed[@]} -gt 0 ]]; then
+  for project in "${failed[@]}"; do
+    echo "== failures in project $project"
+    sed 's/\x1b\[[0-9;]*m//g' "$logs/$project.log" | grep -E '^ *(FAIL|×|✗) ' | head -40 || true
+    # Error records the code under test logged (pino levels 50 and 60), cut to their first 2,000 characters.
+    grep -E '"level":(50|60)' "$logs/$project.log" | cut -c1-2000 | head -20 || true
+    sed 's/\x1b\[[0-9;]*m//g' "$logs/$project.log" | sed -n '/Failed Tests [0-9]/,/Test Files /p' | head -200
+  done
   echo "== failed projects: ${failed[*]}"
   exit 1
 fi
