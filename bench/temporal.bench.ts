@@ -17,7 +17,8 @@
  * Temporal run must file exactly the local run's drawer ids.
  *
  * `--corpus DIR --kill-midway`: DIR (e.g. the checkout's node_modules) mined by 2 worker
- * processes, one killed with SIGKILL once half the files are seen; the mine must complete with
+ * processes, one killed with SIGKILL once half the files are seen and a third started in its
+ * place (as a supervisor restarts a crashed worker); the mine must complete with
  * no drawer lost or twice (drawers per file equal each file's recorded drawer count, their sum
  * the exact drawers_written, the files the exact files_mined). Files/s, drawers/s, peak RSS per
  * process. `--compare-local` also mines DIR with the local runner and compares drawer ids.
@@ -149,6 +150,13 @@ function processPeakRssMb(pid: number | undefined): number {
   return kb === undefined ? Number.NaN : Number(kb) / 1024;
 }
 
+/** CPU time (user + system) a live process has used so far, in seconds (Linux clock ticks of 1/100 s). */
+function processCpuSeconds(pid: number | undefined): number {
+  const stat = pid === undefined ? '' : fsSync.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Worker processes as `mempalace worker` runs them: one onnxruntime thread, two activity slots. */
 async function spawnWorkers(stores: ClusterTestStores, taskQueue: string, n: number): Promise<ChildProcess[]> {
   const workers: ChildProcess[] = [];
@@ -209,12 +217,17 @@ async function workerProcesses(files: number, runs: number): Promise<void> {
   const labels = ['local runner (in-process, 1 thread)', 'Temporal, 1 worker process', 'Temporal, 2 worker processes'];
   const seconds: number[][] = labels.map(() => []);
   const rss: number[][] = labels.map(() => []);
+  // Cores kept busy: the mining processes' CPU seconds over the wall time (engines not counted).
+  const cores: number[][] = labels.map(() => []);
   let drawers = 0;
   try {
     let expected: string[] | undefined;
     for (let round = 0; round < runs; round++) {
       if (expected === undefined) {
+        const cpu = process.cpuUsage();
         const local = await localMine(path.join(tmp, 'palace-local'), source, 'bench', embedder);
+        const used = process.cpuUsage(cpu);
+        cores[0]!.push((used.user + used.system) / 1e6 / local.seconds);
         expected = local.ids;
         drawers = local.done.drawers_written;
         seconds[0]!.push(local.seconds);
@@ -227,7 +240,10 @@ async function workerProcesses(files: number, runs: number): Promise<void> {
         const taskQueue = `tq-${name}`;
         const workers = await spawnWorkers(stores, taskQueue, n);
         try {
+          const cpuBefore = workers.map((w) => processCpuSeconds(w.pid));
           const run = await mineWith(stores, taskQueue, source, 'bench');
+          const cpu = workers.reduce((sum, w, i) => sum + processCpuSeconds(w.pid) - cpuBefore[i]!, 0);
+          cores[n]!.push(cpu / run.seconds);
           seconds[n]!.push(run.seconds);
           rss[n]!.push(Math.max(...workers.map((w) => processPeakRssMb(w.pid))));
           if (JSON.stringify(await drawerIds(stores.drawers, 'bench')) !== JSON.stringify(expected)) throw new Error(`Temporal (${n} worker processes) filed different drawers than the local runner`);
@@ -242,12 +258,12 @@ async function workerProcesses(files: number, runs: number): Promise<void> {
     }
     const med = seconds.map((s) => median(s));
     console.log(`\n${files} generated project files (${drawers} drawers), model ${config.embed.model}, the local runner once and the Temporal rows over ${runs} rounds (medians), ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`);
-    console.log('(worker processes: one onnxruntime thread each, the embedder\'s default and what MEMPALACE_EMBED_THREADS=1 sets; 2 activity slots; window = the slots polling)\n');
-    console.log('| path | wall time, s (median) | runs, s | files/s | drawers/s | vs 1 worker | peak RSS per process, MiB |');
-    console.log('|---|---|---|---|---|---|---|');
+    console.log('(worker processes: MEMPALACE_EMBED_THREADS=1, i.e. one onnxruntime thread each; 2 activity slots; window = the slots polling)\n');
+    console.log('| path | wall time, s (median) | runs, s | files/s | drawers/s | vs 1 worker | cores busy (CPU s / wall s) | peak RSS per process, MiB |');
+    console.log('|---|---|---|---|---|---|---|---|');
     labels.forEach((label, i) => {
       const vs = i === 0 ? '—' : `${(med[1]! / med[i]!).toFixed(2)}×`;
-      console.log(`| ${label} | ${med[i]!.toFixed(1)} | ${seconds[i]!.map((x) => x.toFixed(1)).join(', ')} | ${(files / med[i]!).toFixed(1)} | ${(drawers / med[i]!).toFixed(1)} | ${vs} | ${Math.round(median(rss[i]!))} |`);
+      console.log(`| ${label} | ${med[i]!.toFixed(1)} | ${seconds[i]!.map((x) => x.toFixed(1)).join(', ')} | ${(files / med[i]!).toFixed(1)} | ${(drawers / med[i]!).toFixed(1)} | ${vs} | ${median(cores[i]!).toFixed(2)} | ${Math.round(median(rss[i]!))} |`);
     });
   } finally {
     await embedder.close();
@@ -309,22 +325,27 @@ async function killMidway(corpus: string, compareLocal: boolean): Promise<void> 
   const workers = await spawnWorkers(stores, taskQueue, 2);
   let killedRss = Number.NaN;
   let killedAt = 0;
+  let replacement: Promise<ChildProcess[]> | undefined;
   try {
     const run = await mineWith(stores, taskQueue, corpus, 'corpus', (p) => {
       if (p.files_total === 0 || p.files_seen < p.files_total / 2) return false;
       killedRss = processPeakRssMb(workers[0]!.pid);
       killedAt = p.files_seen;
       workers[0]!.kill('SIGKILL');
+      // A supervisor restarts the killed worker, as systemd or Kubernetes would.
+      replacement = spawnWorkers(stores, taskQueue, 1);
       return true;
     });
+    workers.push(...(await replacement ?? []));
     const survivorRss = processPeakRssMb(workers[1]!.pid);
+    const replacementRss = processPeakRssMb(workers[2]?.pid);
     const checked = await checkDrawers(stores.drawers, 'corpus', run.done);
     const d = run.done;
     console.log(`\n${corpus}: ${size.files} files, ${(size.bytes / 2 ** 20).toFixed(1)} MiB in files; the scan kept ${d.files_total}; ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`);
-    console.log(`worker 1 killed with SIGKILL at ${killedAt}/${d.files_total} files seen\n`);
-    console.log('| files seen | mined | skipped | errors | drawers | wall time, s | files/s | drawers/s | peak RSS worker 1 (at kill) / worker 2 / client, MiB |');
+    console.log(`model ${loadConfig().embed.model}; worker 1 killed with SIGKILL at ${killedAt}/${d.files_total} files seen, worker 3 started in its place\n`);
+    console.log('| files seen | mined | skipped | errors | drawers | wall time, s | files/s | drawers/s | peak RSS worker 1 (at kill) / worker 2 / worker 3 / client, MiB |');
     console.log('|---|---|---|---|---|---|---|---|---|');
-    console.log(`| ${d.files_seen} | ${d.files_mined} | ${d.files_skipped} | ${d.errors} | ${checked.drawers} | ${run.seconds.toFixed(1)} | ${(d.files_seen / run.seconds).toFixed(1)} | ${(checked.drawers / run.seconds).toFixed(1)} | ${Math.round(killedRss)} / ${Math.round(survivorRss)} / ${Math.round(peakRssMb())} |`);
+    console.log(`| ${d.files_seen} | ${d.files_mined} | ${d.files_skipped} | ${d.errors} | ${checked.drawers} | ${run.seconds.toFixed(1)} | ${(d.files_seen / run.seconds).toFixed(1)} | ${(checked.drawers / run.seconds).toFixed(1)} | ${Math.round(killedRss)} / ${Math.round(survivorRss)} / ${Math.round(replacementRss)} / ${Math.round(peakRssMb())} |`);
     console.log('\nno drawer lost or doubled: drawers per file = each file\'s recorded count; total = drawers_written; files with drawers = files_mined');
     if (compareLocal) {
       const embedder = new MiniLmEmbedder(loadConfig());
