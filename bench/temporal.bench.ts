@@ -21,7 +21,8 @@
  * place (as a supervisor restarts a crashed worker); the mine must complete with
  * no drawer lost or twice (drawers per file equal each file's recorded drawer count, their sum
  * the exact drawers_written, the files the exact files_mined). Files/s, drawers/s, peak RSS per
- * process. `--compare-local` also mines DIR with the local runner and compares drawer ids.
+ * process. `--compare-local` also mines DIR with the local runner and compares drawer ids;
+ * `--limit N` mines only the first N files of the scan (the mine's `limit`).
  *
  * Needs the local engines (deploy/local/up.sh temporal redis) and the model.
  *
@@ -59,7 +60,7 @@ const option = (name: string) => {
 
 const FILES = Number(args.find((a) => /^\d+$/.test(a)) ?? 2000);
 
-if (option('--corpus')) await killMidway(path.resolve(option('--corpus')!), flag('--compare-local'));
+if (option('--corpus')) await killMidway(path.resolve(option('--corpus')!), flag('--compare-local'), Number(option('--limit') ?? 0));
 else if (flag('--processes')) await workerProcesses(FILES, Number(option('--runs') ?? 3));
 else await inProcessWorkers();
 
@@ -171,11 +172,11 @@ async function stopWorkers(workers: ChildProcess[]): Promise<void> {
   await Promise.all(workers.map(exited));
 }
 
-async function mineWith(stores: ClusterTestStores, taskQueue: string, source: string, wing: string, midway?: (p: JobProgress) => boolean): Promise<{ done: JobProgress; seconds: number }> {
+async function mineWith(stores: ClusterTestStores, taskQueue: string, source: string, wing: string, midway?: (p: JobProgress) => boolean, limit = 0): Promise<{ done: JobProgress; seconds: number }> {
   const engine = await openEngine(stores, taskQueue);
   try {
     const t = performance.now();
-    const started = await engine.start(mineSpec(source, wing));
+    const started = await engine.start(mineSpec(source, wing, { limit }));
     if (midway) {
       for (;;) {
         const p = await engine.progress(started.job_id);
@@ -192,11 +193,11 @@ async function mineWith(stores: ClusterTestStores, taskQueue: string, source: st
   }
 }
 
-async function localMine(palace: string, source: string, wing: string, embedder: MiniLmEmbedder): Promise<{ ids: string[]; seconds: number; done: JobProgress }> {
+async function localMine(palace: string, source: string, wing: string, embedder: MiniLmEmbedder, limit = 0): Promise<{ ids: string[]; seconds: number; done: JobProgress }> {
   const rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: palace }), { embedder });
   try {
     const t = performance.now();
-    const started = await rt.jobs.start(mineSpec(source, wing));
+    const started = await rt.jobs.start(mineSpec(source, wing, { limit }));
     const done = await rt.jobs.wait(started.job_id, 6 * 3_600_000);
     const seconds = (performance.now() - t) / 1000;
     if (done.state !== 'completed') throw new Error(`local mine ${done.state}: ${done.error}`);
@@ -316,7 +317,7 @@ async function checkDrawers(drawers: DrawerIndex, wing: string, done: JobProgres
   return { drawers: total, files: files.length };
 }
 
-async function killMidway(corpus: string, compareLocal: boolean): Promise<void> {
+async function killMidway(corpus: string, compareLocal: boolean, limit: number): Promise<void> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-corpus-bench-'));
   const size = await corpusSize(corpus);
   const name = uniquePalaceName('corpus');
@@ -335,13 +336,13 @@ async function killMidway(corpus: string, compareLocal: boolean): Promise<void> 
       // A supervisor restarts the killed worker, as systemd or Kubernetes would.
       replacement = spawnWorkers(stores, taskQueue, 1);
       return true;
-    });
+    }, limit);
     workers.push(...(await replacement ?? []));
     const survivorRss = processPeakRssMb(workers[1]!.pid);
     const replacementRss = processPeakRssMb(workers[2]?.pid);
     const checked = await checkDrawers(stores.drawers, 'corpus', run.done);
     const d = run.done;
-    console.log(`\n${corpus}: ${size.files} files, ${(size.bytes / 2 ** 20).toFixed(1)} MiB in files; the scan kept ${d.files_total}; ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`);
+    console.log(`\n${corpus}: ${size.files} files, ${(size.bytes / 2 ** 20).toFixed(1)} MiB in files; the scan kept ${d.files_total}${limit > 0 ? ` (--limit ${limit})` : ''}; ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`);
     console.log(`model ${loadConfig().embed.model}; worker 1 killed with SIGKILL at ${killedAt}/${d.files_total} files seen, worker 3 started in its place\n`);
     console.log('| files seen | mined | skipped | errors | drawers | wall time, s | files/s | drawers/s | peak RSS worker 1 (at kill) / worker 2 / worker 3 / client, MiB |');
     console.log('|---|---|---|---|---|---|---|---|---|');
@@ -350,7 +351,7 @@ async function killMidway(corpus: string, compareLocal: boolean): Promise<void> 
     if (compareLocal) {
       const embedder = new MiniLmEmbedder(loadConfig());
       try {
-        const local = await localMine(path.join(tmp, 'palace-local'), corpus, 'corpus', embedder);
+        const local = await localMine(path.join(tmp, 'palace-local'), corpus, 'corpus', embedder, limit);
         const same = JSON.stringify(local.ids) === JSON.stringify(await drawerIds(stores.drawers, 'corpus'));
         console.log(`local runner: ${local.seconds.toFixed(1)} s, ${local.ids.length} drawers, ids ${same ? 'identical' : 'DIFFERENT'}`);
         if (!same) throw new Error('the killed cluster mine filed different drawers than the local runner');
