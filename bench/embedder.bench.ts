@@ -19,6 +19,8 @@ import { fork } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../core/config.js';
+import { EmbedQueue } from '../embed/embed-queue.js';
+import type { EmbedReply } from '../embed/embed-queue.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { MiniLmModel } from '../embed/minilm-model.js';
 import { locateMiniLmModel } from '../embed/model-locator.js';
@@ -64,8 +66,17 @@ interface Runner {
 async function openRunner(mode: Mode, threads: number, batchSize: number): Promise<Runner> {
   const config = loadConfig();
   if (mode === 'worker') return new MiniLmEmbedder(config, { intraOpNumThreads: threads, batchSize });
+  // Inline: the worker's queue and model on this thread.
   const model = await MiniLmModel.load(locateMiniLmModel(config), threads);
-  return { embed: (texts) => model.embed(texts, batchSize), close: () => model.release() };
+  const answers = new Map<number, (reply: EmbedReply) => void>();
+  const queue = new EmbedQueue(Promise.resolve(model), (reply) => answers.get(reply.id)!(reply));
+  let nextId = 0;
+  const embed = (texts: string[]) => new Promise<Float32Array[]>((resolve, reject) => {
+    const id = nextId++;
+    answers.set(id, (reply) => ('vectors' in reply ? resolve(reply.vectors) : reject(reply.error)));
+    queue.push(id, texts, batchSize);
+  });
+  return { embed, close: () => model.release() };
 }
 
 function median(values: number[]): number {

@@ -3,8 +3,8 @@
  * a source tree of text and code files of varied sizes (line ranges cut from this repository's own
  * TypeScript and Markdown, so the text is real); each run mines it into a fresh palace through the
  * in-process job runner, recording the exact texts the mine hands to the embedder and the time spent
- * inside it, then embeds those same texts directly in one call (the embedder sorts them by length
- * and runs batches of 32: the cheapest way to embed them). Both are timed in the same process with
+ * inside it, then embeds those same texts directly in one call (the embedder sorts the whole call
+ * by length and runs its default batch, so its batches carry the least padding). Both are timed in the same process with
  * the same loaded model, alternating which goes first; medians over the runs. The overhead ratio is
  * (mine time − embed-alone time) / embed-alone time.
  *

@@ -36,6 +36,7 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { openRuntime } from '../app/runtime.js';
 import { loadConfig } from '../core/config.js';
@@ -151,11 +152,50 @@ function processPeakRssMb(pid: number | undefined): number {
   return kb === undefined ? Number.NaN : Number(kb) / 1024;
 }
 
-/** CPU time (user + system) a live process has used so far, in seconds (Linux clock ticks of 1/100 s). */
+/** Fields of /proc/PID/stat after the command name (field 3 onwards), or undefined once the process is gone. */
+function procStat(pid: number): string[] | undefined {
+  try {
+    const stat = fsSync.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system, every thread) a live process has used so far, in seconds (Linux clock ticks of 1/100 s). */
 function processCpuSeconds(pid: number | undefined): number {
-  const stat = pid === undefined ? '' : fsSync.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  const fields = pid === undefined ? undefined : procStat(pid);
+  return fields === undefined ? 0 : (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds of the processes whose pids stand in these files, and of all their descendants. */
+function processTreesCpuSeconds(pidFiles: readonly string[]): number {
+  const roots = new Set(pidFiles.flatMap((f) => (fsSync.existsSync(f) ? [Number(fsSync.readFileSync(f, 'utf8').trim())] : [])));
+  const parent = new Map<number, number>();
+  for (const name of fsSync.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const fields = procStat(Number(name));
+    if (fields) parent.set(Number(name), Number(fields[1]));
+  }
+  let seconds = 0;
+  for (const pid of parent.keys()) {
+    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) {
+      if (roots.has(p)) {
+        seconds += processCpuSeconds(pid);
+        break;
+      }
+    }
+  }
+  return seconds;
+}
+
+/** The local engines this bench uses, by the pid files deploy/local/up.sh writes. */
+const ENGINE_PID_FILES = ['temporal', 'redis'].map((e) => path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.engines', e, `${e}.pid`));
+
+/** The machine's busy and stolen CPU seconds so far, over all cores (/proc/stat, ticks of 1/100 s). */
+function machineCpuSeconds(): { busy: number; steal: number } {
+  const [user, nice, system, , , irq, softirq, steal] = fsSync.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number) as number[];
+  return { busy: (user! + nice! + system! + irq! + softirq!) / 100, steal: steal! / 100 };
 }
 
 /** Worker processes as `mempalace worker` runs them: one onnxruntime thread, two activity slots. */
@@ -218,8 +258,11 @@ async function workerProcesses(files: number, runs: number): Promise<void> {
   const labels = ['local runner (in-process, 1 thread)', 'Temporal, 1 worker process', 'Temporal, 2 worker processes'];
   const seconds: number[][] = labels.map(() => []);
   const rss: number[][] = labels.map(() => []);
-  // Cores kept busy: the mining processes' CPU seconds over the wall time (engines not counted).
+  // Cores kept busy (CPU seconds over the wall time): the mining processes; and, for the Temporal
+  // rows, the engines (Temporal server, Redis), this client process, the whole machine, and the
+  // time the hypervisor stole from this machine's cores.
   const cores: number[][] = labels.map(() => []);
+  const split = { engines: [[], [], []], client: [[], [], []], machine: [[], [], []], steal: [[], [], []] } as Record<'engines' | 'client' | 'machine' | 'steal', number[][]>;
   let drawers = 0;
   try {
     let expected: string[] | undefined;
@@ -242,7 +285,16 @@ async function workerProcesses(files: number, runs: number): Promise<void> {
         const workers = await spawnWorkers(stores, taskQueue, n);
         try {
           const cpuBefore = workers.map((w) => processCpuSeconds(w.pid));
+          const enginesBefore = processTreesCpuSeconds(ENGINE_PID_FILES);
+          const machineBefore = machineCpuSeconds();
+          const clientBefore = process.cpuUsage();
           const run = await mineWith(stores, taskQueue, source, 'bench');
+          const client = process.cpuUsage(clientBefore);
+          const machineAfter = machineCpuSeconds();
+          split.engines[n]!.push((processTreesCpuSeconds(ENGINE_PID_FILES) - enginesBefore) / run.seconds);
+          split.client[n]!.push((client.user + client.system) / 1e6 / run.seconds);
+          split.machine[n]!.push((machineAfter.busy - machineBefore.busy) / run.seconds);
+          split.steal[n]!.push((machineAfter.steal - machineBefore.steal) / run.seconds);
           const cpu = workers.reduce((sum, w, i) => sum + processCpuSeconds(w.pid) - cpuBefore[i]!, 0);
           cores[n]!.push(cpu / run.seconds);
           seconds[n]!.push(run.seconds);
@@ -255,7 +307,7 @@ async function workerProcesses(files: number, runs: number): Promise<void> {
           await fs.rm(stores.palaceDir, { recursive: true, force: true });
         }
       }
-      console.log(`round ${round + 1}/${runs}: ${labels.map((l, i) => `${l} ${seconds[i]!.at(-1)!.toFixed(1)} s`).join(', ')}`);
+      console.log(`round ${round + 1}/${runs}: ${labels.map((l, i) => `${l} ${seconds[i]!.at(-1)!.toFixed(1)} s (${cores[i]!.at(-1)!.toFixed(2)} cores)`).join(', ')}`);
     }
     const med = seconds.map((s) => median(s));
     console.log(`\n${files} generated project files (${drawers} drawers), model ${config.embed.model}, the local runner once and the Temporal rows over ${runs} rounds (medians), ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`);
@@ -266,6 +318,11 @@ async function workerProcesses(files: number, runs: number): Promise<void> {
       const vs = i === 0 ? '—' : `${(med[1]! / med[i]!).toFixed(2)}×`;
       console.log(`| ${label} | ${med[i]!.toFixed(1)} | ${seconds[i]!.map((x) => x.toFixed(1)).join(', ')} | ${(files / med[i]!).toFixed(1)} | ${(drawers / med[i]!).toFixed(1)} | ${vs} | ${median(cores[i]!).toFixed(2)} | ${Math.round(median(rss[i]!))} |`);
     });
+    console.log('\nWhere the two cores went during the Temporal rows (cores busy = CPU seconds over wall seconds, medians; per round in brackets):\n');
+    console.log('| path | mining processes | engines (Temporal, Redis) | this client | whole machine | stolen by the hypervisor |');
+    console.log('|---|---|---|---|---|---|');
+    const cell = (xs: number[]) => `${median(xs).toFixed(2)} (${xs.map((x) => x.toFixed(2)).join(', ')})`;
+    for (const n of [1, 2]) console.log(`| ${labels[n]} | ${cell(cores[n]!)} | ${cell(split.engines[n]!)} | ${cell(split.client[n]!)} | ${cell(split.machine[n]!)} | ${cell(split.steal[n]!)} |`);
   } finally {
     await embedder.close();
     await fs.rm(tmp, { recursive: true, force: true });

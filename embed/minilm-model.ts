@@ -47,28 +47,23 @@ export class MiniLmModel {
   }
 
   /**
-   * One unit vector per text, in input order. Texts are sorted by token count and run `batchSize`
-   * at a time so each batch carries little padding.
+   * The ONNX runs of one request: its texts' token ids, and the input indexes of each run, sorted
+   * by token count and cut `batchSize` at a time so each run carries little padding.
    */
-  async embed(texts: string[], batchSize: number): Promise<Float32Array[]> {
+  plan(texts: string[], batchSize: number): { tokenIds: number[][]; runs: number[][] } {
     const tokenIds = texts.map((text) => this.tokenizer.encode(text));
     const order = tokenIds.map((_, i) => i).sort((a, b) => tokenIds[a]!.length - tokenIds[b]!.length);
-    const vectors = new Array<Float32Array>(texts.length);
-    for (let start = 0; start < order.length; start += batchSize) {
-      const batch = order.slice(start, start + batchSize);
-      const batchVectors = await this.runBatch(batch.map((i) => tokenIds[i]!));
-      batch.forEach((inputIndex, j) => {
-        vectors[inputIndex] = batchVectors[j]!;
-      });
-    }
-    return vectors;
+    const runs: number[][] = [];
+    for (let start = 0; start < order.length; start += batchSize) runs.push(order.slice(start, start + batchSize));
+    return { tokenIds, runs };
   }
 
   async release(): Promise<void> {
     await this.session.release();
   }
 
-  private async runBatch(batch: number[][]): Promise<Float32Array[]> {
+  /** One ONNX run: a unit vector per token-id list, in the order given. */
+  async run(batch: number[][]): Promise<Float32Array[]> {
     const rows = batch.length;
     const width = Math.max(...batch.map((ids) => ids.length));
     const inputIds = new BigInt64Array(rows * width);

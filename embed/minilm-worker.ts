@@ -3,10 +3,12 @@
  * inference and pooling block whichever thread runs them for seconds per batch, so they run here
  * and the main thread's event loop stays free.
  *
- * Requests are not queued behind each other: between two ONNX batches of a long request the
- * worker takes the next message, so a one-text search embed waits for at most one batch of a mine.
+ * Requests are answered in the order embed/embed-queue.ts sets: the oldest first, except that a
+ * request with one run left (a search's query) goes before it, waiting for at most one batch of a
+ * mine. Between two runs the worker takes the next message.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { EmbedQueue } from './embed-queue.js';
 import { MiniLmModel } from './minilm-model.js';
 import { toWireError, type FromWorker, type ToWorker, type WorkerInit } from './minilm-worker-protocol.js';
 
@@ -29,15 +31,10 @@ loading.then(
   },
 );
 
-async function embed(id: number, texts: string[], batchSize: number): Promise<void> {
-  try {
-    const model = await loading;
-    const vectors = await model.embed(texts, batchSize);
-    send({ type: 'vectors', id, vectors }, vectors.map((vector) => vector.buffer as ArrayBuffer));
-  } catch (error) {
-    send({ type: 'error', id, error: toWireError(error) });
-  }
-}
+const queue = new EmbedQueue(loading, (reply) => {
+  if ('vectors' in reply) send({ type: 'vectors', id: reply.id, vectors: reply.vectors }, reply.vectors.map((vector) => vector.buffer as ArrayBuffer));
+  else send({ type: 'error', id: reply.id, error: toWireError(reply.error) });
+});
 
 async function close(): Promise<void> {
   const model = await loading.catch(() => undefined);
@@ -46,6 +43,6 @@ async function close(): Promise<void> {
 }
 
 port.on('message', (message: ToWorker) => {
-  if (message.type === 'embed') void embed(message.id, message.texts, message.batchSize);
+  if (message.type === 'embed') queue.push(message.id, message.texts, message.batchSize);
   else void close();
 });

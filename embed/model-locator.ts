@@ -31,13 +31,16 @@ export interface MiniLmVariant {
    * out with cosine 0.984–0.992 to itself embedded alone. One text per run keeps each vector a
    * function of its text only (as fp32's are in any batch), and measured no slower: int8 at
    * batch 1 took 14.0–16.7 s for 256 CoSQA functions, at batch 32 18.9–21.1 s (no padding).
+   * fp32 runs 8: on mining chunks with 2 intra-op threads, batches of 4 and 8 were the fastest
+   * (17.8–17.9 texts/s), 16 and 32 took 1.2× and 1.3× as long (bench/embed-batch.bench.ts),
+   * and a search waits behind at most one such batch of a running mine.
    */
   defaultBatchSize: number;
 }
 
 /** Same network, tokenizer and 384-d output; the int8 weights are a quarter of the size. */
 export const MINILM_VARIANTS: readonly MiniLmVariant[] = [
-  { name: MINILM_MODEL_NAME, onnxFile: MINILM_ONNX_FILE, tokenizerFile: MINILM_TOKENIZER_FILE, weightsSha256: MINILM_FP32_SHA256, defaultBatchSize: 32 },
+  { name: MINILM_MODEL_NAME, onnxFile: MINILM_ONNX_FILE, tokenizerFile: MINILM_TOKENIZER_FILE, weightsSha256: MINILM_FP32_SHA256, defaultBatchSize: 8 },
   { name: MINILM_INT8_MODEL_NAME, onnxFile: 'all-minilm-l6-v2-q.onnx', tokenizerFile: 'all-minilm-l6-v2-q-tokenizer.json', weightsSha256: MINILM_INT8_SHA256, defaultBatchSize: 1 },
 ];
 

@@ -170,6 +170,18 @@ describe('MiniLmEmbedder off the main thread', () => {
     }
   });
 
+  it('finishes the oldest of several long calls first, and answers a one-text call before both', async () => {
+    const order: string[] = [];
+    const chunks = Array.from({ length: 12 }, (_, i) => `${texts[i % texts.length]!} (chunk ${i})`);
+    const first = embedder.embed(chunks).then(() => order.push('first'));
+    // Shorter than the first: run by run in turn, it would end first.
+    const second = embedder.embed(chunks.slice(0, 8).reverse()).then(() => order.push('second'));
+    // Posted after both: it waits for at most the run in progress, not for either call's end.
+    const query = embedder.embed([texts[0]!]).then(() => order.push('query'));
+    await Promise.all([first, second, query]);
+    expect(order).toEqual(['query', 'first', 'second']);
+  });
+
   it('reports a model that fails to load as the structured error, and loads it once it is fixed', async () => {
     const modelDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-bad-model-'));
     const real = locateMiniLmModel(config);

@@ -1,0 +1,92 @@
+/**
+ * The embedding worker's run order (embed/embed-queue.ts) over a model that records its runs: the
+ * oldest request runs to its end first, a request with one run left goes before it, and a failing
+ * request or model load answers with its error while the others are still served.
+ */
+import { describe, expect, it } from 'vitest';
+import type { EmbedReply } from '../../embed/embed-queue.js';
+import { EmbedQueue } from '../../embed/embed-queue.js';
+import type { MiniLmModel } from '../../embed/minilm-model.js';
+
+/** Texts are names like "a3": one "token" each; a run answers after a macrotask, as onnxruntime's does. */
+function recordingModel(runs: string[], failOn?: string): MiniLmModel {
+  const names: string[] = [];
+  return {
+    plan(texts: string[], batchSize: number) {
+      const tokenIds = texts.map((t) => {
+        names.push(t);
+        return [names.length - 1];
+      });
+      const order = texts.map((_, i) => i);
+      const cut: number[][] = [];
+      for (let i = 0; i < order.length; i += batchSize) cut.push(order.slice(i, i + batchSize));
+      return { tokenIds, runs: cut };
+    },
+    async run(batch: number[][]) {
+      await new Promise((r) => setImmediate(r));
+      const ran = batch.map(([id]) => names[id!]!);
+      runs.push(ran.join(','));
+      if (failOn !== undefined && ran.includes(failOn)) throw new Error(`run failed on ${failOn}`);
+      return ran.map((name) => Float32Array.of(name.length));
+    },
+  } as unknown as MiniLmModel;
+}
+
+function collect(model: Promise<MiniLmModel>): { queue: EmbedQueue; replies: EmbedReply[]; settled: Promise<void>; expect: (n: number) => void } {
+  const replies: EmbedReply[] = [];
+  let want = 0;
+  let done!: () => void;
+  const settled = new Promise<void>((r) => (done = r));
+  const queue = new EmbedQueue(model, (reply) => {
+    replies.push(reply);
+    if (replies.length === want) done();
+  });
+  return { queue, replies, settled, expect: (n) => (want = n) };
+}
+
+describe('EmbedQueue', () => {
+  it('runs the oldest request to its end before the next, and a one-run request before both', async () => {
+    const runs: string[] = [];
+    const c = collect(Promise.resolve(recordingModel(runs)));
+    c.expect(3);
+    c.queue.push(1, ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'], 2);
+    c.queue.push(2, ['b1', 'b2', 'b3', 'b4'], 2);
+    await new Promise((r) => setImmediate(r));
+    c.queue.push(3, ['q1'], 2);
+    await c.settled;
+    expect(c.replies.map((r) => r.id)).toEqual([3, 1, 2]);
+    expect(runs).toEqual(['a1,a2', 'q1', 'a3,a4', 'a5,a6', 'b1,b2', 'b3,b4']);
+    const first = c.replies.find((r) => r.id === 1)!;
+    expect('vectors' in first && first.vectors.map((v) => v[0])).toEqual([2, 2, 2, 2, 2, 2]);
+  });
+
+  it('answers an empty request at once, with no run', async () => {
+    const runs: string[] = [];
+    const c = collect(Promise.resolve(recordingModel(runs)));
+    c.expect(1);
+    c.queue.push(7, [], 4);
+    await c.settled;
+    expect(c.replies).toEqual([{ id: 7, vectors: [] }]);
+    expect(runs).toEqual([]);
+  });
+
+  it('answers a request whose run fails with the error, and goes on with the others', async () => {
+    const runs: string[] = [];
+    const c = collect(Promise.resolve(recordingModel(runs, 'a3')));
+    c.expect(2);
+    c.queue.push(1, ['a1', 'a2', 'a3', 'a4'], 2);
+    c.queue.push(2, ['b1', 'b2', 'b3', 'b4'], 2);
+    await c.settled;
+    expect(c.replies.map((r) => [r.id, 'error' in r ? String(r.error) : 'vectors'])).toEqual([[1, 'Error: run failed on a3'], [2, 'vectors']]);
+    expect(runs).toEqual(['a1,a2', 'a3,a4', 'b1,b2', 'b3,b4']);
+  });
+
+  it('answers every waiting request with the load error when the model fails to load', async () => {
+    const c = collect(Promise.reject(new Error('no model here')));
+    c.expect(2);
+    c.queue.push(1, ['a1'], 2);
+    c.queue.push(2, ['b1', 'b2', 'b3'], 2);
+    await c.settled;
+    expect(c.replies.map((r) => [r.id, 'error' in r ? String(r.error) : 'vectors'])).toEqual([[1, 'Error: no model here'], [2, 'Error: no model here']]);
+  });
+});
