@@ -189,8 +189,10 @@ function processTreesCpuSeconds(pidFiles: readonly string[]): number {
   return seconds;
 }
 
-/** The local engines this bench uses, by the pid files deploy/local/up.sh writes. */
-const ENGINE_PID_FILES = ['temporal', 'redis'].map((e) => path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.engines', e, `${e}.pid`));
+/** The pid files deploy/local/up.sh writes for the engines this bench uses. */
+function enginePidFiles(): string[] {
+  return ['temporal', 'redis'].map((e) => path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.engines', e, `${e}.pid`));
+}
 
 /** The machine's busy and stolen CPU seconds so far, over all cores (/proc/stat, ticks of 1/100 s). */
 function machineCpuSeconds(): { busy: number; steal: number } {
@@ -285,13 +287,13 @@ async function workerProcesses(files: number, runs: number): Promise<void> {
         const workers = await spawnWorkers(stores, taskQueue, n);
         try {
           const cpuBefore = workers.map((w) => processCpuSeconds(w.pid));
-          const enginesBefore = processTreesCpuSeconds(ENGINE_PID_FILES);
+          const enginesBefore = processTreesCpuSeconds(enginePidFiles());
           const machineBefore = machineCpuSeconds();
           const clientBefore = process.cpuUsage();
           const run = await mineWith(stores, taskQueue, source, 'bench');
           const client = process.cpuUsage(clientBefore);
           const machineAfter = machineCpuSeconds();
-          split.engines[n]!.push((processTreesCpuSeconds(ENGINE_PID_FILES) - enginesBefore) / run.seconds);
+          split.engines[n]!.push((processTreesCpuSeconds(enginePidFiles()) - enginesBefore) / run.seconds);
           split.client[n]!.push((client.user + client.system) / 1e6 / run.seconds);
           split.machine[n]!.push((machineAfter.busy - machineBefore.busy) / run.seconds);
           split.steal[n]!.push((machineAfter.steal - machineBefore.steal) / run.seconds);
