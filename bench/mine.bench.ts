@@ -4,9 +4,9 @@
  * TypeScript and Markdown, so the text is real); each run mines it into a fresh palace through the
  * in-process job runner, recording the exact texts the mine hands to the embedder and the time spent
  * inside it, then embeds those same texts directly in one call (the embedder sorts the whole call
- * by length and runs its default batch, so its batches carry the least padding). Both are timed in the same process with
- * the same loaded model, alternating which goes first; medians over the runs. The overhead ratio is
- * (mine time − embed-alone time) / embed-alone time.
+ * by length and runs its default batch, so its batches carry the least padding). Both are timed in
+ * the same process with the same loaded model, alternating which goes first; medians over the
+ * runs. The overhead ratio is (mine time − embed-alone time) / embed-alone time.
  *
  * Several embedder configurations are measured side by side in one process on the same tree, each
  * run going through them in a rotated order: `default` (fp32, MEMPALACE_EMBED_THREADS unset: every

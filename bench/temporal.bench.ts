@@ -171,17 +171,17 @@ function processCpuSeconds(pid: number | undefined): number {
 /** CPU seconds of the processes whose pids stand in these files, and of all their descendants. */
 function processTreesCpuSeconds(pidFiles: readonly string[]): number {
   const roots = new Set(pidFiles.flatMap((f) => (fsSync.existsSync(f) ? [Number(fsSync.readFileSync(f, 'utf8').trim())] : [])));
-  const parent = new Map<number, number>();
+  const processes = new Map<number, { parent: number; cpu: number }>();
   for (const name of fsSync.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const fields = procStat(Number(name));
-    if (fields) parent.set(Number(name), Number(fields[1]));
+    if (fields) processes.set(Number(name), { parent: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / 100 });
   }
   let seconds = 0;
-  for (const pid of parent.keys()) {
-    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) {
+  for (const [pid, { cpu }] of processes) {
+    for (let p: number | undefined = pid; p !== undefined && p > 1; p = processes.get(p)?.parent) {
       if (roots.has(p)) {
-        seconds += processCpuSeconds(pid);
+        seconds += cpu;
         break;
       }
     }
