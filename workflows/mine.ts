@@ -5,10 +5,11 @@
  * carries is a small cursor, which a Temporal workflow hands to continue-as-new.
  *
  * The window slides over the manifest the way Temporal's sliding-window batch pattern does: the
- * cursor is a low-water mark (every batch below it is done) plus the finished batches above it,
- * and no batch starts at or past `lowWater + window` batches, so that set never holds more than
- * `window - 1` offsets whatever the source size. A run that resumes from a cursor mines exactly
- * the batches it does not list as done: none is redone, none is skipped.
+ * cursor is a low-water mark (every batch below it is done) plus the finished batches above it.
+ * At most `window` batches run at once, and none starts at or past `lowWater + window ·
+ * MINE_LOOKAHEAD_WINDOWS` batches, so that set never holds more than `window ·
+ * MINE_LOOKAHEAD_WINDOWS - 1` offsets whatever the source size. A run that resumes from a cursor
+ * mines exactly the batches it does not list as done: none is redone, none is skipped.
  */
 import type { ProgressStep } from '../palace/job-progress.js';
 import { emptyCounters } from '../palace/job-progress.js';
@@ -18,6 +19,14 @@ import type { BatchResult, MineActivities, ScanResult } from './activity-types.j
 export const MINE_BATCH_FILES = 64;
 /** Upper bound of the window, whatever is configured: the finished set travels in every cursor. */
 export const MAX_MINE_WINDOW = 64;
+/**
+ * How far past the low-water mark a batch may start, in windows. Real trees are heavy-tailed: a
+ * 9 MB bundle in node_modules is ~15,000 drawers, tens of minutes of one embedding thread. A
+ * look-ahead of one window would leave every other slot idle until that batch ends; sixteen keep
+ * them busy for sixteen windows of ordinary batches, and the finished set stays small (at most
+ * 1,023 offsets at the largest window).
+ */
+export const MINE_LOOKAHEAD_WINDOWS = 16;
 
 export interface MineCursor {
   scan?: ScanResult;
@@ -99,6 +108,7 @@ export async function mineOrchestration(jobId: string, spec: MineSpec, acts: Min
   const scan = cursor.scan!;
   const total = scan.totalFiles;
   const window = mineWindow(hooks.window);
+  const lookahead = window * MINE_LOOKAHEAD_WINDOWS * MINE_BATCH_FILES;
   const fence = hooks.fence ? { fence: hooks.fence } : {};
   // Batches are aligned to multiples of MINE_BATCH_FILES, so an offset names one batch in every run.
   const finished = new Set(cursor.doneAbove ?? []);
@@ -112,7 +122,7 @@ export async function mineOrchestration(jobId: string, spec: MineSpec, acts: Min
       if (hooks.cancelRequested()) stop = 'cancelled';
       else if (hooks.handOverRequested?.()) stop = 'handover';
     }
-    while (!stop && !failure && next < total && next < cursor.offset + window * MINE_BATCH_FILES) {
+    while (!stop && !failure && inFlight.size < window && next < total && next < cursor.offset + lookahead) {
       const offset = next;
       next += MINE_BATCH_FILES;
       if (finished.has(offset)) continue;

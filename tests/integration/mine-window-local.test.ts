@@ -14,7 +14,7 @@ import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { MineCursor } from '../../workflows/mine.js';
-import { MINE_BATCH_FILES } from '../../workflows/mine.js';
+import { MINE_BATCH_FILES, MINE_LOOKAHEAD_WINDOWS } from '../../workflows/mine.js';
 import { drawerIds, generateSmallFiles, mineSpec } from './temporal-harness.js';
 
 const FILES = 12 * MINE_BATCH_FILES;
@@ -81,7 +81,7 @@ describe('local runner with a window of batches', () => {
       const record = await rt.stores.jobs.get(stale!.job_id);
       const cursor = record!.cursor as MineCursor;
       expect(cursor.offset).toBeLessThan(FILES);
-      expect((cursor.doneAbove ?? []).length).toBeLessThan(WINDOW);
+      expect((cursor.doneAbove ?? []).length).toBeLessThan(WINDOW * MINE_LOOKAHEAD_WINDOWS);
       const before = await drawerIds(rt.stores.drawers, 'win');
       expect(before.length).toBeGreaterThanOrEqual(cursor.counters.files_seen);
       expect(before.length).toBeLessThan(FILES);

@@ -1,6 +1,7 @@
 /**
  * The mine orchestration's window of batches in flight, on scripted activities: at most `window`
- * batches run at once, the finished set above the low-water mark stays under the window, a run
+ * batches run at once, a slow batch holds the low-water mark but not the other slots, the finished
+ * set above the mark stays within the look-ahead, a run
  * resumed from any recorded cursor mines exactly the batches that cursor does not list as done,
  * cancel and hand-over stop within the window, and a failed batch fails the job after the others
  * in flight have finished.
@@ -9,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { MineSpec } from '../../palace/jobs.js';
 import type { BatchInput, BatchResult, MineActivities, ScanResult } from '../../workflows/activity-types.js';
 import type { MineCursor, MineHooks } from '../../workflows/mine.js';
-import { MINE_BATCH_FILES, mineOrchestration, newMineCursor } from '../../workflows/mine.js';
+import { MINE_BATCH_FILES, MINE_LOOKAHEAD_WINDOWS, mineOrchestration, newMineCursor } from '../../workflows/mine.js';
 
 const spec: MineSpec = {
   kind: 'mine', source: { kind: 'dir', path: '/src' }, mode: 'projects', wing: 'w', agent: 'a', limit: 0,
@@ -19,11 +20,13 @@ const spec: MineSpec = {
 /** Activities over a manifest of `total` files: each batch files every file as one drawer. */
 class ScriptedActivities implements MineActivities {
   readonly mined: number[] = [];
+  /** Batch starts and failures in the order they happened. */
+  readonly events: string[] = [];
   inFlight = 0;
   maxInFlight = 0;
   private tick = 0;
 
-  constructor(readonly total: number, private readonly failAt?: number) {}
+  constructor(readonly total: number, private readonly failAt?: number, private readonly hold?: { offset: number; until: Promise<void> }) {}
 
   async scanSource(): Promise<ScanResult> {
     return { manifestId: 'm', totalFiles: this.total, wing: 'w', sourceIdentity: '/src', skippedAtScan: 0, warnings: [] };
@@ -33,11 +36,16 @@ class ScriptedActivities implements MineActivities {
     expect(input.offset % MINE_BATCH_FILES).toBe(0);
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    this.events.push(`start ${input.offset}`);
     // Batches finish out of order: a later one often before an earlier one.
     const delay = [3, 1, 4, 1, 5, 9, 2, 6][this.tick++ % 8]!;
     await new Promise((r) => setTimeout(r, delay));
+    if (input.offset === this.hold?.offset) await this.hold.until;
     this.inFlight--;
-    if (input.offset === this.failAt) throw new Error(`batch ${input.offset} failed`);
+    if (input.offset === this.failAt) {
+      this.events.push(`fail ${input.offset}`);
+      throw new Error(`batch ${input.offset} failed`);
+    }
     this.mined.push(input.offset);
     return {
       files_total: 0, files_seen: input.count, files_skipped: 0, files_mined: input.count, drawers_written: input.count, errors: 0,
@@ -70,14 +78,49 @@ describe('mine orchestration window', () => {
     expect(outcome.cursor.counters).toMatchObject({ files_total: total, files_seen: total, files_mined: total, drawers_written: total });
     expect(outcome.cursor.byRoom).toEqual({ general: total });
     for (const s of snapshots) {
-      expect((s.doneAbove ?? []).length).toBeLessThanOrEqual(3);
-      for (const d of s.doneAbove ?? []) expect(d).toBeLessThan(s.offset + 4 * MINE_BATCH_FILES);
+      expect((s.doneAbove ?? []).length).toBeLessThanOrEqual(4 * MINE_LOOKAHEAD_WINDOWS - 1);
+      for (const d of s.doneAbove ?? []) expect(d).toBeLessThan(s.offset + 4 * MINE_LOOKAHEAD_WINDOWS * MINE_BATCH_FILES);
       // A cursor's counts are exactly those of the batches it lists as done.
       const done = s.offset === total ? total : s.offset + (s.doneAbove ?? []).length * MINE_BATCH_FILES;
       expect(s.counters.files_seen).toBe(done);
     }
     // Finishing out of order really happened: some cursor had a finished batch above a hole.
     expect(snapshots.some((s) => (s.doneAbove ?? []).length > 0)).toBe(true);
+  });
+
+  it('a slow batch at the low-water mark holds the mark, not the other slots, up to the look-ahead', async () => {
+    const window = 2;
+    const lookahead = window * MINE_LOOKAHEAD_WINDOWS;
+    const total = (lookahead + 8) * MINE_BATCH_FILES;
+    let resolveHold!: () => void;
+    const acts = new ScriptedActivities(total, undefined, { offset: 0, until: new Promise<void>((r) => (resolveHold = r)) });
+    const release = () => {
+      if (!acts.events.includes('release')) acts.events.push('release');
+      resolveHold();
+    };
+    const snapshots: MineCursor[] = [];
+    // Without a look-ahead nothing would release it: end it after 2 s so the counts below fail instead.
+    const fallback = setTimeout(() => release(), 2_000);
+    const run = mineOrchestration('job', spec, acts, hooks(snapshots, {
+      window,
+      // Once every batch the look-ahead allows has finished, the slow one may end.
+      progress: (c) => {
+        snapshots.push(structuredClone(c));
+        if ((c.doneAbove ?? []).length === lookahead - 1) setTimeout(release, 20);
+      },
+    }));
+    const outcome = await run;
+    clearTimeout(fallback);
+    expect(outcome.status).toBe('completed');
+    expect(acts.maxInFlight).toBe(window);
+    // While batch 0 ran, the other slot mined every batch below the look-ahead and none past it.
+    const beforeRelease = acts.events.slice(0, acts.events.indexOf('release'));
+    expect(beforeRelease.filter((e) => e.startsWith('start'))).toEqual(allOffsets(lookahead * MINE_BATCH_FILES).map((o) => `start ${o}`));
+    const fullest = snapshots.reduce((m, s) => Math.max(m, (s.doneAbove ?? []).length), 0);
+    expect(fullest).toBe(lookahead - 1);
+    expect(snapshots.every((s) => s.offset > 0 || (s.doneAbove ?? []).every((d) => d < lookahead * MINE_BATCH_FILES))).toBe(true);
+    expect([...acts.mined].sort((a, b) => a - b)).toEqual(allOffsets(total));
+    expect(outcome.cursor.counters.files_seen).toBe(total);
   });
 
   it('resumed from any recorded cursor, mines exactly the batches not yet done and ends with the clean counts', async () => {
@@ -150,6 +193,9 @@ describe('mine orchestration window', () => {
     const acts = new ScriptedActivities(total, 5 * MINE_BATCH_FILES);
     await expect(mineOrchestration('job', spec, acts, hooks([], { window: 4 }))).rejects.toThrow('batch 320 failed');
     expect(acts.inFlight).toBe(0);
-    expect(Math.max(...acts.mined)).toBeLessThan(5 * MINE_BATCH_FILES + 4 * MINE_BATCH_FILES);
+    const failedAt = acts.events.indexOf('fail 320');
+    expect(failedAt).toBeGreaterThan(0);
+    expect(acts.events.slice(failedAt + 1).filter((e) => e.startsWith('start'))).toEqual([]);
+    expect(acts.mined.length).toBeLessThan(19);
   });
 });
