@@ -49,6 +49,8 @@ export interface MineHooks {
   handOverRequested?(): boolean;
   /** Batches in flight at once (default 1: one after another). */
   window?: number;
+  /** How far past the low-water mark a batch may start, in windows (default MINE_LOOKAHEAD_WINDOWS). */
+  lookaheadWindows?: number;
   fence?: Fence;
 }
 
@@ -108,7 +110,7 @@ export async function mineOrchestration(jobId: string, spec: MineSpec, acts: Min
   const scan = cursor.scan!;
   const total = scan.totalFiles;
   const window = mineWindow(hooks.window);
-  const lookahead = window * MINE_LOOKAHEAD_WINDOWS * MINE_BATCH_FILES;
+  const lookahead = window * (hooks.lookaheadWindows ?? MINE_LOOKAHEAD_WINDOWS) * MINE_BATCH_FILES;
   const fence = hooks.fence ? { fence: hooks.fence } : {};
   // Batches are aligned to multiples of MINE_BATCH_FILES, so an offset names one batch in every run.
   const finished = new Set(cursor.doneAbove ?? []);

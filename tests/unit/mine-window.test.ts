@@ -123,6 +123,20 @@ describe('mine orchestration window', () => {
     expect(outcome.cursor.counters.files_seen).toBe(total);
   });
 
+  it('with a look-ahead of one window (histories recorded before the look-ahead) it schedules as before: the slow batch holds the window', async () => {
+    let resolveHold!: () => void;
+    const acts = new ScriptedActivities(6 * MINE_BATCH_FILES, undefined, { offset: 0, until: new Promise<void>((r) => (resolveHold = r)) });
+    const release = setTimeout(() => {
+      acts.events.push('release');
+      resolveHold();
+    }, 300);
+    const outcome = await mineOrchestration('job', spec, acts, hooks([], { window: 2, lookaheadWindows: 1 }));
+    clearTimeout(release);
+    expect(outcome.status).toBe('completed');
+    expect(acts.events.slice(0, acts.events.indexOf('release'))).toEqual(['start 0', 'start 64']);
+    expect([...acts.mined].sort((a, b) => a - b)).toEqual(allOffsets(6 * MINE_BATCH_FILES));
+  });
+
   it('resumed from any recorded cursor, mines exactly the batches not yet done and ends with the clean counts', async () => {
     const total = 12 * MINE_BATCH_FILES;
     const first = new ScriptedActivities(total);

@@ -6,11 +6,11 @@
  * as new carrying only the cursor (counters, low-water mark and the few finished batches above
  * it, the scan's manifest id), the window and the lease's fence.
  */
-import { continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
 import type { JobProgress } from '../../palace/jobs.js';
 import type { MineActivities } from '../activity-types.js';
 import type { MineOutcome } from '../mine.js';
-import { mineOrchestration, mineResult, mineStep, newMineCursor } from '../mine.js';
+import { MINE_LOOKAHEAD_WINDOWS, mineOrchestration, mineResult, mineStep, newMineCursor } from '../mine.js';
 import type { MineWorkflowInput } from './types.js';
 import { JobRun } from './workflow-support.js';
 
@@ -25,6 +25,9 @@ export async function mineWorkflow(input: MineWorkflowInput): Promise<JobProgres
     mineBatch: (i) => (input.writes ? run.fenced((fence) => work.mineBatch({ ...i, fence })) : work.mineBatch(i)),
     finishMine: (i) => (input.writes ? run.fenced((fence) => work.finishMine({ ...i, fence })) : work.finishMine(i)),
   };
+  // Histories recorded before the look-ahead existed replay with a look-ahead of one window, so a
+  // mine in flight across a worker upgrade schedules the same batches it did.
+  const lookaheadWindows = patched('mine-lookahead') ? MINE_LOOKAHEAD_WINDOWS : 1;
   let outcome: MineOutcome;
   try {
     if (input.writes && !run.fence) await run.acquireLease();
@@ -32,6 +35,7 @@ export async function mineWorkflow(input: MineWorkflowInput): Promise<JobProgres
       progress: (cursor) => run.report(mineStep(cursor)),
       cancelRequested: () => run.cancelRequested,
       ...(input.window === undefined ? {} : { window: input.window }),
+      lookaheadWindows,
       handOverRequested: () => workflowInfo().continueAsNewSuggested,
     }, carried?.cursor ?? newMineCursor());
   } catch (e) {
