@@ -1,7 +1,7 @@
 /**
  * The embedded drawer index (SQLite + FTS5 + HNSW): upsert throughput for 10k drawers in batches
- * of 500 and the HNSW graph's share of it, reopen time, and knn latency and recall@10 at 10k and 100k rows, unfiltered and with
- * unselective (95 %) and selective (2 %) filters. Synthetic clustered 384-d unit vectors and
+ * of 500 and the HNSW graph's share of it, reopen time, and knn latency and recall@10 at 10k and
+ * 100k rows, unfiltered and with unselective (95 %) and selective (2 %) filters. Synthetic clustered 384-d unit vectors and
  * drawer-sized texts; no model needed.
  *
  *   npx tsx bench/drawer-index.bench.ts            # prints a Markdown table for bench/README.md

@@ -62,6 +62,19 @@ function hooks(snapshots: MineCursor[], extra: Partial<MineHooks> = {}): MineHoo
   return { progress: (c) => void snapshots.push(structuredClone(c)), cancelRequested: () => false, ...extra };
 }
 
+/** A hold for the batch at `offset`: it finishes only after `release()`, which is logged in `events`. */
+function heldBatch(offset: number, events: () => string[]): { hold: { offset: number; until: Promise<void> }; release: () => void } {
+  let resolve!: () => void;
+  const until = new Promise<void>((r) => (resolve = r));
+  return {
+    hold: { offset, until },
+    release: () => {
+      if (!events().includes('release')) events().push('release');
+      resolve();
+    },
+  };
+}
+
 const allOffsets = (total: number) => Array.from({ length: Math.ceil(total / MINE_BATCH_FILES) }, (_, i) => i * MINE_BATCH_FILES);
 
 describe('mine orchestration window', () => {
@@ -92,12 +105,8 @@ describe('mine orchestration window', () => {
     const window = 2;
     const lookahead = window * MINE_LOOKAHEAD_WINDOWS;
     const total = (lookahead + 8) * MINE_BATCH_FILES;
-    let resolveHold!: () => void;
-    const acts = new ScriptedActivities(total, undefined, { offset: 0, until: new Promise<void>((r) => (resolveHold = r)) });
-    const release = () => {
-      if (!acts.events.includes('release')) acts.events.push('release');
-      resolveHold();
-    };
+    const { hold, release } = heldBatch(0, () => acts.events);
+    const acts = new ScriptedActivities(total, undefined, hold);
     const snapshots: MineCursor[] = [];
     // Without a look-ahead nothing would release it: end it after 2 s so the counts below fail instead.
     const fallback = setTimeout(() => release(), 2_000);
@@ -124,14 +133,11 @@ describe('mine orchestration window', () => {
   });
 
   it('with a look-ahead of one window (histories recorded before the look-ahead) it schedules as before: the slow batch holds the window', async () => {
-    let resolveHold!: () => void;
-    const acts = new ScriptedActivities(6 * MINE_BATCH_FILES, undefined, { offset: 0, until: new Promise<void>((r) => (resolveHold = r)) });
-    const release = setTimeout(() => {
-      acts.events.push('release');
-      resolveHold();
-    }, 300);
+    const { hold, release } = heldBatch(0, () => acts.events);
+    const acts = new ScriptedActivities(6 * MINE_BATCH_FILES, undefined, hold);
+    const timer = setTimeout(release, 300);
     const outcome = await mineOrchestration('job', spec, acts, hooks([], { window: 2, lookaheadWindows: 1 }));
-    clearTimeout(release);
+    clearTimeout(timer);
     expect(outcome.status).toBe('completed');
     expect(acts.events.slice(0, acts.events.indexOf('release'))).toEqual(['start 0', 'start 64']);
     expect([...acts.mined].sort((a, b) => a - b)).toEqual(allOffsets(6 * MINE_BATCH_FILES));
