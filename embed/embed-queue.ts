@@ -6,7 +6,7 @@
  * other's embedding. When requests were interleaved run by run, both finished together and the
  * embedder idled while both were written and the next two planned (0.2–0.4 s per pair of 10 s
  * batches). A request with one run left (a search's query is one run) goes first, so it waits
- * for at most the run in progress.
+ * for at most the run in progress, also when it arrives during that run.
  */
 import type { MiniLmModel } from './minilm-model.js';
 
@@ -46,6 +46,9 @@ export class EmbedQueue {
           for (const r of this.waiting.splice(0)) this.reply({ id: r.id, error });
           return;
         }
+        // Requests are port messages, handed over between macrotasks only: yield one so those
+        // posted during the last run (its continuation is a microtask) are in the choice.
+        await new Promise((resolve) => setImmediate(resolve));
         const request = this.choose(model);
         if (request === undefined) continue;
         try {

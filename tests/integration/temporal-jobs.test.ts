@@ -82,4 +82,27 @@ describe('jobs on Temporal', () => {
     const olderPage = await stores.drawers.list({ wing: 'gitold' }, 0, 100);
     expect(olderPage.items.map((d) => [d.meta.source_file, d.meta.source_commit])).toEqual([[`${url}:first.md`, first]]);
   });
+
+  it('a start on a source whose job has ended waits for that workflow to close, then starts', async () => {
+    // No worker polls this queue: the first job's workflow stays open until the test ends it, as
+    // one does between its last activity (which writes the final record) and its last task.
+    const idle = await openEngine(stores, `tq-idle-${stores.palaceName}`);
+    const dir = await fs.mkdtemp(path.join(tmp, 'ended-'));
+    const spec = mineSpec(dir, 'ended');
+    try {
+      const first = await idle.start(spec);
+      await stores.jobs.update(first.job_id, 'completed', { ...first, state: 'completed' });
+      const workflows = idle.temporalClient.workflow;
+      const closing = new Promise((resolve) => setTimeout(resolve, 7_000)).then(() => workflows.getHandle(first.lock_key).terminate('closed by the test'));
+      const second = await idle.start(spec);
+      await closing;
+      expect(second.state).toBe('running');
+      expect(second.job_id).not.toBe(first.job_id);
+      expect(second.lock_key).toBe(first.lock_key);
+      expect((await workflows.getHandle(second.lock_key).describe()).runId).toBe(second.job_id);
+      await workflows.getHandle(second.lock_key).terminate('test over');
+    } finally {
+      await idle.close();
+    }
+  });
 });

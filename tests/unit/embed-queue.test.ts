@@ -3,13 +3,17 @@
  * oldest request runs to its end first, a request with one run left goes before it, and a failing
  * request or model load answers with its error while the others are still served.
  */
+import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import type { EmbedReply } from '../../embed/embed-queue.js';
 import { EmbedQueue } from '../../embed/embed-queue.js';
 import type { MiniLmModel } from '../../embed/minilm-model.js';
 
-/** Texts are names like "a3": one "token" each; a run answers after a macrotask, as onnxruntime's does. */
-function recordingModel(runs: string[], failOn?: string): MiniLmModel {
+/**
+ * Texts are names like "a3": one "token" each; a run answers after a macrotask, as onnxruntime's
+ * does. `during(k)` is called inside the k-th run (from 0), while it holds the thread.
+ */
+function recordingModel(runs: string[], failOn?: string, during?: (k: number) => void): MiniLmModel {
   const names: string[] = [];
   return {
     plan(texts: string[], batchSize: number) {
@@ -24,6 +28,7 @@ function recordingModel(runs: string[], failOn?: string): MiniLmModel {
     },
     async run(batch: number[][]) {
       await new Promise((r) => setImmediate(r));
+      during?.(runs.length);
       const ran = batch.map(([id]) => names[id!]!);
       runs.push(ran.join(','));
       if (failOn !== undefined && ran.includes(failOn)) throw new Error(`run failed on ${failOn}`);
@@ -47,17 +52,33 @@ function collect(model: Promise<MiniLmModel>): { queue: EmbedQueue; replies: Emb
 describe('EmbedQueue', () => {
   it('runs the oldest request to its end before the next, and a one-run request before both', async () => {
     const runs: string[] = [];
-    const c = collect(Promise.resolve(recordingModel(runs)));
+    const c = collect(Promise.resolve(recordingModel(runs, undefined, (k) => k === 0 && c.queue.push(3, ['q1'], 2))));
     c.expect(3);
     c.queue.push(1, ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'], 2);
     c.queue.push(2, ['b1', 'b2', 'b3', 'b4'], 2);
-    await new Promise((r) => setImmediate(r));
-    c.queue.push(3, ['q1'], 2);
     await c.settled;
     expect(c.replies.map((r) => r.id)).toEqual([3, 1, 2]);
     expect(runs).toEqual(['a1,a2', 'q1', 'a3,a4', 'a5,a6', 'b1,b2', 'b3,b4']);
     const first = c.replies.find((r) => r.id === 1)!;
     expect('vectors' in first && first.vectors.map((v) => v[0])).toEqual([2, 2, 2, 2, 2, 2]);
+  });
+
+  it('takes a request posted to its port during a run before it chooses the next run', async () => {
+    // The worker's requests arrive as port messages, which the event loop hands over only between
+    // macrotasks; a choice made in the run's own continuation would not see one posted meanwhile.
+    const runs: string[] = [];
+    const { port1, port2 } = new MessageChannel();
+    const c = collect(Promise.resolve(recordingModel(runs, undefined, (k) => k === 0 && port1.postMessage(['q1']))));
+    port2.on('message', (texts: string[]) => c.queue.push(2, texts, 2));
+    try {
+      c.expect(2);
+      c.queue.push(1, ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'], 2);
+      await c.settled;
+      expect(runs).toEqual(['a1,a2', 'q1', 'a3,a4', 'a5,a6']);
+      expect(c.replies.map((r) => r.id)).toEqual([2, 1]);
+    } finally {
+      port2.close();
+    }
   });
 
   it('answers an empty request at once, with no run', async () => {

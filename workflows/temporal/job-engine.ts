@@ -32,6 +32,11 @@ const TEMPORAL = 'temporal';
 const TASK_QUEUE_TYPE_ACTIVITY = 2;
 /** How long a progress query may wait for a worker before the JobStore answers instead. */
 const QUERY_DEADLINE_MS = 5_000;
+/**
+ * How long a start waits for the workflow of a job whose record has ended to close: its last
+ * workflow task, retried after the task timeout (10 s) when its worker died.
+ */
+const CLOSE_WAIT_MS = 15_000;
 /** How often `wait` checks that the workflow of a job still marked running is really running. */
 const RECONCILE_MS = 2_000;
 
@@ -63,17 +68,27 @@ export class TemporalJobEngine implements JobEngine {
     const writes = specWrites(spec);
     const key = jobLockKey(this.deps.palace, spec, randomUUID());
     const window = spec.kind === 'mine' ? { window: this.deps.mineWindow || (await this.activitySlots()) } : {};
+    const begin = async () =>
+      (
+        await this.client.workflow.start(WORKFLOW_TYPES[spec.kind], {
+          taskQueue: this.deps.temporal.taskQueue,
+          workflowId: key,
+          args: [{ spec, lockKey: key, writes, timeouts: this.timeouts, ...window }],
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          workflowIdConflictPolicy: 'FAIL',
+        })
+      ).firstExecutionRunId;
     let runId: string;
     try {
-      const handle = await this.client.workflow.start(WORKFLOW_TYPES[spec.kind], {
-        taskQueue: this.deps.temporal.taskQueue,
-        workflowId: key,
-        args: [{ spec, lockKey: key, writes, timeouts: this.timeouts, ...window }],
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        workflowIdConflictPolicy: 'FAIL',
+      runId = await begin().catch(async (e: unknown) => {
+        if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+        const holder = await this.runningOn(key);
+        // Its last activity has written the end; the workflow closes with its next task.
+        if (holder.state === 'running' || !(await this.closed(key))) throw alreadyRunning(holder);
+        return begin();
       });
-      runId = handle.firstExecutionRunId;
     } catch (e) {
+      if (isPalaceError(e)) throw e;
       if (e instanceof WorkflowExecutionAlreadyStartedError) throw alreadyRunning(await this.runningOn(key));
       throw storeUnavailable(TEMPORAL, e);
     }
@@ -105,6 +120,17 @@ export class TemporalJobEngine implements JobEngine {
     } catch {
       return 2;
     }
+  }
+
+  /** Whether the workflow closes within CLOSE_WAIT_MS (a worker lost after the last activity makes it retry its task). */
+  private async closed(workflowId: string): Promise<boolean> {
+    const handle = this.client.workflow.getHandle(workflowId);
+    return this.connection
+      .withDeadline(Date.now() + CLOSE_WAIT_MS, () => handle.result())
+      .then(
+        () => true,
+        async () => (await handle.describe().catch(() => undefined))?.status.name !== 'RUNNING',
+      );
   }
 
   /** Progress of the job running under `workflowId`: its query, else its JobStore record. */
