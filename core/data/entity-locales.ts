@@ -29,8 +29,11 @@ const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 
 
 export const ENGLISH: EntityLocale = {
   candidatePatterns: [
-    // CamelCase (MemPalace, GitHub, OpenAI) or a capitalised word of 2–20 letters.
-    String.raw`(?<![\p{L}\p{N}_])[A-Z][a-z]+(?:[A-Z][a-z]+|[A-Z]{2,})+(?![\p{L}\p{N}_])`,
+    // CamelCase (MemPalace, GitHub, OpenAI) or a capitalised word of 2–20 letters. The CamelCase
+    // parts are written so that a run of capitals splits into them one way only: with
+    // `(?:[A-Z][a-z]+|[A-Z]{2,})+` a long run not followed by a word end (base64 in a bundle)
+    // backtracked through every split, exponential in its length (32 capitals: 0.5 s).
+    String.raw`(?<![\p{L}\p{N}_])[A-Z][a-z]+(?:(?:[A-Z]|[A-Z]{3,})[a-z]+)*(?:(?:[A-Z]|[A-Z]{3,})[a-z]+|[A-Z]{2,})(?![\p{L}\p{N}_])`,
     String.raw`(?<![\p{L}\p{N}_])[A-Z][a-z]{1,19}(?![\p{L}\p{N}_])`,
   ],
   phrasePattern: String.raw`(?<![\p{L}\p{N}_])[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)+(?![\p{L}\p{N}_])`,

@@ -117,7 +117,7 @@ export class SqliteDrawerIndex implements DrawerIndex {
     }
   }
 
-  /** How the ANN graph was obtained when this index opened, and why it was rebuilt. */
+  /** How the ANN graph was obtained when this index opened, why it was rebuilt, and its labels now (a search catches it up). */
   get annStatus(): { outcome: 'loaded' | 'repaired' | 'rebuilt'; reason?: string | undefined; size: number } {
     return { outcome: this.ann.openOutcome, reason: this.ann.rebuildReason, size: this.ann.size };
   }
@@ -156,12 +156,11 @@ export class SqliteDrawerIndex implements DrawerIndex {
     }
   }
 
-  /** Runs `write` in one immediate transaction stamped with a new generation, then updates the graph. */
+  /** Runs `write` in one immediate transaction stamped with a new generation; the graph follows in the background. */
   private transact(write: (generation: number) => number[]): number[] {
     const deleted = this.db.transaction(() => write(bumpGeneration(this.db))).immediate();
     this.ann.removeLabels(deleted);
-    this.ann.catchUp();
-    this.ann.persistIfDirty();
+    this.ann.catchUpSoon();
     return deleted;
   }
 
@@ -516,6 +515,8 @@ export class SqliteDrawerIndex implements DrawerIndex {
   async close(): Promise<void> {
     if (this.closed) return;
     try {
+      // A clean close leaves a file that reflects every write, so the next open just loads it.
+      this.ann.catchUp();
       this.ann.persist();
     } finally {
       this.closed = true;

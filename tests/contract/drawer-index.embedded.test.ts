@@ -157,6 +157,26 @@ describe('SqliteDrawerIndex specifics', () => {
     });
   });
 
+  it('puts a large write into the graph in slices between macrotasks, and a search sees all of it', async () => {
+    palace = freshPalace();
+    const index = await palace.open();
+    const rnd = seededRandom(31);
+    const rows = Array.from({ length: 2000 }, (_, i) => drawer(`s${i}`, `slice ${i}`, randomUnitVector(rnd, index.dimension)));
+    await index.upsert(rows);
+    // The write is committed; the graph takes it over while the event loop keeps turning.
+    expect(index.annStatus.size).toBe(0);
+    let turns = 0;
+    while (index.annStatus.size < rows.length) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turns += 1;
+      expect(turns).toBeLessThan(100);
+    }
+    expect(turns).toBeGreaterThanOrEqual(Math.ceil(rows.length / 256));
+    await index.upsert(rows.slice(0, 10).map((r) => ({ ...r, content: `${r.content} again` })));
+    expect((await index.knn(rows[1999]!.embedding, 1))[0]!.drawer.id).toBe('s1999');
+    expect(index.annStatus.size).toBe(2000);
+  });
+
   it('sees writes another connection made to the same palace', async () => {
     palace = freshPalace();
     const a = await palace.open();

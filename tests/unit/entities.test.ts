@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { COMMON_WORDS } from '../../core/data/common-words.js';
+import { ENGLISH } from '../../core/data/entity-locales.js';
 import {
   addRegistryNames, classifyProse, compileEntityDetector, detectEntities, discoverFromGit, discoverFromProse, isBotAuthor,
   knownSystemsPrepass, looksLikeRealName, mergeProposals, parseRegistry, pickManifest, projectNameFromClaudeFolder,
@@ -20,6 +21,22 @@ describe('per-drawer entities (§4.8)', () => {
 
   it('counts CamelCase names whole', () => {
     expect(detectEntities('MemPalace stores drawers. MemPalace is local. Palace alone.')).toEqual(['MemPalace']);
+  });
+
+  it('reads a long run of capitals in a bundle at once, and matches CamelCase as the plain form would', () => {
+    // 3,000 capitals after a `+` (base64 in a minified bundle): the plain form
+    // `[A-Z][a-z]+(?:[A-Z][a-z]+|[A-Z]{2,})+` backtracks through every split of the run.
+    const bundle = `const font = "d09G+Ab${'A'.repeat(3000)}0/x"; OpenAI runs; OpenAI again.`;
+    expect(detectEntities(bundle)).toEqual(['OpenAI']);
+    const camel = new RegExp(ENGLISH.candidatePatterns[0]!, 'gu');
+    const plain = new RegExp(String.raw`(?<![\p{L}\p{N}_])[A-Z][a-z]+(?:[A-Z][a-z]+|[A-Z]{2,})+(?![\p{L}\p{N}_])`, 'gu');
+    const found = (re: RegExp, s: string) => [...s.matchAll(re)].map((m) => `${m.index}:${m[0]}`);
+    const strings = [''];
+    for (let length = 1; length <= 7; length++) {
+      for (const s of strings.filter((x) => x.length === length - 1)) for (const c of ['A', 'B', 'a', 'b', '1', ' ']) strings.push(s + c);
+    }
+    expect(strings.length).toBe(335_923);
+    expect(strings.filter((s) => found(camel, s).join() !== found(plain, s).join())).toEqual([]);
   });
 
   it('counts known multi-word systems under their canonical spelling and blanks them', () => {
