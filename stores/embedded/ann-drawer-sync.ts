@@ -155,9 +155,10 @@ export class DerivedAnnIndex {
       if (current === this.generation) return true;
       const from = this.cursor ?? { gen: this.generation, seq: Number.MAX_SAFE_INTEGER };
       const fresh = this.db
-        .prepare('SELECT seq, vector, gen FROM drawer_embeddings WHERE gen > ? OR (gen = ? AND seq > ?) ORDER BY gen, seq LIMIT ?')
+        // A row value, so SQLite seeks the gen index to the cursor instead of scanning it from the start.
+        .prepare('SELECT seq, vector, gen FROM drawer_embeddings WHERE (gen, seq) > (?, ?) ORDER BY gen, seq LIMIT ?')
         .raw()
-        .all(from.gen, from.gen, from.seq, limit) as [number, Buffer, number][];
+        .all(from.gen, from.seq, limit) as [number, Buffer, number][];
       for (const [seq, vector] of fresh) this.graph.put(seq, decodeVector(vector));
       this.changesSincePersist += fresh.length;
       if (limit >= 0 && fresh.length === limit) {
