@@ -137,8 +137,12 @@ export class DerivedAnnIndex {
     if (this.slice !== undefined) return;
     const next = (): void => {
       this.slice = undefined;
-      if (this.applyRows(CATCH_UP_SLICE)) this.persistIfDirty();
-      else this.slice = setImmediate(next);
+      try {
+        if (this.applyRows(CATCH_UP_SLICE)) this.persistIfDirty();
+        else this.slice = setImmediate(next);
+      } catch {
+        // Nothing waits on this callback: the next search (catch-up) or close (persist) meets the error again and reports it.
+      }
     };
     this.slice = setImmediate(next);
   }
