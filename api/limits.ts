@@ -110,10 +110,10 @@ export function cors(origins: readonly string[]): RequestHandler {
     if (allowed.size === 0 || origin === undefined || !allowed.has(origin)) return next();
     res.vary('Origin');
     res.setHeader('Access-Control-Allow-Origin', origin);
-    res.setHeader('Access-Control-Expose-Headers', 'Retry-After, Mcp-Session-Id');
+    res.setHeader('Access-Control-Expose-Headers', 'Retry-After, Mcp-Session-Id, X-Request-Id');
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
       res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-      res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, Last-Event-ID, Mcp-Protocol-Version');
+      res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, Last-Event-ID, Mcp-Protocol-Version, X-Request-Id');
       res.setHeader('Access-Control-Max-Age', '600');
       res.status(204).end();
       return;

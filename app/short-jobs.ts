@@ -6,6 +6,7 @@
 import { deliverJobEnd } from '../activities/notify.js';
 import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
 import type { Embedder } from '../embed/embedder.js';
 import { runAutoSave } from '../palace/session-save.js';
 import type { JobEngine } from '../palace/jobs.js';
@@ -66,9 +67,9 @@ export interface ShortJobWorkers {
 }
 
 /** Consume the trigger and notification queues with this process's stores and job engine. */
-export function startShortJobWorkers(rt: { config: Config; stores: PalaceStores; jobs: JobEngine; embedder: Embedder }): ShortJobWorkers {
+export function startShortJobWorkers(rt: { config: Config; stores: PalaceStores; jobs: JobEngine; embedder: Embedder; log: Logger }): ShortJobWorkers {
   const { config, stores, jobs } = rt;
-  const settings = queueSettings(config);
+  const settings: QueueSettings = { ...queueSettings(config), onWorkerError: (queue, e) => rt.log.warn({ err: e, queue }, `mempalace worker: ${queue} queue consumer: ${e.message}`) };
   const plainRefresh = refreshWithJobEngine(jobs);
   const trigger = startTriggerWorker(settings, {
     refresh: (req) => (req.sourceId ? refreshRegisteredSource({ store: stores.jobs, jobs }, req.sourceId) : plainRefresh(req)),

@@ -301,8 +301,11 @@ describe('HTTP API limits', () => {
       expect(pre.status).toBe(204);
       expect(pre.headers.get('access-control-allow-origin')).toBe('https://ops.example');
       expect(pre.headers.get('access-control-allow-headers')).toContain('Authorization');
+      // A browser client may send its own request id and must be able to read the one echoed.
+      expect(pre.headers.get('access-control-allow-headers')).toContain('X-Request-Id');
       const get = await h.call('/v1/status', { token: 'tok-reader', headers: { origin: 'https://ops.example' } });
       expect(get.headers.get('access-control-allow-origin')).toBe('https://ops.example');
+      expect(get.headers.get('access-control-expose-headers')).toContain('X-Request-Id');
       expect((await h.call('/v1/status', { token: 'tok-reader', headers: { origin: 'https://other.example' } })).status).toBe(403);
     } finally {
       await h.close();

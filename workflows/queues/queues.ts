@@ -40,6 +40,11 @@ export interface QueueSettings {
   attempts?: number;
   /** First retry delay, doubled per attempt; default 2 000 ms. */
   backoffMs?: number;
+  /**
+   * Told of a consumer's own errors (a lost Redis connection, a failed fetch), which are not any
+   * job's: job failures are recorded on the job. Unset: those errors are dropped.
+   */
+  onWorkerError?: (queue: string, error: Error) => void;
 }
 
 /** A dead letter of one queue (the palace-level record adds the queue's name). */
@@ -201,8 +206,8 @@ export function refreshWithJobEngine(engine: JobEngine): TriggerHandlers['refres
 
 function workerFor<D>(name: string, settings: QueueSettings, concurrency: number, handle: (job: Job<D>) => Promise<unknown>): Worker<D> {
   const worker = new Worker<D>(name, handle, { connection: bullConnection(settings.redisUrl), prefix: bullPrefix(settings.palaceName), concurrency });
-  // Failures are recorded on the job (failed set, failedReason); the event only needs a listener.
-  worker.on('error', () => undefined);
+  const onError = settings.onWorkerError;
+  worker.on('error', (e: Error) => onError?.(name, e));
   return worker;
 }
 
