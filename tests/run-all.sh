@@ -14,10 +14,12 @@ npm ci --prefix tests/tools/inspector --engine-strict=false --no-audit --no-fund
 
 engines_were_up=0
 if bash deploy/local/status.sh >/dev/null 2>&1; then engines_were_up=1; fi
-stop_engines() {
+logs=
+clean_up() {
+  if [[ -n $logs ]]; then rm -rf "$logs"; fi
   if [[ $engines_were_up == 0 ]]; then bash deploy/local/down.sh || true; fi
 }
-trap stop_engines EXIT
+trap clean_up EXIT
 bash deploy/local/up.sh
 # shellcheck source=../deploy/local/env.sh
 source deploy/local/env.sh
