@@ -5,6 +5,7 @@
 import type { DeleteBySourceSpec, Fence } from '../palace/jobs.js';
 import { assertStoredSourceAllowed, sourcePolicy } from '../palace/sources.js';
 import type { ActivityDeps } from './deps.js';
+import { checkFence } from './fence.js';
 
 /** The caller's roots bound what it may delete, checked again where the job runs. */
 function assertAllowed(deps: ActivityDeps, spec: DeleteBySourceSpec): Promise<void> {
@@ -24,7 +25,7 @@ export async function deleteBySourceCount(deps: ActivityDeps, input: { spec: Del
 
 export async function deleteBySourceApply(deps: ActivityDeps, input: { spec: DeleteBySourceSpec; fence?: Fence }) {
   await assertAllowed(deps, input.spec);
-  if (input.fence) await deps.stores.locks.check(input.fence.key, input.fence.token);
+  if (input.fence) await checkFence(deps.stores.locks, input.fence);
   const sourceFile = input.spec.sourceFile;
   const wings = new Set((await deps.stores.drawers.taxonomy({ sourceFile })).map((p) => p.wing));
   const deleted = await deps.stores.drawers.deleteWhere({ sourceFile });

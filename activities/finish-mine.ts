@@ -8,13 +8,14 @@ import { buildEntityTunnels } from '../palace/tunnels.js';
 import type { Fence, MineSpec } from '../palace/jobs.js';
 import type { ScanResult } from '../workflows/activity-types.js';
 import type { ActivityDeps } from './deps.js';
+import { checkFence } from './fence.js';
 
 export async function finishMine(deps: ActivityDeps, input: { jobId: string; spec: MineSpec; scan: ScanResult; fence?: Fence }): Promise<{ hallways: number; warnings: string[] }> {
   const warnings: string[] = [];
   const ctx = { graph: deps.stores.graph, drawers: deps.stores.drawers };
   let hallways = 0;
   try {
-    if (input.fence) await deps.stores.locks.check(input.fence.key, input.fence.token);
+    if (input.fence) await checkFence(deps.stores.locks, input.fence);
     hallways = (await buildHallwaysForWing(ctx, input.scan.wing)).length;
     await buildEntityTunnels(ctx, input.scan.wing);
   } catch (e) {

@@ -34,6 +34,7 @@ import type { ActivityDeps } from './deps.js';
 import type { DrawerLabels, EntityRegistryLabels } from './labels.js';
 import type { GitWorkspace } from './git-workspace.js';
 import { resolveSource } from './source.js';
+import { checkFence } from './fence.js';
 
 const NORMALIZE_VERSION = 2;
 const MIN_CHUNK = 50;
@@ -302,7 +303,7 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, checkout?: string)
 
   const texts = planned.flatMap((p) => p.drawers.map((d) => d.content));
   const vectors = await deps.embedder.embed(texts);
-  if (input.fence) await deps.stores.locks.check(input.fence.key, input.fence.token);
+  if (input.fence) await checkFence(deps.stores.locks, input.fence);
   let v = 0;
   const files = planned.map((p) => ({ sourceFile: p.stored, drawers: p.drawers.map((d): DrawerWrite => ({ ...d, embedding: vectors[v++]! })), state: p.state }));
   await deps.stores.drawers.replaceFiles(scan.wing, files);

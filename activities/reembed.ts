@@ -13,6 +13,7 @@ import { palaceModelRecord } from '../palace/palace-model.js';
 import type { DrawerIndex, PalaceModelRecord } from '../stores/ports/drawer-index.js';
 import type { Locks } from '../stores/ports/locks.js';
 import type { ReembedActivities } from '../workflows/reembed.js';
+import { checkFence } from './fence.js';
 
 export interface ReembedDeps {
   stores: { drawers: DrawerIndex; locks: Locks };
@@ -36,7 +37,7 @@ async function ownRecord(drawers: DrawerIndex, jobId: string, target: ModelIdent
 export function createReembedActivities(deps: ReembedDeps): ReembedActivities {
   const { drawers, locks } = deps.stores;
   const fenced = async (fence: Fence | undefined) => {
-    if (fence) await locks.check(fence.key, fence.token);
+    if (fence) await checkFence(locks, fence);
   };
   return {
     async reembedStart({ jobId, spec }) {

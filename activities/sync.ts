@@ -13,6 +13,7 @@ import { pathAllowed, resolveLocalSource, sourcePolicy } from '../palace/sources
 import type { SourceRow } from '../stores/ports/drawer-index.js';
 import type { SyncReport } from '../workflows/activity-types.js';
 import type { ActivityDeps } from './deps.js';
+import { checkFence } from './fence.js';
 
 type Verdict = 'kept' | 'gitignored' | 'absent' | 'missing' | 'unresolved' | 'no_source' | 'out_of_scope';
 
@@ -126,7 +127,7 @@ export async function syncApply(deps: ActivityDeps, input: { jobId: string; spec
   if (!plan) throw invalidArgument('planId', 'exists', `sync plan ${input.planId} not found`);
   let removed = 0;
   for (const r of plan.removable) {
-    if (input.fence) await deps.stores.locks.check(input.fence.key, input.fence.token);
+    if (input.fence) await checkFence(deps.stores.locks, input.fence);
     removed += await deps.stores.drawers.deleteWhere({ wing: r.wing, sourceFile: r.source_file });
     await deps.stores.drawers.deleteFileStates(r.wing, [r.source_file]);
   }

@@ -87,6 +87,13 @@ export interface JobProgress extends JobCounters {
 export interface Fence {
   key: string;
   token: number;
+  /**
+   * Who holds the lease and for how long it is taken: a write that finds it lapsed with nobody
+   * having replaced it takes it back (`Locks.reclaim`) instead of failing. Fences made before
+   * these were carried lack them and are checked strictly.
+   */
+  holder?: string;
+  ttlMs?: number;
 }
 
 export interface JobEngine {

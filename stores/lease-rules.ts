@@ -29,6 +29,9 @@ export const leaseArgs = {
     requirePositiveInt('token', token);
     requirePositiveInt('ttl_ms', ttlMs);
   },
+  reclaim(key: string, holder: string, token: number, ttlMs: number): void {
+    leaseArgs.renew(key, holder, token, ttlMs);
+  },
   release(key: string, holder: string, token: number): void {
     requireText('key', key);
     requireText('holder', holder);

@@ -93,6 +93,13 @@ export class SqliteLocks implements Locks {
     });
   }
 
+  async reclaim(key: string, holder: string, token: number, ttlMs: number): Promise<boolean> {
+    leaseArgs.reclaim(key, holder, token, ttlMs);
+    // The row outlives its expiry until a release deletes it or an acquire overwrites it with the
+    // next token, so a row still carrying this holder and token is held or lapsed unreplaced.
+    return this.write(() => this.db.prepare('UPDATE leases SET expires_at_ms = ? WHERE key = ? AND holder = ? AND token = ?').run(Date.now() + ttlMs, key, holder, token).changes === 1);
+  }
+
   async release(key: string, holder: string, token: number): Promise<boolean> {
     leaseArgs.release(key, holder, token);
     return this.write(() => {

@@ -22,6 +22,13 @@ export interface Locks {
   acquire(key: string, holder: string, ttlMs: number): Promise<{ token: number } | null>;
   /** Extend the lease to now + ttlMs; false when this holder no longer holds this token unexpired. */
   renew(key: string, holder: string, token: number, ttlMs: number): Promise<boolean>;
+  /**
+   * `renew`, and also take back a lease of this holder and token that lapsed (expired, not
+   * released) while no other token was handed out for the key: no other writer can have held it
+   * meanwhile, so the token still fences out every writer but this one. False otherwise. For a
+   * holder whose renewals were late (a stalled process) rather than a holder that was replaced.
+   */
+  reclaim(key: string, holder: string, token: number, ttlMs: number): Promise<boolean>;
   /** Give the lease up; false when this holder no longer held this token (nothing changes then). */
   release(key: string, holder: string, token: number): Promise<boolean>;
   /**

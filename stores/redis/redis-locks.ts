@@ -1,26 +1,32 @@
 /**
  * Leases with fencing tokens on Redis for the cluster profile. Per key: a lease string
- * `<token>:<holder>` with a `PX` expiry, and a token counter that never expires, so a released or
- * expired lease never lets a token be handed out twice. Every operation is one function call,
- * atomic on the server, and expiry is Redis's own clock, the same for every process.
+ * `<token>:<holder>` with a `PX` expiry; a token counter that never expires, so a released or
+ * expired lease never lets a token be handed out twice; and the last lease handed out, kept
+ * past its expiry until a release, so a holder whose renewals came late can take back a lease
+ * nobody replaced (`reclaim`). Every operation is one function call, atomic on the server, and
+ * expiry is Redis's own clock, the same for every process.
  */
 import { checkLeaseToken, leaseArgs } from '../lease-rules.js';
 import type { LeaseInfo, Locks } from '../ports/locks.js';
 import { REDIS_STORE, RedisConnections, guardRedis, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary } from './functions.js';
 
-const VERSION = 'v1';
+// v2 added the last-lease key and `reclaim`; v1 processes in a mixed deploy keep their own library.
+const VERSION = 'v2';
 const ACQUIRE = `lock_acquire_${VERSION}`;
 const RENEW = `lock_renew_${VERSION}`;
+const RECLAIM = `lock_reclaim_${VERSION}`;
 const RELEASE = `lock_release_${VERSION}`;
 const HOLDER = `lock_holder_${VERSION}`;
 
-// Keys: lease, token counter. A lease value is '<token>:<holder>'.
+// Keys: lease, token counter, last lease. A lease value is '<token>:<holder>'.
 const library = new FunctionLibrary(`#!lua name=mempalace_locks_${VERSION}
 redis.register_function('${ACQUIRE}', function(keys, args)
   if redis.call('EXISTS', keys[1]) == 1 then return false end
   local token = redis.call('INCR', keys[2])
-  redis.call('SET', keys[1], token .. ':' .. args[1], 'PX', args[2])
+  local value = token .. ':' .. args[1]
+  redis.call('SET', keys[1], value, 'PX', args[2])
+  redis.call('SET', keys[3], value)
   return token
 end)
 
@@ -30,9 +36,20 @@ redis.register_function('${RENEW}', function(keys, args)
   return 1
 end)
 
+redis.register_function('${RECLAIM}', function(keys, args)
+  local current = redis.call('GET', keys[1])
+  if current == args[1] then
+    redis.call('PEXPIRE', keys[1], args[2])
+    return 1
+  end
+  if current or redis.call('GET', keys[3]) ~= args[1] then return 0 end
+  redis.call('SET', keys[1], args[1], 'PX', args[2])
+  return 1
+end)
+
 redis.register_function('${RELEASE}', function(keys, args)
   if redis.call('GET', keys[1]) ~= args[1] then return 0 end
-  redis.call('DEL', keys[1])
+  redis.call('DEL', keys[1], keys[3])
   return 1
 end)
 
@@ -61,7 +78,7 @@ export class RedisLocks implements Locks {
   }
 
   private keys(key: string): string[] {
-    return [this.connections.key('lock', 'lease', key), this.connections.key('lock', 'token', key)];
+    return [this.connections.key('lock', 'lease', key), this.connections.key('lock', 'token', key), this.connections.key('lock', 'last', key)];
   }
 
   private call(name: string, key: string, args: (string | number)[]): Promise<unknown> {
@@ -77,6 +94,11 @@ export class RedisLocks implements Locks {
   async renew(key: string, holder: string, token: number, ttlMs: number): Promise<boolean> {
     leaseArgs.renew(key, holder, token, ttlMs);
     return (await this.call(RENEW, key, [`${token}:${holder}`, ttlMs])) === 1;
+  }
+
+  async reclaim(key: string, holder: string, token: number, ttlMs: number): Promise<boolean> {
+    leaseArgs.reclaim(key, holder, token, ttlMs);
+    return (await this.call(RECLAIM, key, [`${token}:${holder}`, ttlMs])) === 1;
   }
 
   async release(key: string, holder: string, token: number): Promise<boolean> {

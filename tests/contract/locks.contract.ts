@@ -67,6 +67,29 @@ export function describeLocksContract(adapterName: string, open: () => Promise<O
       expect(await locks.renew('k', 'b', b.token, 1_000)).toBe(true);
     });
 
+    it('reclaims a lapsed lease nobody replaced, under the same token and for its holder only', async () => {
+      const a = (await locks.acquire('late', 'a', 80))!;
+      expect(await locks.reclaim('late', 'a', a.token, 10_000)).toBe(true);
+      expect((await locks.holder('late'))?.expiresAtMs).toBeGreaterThan(Date.now() + 5_000);
+      const short = (await locks.acquire('lapse', 'a', 80))!;
+      await sleep(150);
+      expect(await locks.holder('lapse')).toBeNull();
+      expect(await locks.renew('lapse', 'a', short.token, 10_000)).toBe(false);
+      expect(await locks.reclaim('lapse', 'b', short.token, 10_000)).toBe(false);
+      expect(await locks.reclaim('lapse', 'a', short.token + 1, 10_000)).toBe(false);
+      expect(await locks.reclaim('lapse', 'a', short.token, 10_000)).toBe(true);
+      await locks.check('lapse', short.token);
+      expect(await locks.acquire('lapse', 'b', 10_000)).toBeNull();
+      expect(await locks.renew('lapse', 'a', short.token, 80)).toBe(true);
+      await sleep(150);
+      const b = (await locks.acquire('lapse', 'b', 10_000))!;
+      expect(await locks.reclaim('lapse', 'a', short.token, 10_000)).toBe(false);
+      expect((await locks.holder('lapse'))?.token).toBe(b.token);
+      expect(await locks.release('lapse', 'b', b.token)).toBe(true);
+      expect(await locks.reclaim('lapse', 'b', b.token, 10_000)).toBe(false);
+      expect(await locks.holder('lapse')).toBeNull();
+    });
+
     it('issues strictly increasing tokens per key across acquisitions, releases and expiries', async () => {
       const tokens: number[] = [];
       for (let i = 0; i < 5; i++) {
@@ -102,6 +125,7 @@ export function describeLocksContract(adapterName: string, open: () => Promise<O
       await expect(locks.acquire('k', '', 1_000)).rejects.toMatchObject({ code: 'invalid_argument', field: 'holder' });
       await expect(locks.acquire('k', 'a', 0)).rejects.toMatchObject({ code: 'invalid_argument', field: 'ttl_ms' });
       await expect(locks.renew('k', 'a', 1.5, 1_000)).rejects.toMatchObject({ code: 'invalid_argument', field: 'token' });
+      await expect(locks.reclaim('k', 'a', 1, -5)).rejects.toMatchObject({ code: 'invalid_argument', field: 'ttl_ms' });
     });
   });
 }

@@ -75,7 +75,7 @@ export class LocalJobEngine implements JobEngine {
       record = newJobRecord(spec, newProgress({ jobId, kind: spec.kind, lockKey: key }, new Date().toISOString()));
       await this.deps.jobs.create(record);
     }
-    const fence: Fence | undefined = lease ? { key, token: lease.token } : undefined;
+    const fence: Fence | undefined = lease ? { key, token: lease.token, holder: this.holder, ttlMs: this.leaseMs } : undefined;
     const entry: Running = { cancel: false, done: Promise.resolve() };
     this.running.set(record.job_id, entry);
     entry.done = this.run(record, spec, entry, fence).finally(() => this.running.delete(record.job_id));
@@ -105,7 +105,7 @@ export class LocalJobEngine implements JobEngine {
   private async run(record: JobRecord<JobSpec, JobProgress>, spec: JobSpec, entry: Running, fence: Fence | undefined): Promise<void> {
     const renew = fence
       ? setInterval(() => {
-          this.deps.locks.renew(fence.key, this.holder, fence.token, this.leaseMs).then((held) => { if (!held) entry.cancel = true; }, () => { entry.cancel = true; });
+          this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs).then((held) => { if (!held) entry.cancel = true; }, () => { entry.cancel = true; });
         }, Math.max(1000, Math.floor(this.leaseMs / 3)))
       : undefined;
     try {
@@ -136,7 +136,7 @@ export class LocalJobEngine implements JobEngine {
       ...(fence ? { fence } : {}),
       progress: async (cursor) => {
         // Renew at every batch boundary too: a long batch can delay the renewal timer.
-        if (fence && !(await this.deps.locks.renew(fence.key, this.holder, fence.token, this.leaseMs))) entry.cancel = true;
+        if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) entry.cancel = true;
         record.progress = advanceProgress(record.progress, mineStep(cursor), Date.now());
         await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
       },
@@ -149,7 +149,7 @@ export class LocalJobEngine implements JobEngine {
       cancelRequested: () => entry.cancel,
       ...(fence ? { fence } : {}),
       progress: async (cursor) => {
-        if (fence && !(await this.deps.locks.renew(fence.key, this.holder, fence.token, this.leaseMs))) entry.cancel = true;
+        if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) entry.cancel = true;
         record.progress = advanceProgress(record.progress, reembedStep(cursor), Date.now());
         await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
       },

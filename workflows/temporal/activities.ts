@@ -1,7 +1,7 @@
 /**
  * The job activities as a Temporal worker runs them: the shared implementations (activities/)
- * wrapped so that each attempt heartbeats, renews the lease of the fence it carries (and refuses
- * to start on a stale one), stops promptly when Temporal cancels it (worker shutdown past its
+ * wrapped so that each attempt heartbeats, renews the lease of the fence it carries (takes it
+ * back when renewals came late and nobody replaced it, refuses to start on a stale one), stops promptly when Temporal cancels it (worker shutdown past its
  * grace time, heartbeat timeout) and reports PalaceErrors as typed ApplicationFailures, non-
  * retryable exactly when the error is not `retryable` (the retry policies list no error types, so
  * this is the only place an activity's retry is decided). Plus the lease and job-record
@@ -53,20 +53,26 @@ type Step<I, O> = (input: I) => Promise<O>;
 export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActivities {
   const { locks, jobs, leaseMs } = deps;
 
+  /** Keep `fence` held for `holder`: renewed, or taken back after renewals came late and nobody replaced it. */
+  async function holdLease(ctx: Context, fence: Fence, holder: string): Promise<boolean> {
+    if (await locks.renew(fence.key, holder, fence.token, leaseMs)) return true;
+    if (!(await locks.reclaim(fence.key, holder, fence.token, leaseMs))) return false;
+    ctx.log.warn(`lease ${fence.key} lapsed (renewals came late) and was taken back under token ${fence.token}`);
+    return true;
+  }
+
   function guarded<I extends object, O>(name: string, step: Step<I, O>): Step<I, O> {
     return async (input) => {
       const ctx = Context.current();
       const holder = leaseHolder(ctx.info.workflowExecution?.workflowId ?? ctx.info.activityId);
       const fence = (input as { fence?: Fence }).fence;
-      if (fence && !(await locks.renew(fence.key, holder, fence.token, leaseMs).catch((e: unknown) => { throw toFailure(e); }))) throw staleLease(fence);
+      if (fence && !(await holdLease(ctx, fence, holder).catch((e: unknown) => { throw toFailure(e); }))) throw staleLease(fence);
       const startedMs = Date.now();
       const everyMs = Math.max(500, Math.min(ctx.info.heartbeatTimeoutMs ?? leaseMs, leaseMs) / 3);
       let leaseLost = false;
       const beat = setInterval(() => {
         ctx.heartbeat({ step: name, elapsed_ms: Date.now() - startedMs, offset: (input as { offset?: number }).offset ?? null });
-        if (fence) {
-          locks.renew(fence.key, holder, fence.token, leaseMs).then((held) => { if (!held) leaseLost = true; }, () => undefined);
-        }
+        if (fence) holdLease(ctx, fence, holder).then((held) => { if (!held) leaseLost = true; }, () => undefined);
       }, everyMs);
       try {
         // On cancellation the attempt is handed back at once; its writes are idempotent, and a
@@ -96,8 +102,9 @@ export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActiviti
 
     async leaseAcquire({ key, workflowId, ttlMs }) {
       try {
-        const lease = await locks.acquire(key, leaseHolder(workflowId), ttlMs);
-        return lease ? { key, token: lease.token } : null;
+        const holder = leaseHolder(workflowId);
+        const lease = await locks.acquire(key, holder, ttlMs);
+        return lease ? { key, token: lease.token, holder, ttlMs } : null;
       } catch (e) {
         throw toFailure(e);
       }
