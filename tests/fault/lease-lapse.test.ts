@@ -18,6 +18,7 @@ import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobEngine, JobProgress } from '../../palace/jobs.js';
 import { LocalJobEngine } from '../../workflows/local/runner.js';
 import { MINE_BATCH_FILES } from '../../workflows/mine.js';
+import { DEFAULT_TIMEOUTS } from '../../workflows/temporal/types.js';
 import { LateRenewals } from '../helpers/late-renewals.js';
 import { drawerIds, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName } from '../integration/temporal-harness.js';
 
@@ -88,7 +89,7 @@ describe('mines under late lease renewals', () => {
     const taskQueue = `tq-${name}`;
     const stores = await openClusterTestStores(path.join(tmp, 'palace-temporal'), name);
     const locks = new LateRenewals(stores.locks);
-    const engine = await openEngine(stores, taskQueue, { leaseMs: LEASE_MS, heartbeatTimeoutMs: 10_000, activityTimeoutMs: 10 * 60_000 });
+    const engine = await openEngine(stores, taskQueue, { leaseMs: LEASE_MS, heartbeatTimeoutMs: 10_000, activityTimeoutMs: DEFAULT_TIMEOUTS.activityTimeoutMs });
     const worker = await inProcessWorker(stores, embedder, taskQueue, { locks, leaseMs: LEASE_MS });
     const running = worker.run();
     try {

@@ -23,15 +23,15 @@ import type { GraphStore } from '../../stores/ports/graph-store.js';
 import { RedisJobStore } from '../../stores/redis/redis-job-store.js';
 import { RedisLocks } from '../../stores/redis/redis-locks.js';
 import { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
-import type { JobTimeouts } from '../../workflows/temporal/types.js';
+import { DEFAULT_TIMEOUTS, type JobTimeouts } from '../../workflows/temporal/types.js';
 import type { JobWorker, JobWorkerOptions } from '../../workflows/temporal/worker.js';
 import { createJobWorker } from '../../workflows/temporal/worker.js';
 
 export const TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 export const TEMPORAL_NAMESPACE = process.env.TEMPORAL_NAMESPACE ?? 'mempalace';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** Short enough that a killed worker's batch is retried within seconds. */
-export const TEST_TIMEOUTS: JobTimeouts = { leaseMs: 8_000, heartbeatTimeoutMs: 10_000, activityTimeoutMs: 10 * 60_000 };
+/** Lease and heartbeat short enough that a killed worker's batch is retried within seconds. */
+export const TEST_TIMEOUTS: JobTimeouts = { leaseMs: 8_000, heartbeatTimeoutMs: 10_000, activityTimeoutMs: DEFAULT_TIMEOUTS.activityTimeoutMs };
 
 const WORKER_CHILD = fileURLToPath(new URL('./temporal-worker.child.ts', import.meta.url));
 /** The Temporal CLI (`TEMPORAL_CLI`, else the one deploy/local installs in this checkout). */

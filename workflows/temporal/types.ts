@@ -25,7 +25,11 @@ export interface JobTimeouts {
   activityTimeoutMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: JobTimeouts = { leaseMs: 15_000, heartbeatTimeoutMs: 30_000, activityTimeoutMs: 30 * 60_000 };
+// Heartbeats are what tell a live attempt from a dead or stalled worker; the start-to-close limit
+// is only a backstop for an attempt that hangs while heartbeating. It must outlast the longest
+// honest batch: one 10 MB bundle is ~12,000 chunks, over 10 minutes on one slow core, and a batch
+// can hold several. An attempt cut short by it is retried from scratch and never finishes.
+export const DEFAULT_TIMEOUTS: JobTimeouts = { leaseMs: 15_000, heartbeatTimeoutMs: 30_000, activityTimeoutMs: 12 * 60 * 60_000 };
 
 interface JobInputBase {
   /** Lock key of the job (also its workflow id unless it is a dry run). */
