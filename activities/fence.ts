@@ -11,7 +11,8 @@ export async function checkFence(locks: Locks, fence: Fence): Promise<void> {
   try {
     await locks.check(fence.key, fence.token);
   } catch (e) {
-    const reclaimable = isPalaceError(e) && e.code === 'stale_lease' && fence.holder !== undefined && fence.ttlMs !== undefined;
-    if (!reclaimable || !(await locks.reclaim(fence.key, fence.holder!, fence.token, fence.ttlMs!))) throw e;
+    const { holder, ttlMs } = fence;
+    if (!isPalaceError(e) || e.code !== 'stale_lease' || holder === undefined || ttlMs === undefined) throw e;
+    if (!(await locks.reclaim(fence.key, holder, fence.token, ttlMs))) throw e;
   }
 }

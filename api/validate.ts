@@ -22,6 +22,12 @@ export function validQuery<T>(model: JsonSchema, query: Record<string, unknown>)
   const value: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(query)) {
     if (Array.isArray(v)) throw invalidArgument(k, 'single_value', `query parameter ${k} must be given once`);
+    // Coercion turns `1e309` into Infinity, which the bounds checks let through; a number
+    // parameter must be a finite number.
+    const declared = (model.properties as Record<string, { type?: unknown }> | undefined)?.[k]?.type;
+    if ((declared === 'integer' || declared === 'number') && typeof v === 'string' && v.trim() !== '' && !Number.isFinite(Number(v)) && !Number.isNaN(Number(v))) {
+      throw invalidArgument(k, 'type', `${k} must be a finite ${declared}`);
+    }
     value[k] = v;
   }
   return parseInput<T>(model, value, { where: 'query', coerce: true });

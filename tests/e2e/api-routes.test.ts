@@ -113,6 +113,12 @@ describe('HTTP API routes (embedded, real embedder)', () => {
     const twice = await h.call('/v1/search?query=a&query=b', { token: 'tok-reader' });
     expect(twice.status).toBe(400);
     expect(await json(twice)).toMatchObject({ field: 'query', rule: 'single_value' });
+    // Found by the fuzzer: coercion made 1e309 an Infinity that passed the bounds and failed with a 500.
+    for (const route of ['/v1/jobs?limit=1e309', '/v1/search?query=a&limit=-1e309']) {
+      const huge = await h.call(route, { token: 'tok-reader' });
+      expect(huge.status).toBe(400);
+      expect(await json(huge)).toMatchObject({ code: 'invalid_argument', field: 'limit', rule: 'type' });
+    }
   });
 
   it('refuses a write naming another agent (403, field named, nothing started) unless admin', async () => {

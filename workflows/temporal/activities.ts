@@ -1,11 +1,11 @@
 /**
  * The job activities as a Temporal worker runs them: the shared implementations (activities/)
  * wrapped so that each attempt heartbeats, renews the lease of the fence it carries (takes it
- * back when renewals came late and nobody replaced it, refuses to start on a stale one), stops promptly when Temporal cancels it (worker shutdown past its
- * grace time, heartbeat timeout) and reports PalaceErrors as typed ApplicationFailures, non-
- * retryable exactly when the error is not `retryable` (the retry policies list no error types, so
- * this is the only place an activity's retry is decided). Plus the lease and job-record
- * activities the workflows call.
+ * back when renewals came late and nobody replaced it, refuses to start on a stale one), stops
+ * promptly when Temporal cancels it (worker shutdown past its grace time, heartbeat timeout) and
+ * reports PalaceErrors as typed ApplicationFailures, non-retryable exactly when the error is not
+ * `retryable` (the retry policies list no error types, so this is the only place an activity's
+ * retry is decided). Plus the lease and job-record activities the workflows call.
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { ErrorKind } from '../../core/errors.js';
