@@ -6,6 +6,7 @@ import { invalidArgument } from '../core/errors.js';
 import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '../workflows/activity-types.js';
 import type { ReembedActivities } from '../workflows/reembed.js';
 import { deleteBySourceApply, deleteBySourceCount } from './delete-by-source.js';
+import type { Cancellable } from './cancellation.js';
 import type { ActivityDeps } from './deps.js';
 import { finishMine } from './finish-mine.js';
 import { gitLimitsOf, hardenedGit } from './git.js';
@@ -15,7 +16,7 @@ import { mineBatch, scanSource } from './mine.js';
 import { createReembedActivities } from './reembed.js';
 import { syncApply, syncScan } from './sync.js';
 
-export type JobActivities = MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities;
+export type JobActivities = Cancellable<MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities>;
 
 /** `git` replaces the workspace built from `deps.workspace` (tests that count git commands). */
 export function createJobActivities(deps: ActivityDeps, git?: GitWorkspace): JobActivities {
@@ -26,8 +27,8 @@ export function createJobActivities(deps: ActivityDeps, git?: GitWorkspace): Job
   });
   return {
     ...createReembedActivities({ stores: deps.stores, embedderFor }),
-    scanSource: (input) => scanSource(mine, input),
-    mineBatch: (input) => mineBatch(mine, input),
+    scanSource: (input, signal) => scanSource(mine, input, signal),
+    mineBatch: (input, signal) => mineBatch(mine, input, signal),
     finishMine: (input) => finishMine(deps, input),
     syncScan: (input) => syncScan(deps, input),
     syncApply: (input) => syncApply(deps, input),

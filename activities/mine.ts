@@ -34,6 +34,7 @@ import type { ActivityDeps } from './deps.js';
 import type { DrawerLabels, EntityRegistryLabels } from './labels.js';
 import type { GitWorkspace } from './git-workspace.js';
 import { resolveSource } from './source.js';
+import { stopIfAborted } from './cancellation.js';
 import { checkFence } from './fence.js';
 
 const NORMALIZE_VERSION = 2;
@@ -71,7 +72,7 @@ export interface MineDeps extends ActivityDeps {
   git: GitWorkspace;
 }
 
-export async function scanSource(deps: MineDeps, input: { jobId: string; spec: MineSpec }): Promise<ScanResult> {
+export async function scanSource(deps: MineDeps, input: { jobId: string; spec: MineSpec }, signal?: AbortSignal): Promise<ScanResult> {
   const { spec, jobId } = input;
   // A broken entity registry is refused here, before any drawer is written.
   deps.labels.current();
@@ -95,7 +96,7 @@ export async function scanSource(deps: MineDeps, input: { jobId: string; spec: M
   const entries: AsyncIterable<ManifestEntry> = stat.isFile()
     ? single({ relativePath: path.basename(src.root), absolutePath: src.root, size: stat.size, mtimeMs: stat.mtimeMs })
     : scannedFiles(src.root, spec, policy, skips, warnings);
-  const totalFiles = await deps.stores.jobs.writeManifest(manifestId, pagesOf(entries, spec.limit > 0 ? spec.limit : Infinity));
+  const totalFiles = await deps.stores.jobs.writeManifest(manifestId, pagesOf(entries, spec.limit > 0 ? spec.limit : Infinity, signal));
   if (skips.count > SKIP_WARNINGS) warnings.push(`... and ${skips.count - SKIP_WARNINGS} more skipped files`);
   const skippedAtScan = skips.count;
   return { manifestId, totalFiles, wing, sourceIdentity: src.identity, skippedAtScan, warnings, ...(src.commit ? { commit: src.commit } : {}) };
@@ -127,11 +128,12 @@ async function* scannedFiles(root: string, spec: MineSpec, policy: SourcePolicy,
   }
 }
 
-/** Up to `limit` entries in pages of MANIFEST_PAGE. */
-async function* pagesOf(entries: AsyncIterable<ManifestEntry>, limit: number): AsyncGenerator<ManifestEntry[]> {
+/** Up to `limit` entries in pages of MANIFEST_PAGE (a cancelled scan stops at the next entry). */
+async function* pagesOf(entries: AsyncIterable<ManifestEntry>, limit: number, signal: AbortSignal | undefined): AsyncGenerator<ManifestEntry[]> {
   let page: ManifestEntry[] = [];
   let taken = 0;
   for await (const entry of entries) {
+    stopIfAborted(signal);
     if (taken >= limit) break;
     taken++;
     page.push(entry);
@@ -200,17 +202,17 @@ function countFiledBefore(result: BatchResult, entry: ManifestEntry, previous: F
   result.byRoom[room] = (result.byRoom[room] ?? 0) + 1;
 }
 
-export async function mineBatch(deps: MineDeps, input: BatchInput): Promise<BatchResult> {
+export async function mineBatch(deps: MineDeps, input: BatchInput, signal?: AbortSignal): Promise<BatchResult> {
   const { source } = input.spec;
-  if (source.kind !== 'git') return mineBatchAt(deps, input);
+  if (source.kind !== 'git') return mineBatchAt(deps, input, signal);
   if (!input.scan.commit) throw new PalaceError('internal', `the scan of ${source.url} recorded no commit`);
   // This worker's checkout of the scanned commit (made on its first batch here, then reused); the
   // manifest's absolute paths are those of the worker that scanned.
   const target = await resolveGitSource('source', source.url, sourcePolicy(deps.config, { carried: input.spec.sourceBounds }));
-  return deps.git.withCheckout(target, input.scan.commit, (c) => mineBatchAt(deps, input, c.dir));
+  return deps.git.withCheckout(target, input.scan.commit, (c) => mineBatchAt(deps, input, signal, c.dir));
 }
 
-async function mineBatchAt(deps: MineDeps, input: BatchInput, checkout?: string): Promise<BatchResult> {
+async function mineBatchAt(deps: MineDeps, input: BatchInput, signal: AbortSignal | undefined, checkout?: string): Promise<BatchResult> {
   const { spec, scan } = input;
   const labels = deps.labels.current();
   const result: BatchResult = { ...emptyCounters(), errorsDetail: [], skipsDetail: [], byRoom: {} };
@@ -223,6 +225,7 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, checkout?: string)
   const planned: PlannedFile[] = [];
 
   for (const entry of entries) {
+    stopIfAborted(signal);
     result.files_seen++;
     result.lastFile = entry.relativePath;
     const stored = storedOf(entry);
@@ -302,7 +305,8 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, checkout?: string)
   if (spec.dryRun) return result;
 
   const texts = planned.flatMap((p) => p.drawers.map((d) => d.content));
-  const vectors = await deps.embedder.embed(texts);
+  const vectors = await deps.embedder.embed(texts, { signal });
+  stopIfAborted(signal);
   if (input.fence) await checkFence(deps.stores.locks, input.fence);
   let v = 0;
   const files = planned.map((p) => ({ sourceFile: p.stored, drawers: p.drawers.map((d): DrawerWrite => ({ ...d, embedding: vectors[v++]! })), state: p.state }));

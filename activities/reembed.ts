@@ -13,6 +13,8 @@ import { palaceModelRecord } from '../palace/palace-model.js';
 import type { DrawerIndex, PalaceModelRecord } from '../stores/ports/drawer-index.js';
 import type { Locks } from '../stores/ports/locks.js';
 import type { ReembedActivities } from '../workflows/reembed.js';
+import type { Cancellable } from './cancellation.js';
+import { stopIfAborted } from './cancellation.js';
 import { checkFence } from './fence.js';
 
 export interface ReembedDeps {
@@ -34,7 +36,7 @@ async function ownRecord(drawers: DrawerIndex, jobId: string, target: ModelIdent
   return record;
 }
 
-export function createReembedActivities(deps: ReembedDeps): ReembedActivities {
+export function createReembedActivities(deps: ReembedDeps): Cancellable<ReembedActivities> {
   const { drawers, locks } = deps.stores;
   const fenced = async (fence: Fence | undefined) => {
     if (fence) await checkFence(locks, fence);
@@ -53,11 +55,12 @@ export function createReembedActivities(deps: ReembedDeps): ReembedActivities {
       return { total: (await drawers.list({}, 0, 1)).total };
     },
 
-    async reembedPage({ jobId, spec, offset, count, fence }) {
+    async reembedPage({ jobId, spec, offset, count, fence }, signal) {
       const embedder = deps.embedderFor(spec.model);
       await ownRecord(drawers, jobId, embedder.identity);
       const { items } = await drawers.list({}, offset, count);
-      const vectors = await embedder.embed(items.map((d) => d.content));
+      const vectors = await embedder.embed(items.map((d) => d.content), { signal });
+      stopIfAborted(signal);
       await fenced(fence);
       return { rows: await drawers.replaceEmbeddings(new Map(items.map((d, i) => [d.id, vectors[i]!]))) };
     },

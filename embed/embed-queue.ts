@@ -35,6 +35,12 @@ export class EmbedQueue {
     if (!this.draining) void this.drain();
   }
 
+  /** Drops request `id` without a reply (its caller gave up): no further run of it starts. */
+  cancel(id: number): void {
+    const request = this.waiting.find((r) => r.id === id);
+    if (request !== undefined) this.remove(request);
+  }
+
   private async drain(): Promise<void> {
     this.draining = true;
     try {
@@ -56,6 +62,8 @@ export class EmbedQueue {
           if (request.next < runs.length) {
             const run = runs[request.next++]!;
             const vectors = await model.run(run.map((i) => tokenIds[i]!));
+            // Cancelled during this run: nobody waits for the rest.
+            if (!this.waiting.includes(request)) continue;
             run.forEach((inputIndex, j) => {
               request.vectors[inputIndex] = vectors[j]!;
             });
@@ -89,6 +97,7 @@ export class EmbedQueue {
   }
 
   private remove(request: Request): void {
-    this.waiting.splice(this.waiting.indexOf(request), 1);
+    const at = this.waiting.indexOf(request);
+    if (at >= 0) this.waiting.splice(at, 1);
   }
 }

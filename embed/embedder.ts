@@ -4,6 +4,15 @@
  */
 import type { ModelIdentity } from './model-identity.js';
 
+/** Per-call options of `Embedder.embed`. */
+export interface EmbedOptions {
+  /**
+   * Stops the call: once it aborts, the promise rejects with a `cancelled` PalaceError and no
+   * further model run starts for these texts (the run in progress, a fraction of a second, ends).
+   */
+  signal?: AbortSignal | undefined;
+}
+
 export interface Embedder {
   /** Model name recorded with stored vectors, e.g. `all-MiniLM-L6-v2`. */
   readonly model: string;
@@ -15,7 +24,7 @@ export interface Embedder {
    * One vector per text, in input order, each with L2 norm 1 (cosine similarity = dot product).
    * An empty input gives an empty result.
    */
-  embed(texts: string[]): Promise<Float32Array[]>;
+  embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
   /** Releases the model when no other embedder in the process still uses it. Idempotent. */
   close(): Promise<void>;
 }

@@ -12,7 +12,11 @@ export interface WorkerInit {
   intraOpNumThreads: number;
 }
 
-export type ToWorker = { type: 'embed'; id: number; texts: string[]; batchSize: number } | { type: 'close' };
+export type ToWorker =
+  | { type: 'embed'; id: number; texts: string[]; batchSize: number }
+  /** The caller gave up on request `id` (already answered on its side): drop it, no reply. */
+  | { type: 'cancel'; id: number }
+  | { type: 'close' };
 
 export type FromWorker =
   | { type: 'vectors'; id: number; vectors: Float32Array[] }

@@ -5,7 +5,8 @@
  *
  * Requests are answered in the order embed/embed-queue.ts sets: the oldest first, except that a
  * request with one run left (a search's query) goes before it, waiting for at most one batch of a
- * mine. Between two runs the worker takes the next message.
+ * mine. Between two runs the worker takes the next message, so a cancelled request stops after the
+ * run in progress.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EmbedQueue } from './embed-queue.js';
@@ -44,5 +45,6 @@ async function close(): Promise<void> {
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'embed') queue.push(message.id, message.texts, message.batchSize);
+  else if (message.type === 'cancel') queue.cancel(message.id);
   else void close();
 });

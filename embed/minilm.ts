@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { Config } from '../core/config.js';
 import { availableCores } from '../core/cpu-budget.js';
 import { invalidArgument, PalaceError } from '../core/errors.js';
-import type { Embedder } from './embedder.js';
+import type { EmbedOptions, Embedder } from './embedder.js';
 import { MINILM_DIMENSION } from './minilm-model.js';
 import type { ModelIdentity } from './model-identity.js';
 import { fromWireError, type FromWorker, type ToWorker, type WorkerInit } from './minilm-worker-protocol.js';
@@ -105,12 +105,22 @@ class ModelWorker {
     return this.failure === undefined;
   }
 
-  embed(texts: string[], batchSize: number): Promise<Float32Array[]> {
+  embed(texts: string[], batchSize: number, signal: AbortSignal | undefined): Promise<Float32Array[]> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (signal?.aborted) return Promise.reject(embedCancelled(signal));
     const id = this.nextId;
     this.nextId += 1;
     return new Promise((resolve, reject) => {
-      this.track(id, { resolve, reject });
+      // An aborted request is answered at once; the worker drops it before its next run.
+      const onAbort = () => {
+        if (!this.pending.has(id)) return;
+        this.untrack(id);
+        this.post({ type: 'cancel', id });
+        reject(embedCancelled(signal!));
+      };
+      const settled = () => signal?.removeEventListener('abort', onAbort);
+      this.track(id, { resolve: (v) => { settled(); resolve(v); }, reject: (e) => { settled(); reject(e); } });
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.post({ type: 'embed', id, texts, batchSize });
     });
   }
@@ -150,6 +160,10 @@ class ModelWorker {
   }
 }
 
+function embedCancelled(signal: AbortSignal): PalaceError {
+  return new PalaceError('cancelled', 'the embedding was cancelled before it finished', { cause: signal.reason });
+}
+
 /** The worker of each model file and thread count; dead workers are removed so the next use starts afresh. */
 const workers = new Map<string, ModelWorker>();
 
@@ -181,13 +195,13 @@ export class MiniLmEmbedder implements Embedder {
     this.cacheKey = `${this.files.onnxPath}\0${this.intraOpNumThreads}`;
   }
 
-  async embed(texts: string[]): Promise<Float32Array[]> {
+  async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     if (this.closed) throw new PalaceError('internal', 'embed() called after close()', { rule: 'embedder_open' });
     texts.forEach((text, i) => {
       if (typeof text !== 'string') throw invalidArgument(`texts[${i}]`, 'string', `texts[${i}] must be a string`);
     });
     if (texts.length === 0) return [];
-    return this.acquire().embed(texts, this.batchSize);
+    return this.acquire().embed(texts, this.batchSize, options.signal);
   }
 
   async close(): Promise<void> {

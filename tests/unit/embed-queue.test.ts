@@ -1,7 +1,8 @@
 /**
  * The embedding worker's run order (embed/embed-queue.ts) over a model that records its runs: the
- * oldest request runs to its end first, a request with one run left goes before it, and a failing
- * request or model load answers with its error while the others are still served.
+ * oldest request runs to its end first, a request with one run left goes before it, a cancelled
+ * request stops after the run in progress, and a failing request or model load answers with its
+ * error while the others are still served.
  */
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
@@ -79,6 +80,34 @@ describe('EmbedQueue', () => {
     } finally {
       port2.close();
     }
+  });
+
+  it('drops a request cancelled during one of its runs: no further run of it, no reply, the next one served', async () => {
+    const runs: string[] = [];
+    const c = collect(Promise.resolve(recordingModel(runs, undefined, (k) => k === 1 && c.queue.cancel(1))));
+    c.expect(1);
+    c.queue.push(1, ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'], 2);
+    c.queue.push(2, ['b1', 'b2', 'b3', 'b4'], 2);
+    await c.settled;
+    expect(runs).toEqual(['a1,a2', 'a3,a4', 'b1,b2', 'b3,b4']);
+    expect(c.replies.map((r) => r.id)).toEqual([2]);
+  });
+
+  it('drops a cancelled request that has not run yet, and ignores an unknown id', async () => {
+    const runs: string[] = [];
+    const c = collect(Promise.resolve(recordingModel(runs, undefined, (k) => {
+      if (k === 0) {
+        c.queue.cancel(2);
+        c.queue.cancel(99);
+      }
+    })));
+    c.expect(2);
+    c.queue.push(1, ['a1', 'a2', 'a3', 'a4'], 2);
+    c.queue.push(2, ['b1', 'b2', 'b3', 'b4'], 2);
+    c.queue.push(3, ['c1', 'c2', 'c3'], 2);
+    await c.settled;
+    expect(runs).toEqual(['a1,a2', 'a3,a4', 'c1,c2', 'c3']);
+    expect(c.replies.map((r) => r.id)).toEqual([1, 3]);
   });
 
   it('answers an empty request at once, with no run', async () => {

@@ -182,6 +182,25 @@ describe('MiniLmEmbedder off the main thread', () => {
     expect(order).toEqual(['query', 'first', 'second']);
   });
 
+  it('stops a call whose signal aborts: it rejects as cancelled and its remaining runs are dropped', async () => {
+    const chunks = chunkTexts(48);
+    const started = performance.now();
+    await embedder.embed(chunks);
+    const wholeMs = performance.now() - started;
+
+    await expect(embedder.embed(['never run'], { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'cancelled' });
+    const controller = new AbortController();
+    const aborted = embedder.embed(chunks, { signal: controller.signal }).then(() => undefined, (e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 0));
+    controller.abort();
+    expect(await aborted).toMatchObject({ code: 'cancelled' });
+    // Oldest first: had the aborted call's other 11 runs stayed queued, this one would wait for them.
+    const after = performance.now();
+    const vectors = await embedder.embed(chunks.slice(0, 8));
+    expect(vectors).toHaveLength(8);
+    expect(performance.now() - after).toBeLessThan(wholeMs / 2);
+  });
+
   it('reports a model that fails to load as the structured error, and loads it once it is fixed', async () => {
     const modelDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-bad-model-'));
     const real = locateMiniLmModel(config);

@@ -48,7 +48,7 @@ function staleLease(fence: Fence): unknown {
   return toFailure(new PalaceError('stale_lease', `lease token ${fence.token} for ${fence.key} is no longer held`));
 }
 
-type Step<I, O> = (input: I) => Promise<O>;
+type Step<I, O> = (input: I, signal?: AbortSignal) => Promise<O>;
 
 export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActivities {
   const { locks, jobs, leaseMs } = deps;
@@ -75,9 +75,10 @@ export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActiviti
         if (fence) holdLease(ctx, fence, holder).then((held) => { if (!held) leaseLost = true; }, () => undefined);
       }, everyMs);
       try {
-        // On cancellation the attempt is handed back at once; its writes are idempotent, and a
-        // retry elsewhere rewrites the same drawers under the same deterministic ids.
-        return await Promise.race([step(input), ctx.cancelled]);
+        // On cancellation the attempt is handed back at once and the step stops at its next check
+        // of the signal (between files, between embedding runs, before it writes); a write already
+        // under way is idempotent, and a retry rewrites the same drawers under the same ids.
+        return await Promise.race([step(input, ctx.cancellationSignal), ctx.cancelled]);
       } catch (e) {
         throw toFailure(e);
       } finally {
