@@ -3,10 +3,9 @@
  * directly and the Temporal worker registers as its activities.
  */
 import { invalidArgument } from '../core/errors.js';
-import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '../workflows/activity-types.js';
+import type { Cancellable, DeleteBySourceActivities, MineActivities, SyncActivities } from '../workflows/activity-types.js';
 import type { ReembedActivities } from '../workflows/reembed.js';
 import { deleteBySourceApply, deleteBySourceCount } from './delete-by-source.js';
-import type { Cancellable } from './cancellation.js';
 import type { ActivityDeps } from './deps.js';
 import { finishMine } from './finish-mine.js';
 import { gitLimitsOf, hardenedGit } from './git.js';

@@ -12,8 +12,8 @@ import type { Fence } from '../palace/jobs.js';
 import { palaceModelRecord } from '../palace/palace-model.js';
 import type { DrawerIndex, PalaceModelRecord } from '../stores/ports/drawer-index.js';
 import type { Locks } from '../stores/ports/locks.js';
+import type { Cancellable } from '../workflows/activity-types.js';
 import type { ReembedActivities } from '../workflows/reembed.js';
-import type { Cancellable } from './cancellation.js';
 import { stopIfAborted } from './cancellation.js';
 import { checkFence } from './fence.js';
 

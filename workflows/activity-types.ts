@@ -58,3 +58,12 @@ export interface DeleteBySourceActivities {
   deleteBySourceCount(input: { spec: DeleteBySourceSpec }): Promise<{ match_count: number; match_rows: number; sample: { wing: string; room: string }[] }>;
   deleteBySourceApply(input: { spec: DeleteBySourceSpec; fence?: Fence }): Promise<{ deleted_rows: number }>;
 }
+
+/**
+ * The activities of `T` as a runner calls them: each takes a second argument, the signal that
+ * stops the attempt (a cancelled job, an attempt Temporal gave up on, a worker shutting down).
+ * An aborted activity stops within one file or one embedding run and writes nothing after it.
+ */
+export type Cancellable<T> = {
+  [K in keyof T]: T[K] extends (input: infer I) => Promise<infer O> ? (input: I, signal?: AbortSignal) => Promise<O> : T[K];
+};

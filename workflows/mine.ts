@@ -43,7 +43,11 @@ export interface MineCursor {
 export interface MineHooks {
   /** Called after the scan and after every finished batch with the cursor so far (one call at a time). */
   progress(cursor: MineCursor): void | Promise<void>;
-  /** True when the job should stop: no batch starts after it, the ones in flight finish. */
+  /**
+   * True when the job should stop: no batch starts after it. The runner also stops the scan and
+   * the batches in flight (their activities' signal); one that still finishes counts, one that
+   * ends with an error after the request is not done (a later run mines it), not a failure.
+   */
   cancelRequested(): boolean;
   /** True when the caller wants to hand the cursor over (Temporal continue-as-new). */
   handOverRequested?(): boolean;
@@ -103,7 +107,13 @@ export function mineWindow(requested: number | undefined): number {
 export async function mineOrchestration(jobId: string, spec: MineSpec, acts: MineActivities, hooks: MineHooks, start: MineCursor = newMineCursor()): Promise<MineOutcome> {
   let cursor = start;
   if (!cursor.scan) {
-    const scan = await acts.scanSource({ jobId, spec });
+    let scan: ScanResult;
+    try {
+      scan = await acts.scanSource({ jobId, spec });
+    } catch (error) {
+      if (hooks.cancelRequested()) return { status: 'cancelled', cursor };
+      throw error;
+    }
     cursor = { ...cursor, scan, counters: { ...cursor.counters, files_total: scan.totalFiles } };
     await hooks.progress(cursor);
   }
@@ -131,7 +141,7 @@ export async function mineOrchestration(jobId: string, spec: MineSpec, acts: Min
       const count = Math.min(MINE_BATCH_FILES, total - offset);
       inFlight.set(offset, acts.mineBatch({ jobId, spec, scan, offset, count, ...fence }).then(
         (batch) => { cursor = absorb(cursor, batch, offset, total); },
-        (error: unknown) => { failure ??= { error }; },
+        (error: unknown) => { if (!hooks.cancelRequested()) failure ??= { error }; },
       ).finally(() => inFlight.delete(offset)));
     }
     if (inFlight.size === 0) break;

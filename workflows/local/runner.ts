@@ -12,7 +12,7 @@ import type { Fence, JobEngine, JobProgress, JobSpec, MineSpec, ReembedSpec } fr
 import { alreadyRunning, jobLockKey, specWrites, waitForJob } from '../../palace/jobs.js';
 import type { JobRecord, JobStore } from '../../stores/ports/job-store.js';
 import type { Locks } from '../../stores/ports/locks.js';
-import type { DeleteBySourceActivities, MineActivities, SyncActivities } from '../activity-types.js';
+import type { Cancellable, DeleteBySourceActivities, MineActivities, SyncActivities } from '../activity-types.js';
 import { deleteBySourceOrchestration } from '../delete-by-source.js';
 import type { MineCursor } from '../mine.js';
 import { mineOrchestration, mineResult, mineStep, newMineCursor } from '../mine.js';
@@ -24,7 +24,7 @@ export interface LocalRunnerDeps {
   palace: string;
   jobs: JobStore<JobSpec, JobProgress>;
   locks: Locks;
-  activities: MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities;
+  activities: Cancellable<MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities>;
   leaseMs?: number;
   pollMs?: number;
   /** Mine batches in flight (default 2: reading and chunking the next overlaps embedding one). */
@@ -41,7 +41,15 @@ const HOLDER_RECORD_TRIES = 20;
 
 interface Running {
   cancel: boolean;
+  /** Aborted with `cancel`: stops a mine's scan and the batches in flight. */
+  abort: AbortController;
   done: Promise<void>;
+}
+
+/** Stop a running job: no step starts after this, and a mine's steps under way stop early. */
+function stopJob(entry: Running): void {
+  entry.cancel = true;
+  entry.abort.abort();
 }
 
 export class LocalJobEngine implements JobEngine {
@@ -76,7 +84,7 @@ export class LocalJobEngine implements JobEngine {
       await this.deps.jobs.create(record);
     }
     const fence: Fence | undefined = lease ? { key, token: lease.token, holder: this.holder, ttlMs: this.leaseMs } : undefined;
-    const entry: Running = { cancel: false, done: Promise.resolve() };
+    const entry: Running = { cancel: false, abort: new AbortController(), done: Promise.resolve() };
     this.running.set(record.job_id, entry);
     entry.done = this.run(record, spec, entry, fence).finally(() => this.running.delete(record.job_id));
     return record.progress;
@@ -105,7 +113,7 @@ export class LocalJobEngine implements JobEngine {
   private async run(record: JobRecord<JobSpec, JobProgress>, spec: JobSpec, entry: Running, fence: Fence | undefined): Promise<void> {
     const renew = fence
       ? setInterval(() => {
-          this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs).then((held) => { if (!held) entry.cancel = true; }, () => { entry.cancel = true; });
+          this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs).then((held) => { if (!held) stopJob(entry); }, () => stopJob(entry));
         }, Math.max(1000, Math.floor(this.leaseMs / 3)))
       : undefined;
     try {
@@ -130,13 +138,20 @@ export class LocalJobEngine implements JobEngine {
 
   private async runMine(record: JobRecord<JobSpec, JobProgress>, spec: MineSpec, entry: Running, fence: Fence | undefined): Promise<void> {
     const start = (record.cursor as MineCursor | undefined) ?? newMineCursor();
-    const outcome = await mineOrchestration(record.job_id, spec, this.deps.activities, {
+    const { activities } = this.deps;
+    const { signal } = entry.abort;
+    const acts: MineActivities = {
+      scanSource: (input) => activities.scanSource(input, signal),
+      mineBatch: (input) => activities.mineBatch(input, signal),
+      finishMine: (input) => activities.finishMine(input),
+    };
+    const outcome = await mineOrchestration(record.job_id, spec, acts, {
       cancelRequested: () => entry.cancel,
       window: this.deps.mineWindow || LOCAL_MINE_WINDOW,
       ...(fence ? { fence } : {}),
       progress: async (cursor) => {
         // Renew at every batch boundary too: a long batch can delay the renewal timer.
-        if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) entry.cancel = true;
+        if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) stopJob(entry);
         record.progress = advanceProgress(record.progress, mineStep(cursor), Date.now());
         await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
       },
@@ -149,7 +164,7 @@ export class LocalJobEngine implements JobEngine {
       cancelRequested: () => entry.cancel,
       ...(fence ? { fence } : {}),
       progress: async (cursor) => {
-        if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) entry.cancel = true;
+        if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) stopJob(entry);
         record.progress = advanceProgress(record.progress, reembedStep(cursor), Date.now());
         await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
       },
@@ -171,7 +186,7 @@ export class LocalJobEngine implements JobEngine {
   async cancel(jobId: string): Promise<JobProgress> {
     const entry = this.running.get(jobId);
     if (entry) {
-      entry.cancel = true;
+      stopJob(entry);
       await entry.done;
     }
     return this.progress(jobId);
@@ -181,9 +196,9 @@ export class LocalJobEngine implements JobEngine {
     return (await this.deps.jobs.list(limit)).map((r) => r.progress);
   }
 
-  /** Ask running jobs to stop at their next batch boundary and wait for them. */
+  /** Stop running jobs (a mine's batches in flight stop early) and wait for them. */
   async close(): Promise<void> {
-    for (const entry of this.running.values()) entry.cancel = true;
+    for (const entry of this.running.values()) stopJob(entry);
     await Promise.all([...this.running.values()].map((e) => e.done));
   }
 }

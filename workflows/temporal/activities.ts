@@ -2,7 +2,7 @@
  * The job activities as a Temporal worker runs them: the shared implementations (activities/)
  * wrapped so that each attempt heartbeats, renews the lease of the fence it carries (takes it
  * back when renewals came late and nobody replaced it, refuses to start on a stale one), stops
- * promptly when Temporal cancels it (worker shutdown past its grace time, heartbeat timeout) and
+ * its step when Temporal cancels it (a cancelled job, a timed-out attempt, worker shutdown) and
  * reports PalaceErrors as typed ApplicationFailures, non-retryable exactly when the error is not
  * `retryable` (the retry policies list no error types, so this is the only place an activity's
  * retry is decided). Plus the lease and job-record activities the workflows call.
@@ -50,6 +50,20 @@ function staleLease(fence: Fence): unknown {
 
 type Step<I, O> = (input: I, signal?: AbortSignal) => Promise<O>;
 
+/** How long a cancelled attempt waits for its step to stop: one file or one embedding run is far less. */
+const STEP_STOP_GRACE_MS = 10_000;
+
+/** `work`'s value if it fulfils within `ms`; undefined if it rejects or takes longer. */
+async function settledWithin<O>(work: Promise<O>, ms: number): Promise<{ value: O } | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([work.then((value) => ({ value }), () => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActivities {
   const { locks, jobs, leaseMs } = deps;
 
@@ -74,13 +88,19 @@ export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActiviti
         ctx.heartbeat({ step: name, elapsed_ms: Date.now() - startedMs, offset: (input as { offset?: number }).offset ?? null });
         if (fence) holdLease(ctx, fence, holder).then((held) => { if (!held) leaseLost = true; }, () => undefined);
       }, everyMs);
+      const work = step(input, ctx.cancellationSignal);
       try {
-        // On cancellation the attempt is handed back at once and the step stops at its next check
-        // of the signal (between files, between embedding runs, before it writes); a write already
-        // under way is idempotent, and a retry rewrites the same drawers under the same ids.
-        return await Promise.race([step(input, ctx.cancellationSignal), ctx.cancelled]);
+        return await Promise.race([work, ctx.cancelled]);
       } catch (e) {
-        throw toFailure(e);
+        // Cancelled: the step stops at its next check of the signal (between files, between
+        // embedding runs, before it writes). The attempt answers once it has: with the step's
+        // result when it finished anyway (its writes are done, so the job counts them), else as
+        // cancelled. A step that does not stop in time is left behind (its writes are fenced
+        // and idempotent).
+        if (!ctx.cancellationSignal.aborted) throw toFailure(e);
+        const finished = await settledWithin(work, STEP_STOP_GRACE_MS);
+        if (finished) return finished.value;
+        throw await ctx.cancelled.catch((cancelled: unknown) => cancelled);
       } finally {
         clearInterval(beat);
         if (leaseLost) ctx.log.warn(`${name}: lease ${fence?.key} was lost during the attempt`);

@@ -6,7 +6,7 @@
  * as new carrying only the cursor (counters, low-water mark and the few finished batches above
  * it, the scan's manifest id), the window and the lease's fence.
  */
-import { continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
 import type { JobProgress } from '../../palace/jobs.js';
 import type { MineActivities } from '../activity-types.js';
 import type { MineOutcome } from '../mine.js';
@@ -19,10 +19,15 @@ export async function mineWorkflow(input: MineWorkflowInput): Promise<JobProgres
   const run = new JobRun('mine', input.lockKey, input.timeouts, carried && { startedAt: carried.startedAt, step: mineStep(carried.cursor), ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled });
   if (!carried) await run.register(spec);
   const { work } = run.acts;
+  // A cancel stops the scan and the batches in flight (their attempts stop at their signal and
+  // report back); the finish step, once started, completes. Histories recorded before this
+  // replay without it.
+  const stoppable = new CancellationScope();
+  if (patched('mine-cancel-stops-steps')) run.whenCancelled(() => stoppable.cancel());
   // Batches and the finish step write drawers: they carry the current fence, re-taken if stale.
   const acts: MineActivities = {
-    scanSource: (i) => work.scanSource(i),
-    mineBatch: (i) => (input.writes ? run.fenced((fence) => work.mineBatch({ ...i, fence })) : work.mineBatch(i)),
+    scanSource: (i) => stoppable.run(() => work.scanSource(i)),
+    mineBatch: (i) => stoppable.run(() => (input.writes ? run.fenced((fence) => work.mineBatch({ ...i, fence })) : work.mineBatch(i))),
     finishMine: (i) => (input.writes ? run.fenced((fence) => work.finishMine({ ...i, fence })) : work.finishMine(i)),
   };
   // Histories recorded before the look-ahead existed replay with a look-ahead of one window, so a

@@ -5,7 +5,7 @@
  * fence, release). Deterministic: time is workflow time, I/O happens only in activities.
  */
 import {
-  ActivityFailure, ApplicationFailure, defineQuery, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo,
+  ActivityCancellationType, ActivityFailure, ApplicationFailure, defineQuery, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo,
 } from '@temporalio/workflow';
 import type { ProgressStep } from '../../palace/job-progress.js';
 import { advanceProgress, failureFields, finishProgress, newJobRecord, newProgress } from '../../palace/job-progress.js';
@@ -25,6 +25,10 @@ export function activitiesFor(t: JobTimeouts) {
     startToCloseTimeout: t.activityTimeoutMs,
     heartbeatTimeout: t.heartbeatTimeoutMs,
     retry,
+    // A cancelled step is waited for until its attempt answers, so the job's counts include
+    // every write it made. Set explicitly: left unset, the worker sends no value and the core
+    // falls back to TRY_CANCEL, which answers at once.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   const lease = proxyActivities<WorkerActivities>({ startToCloseTimeout: '30 seconds', retry });
   // Job records are small writes to the JobStore from the worker that runs the workflow; as local
@@ -59,6 +63,7 @@ export class JobRun {
   cancelRequested = false;
   fence: Fence | undefined;
   private acquiring: Promise<Fence> | undefined;
+  private readonly onCancelRequested: (() => void)[] = [];
 
   /** `carried`: what a run continued as new takes over (the job's start time and where it stood). */
   constructor(kind: JobKind, readonly lockKey: string, readonly timeouts: JobTimeouts, carried?: { startedAt: string; step: ProgressStep; fence?: Fence; cancelled: boolean }) {
@@ -71,8 +76,16 @@ export class JobRun {
     this.cancelRequested = carried?.cancelled ?? false;
     setHandler(progressQuery, () => this.progress);
     setHandler(cancelSignal, (jobId) => {
-      if (jobId === this.jobId) this.cancelRequested = true;
+      if (jobId !== this.jobId || this.cancelRequested) return;
+      this.cancelRequested = true;
+      for (const stop of this.onCancelRequested) stop();
     });
+  }
+
+  /** Run `stop` when the job's cancel arrives (at once if it already has). */
+  whenCancelled(stop: () => void): void {
+    if (this.cancelRequested) stop();
+    else this.onCancelRequested.push(stop);
   }
 
   /** First run only: make sure the JobStore has the record (the client may have written it). */
