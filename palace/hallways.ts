@@ -10,9 +10,9 @@ import { validateName, validateOptionalName } from '../core/validate.js';
 import type { HallwayRecord, HallwayWrite } from '../stores/ports/graph-store.js';
 import { nowOf } from './context.js';
 import type { GraphContext } from './room-graph.js';
+import { drawerMetadataPages } from './drawer-walk.js';
 import { connectionTimestamp } from './tunnels.js';
 
-const SCAN_PAGE = 5000;
 const LABEL_ROOMS = 3;
 const CODE_EXTENSIONS = new Set(
   'py js ts tsx jsx mjs cjs zig swift rs go md json yaml yml toml sh c h cpp hpp java kt rb php html css sql txt cs vue svelte'.split(' '),
@@ -52,9 +52,8 @@ export async function buildHallwaysForWing(ctx: Pick<GraphContext, 'graph' | 'dr
   const threshold = Math.max(1, Math.floor(minCount));
   const display = new Map<string, string>();
   const pairs = new Map<string, { a: string; b: string; count: number; rooms: Set<string> }>();
-  for (let offset = 0; ; offset += SCAN_PAGE) {
-    const page = await ctx.drawers.list({ wing: w }, offset, SCAN_PAGE);
-    for (const d of page.items) {
+  for await (const page of drawerMetadataPages(ctx.drawers, { wing: w })) {
+    for (const d of page) {
       if (d.meta.is_sentinel === true || typeof d.meta.entities !== 'string') continue;
       const inDrawer = new Map<string, string>();
       for (const raw of d.meta.entities.split(';')) {
@@ -81,7 +80,6 @@ export async function buildHallwaysForWing(ctx: Pick<GraphContext, 'graph' | 'dr
         }
       }
     }
-    if (page.items.length === 0 || offset + SCAN_PAGE >= page.total) break;
   }
 
   const createdAt = connectionTimestamp(nowOf(ctx));

@@ -8,6 +8,7 @@ import { invalidArgument, PalaceError } from '../core/errors.js';
 import { validateKgValue, validateOptionalName, wingSlug } from '../core/validate.js';
 import type { DrawerIndex } from '../stores/ports/drawer-index.js';
 import type { GraphStore } from '../stores/ports/graph-store.js';
+import { drawerMetadataPages } from './drawer-walk.js';
 
 /** What the navigation operations need; `now` pins timestamps in tests. */
 export interface GraphContext {
@@ -28,7 +29,6 @@ export interface RoomNode {
   dates: string[];
 }
 
-const SCAN_PAGE = 5000;
 const CACHE_TTL_MS = 60_000;
 const RESULT_CAP = 50;
 const MAX_DATES = 5;
@@ -54,14 +54,12 @@ async function scanFacets(drawers: DrawerIndex): Promise<Facets> {
     if (!set) map.set(room, (set = new Set()));
     set.add(value);
   };
-  for (let offset = 0; ; offset += SCAN_PAGE) {
-    const page = await drawers.list({}, offset, SCAN_PAGE);
-    for (const d of page.items) {
+  for await (const page of drawerMetadataPages(drawers, {})) {
+    for (const d of page) {
       if (!d.meta.room || !d.meta.wing) continue;
       add(facets.halls, d.meta.room, d.meta.hall);
       add(facets.dates, d.meta.room, d.meta.date);
     }
-    if (page.items.length === 0 || offset + SCAN_PAGE >= page.total) break;
   }
   return facets;
 }

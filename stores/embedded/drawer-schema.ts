@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 
-export const DRAWER_SCHEMA_VERSION = 2;
+export const DRAWER_SCHEMA_VERSION = 3;
 
 // `seq` is the drawer's row number and its label in the ANN index. AUTOINCREMENT keeps labels
 // from ever being reused, so a stale ANN entry can never point at a different drawer.
@@ -62,7 +62,12 @@ const V2 = `
 CREATE INDEX drawers_logical ON drawers (coalesce(parent_drawer_id, parent_entry_id, id));
 `;
 
-const MIGRATIONS: readonly string[] = [V1, V2];
+// v3: metadata walks of one wing in id order (scanMetadata) read the index range, no sort.
+const V3 = `
+CREATE INDEX drawers_wing_id ON drawers (wing, id);
+`;
+
+const MIGRATIONS: readonly string[] = [V1, V2, V3];
 
 /** The temp fts5vocab table over `drawer_fts`: one row per term with its document count. */
 export const FTS_VOCABULARY = 'drawer_fts_vocabulary';

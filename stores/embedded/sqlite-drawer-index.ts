@@ -8,12 +8,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Drawer, DrawerWrite } from '../../core/drawer.js';
+import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError, invalidArgument, isPalaceError, storeUnavailable } from '../../core/errors.js';
 import { lexicalText } from '../../core/lexical.js';
 import { cosineDistance } from '../../core/vector.js';
 import { decodeCursor, encodeCursor } from '../drawer-cursor.js';
-import type { DrawerFilter, DrawerIndex, DrawerPage, FileReplacement, FileState, PalaceModelRecord, SourceRow, TaxonomyRow, VectorHit } from '../ports/drawer-index.js';
+import type { DrawerFilter, DrawerIndex, DrawerMetadataRow, DrawerPage, FileReplacement, FileState, PalaceModelRecord, SourceRow, TaxonomyRow, VectorHit } from '../ports/drawer-index.js';
 import { DerivedAnnIndex, bumpGeneration } from './ann-drawer-sync.js';
 import { filterCondition, filterIsEmpty } from './drawer-filter-sql.js';
 import type { SqlCondition } from './drawer-filter-sql.js';
@@ -391,6 +391,17 @@ export class SqliteDrawerIndex implements DrawerIndex {
         )
         .all(...cond.params, limit, offset) as DrawerRow[];
       return { items: rows.map(rowToDrawer), total };
+    });
+  }
+
+  async scanMetadata(filter: DrawerFilter, after: string | undefined, limit: number): Promise<DrawerMetadataRow[]> {
+    return this.run(() => {
+      checkInt('limit', limit, 1, PAGE_MAX);
+      const cond = filterCondition(filter);
+      const rows = this.db
+        .prepare(`SELECT d.id AS id, d.meta AS meta FROM drawers d WHERE ${cond.sql} AND d.id > ? ORDER BY d.id LIMIT ?`)
+        .all(...cond.params, after ?? '', limit) as { id: string; meta: string }[];
+      return rows.map((r) => ({ id: r.id, meta: JSON.parse(r.meta) as DrawerMeta }));
     });
   }
 

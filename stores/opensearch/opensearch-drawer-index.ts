@@ -25,7 +25,7 @@ import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError, invalidArgument, storeUnavailable } from '../../core/errors.js';
 import { cosineDistance } from '../../core/vector.js';
 import { decodeCursor, encodeCursor } from '../drawer-cursor.js';
-import type { DrawerFilter, DrawerIndex, DrawerPage, FileReplacement, FileState, PalaceModelRecord, SourceRow, TaxonomyRow, VectorHit } from '../ports/drawer-index.js';
+import type { DrawerFilter, DrawerIndex, DrawerMetadataRow, DrawerPage, FileReplacement, FileState, PalaceModelRecord, SourceRow, TaxonomyRow, VectorHit } from '../ports/drawer-index.js';
 import { OPENSEARCH_STORE, OpenSearchConnection, backoffMs, openSearchFailure } from './connection.js';
 import type { OpenSearchConnectionOptions } from './connection.js';
 import { DRAWER_SOURCE, documentId, fromSource, toDocument, vectorFromSource } from './drawer-documents.js';
@@ -546,6 +546,18 @@ export class OpenSearchDrawerIndex implements DrawerIndex {
     const ids = [...new Set(sourceFiles.map((f) => fileStateId(wing, f)))];
     const items = await this.bulk(this.states, ids.map((id) => ({ action: { delete: { _id: id } } })));
     return items.filter((i) => i.result === 'deleted').length;
+  }
+
+  async scanMetadata(filter: DrawerFilter, after: string | undefined, limit: number): Promise<DrawerMetadataRow[]> {
+    checkInt('limit', limit, 1, PAGE_MAX);
+    const res = await this.search<{ id: string; meta: DrawerMeta }>(this.drawers, {
+      size: limit,
+      _source: ['id', 'meta'],
+      query: filterQuery(filter),
+      sort: [{ id: 'asc' }],
+      ...(after === undefined ? {} : { search_after: [after] }),
+    });
+    return res.hits.hits.map((h) => ({ id: h._source!.id, meta: h._source!.meta }));
   }
 
   async scanRows(after: string | undefined, limit: number): Promise<DrawerWrite[]> {

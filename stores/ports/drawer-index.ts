@@ -3,7 +3,7 @@
  * mining keeps beside them, and the palace's model record. Implemented by `embedded/` (SQLite)
  * and `opensearch/`; tests/contract/drawer-index.contract.ts defines its meaning.
  */
-import type { Drawer, DrawerWrite } from '../../core/drawer.js';
+import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import type { ModelIdentity } from '../../embed/model-identity.js';
 
 /** Exact-match filters, combined with AND, pushed down into every query of the index. */
@@ -20,6 +20,12 @@ export interface DrawerFilter {
   before?: string | undefined;
   /** Any further exact-match metadata keys (e.g. `agent`, `ingest_mode`). */
   meta?: Record<string, string | number | boolean> | undefined;
+}
+
+/** A row as `scanMetadata` returns it. */
+export interface DrawerMetadataRow {
+  id: string;
+  meta: DrawerMeta;
 }
 
 export interface VectorHit {
@@ -107,6 +113,12 @@ export interface DrawerIndex {
    * ordered by (logical id, chunk_index, id). A group matches when any of its rows matches.
    */
   list(filter: DrawerFilter, offset: number, limit: number): Promise<DrawerPage>;
+  /**
+   * Id and metadata (no content, no vector) of up to `limit` rows matching the filter, ordered
+   * by id ascending (byte order of the UTF-8 text), starting after the row id `after`. A walk
+   * over a whole wing reads each row once, where offset pages of `list` re-read all before them.
+   */
+  scanMetadata(filter: DrawerFilter, after: string | undefined, limit: number): Promise<DrawerMetadataRow[]>;
   count(filter?: DrawerFilter): Promise<number>;
   /** Drawer counts per (wing, room), sorted by wing then room. */
   taxonomy(filter?: DrawerFilter): Promise<TaxonomyRow[]>;

@@ -303,6 +303,31 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         expect((await index.list({ room: 'nowhere' }, 0, 5)).total).toBe(0);
       });
 
+      it('walks the metadata of every matching row once, in id byte order, after a cursor', async () => {
+        const rnd = seededRandom(12);
+        const ids = ['b', 'a', 'é-accent', 'Z', 'a_1', 'a-1', '😀', 'm', ...Array.from({ length: 13 }, (_, i) => `r${(i * 5) % 13}`)];
+        const rows = ids.map((id, i) => drawer(id, `walk row ${id}`, randomUnitVector(rnd, dim), { wing: i % 3 === 0 ? 'walk-b' : 'walk-a', n: i, flag: i % 2 === 0 }));
+        await index.upsert(rows);
+        const byteOrder = (list: string[]) => [...list].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+        for (const wing of ['walk-a', 'walk-b']) {
+          const seen: { id: string; meta: DrawerWrite['meta'] }[] = [];
+          for (let after: string | undefined; ;) {
+            const page = await index.scanMetadata({ wing }, after, 4);
+            expect(page.length).toBeLessThanOrEqual(4);
+            seen.push(...page);
+            if (page.length < 4) break;
+            after = page[page.length - 1]!.id;
+          }
+          const mine = rows.filter((r) => r.meta.wing === wing);
+          expect(seen.map((r) => r.id)).toEqual(byteOrder(mine.map((r) => r.id)));
+          // Metadata exactly as stored, and nothing else: no content, no vector.
+          for (const r of seen) expect(r).toEqual({ id: r.id, meta: mine.find((m) => m.id === r.id)!.meta });
+        }
+        expect(await index.scanMetadata({ wing: 'walk-a' }, '😀', 10)).toEqual([]);
+        expect(await index.scanMetadata({ wing: 'nowhere' }, undefined, 10)).toEqual([]);
+        await expectPalaceError(index.scanMetadata({}, undefined, 0), 'invalid_argument', /limit/);
+      });
+
       it('counts, and reports the taxonomy sorted by wing then room', async () => {
         const rnd = seededRandom(9);
         const places: [string, string][] = [
@@ -507,6 +532,15 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
           expect(tax.reduce((s, t) => s + t.count, 0)).toBe(expected.length);
           const sources = await index.sources(c.filter, undefined, 100);
           expect(sources.items.reduce((s, r) => s + r.drawers, 0)).toBe(expected.length);
+          const walked: { id: string; meta: DrawerWrite['meta'] }[] = [];
+          for (let after: string | undefined; ;) {
+            const page = await index.scanMetadata(c.filter, after, 3);
+            walked.push(...page);
+            if (page.length < 3) break;
+            after = page[page.length - 1]!.id;
+          }
+          expect(walked.map((r) => r.id)).toEqual([...expected].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+          for (const r of walked) expect(r).toEqual({ id: r.id, meta: rows.find((d) => d.id === r.id)!.meta });
         });
       }
     });
