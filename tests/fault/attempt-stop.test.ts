@@ -20,9 +20,13 @@ import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobEngine, JobProgress } from '../../palace/jobs.js';
+import type { Embedder } from '../../embed/embedder.js';
 import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
 import type { Locks } from '../../stores/ports/locks.js';
 import { MINE_BATCH_FILES } from '../../workflows/mine.js';
+import type { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
+import type { JobTimeouts } from '../../workflows/temporal/types.js';
+import type { ClusterTestStores } from '../integration/temporal-harness.js';
 import { HoldingEmbedder } from '../helpers/holding-embedder.js';
 import { drawerIds, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName } from '../integration/temporal-harness.js';
 
@@ -79,16 +83,29 @@ async function expectResumed(engine: JobEngine, drawers: DrawerIndex, wing: stri
   expect(await drawerIds(drawers, wing)).toEqual(expected);
 }
 
+/** A Temporal engine and one in-process worker over fresh cluster stores, torn down after `body`. */
+async function withTemporal(label: string, embedderOfWorker: Embedder, timeouts: JobTimeouts | undefined, body: (engine: TemporalJobEngine, stores: ClusterTestStores) => Promise<void>): Promise<void> {
+  const name = uniquePalaceName(label);
+  const taskQueue = `tq-${name}`;
+  const stores = await openClusterTestStores(path.join(tmp, `palace-${label}`), name);
+  const engine = await openEngine(stores, taskQueue, timeouts);
+  const worker = await inProcessWorker(stores, embedderOfWorker, taskQueue);
+  const running = worker.run();
+  try {
+    await body(engine, stores);
+  } finally {
+    worker.shutdown();
+    await running;
+    await engine.close();
+    await stores.dropRedis();
+    await stores.close();
+  }
+}
+
 describe('mine steps stopped by their runner', () => {
   it('Temporal: an attempt given up on (start-to-close) stops at its signal instead of embedding and writing beside its retry', async () => {
-    const name = uniquePalaceName('stall');
-    const taskQueue = `tq-${name}`;
-    const stores = await openClusterTestStores(path.join(tmp, 'palace-stall'), name);
     const stalling = new HoldingEmbedder(embedder, MARKER, STALL_MS);
-    const engine = await openEngine(stores, taskQueue, { leaseMs: 8_000, heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS, activityTimeoutMs: ATTEMPT_TIMEOUT_MS });
-    const worker = await inProcessWorker(stores, stalling, taskQueue);
-    const running = worker.run();
-    try {
+    await withTemporal('stall', stalling, { leaseMs: 8_000, heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS, activityTimeoutMs: ATTEMPT_TIMEOUT_MS }, async (engine, stores) => {
       const started = await engine.start(mineSpec(source, WING));
       const done = await engine.wait(started.job_id, 300_000);
       expect(done).toMatchObject({ state: 'completed', files_seen: FILES, files_mined: FILES, drawers_written: FILES, errors: 0 });
@@ -98,35 +115,17 @@ describe('mine steps stopped by their runner', () => {
       expect(await stalling.heldCallEnded(20_000)).toMatchObject({ abortedAfterHold: true, outcome: 'cancelled' });
       expect(stalling.calls.filter((c) => c.marked && c.outcome === 'vectors')).toHaveLength(1);
       expect(stalling.calls.filter((c) => c.outcome === 'vectors')).toHaveLength(Math.ceil(FILES / MINE_BATCH_FILES));
-    } finally {
-      worker.shutdown();
-      await running;
-      await engine.close();
-      await stores.dropRedis();
-      await stores.close();
-    }
+    });
   });
 
   it('Temporal: a cancel stops the batches in flight; the next mine completes the source', async () => {
-    const name = uniquePalaceName('stop');
-    const taskQueue = `tq-${name}`;
-    const stores = await openClusterTestStores(path.join(tmp, 'palace-stop-temporal'), name);
     const holding = new HoldingEmbedder(embedder, MARKER, 'until-aborted');
-    const engine = await openEngine(stores, taskQueue);
-    const worker = await inProcessWorker(stores, holding, taskQueue);
-    const running = worker.run();
-    try {
+    await withTemporal('stop', holding, undefined, async (engine, stores) => {
       const started = await engine.start(mineSpec(source, WING));
       await holding.holdStarted;
       await expectStoppedInFlight(await engine.cancel(started.job_id), holding, stores.drawers, stores.locks, WING);
       await expectResumed(engine, stores.drawers, WING);
-    } finally {
-      worker.shutdown();
-      await running;
-      await engine.close();
-      await stores.dropRedis();
-      await stores.close();
-    }
+    });
   });
 
   it('embedded runner: a cancel stops the batches in flight; the next mine completes the source', async () => {
