@@ -5,12 +5,14 @@
  * timeout}` handlers. Our handlers are recognised by their command (`… hook run --hook <h>
  * --harness <host>`), so install replaces exactly them and uninstall removes exactly them.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Harness } from '../core/chat/session.js';
 import { invalidArgument } from '../core/errors.js';
 import type { HookName } from '../palace/agent-hooks.js';
+import { shellQuote } from './shell-quote.js';
 
 export type Scope = 'user' | 'project';
 
@@ -34,6 +36,15 @@ const OWN_COMMAND = /\bhook run --hook (?:session-start|stop|precompact|session-
 export function defaultSettingsFile(harness: Harness, scope: Scope, cwd = process.cwd()): string {
   const base = scope === 'user' ? os.homedir() : cwd;
   return harness === 'claude-code' ? path.join(base, '.claude', 'settings.json') : path.join(base, '.codex', 'hooks.json');
+}
+
+/**
+ * How the host runs mempalace: `command` as the user gave it (their own shell text, e.g.
+ * `node /opt/mempalace/dist/cli/main.js`), then the palace and profile as single-quoted words,
+ * since the host passes the whole line to `sh -c` and a path is data, never shell syntax.
+ */
+export function hookBin(command: string, palace: string | undefined, profile: string | undefined): string {
+  return [command, ...(palace ? ['--palace', shellQuote(palace)] : []), ...(profile ? ['--profile', shellQuote(profile)] : [])].join(' ');
 }
 
 export function hookCommand(bin: string, hook: HookName, harness: Harness): string {
@@ -78,12 +89,40 @@ export function withOwnHooks(settings: Json, harness: Harness, bin: string): Jso
   return { ...base, hooks };
 }
 
-async function readSettings(file: string): Promise<{ text: string | undefined; json: Json }> {
+/** A new settings file may hold an API key (`env`): readable by its owner only. */
+const NEW_FILE_MODE = 0o600;
+
+/**
+ * The file to read and rewrite. A symlinked settings file (dotfile managers keep them in a
+ * repository) is followed: its target is rewritten in place and the link stays a link. A link
+ * whose target does not exist is refused, so we never create a file somewhere the user did not name.
+ */
+async function settingsTarget(file: string): Promise<string> {
+  let st;
+  try {
+    st = await fs.lstat(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return file;
+    throw e;
+  }
+  if (!st.isSymbolicLink()) return file;
+  try {
+    return await fs.realpath(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ELOOP') throw e;
+    throw invalidArgument('settings', 'symlink_target', `${file} is a symlink to ${await fs.readlink(file)}, which does not resolve to a file; nothing was changed (create the target, or pass --settings with the real file)`);
+  }
+}
+
+async function readSettings(file: string): Promise<{ text: string | undefined; json: Json; mode: number }> {
   let text: string;
+  let mode: number;
   try {
     text = await fs.readFile(file, 'utf8');
+    mode = (await fs.stat(file)).mode & 0o7777;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { text: undefined, json: {} };
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { text: undefined, json: {}, mode: NEW_FILE_MODE };
     throw e;
   }
   let json: unknown;
@@ -93,7 +132,29 @@ async function readSettings(file: string): Promise<{ text: string | undefined; j
     throw invalidArgument('settings', 'json_object', `${file} is not valid JSON (${e instanceof Error ? e.message : String(e)}); nothing was changed`);
   }
   if (!isObject(json)) throw invalidArgument('settings', 'json_object', `${file} does not hold a JSON object; nothing was changed`);
-  return { text, json };
+  return { text, json, mode };
+}
+
+/**
+ * Replace `file` atomically with `text` at exactly `mode`: a temp file in the same directory
+ * (created owner-only, then set to `mode`, whatever the umask), flushed, then renamed over it.
+ */
+async function writeAtomic(file: string, text: string, mode: number): Promise<void> {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await fs.open(tmp, 'wx', 0o600);
+  try {
+    await handle.writeFile(text);
+    await handle.chmod(mode);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(tmp, file);
+  } catch (e) {
+    await fs.rm(tmp, { force: true });
+    throw e;
+  }
 }
 
 export interface InstallResult {
@@ -103,20 +164,23 @@ export interface InstallResult {
   events: string[];
 }
 
-/** Install (or with `uninstall`, remove) our hooks; writes only when something changes, after a backup. */
+/**
+ * Install (or with `uninstall`, remove) our hooks; writes only when something changes, after a
+ * backup. The settings file and its backup keep the file's mode (a 0600 file holding an API key
+ * stays 0600); a symlinked settings file is followed (see `settingsTarget`).
+ */
 export async function installHooks(o: { harness: Harness; file: string; bin: string; uninstall: boolean }): Promise<InstallResult> {
-  const { text, json } = await readSettings(o.file);
+  const target = await settingsTarget(o.file);
+  const { text, json, mode } = await readSettings(target);
   const next = o.uninstall ? withoutOwnHooks(json) : withOwnHooks(json, o.harness, o.bin);
   const events = EVENTS[o.harness].map((e) => e.event);
   if (JSON.stringify(next) === JSON.stringify(json)) return { settings_file: o.file, changed: false, backup: null, events };
-  await fs.mkdir(path.dirname(o.file), { recursive: true });
+  await fs.mkdir(path.dirname(target), { recursive: true });
   let backup: string | null = null;
   if (text !== undefined) {
     backup = `${o.file}.mempalace.bak`;
-    await fs.writeFile(backup, text);
+    await writeAtomic(backup, text, mode);
   }
-  const tmp = `${o.file}.${process.pid}.tmp`;
-  await fs.writeFile(tmp, `${JSON.stringify(next, null, 2)}\n`);
-  await fs.rename(tmp, o.file);
+  await writeAtomic(target, `${JSON.stringify(next, null, 2)}\n`, mode);
   return { settings_file: o.file, changed: true, backup, events };
 }

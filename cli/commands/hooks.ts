@@ -20,7 +20,7 @@ import { taxonomy } from '../../palace/status.js';
 import { mempalaceHome, readHookBehaviour, recordFiledAway } from '../../palace/system.js';
 import type { WakeUpResult } from '../../palace/wake-up.js';
 import { wakeUp } from '../../palace/wake-up.js';
-import { defaultSettingsFile, installHooks } from '../host-settings.js';
+import { defaultSettingsFile, hookBin, installHooks } from '../host-settings.js';
 import type { Scope } from '../host-settings.js';
 import { printJson } from '../output.js';
 import type { Runtime } from '../../palace/runtime.js';
@@ -194,7 +194,7 @@ export function registerHookCommands(program: Command, ctx: CliContext): void {
       if (action !== 'install') throw new Error(`unknown action '${action}' (expected: install)`);
       const g = ctx.globals();
       // The host runs the hooks without this shell's environment: the palace and profile go in the command.
-      const bin = [o.command, ...(g.palace ? ['--palace', JSON.stringify(path.resolve(g.palace))] : []), ...(g.profile ? ['--profile', g.profile] : [])].join(' ');
+      const bin = hookBin(o.command, g.palace ? path.resolve(g.palace) : undefined, g.profile);
       const file = o.settings ? path.resolve(o.settings) : defaultSettingsFile(o.harness, o.scope);
       const r = await installHooks({ harness: o.harness, file, bin, uninstall: Boolean(o.uninstall) });
       if (g.json) return printJson({ ...r, harness: o.harness, uninstalled: Boolean(o.uninstall) });

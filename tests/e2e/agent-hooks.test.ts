@@ -15,6 +15,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliContext } from '../../cli/commands/context.js';
 import { executeHook } from '../../cli/commands/hooks.js';
+import { shellQuote } from '../../cli/shell-quote.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
@@ -240,5 +241,27 @@ describe('silent_save off', () => {
     } finally {
       fs.rmSync(path.join(mempalaceHome, 'config.json'));
     }
+  });
+});
+
+describe('the installed hook command', () => {
+  it('runs through the host\'s sh -c with a palace path holding $(…), backticks, quotes and spaces taken literally', () => {
+    const pwned = path.join(tmp, 'pwned-xyz');
+    const palaceDir = path.join(tmp, `odd $(touch ${pwned}) \`touch ${pwned}\` "q" it's`, 'palace');
+    const settings = path.join(tmp, 'odd-host', 'settings.json');
+    const command = [process.execPath, path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts')].map(shellQuote).join(' ');
+    const env = { ...process.env, HOME: path.join(tmp, 'odd-home'), MEMPALACE_MODEL_DIR: MODEL_DIR, MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') };
+    fs.mkdirSync(env.HOME, { recursive: true });
+    const install = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palaceDir, '--json', 'hooks', 'install', '--settings', settings, '--command', command], { cwd: ROOT, encoding: 'utf8', env, timeout: 120_000 });
+    expect(install.status).toBe(0);
+    const installed = JSON.parse(fs.readFileSync(settings, 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+    const line = installed.hooks.SessionStart!.flatMap((g) => g.hooks).map((h) => h.command).find((c) => c.includes('hook run'))!;
+    const project = path.join(tmp, 'odd-project');
+    fs.mkdirSync(project, { recursive: true });
+    const r = spawnSync('sh', ['-c', line], { cwd: ROOT, input: hookInput('claude-code', 'SessionStart', 'odd-session', path.join(tmp, 'none.jsonl'), project, { source: 'startup' }), encoding: 'utf8', env, timeout: 240_000 });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain('wake-up context');
+    expect(fs.existsSync(pwned)).toBe(false);
+    expect(fs.statSync(palaceDir).isDirectory()).toBe(true);
   });
 });
