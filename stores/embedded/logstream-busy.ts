@@ -5,7 +5,7 @@
  * contention from many processes one of them can sleep past `busy_timeout` while others keep
  * committing, so a few asynchronous, jittered retries back it up without blocking the event loop.
  */
-import { isPalaceError, storeUnavailable } from '../../core/errors.js';
+import { isPalaceError, PalaceError, storeUnavailable } from '../../core/errors.js';
 
 export const BUSY_RETRIES = 8;
 
@@ -23,7 +23,20 @@ export async function writeWithBusyRetry<T>(store: string, fn: () => T): Promise
         await new Promise((r) => setTimeout(r, 5 + Math.random() * 45));
         continue;
       }
-      throw isPalaceError(e) ? e : storeUnavailable(store, e);
+      throw isPalaceError(e) ? e : writeFailure(store, e);
     }
   }
+}
+
+/**
+ * A refused write as a PalaceError. A constraint violation (a UNIQUE index refusing a row) is a
+ * conflict with what is stored, not an outage: retrying cannot help, so it must not say
+ * "unavailable" and invite retries.
+ */
+function writeFailure(store: string, e: unknown): PalaceError {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')) {
+    return new PalaceError('conflict', `${store} refused the write: ${(e as Error).message}`, { store, rule: 'constraint', retryable: false, cause: e, details: { sqlite_code: code } });
+  }
+  return storeUnavailable(store, e);
 }
