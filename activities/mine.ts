@@ -34,6 +34,7 @@ import type { ActivityDeps } from './deps.js';
 import type { DrawerLabels, EntityRegistryLabels } from './labels.js';
 import type { GitWorkspace } from './git-workspace.js';
 import { resolveSource } from './source.js';
+import { readRootIdentity, recordedRootIdentity, sameRootIdentity } from './source-root.js';
 import { stopIfAborted } from './cancellation.js';
 import { checkFence } from './fence.js';
 
@@ -81,6 +82,8 @@ export async function scanSource(deps: MineDeps, input: { jobId: string; spec: M
   const warnings: string[] = [];
   const stat = await fs.stat(src.root);
   const dir = stat.isFile() ? path.dirname(src.root) : src.root;
+  // What filesystem this directory is, for sync to tell an unmounted or replaced root from deletions.
+  const sourceRoot = spec.source.kind === 'dir' ? await readRootIdentity(dir) : undefined;
   let wing: string;
   if (spec.mode === 'projects' || spec.mode === 'extract') {
     // Rooms come from mempalace.yaml when present (extract mode too, §6), else `general`.
@@ -99,7 +102,7 @@ export async function scanSource(deps: MineDeps, input: { jobId: string; spec: M
   const totalFiles = await deps.stores.jobs.writeManifest(manifestId, pagesOf(entries, spec.limit > 0 ? spec.limit : Infinity, signal));
   if (skips.count > SKIP_WARNINGS) warnings.push(`... and ${skips.count - SKIP_WARNINGS} more skipped files`);
   const skippedAtScan = skips.count;
-  return { manifestId, totalFiles, wing, sourceIdentity: src.identity, skippedAtScan, warnings, ...(src.commit ? { commit: src.commit } : {}) };
+  return { manifestId, totalFiles, wing, sourceIdentity: src.identity, skippedAtScan, warnings, ...(src.commit ? { commit: src.commit } : {}), ...(sourceRoot ? { sourceRoot } : {}) };
 }
 
 /** Manifest entries per page written to the job store: a scan holds one page, whatever the source size. */
@@ -223,6 +226,12 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, signal: AbortSigna
   const states = await deps.stores.drawers.fileStates(scan.wing, entries.map(storedOf));
   const rooms = spec.mode === 'convos' ? [] : await roomsFor(deps, input.jobId);
   const planned: PlannedFile[] = [];
+  const rootExtra = scan.sourceRoot ? { ...scan.sourceRoot } : {};
+  // Unchanged files whose state predates the root's recorded identity (or names another): restamped, drawers untouched.
+  const restamped: FileState[] = [];
+  const restamp = (previous: FileState) => {
+    if (scan.sourceRoot && !sameRootIdentity(recordedRootIdentity(previous), scan.sourceRoot)) restamped.push({ ...previous, extra: { ...previous.extra, ...rootExtra } });
+  };
 
   for (const entry of entries) {
     stopIfAborted(signal);
@@ -235,7 +244,7 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, signal: AbortSigna
       result.skipsDetail.push({ file: entry.relativePath, reason: `${reason}: ${detail}` });
       if (spec.dryRun) return;
       // A refused path's state never counts as unchanged (see below), so whatever later stands there is read and checked afresh.
-      const state: FileState = { wing: scan.wing, source_file: stored, size, mtime_ms: 0, content_sha256: '', drawer_count: 0, mined_at: filedAtNow(), extra: { mode: modeKey(spec), skip_reason: reason } };
+      const state: FileState = { wing: scan.wing, source_file: stored, size, mtime_ms: 0, content_sha256: '', drawer_count: 0, mined_at: filedAtNow(), extra: { mode: modeKey(spec), skip_reason: reason, ...rootExtra } };
       planned.push({ stored, state, drawers: [] });
     };
     try {
@@ -249,6 +258,7 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, signal: AbortSigna
         // crash). It counts as it did the first time, so progress stays exact.
         if (previous.extra?.job === input.jobId) countFiledBefore(result, entry, previous);
         else result.files_skipped++;
+        restamp(previous);
         continue;
       }
       let read;
@@ -262,10 +272,11 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, signal: AbortSigna
       const bytes = read.bytes;
       const sha = sha256Hex(bytes);
       const filedAt = filedAtNow();
-      const state: FileState = { wing: scan.wing, source_file: stored, size: read.size, mtime_ms: read.mtimeMs, content_sha256: sha, drawer_count: 0, mined_at: filedAt, extra: { mode: modeKey(spec), job: input.jobId, ...(scan.commit ? { commit: scan.commit } : {}) } };
+      const state: FileState = { wing: scan.wing, source_file: stored, size: read.size, mtime_ms: read.mtimeMs, content_sha256: sha, drawer_count: 0, mined_at: filedAt, extra: { mode: modeKey(spec), job: input.jobId, ...(scan.commit ? { commit: scan.commit } : {}), ...rootExtra } };
       if (previous && previous.content_sha256 === sha && previous.extra?.mode === modeKey(spec)) {
         // Touched but unchanged: the drawers stand; the next mine re-hashes it again (no embedding).
         result.files_skipped++;
+        restamp(previous);
         continue;
       }
       const base: FileMeta = {
@@ -311,5 +322,6 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, signal: AbortSigna
   let v = 0;
   const files = planned.map((p) => ({ sourceFile: p.stored, drawers: p.drawers.map((d): DrawerWrite => ({ ...d, embedding: vectors[v++]! })), state: p.state }));
   await deps.stores.drawers.replaceFiles(scan.wing, files);
+  if (restamped.length > 0) await deps.stores.drawers.putFileStates(restamped);
   return result;
 }

@@ -14,6 +14,8 @@ import type { SourceRow } from '../stores/ports/drawer-index.js';
 import type { SyncReport } from '../workflows/activity-types.js';
 import type { ActivityDeps } from './deps.js';
 import { checkFence } from './fence.js';
+import type { GuardedSource } from './sync-guard.js';
+import { syncGuard } from './sync-guard.js';
 
 type Verdict = 'kept' | 'gitignored' | 'absent' | 'missing' | 'unresolved' | 'no_source' | 'out_of_scope';
 
@@ -72,6 +74,24 @@ async function classify(file: string, root: string): Promise<Verdict> {
   return (await isGitignored(root, path.relative(root, file).split(path.sep).join('/'))) ? 'gitignored' : 'kept';
 }
 
+/** The classified sources in scope with their file states (which carry the root their mine recorded). */
+async function guardedSources(deps: ActivityDeps, verdicts: Map<SourceRow, Verdict>, roots: Map<SourceRow, string>): Promise<GuardedSource[]> {
+  const byWing = new Map<string, SourceRow[]>();
+  for (const s of roots.keys()) byWing.set(s.wing, [...(byWing.get(s.wing) ?? []), s]);
+  const out: GuardedSource[] = [];
+  for (const [wing, rows] of byWing) {
+    for (let i = 0; i < rows.length; i += 1000) {
+      const page = rows.slice(i, i + 1000);
+      const states = await deps.stores.drawers.fileStates(wing, page.map((s) => s.source_file));
+      for (const s of page) {
+        const v = verdicts.get(s);
+        out.push({ wing, source_file: s.source_file, drawers: s.drawers, removable: v === 'gitignored' || v === 'missing', root: roots.get(s)!, state: states.get(s.source_file) });
+      }
+    }
+  }
+  return out;
+}
+
 export async function syncScan(deps: ActivityDeps, input: { jobId: string; spec: SyncSpec }): Promise<{ planId: string; report: SyncReport }> {
   const { spec } = input;
   if (spec.apply && !spec.wing && !spec.projectDir) throw invalidArgument('apply', 'scope_required', 'apply=true needs wing or project_dir (a guard against pruning every wing of the palace)');
@@ -81,12 +101,14 @@ export async function syncScan(deps: ActivityDeps, input: { jobId: string; spec:
   const rootCache = new Map<string, string | null>();
   const sources = await allSources(deps, spec.wing);
   const verdicts = new Map<SourceRow, Verdict>();
+  const roots = new Map<SourceRow, string>();
   for (const s of sources) {
     const file = s.source_file;
     if (!file || !path.isAbsolute(file)) { verdicts.set(s, 'no_source'); continue; }
     if (!(await pathAllowed(file, policy))) { verdicts.set(s, 'out_of_scope'); continue; }
     const root = fixedRoot ?? (await detectRoot(file, rootCache));
     if (!root || !under(root, file)) { verdicts.set(s, 'out_of_scope'); continue; }
+    roots.set(s, root);
     verdicts.set(s, await classify(file, root));
   }
   // An absent file is missing only while a sibling seen in this scan is still a regular file.
@@ -103,7 +125,8 @@ export async function syncScan(deps: ActivityDeps, input: { jobId: string; spec:
     }
     verdicts.set(s, witnessed && !(await exists(s.source_file)) ? 'missing' : 'unresolved');
   }
-  const report: SyncReport = { scanned: 0, kept: 0, gitignored: 0, missing: 0, unresolved: 0, no_source: 0, out_of_scope: 0, removed_drawers: 0, removed_closets: 0, dry_run: !spec.apply, by_source: {}, unresolved_by_source: {} };
+  const guard = await syncGuard(await guardedSources(deps, verdicts, roots), spec.force === true);
+  const report: SyncReport = { scanned: 0, kept: 0, gitignored: 0, missing: 0, unresolved: 0, no_source: 0, out_of_scope: 0, removed_drawers: 0, removed_closets: 0, dry_run: !spec.apply, by_source: {}, unresolved_by_source: {}, guard };
   const plan: Plan = { removable: [] };
   for (const [s, v] of verdicts) {
     const n = s.drawers;

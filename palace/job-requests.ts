@@ -36,6 +36,7 @@ export const SYNC_REQUEST: JsonSchema = input({
   project_dir: str('Project root scoping the sync (default: detected from drawer metadata; blank = absent).'),
   wing: str('Only this wing (blank = absent).'),
   apply: bool('Actually delete (default false: report only); needs wing or project_dir.'),
+  force: bool('Apply even when the sync guard stops it: a source root that is not the filesystem it was mined from (an unmounted volume), or most of a source\'s drawers to delete (default false).'),
 });
 
 export const DELETE_BY_SOURCE_REQUEST: JsonSchema = input({
@@ -66,7 +67,7 @@ interface MineRequest {
   source: string; ref?: string; mode?: MineSpec['mode']; wing?: string; agent?: string; limit?: number; dry_run?: boolean;
   extract?: MineSpec['extract']; respect_gitignore?: boolean; include_ignored?: string[];
 }
-interface SyncRequest { project_dir?: string; wing?: string; apply?: boolean }
+interface SyncRequest { project_dir?: string; wing?: string; apply?: boolean; force?: boolean }
 interface DeleteBySourceRequest { source_file: string; dry_run?: boolean }
 interface ReembedRequest { model: string }
 
@@ -99,7 +100,7 @@ async function syncSpec(r: SyncRequest, caller: RequestCaller): Promise<SyncSpec
   const projectDir = dir === undefined ? undefined : await resolveLocalSource('project_dir', dir, caller.policy);
   const apply = r.apply === true;
   if (apply && !wing && !projectDir) throw invalidArgument('apply', 'scope_required', 'apply: true needs wing or project_dir, so one call never prunes every wing of the palace');
-  return { kind: 'sync', wing, projectDir, apply, sourceBounds: caller.policy.bounds };
+  return { kind: 'sync', wing, projectDir, apply, ...(r.force === true ? { force: true } : {}), sourceBounds: caller.policy.bounds };
 }
 
 async function deleteBySourceSpec(r: DeleteBySourceRequest, caller: RequestCaller): Promise<DeleteBySourceSpec> {

@@ -37,6 +37,8 @@ export interface SyncSpec {
   wing?: string | undefined;
   projectDir?: string | undefined;
   apply: boolean;
+  /** Apply even when the sync guard stops it (a root that is not what was mined, a mass deletion). */
+  force?: boolean | undefined;
   sourceBounds?: RootBound[] | undefined;
 }
 

@@ -89,7 +89,8 @@ export function registerPalaceCommands(program: Command, ctx: CliContext): void 
 
   program.command('sync').description('prune drawers whose source files are gone (dry run unless --apply)')
     .option('--project-dir <dir>').option('--wing <wing>').option('--apply', 'delete what is provably stale')
-    .action((o: { projectDir?: string; wing?: string; apply?: boolean }) => runJobTool('sync', { project_dir: o.projectDir, wing: o.wing, apply: o.apply ? true : undefined }));
+    .option('--force', 'apply even when the sync guard stops it (a root that is not the filesystem it was mined from, or most of a source deleted)')
+    .action((o: { projectDir?: string; wing?: string; apply?: boolean; force?: boolean }) => runJobTool('sync', { project_dir: o.projectDir, wing: o.wing, apply: o.apply ? true : undefined, force: o.force ? true : undefined }));
 
   program.command('delete-by-source').description('delete every drawer of one exact source_file (dry run unless --apply)')
     .argument('<source-file>').option('--apply', 'delete, irreversibly')

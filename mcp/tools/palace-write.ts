@@ -106,10 +106,10 @@ export const palaceWriteTools: ToolDef[] = [
   },
   {
     name: 'mempalace_sync',
-    description: 'Prune drawers whose source files were deleted, moved or gitignored. Dry run by default (reports what would go); apply true deletes and needs wing or project_dir. Only provably stale drawers are removed; anything unclear is listed as unresolved and kept. Runs as a job like mempalace_mine.',
+    description: 'Prune drawers whose source files were deleted, moved or gitignored. Dry run by default (reports what would go); apply true deletes and needs wing or project_dir. Only provably stale drawers are removed; anything unclear is listed as unresolved and kept. A source root that is no longer the filesystem it was mined from (an unmounted volume), or a sync that would delete most of a source, stops: guard.message says why, and apply then needs force true. Runs as a job like mempalace_mine.',
     inputSchema: SYNC_REQUEST,
     outputSchema: output(
-      shape({ success: { const: true }, scanned: I, kept: I, gitignored: I, missing: I, unresolved: I, removed_drawers: I, dry_run: B, by_source: types.counts, unresolved_by_source: types.counts }),
+      shape({ success: { const: true }, scanned: I, kept: I, gitignored: I, missing: I, unresolved: I, removed_drawers: I, dry_run: B, by_source: types.counts, unresolved_by_source: types.counts, guard: shape({ needs_force: B, forced: B, stopped: B, reasons: arrayOf(O), message: S }) }),
       JOB_RUNNING, JOB_FAILED,
     ),
     guards: { mutating: true, vectorWrite: true, readOnlyRefused: true, longRunning: true },

@@ -183,6 +183,7 @@ export function describeJobEngineContract(engineName: string, open: () => Promis
       const expectedReport = {
         scanned: before, kept: before - missing - gitignored - unresolved, gitignored, missing, unresolved, no_source: 0, out_of_scope: 0,
         removed_closets: 0, by_source: removable, unresolved_by_source: { [lonely]: unresolved },
+        guard: { needs_force: false, forced: false, stopped: false, reasons: [], message: '' },
       };
 
       const dry = await run({ kind: 'sync', wing: 'syncw', projectDir: project, apply: false });
@@ -198,6 +199,68 @@ export function describeJobEngineContract(engineName: string, open: () => Promis
       for (const f of [...deleted, ignored]) expect(await countOf(f)).toBe(0);
       expect(await countOf(lonely)).toBe(unresolved);
       expect(await opened.locks.holder(lockKey(opened.palace, { kind: 'sync', wing: 'syncw', projectDir: project, apply: true }))).toBeNull();
+    });
+
+    it('sync on a source root that is not the filesystem it was mined from (an unmounted volume with a placeholder) deletes nothing unless forced', async () => {
+      // The volume's root, mined; then "unmounted": its content moves away and a bare directory
+      // takes its path (another inode, as a mount point is), holding a placeholder with a mined file's name.
+      const mount = path.join(tmp, 'volume');
+      await fs.mkdir(mount);
+      const names = Array.from({ length: 13 }, (_, i) => (i === 0 ? 'README.md' : `chapter${i}.md`));
+      for (const [i, name] of names.entries()) await fs.writeFile(path.join(mount, name), `Chapter ${i} of the volume: the harbour ledger, the storm log and the berth bookings of week ${i}.\n`.repeat(3));
+      expect((await run(mineSpec(mount, 'volw'))).state).toBe('completed');
+      const before = await opened.drawers.count({ wing: 'volw' });
+      expect(before).toBe(13);
+      // A palace mined before roots were recorded: the next mine records the root, even for unchanged files.
+      const stored = names.map((n) => path.join(mount, n));
+      const legacy = [...(await opened.drawers.fileStates('volw', stored)).values()].map((st) => ({ ...st, extra: Object.fromEntries(Object.entries(st.extra ?? {}).filter(([k]) => !k.startsWith('root'))) }));
+      await opened.drawers.putFileStates(legacy);
+      expect((await run(mineSpec(mount, 'volw'))).state).toBe('completed');
+      const restamped = [...(await opened.drawers.fileStates('volw', stored)).values()];
+      expect(restamped.map((st) => st.extra?.root)).toEqual(stored.map(() => mount));
+      expect(restamped.every((st) => typeof st.extra?.root_ino === 'string' && typeof st.extra.root_dev === 'string')).toBe(true);
+      await fs.rename(mount, `${mount}.away`);
+      await fs.mkdir(mount);
+      await fs.writeFile(path.join(mount, 'README.md'), 'placeholder of the mount point\n');
+
+      const sync = (extra: Partial<Extract<JobSpec, { kind: 'sync' }>>) => run({ kind: 'sync', wing: 'volw', projectDir: mount, apply: false, ...extra });
+      const applied = await sync({ apply: true });
+      expect(applied.state).toBe('completed');
+      expect(await opened.drawers.count({ wing: 'volw' })).toBe(before);
+      expect(applied.result).toMatchObject({ success: true, dry_run: true, removed_drawers: 0, guard: { needs_force: true, stopped: true, forced: false } });
+
+      const dry = await sync({});
+      expect(dry.state).toBe('completed');
+      const report = dry.result as { missing: number; dry_run: boolean; guard: { needs_force: boolean; stopped: boolean; reasons: { rule: string; source_root: string; removable_drawers: number; source_drawers: number }[]; message: string } };
+      expect(report.missing).toBe(12);
+      expect(report.guard.needs_force).toBe(true);
+      expect(report.guard.reasons).toEqual(expect.arrayContaining([expect.objectContaining({ rule: 'filesystem_changed', source_root: mount, removable_drawers: 12, source_drawers: 13 })]));
+      expect(report.guard.message).toContain('not the directory it was mined from');
+
+      const forced = await sync({ apply: true, force: true });
+      expect(forced.result).toMatchObject({ success: true, dry_run: false, removed_drawers: 12, guard: { needs_force: true, stopped: false, forced: true } });
+      expect(await opened.drawers.count({ wing: 'volw' })).toBe(1);
+    });
+
+    it('sync that would delete most of a source\'s drawers deletes nothing unless forced; a few deletions go through', async () => {
+      const project = path.join(tmp, 'massproj');
+      await fs.mkdir(project);
+      const files = Array.from({ length: 10 }, (_, i) => path.join(project, `page${i}.md`));
+      for (const [i, f] of files.entries()) await fs.writeFile(f, `Page ${i} of the manual: how the tide tables, the crane roster and the berth plan fit together in week ${i}.\n`.repeat(3));
+      expect((await run(mineSpec(project, 'massw'))).state).toBe('completed');
+      const sync = (extra: Partial<Extract<JobSpec, { kind: 'sync' }>>) => run({ kind: 'sync', wing: 'massw', projectDir: project, apply: true, ...extra });
+      await fs.rm(files[0]!);
+      await fs.rm(files[1]!);
+      expect((await sync({})).result).toMatchObject({ dry_run: false, removed_drawers: 2 });
+      expect(await opened.drawers.count({ wing: 'massw' })).toBe(8);
+
+      for (const f of files.slice(2, 8)) await fs.rm(f);
+      const stopped = await sync({});
+      expect(await opened.drawers.count({ wing: 'massw' })).toBe(8);
+      expect(stopped.result).toMatchObject({ dry_run: true, removed_drawers: 0, missing: 6, guard: { needs_force: true, stopped: true, reasons: [expect.objectContaining({ rule: 'mass_deletion', source_root: project, removable_drawers: 6, removable_files: 6, source_drawers: 8 })] } });
+      expect(await opened.drawers.count({ wing: 'massw' })).toBe(8);
+      expect((await sync({ force: true })).result).toMatchObject({ dry_run: false, removed_drawers: 6, guard: { forced: true } });
+      expect(await opened.drawers.count({ wing: 'massw' })).toBe(2);
     });
 
     it('progress, wait and cancel of an unknown job are not_found naming job_id', async () => {
