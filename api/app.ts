@@ -3,24 +3,27 @@
  * SSE tail, `/sync/peers`, `/healthz`, `/metrics` and the ops dashboard — one authentication for
  * all of them (api/auth.ts), one set of limits (api/limits.ts).
  *
- * Order of the middleware: metrics → security headers → Host/Origin pin → CORS → per-token rate
- * limit → body parsing (16 MiB on /mcp, 256 KiB elsewhere) → routes (each route checks its
+ * Order of the middleware: metrics → security headers → Host/Origin pin → CORS → rate limit (per
+ * static or already verified token, else per client address, so nothing is verified past the
+ * limit) → authentication (OAuth tokens may need the issuer's keys) → body parsing (16 MiB on /mcp, 256 KiB elsewhere) → routes (each route checks its
  * scope) → JSON 404 → structured errors.
  */
 import express from 'express';
-import type { Express, Request } from 'express';
+import type { Express, Request, Response } from 'express';
 import type { Runtime } from '../palace/runtime.js';
 import { mcpRouter } from '../mcp/http.js';
 import { TOOLS_BY_NAME } from '../mcp/registry.js';
 import { PalaceMcp } from '../mcp/server.js';
 import { PalaceError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
+import type { Scope } from '../core/scopes.js';
 import { routeScope } from '../core/scopes.js';
+import type { Caller } from '../core/caller.js';
 import { Authenticator, authenticate, hasScope, missingScope, principalOf } from './auth.js';
 import type { ApiDeps } from './deps.js';
 import { errorHandler, sendPalaceError, unauthorized } from './errors.js';
 import type { RateLimitOptions } from './limits.js';
-import { MCP_BODY_LIMIT_BYTES, REST_BODY_LIMIT_BYTES, SseGate, TokenBuckets, cors, hostPin, rateLimit, securityHeaders } from './limits.js';
+import { MCP_BODY_LIMIT_BYTES, REST_BODY_LIMIT_BYTES, SseGate, TokenBuckets, cors, hostPin, rateLimit, refuse, securityHeaders } from './limits.js';
 import { ApiMetrics } from './metrics.js';
 import { requestLog } from './request-log.js';
 import type { OAuthResourceServer } from './oauth.js';
@@ -70,8 +73,13 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   const mcp = opts.mcp ?? new PalaceMcp(runtime, { log });
   const config = runtime.config;
   const oauth = opts.oauth ?? oauthFromConfig(config, log);
-  const auth = opts.auth ?? Authenticator.fromConfig(config, oauth?.verify);
+  const auth = opts.auth ?? Authenticator.fromConfig(config, oauth);
   const challenge = () => oauth?.challenge() ?? 'Bearer';
+  /** RFC 6750 §3.1: a 403 for a missing scope names it (and, with OAuth, where to get it). */
+  const refuseScope = (res: Response, caller: Caller, scope: Scope) => {
+    res.setHeader('WWW-Authenticate', oauth?.insufficientScope(scope) ?? `Bearer error="insufficient_scope", scope="${scope}"`);
+    return missingScope(caller, scope);
+  };
   const sse = new SseGate(opts.sseMaxClients ?? config.logstream.sseMaxClients);
   const current = () => mcp.runtime;
   const metrics = new ApiMetrics({
@@ -94,7 +102,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
       const principal = principalOf(auth, req);
       if (!principal) return unauthorized(res, challenge());
       if (scope !== 'read' && mcp.readOnly) return sendPalaceError(res, readOnlyRouteRefusal(req));
-      if (!hasScope(principal.caller, scope)) return sendPalaceError(res, missingScope(principal.caller, scope));
+      if (!hasScope(principal.caller, scope)) return sendPalaceError(res, refuseScope(res, principal.caller, scope));
       next();
     },
     callerHas: (req, scope) => {
@@ -119,9 +127,16 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
     const metadata = oauth.metadataRoutes();
     for (const p of metadata.paths) app.get(p, metadata.handler);
   }
-  app.use(authenticate(auth));
   const buckets = new TokenBuckets(opts.rateLimit ?? { ratePerSecond: config.api.ratePerSecond, burst: config.api.rateBurst });
-  app.use(rateLimit(buckets, (req) => principalOf(auth, req)?.key ?? `ip:${req.ip ?? 'unknown'}`));
+  app.use(rateLimit(buckets, (req) => auth.resolve(req.headers.authorization)?.key ?? `ip:${req.ip ?? 'unknown'}`));
+  app.use(authenticate(auth));
+  // `/mcp` needs its row's scope before any tool runs; each tool call is then checked on its own.
+  app.post('/mcp', (req, res, next) => {
+    const principal = principalOf(auth, req);
+    const scope = routeScope('POST', '/mcp');
+    if (!principal || scope === undefined || scope === 'open' || scope === 'signed' || hasScope(principal.caller, scope)) return next();
+    refuse(req, res, refuseScope(res, principal.caller, scope));
+  });
 
   app.use('/mcp', express.json({ limit: MCP_BODY_LIMIT_BYTES, strict: false }), metrics.mcpMiddleware());
   app.use(mcpRouter(mcp, { resolveCaller: (req) => principalOf(auth, req)?.caller ?? null, challenge, allowedHosts: config.api.allowedHosts }));

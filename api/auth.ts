@@ -10,6 +10,9 @@
  *   the file need not hold secrets. `roots` (optional, absolute directories) bounds the local
  *   sources this token may mine, sync or delete by, within the server's MEMPALACE_ALLOWED_ROOTS
  *   (palace/sources.ts intersects the two); stateless HTTP cannot ask a client for MCP roots.
+ *   An entry `{ "oauth_subject": "<issuer>#<subject>", "agent": "alice", "roots"?: [...] }` maps an
+ *   OAuth access token's subject to an agent (its scopes still come from the token); unmapped,
+ *   OAuth callers act as `oauth:<issuer>#<subject>`, a namespace no static agent may use.
  * - `MEMPALACE_API_TOKENS`: comma-separated `<token>=<agent>:<scope>+<scope>` entries, e.g.
  *   `s3cret=alice:read+write,t0ken=ops:admin`. The scopes follow the last `:` and the agent the
  *   last `=` before it, so tokens may contain `=` and agent names may contain `:`; neither may
@@ -36,6 +39,8 @@ import { PalaceError, invalidArgument } from '../core/errors.js';
 import type { Scope } from '../core/scopes.js';
 import { IMPLIED_SCOPES, SCOPES } from '../core/scopes.js';
 import type { Caller } from '../core/caller.js';
+import { OAUTH_IDENTITY_PREFIX, isOAuthIdentity, sameAgent } from '../core/agent-identity.js';
+import { refuse } from './limits.js';
 
 export { SCOPES };
 export type { Scope };
@@ -58,8 +63,20 @@ export function impliedScopes(granted: readonly Scope[]): Scope[] {
   return SCOPES.filter((s) => out.has(s));
 }
 
-/** Another way to accept a bearer token (OAuth access tokens, api/oauth.ts); null refuses it. */
-export type TokenVerifier = (token: string) => Promise<Principal | null>;
+/** Another way to accept a bearer token (OAuth access tokens, api/oauth.ts). */
+export interface TokenVerifier {
+  /** The principal of a token, or null to refuse it; may throw a retryable PalaceError. */
+  verify(token: string): Promise<Principal | null>;
+  /** A token verified before and still valid, without I/O (rate limiting reads it before verification). */
+  known(token: string): Principal | undefined;
+}
+
+/** A token file's mapping of an OAuth identity (`oauth:<issuer>#<subject>`) to an agent. */
+interface SubjectMapping {
+  identity: string;
+  agent: string;
+  roots?: string[] | undefined;
+}
 export const OPEN_IDENTITY = 'local';
 
 function sha256(text: string): Buffer {
@@ -92,16 +109,35 @@ function tokenRoots(source: string, agent: string, roots: unknown): string[] | u
 }
 
 function entry(source: string, secretOrHash: { token?: unknown; sha256?: unknown }, agent: unknown, scopes: unknown, roots?: unknown): TokenEntry {
-  if (typeof agent !== 'string' || agent.trim() === '') throw invalidArgument('agent', 'non_empty_string', `${source}: every token needs a non-empty agent`);
+  const name = agentName(source, agent);
   let hash: Buffer;
   if (typeof secretOrHash.token === 'string' && secretOrHash.token.length > 0) hash = sha256(secretOrHash.token);
   else if (typeof secretOrHash.sha256 === 'string' && /^[0-9a-f]{64}$/.test(secretOrHash.sha256)) hash = Buffer.from(secretOrHash.sha256, 'hex');
-  else throw invalidArgument('token', 'required', `${source}: the entry for agent '${agent}' needs a non-empty token or a 64-hex sha256`);
-  const bound = tokenRoots(source, agent.trim(), roots);
-  return { hash, caller: { identity: agent.trim(), scopes: expandScopes(source, scopes), ...(bound ? { roots: bound } : {}) } };
+  else throw invalidArgument('token', 'required', `${source}: the entry for agent '${name}' needs a non-empty token or a 64-hex sha256`);
+  const bound = tokenRoots(source, name, roots);
+  return { hash, caller: { identity: name, scopes: expandScopes(source, scopes), ...(bound ? { roots: bound } : {}) } };
 }
 
-export function parseTokenFile(file: string, text: string): TokenEntry[] {
+/** A configured agent name: non-empty, and outside the OAuth namespace. */
+function agentName(source: string, agent: unknown): string {
+  if (typeof agent !== 'string' || agent.trim() === '') throw invalidArgument('agent', 'non_empty_string', `${source}: every token needs a non-empty agent`);
+  if (isOAuthIdentity(agent)) throw invalidArgument('agent', 'reserved_namespace', `${source}: agent '${agent.trim()}' is in the ${OAUTH_IDENTITY_PREFIX} namespace of OAuth identities; map an OAuth subject with an oauth_subject entry instead`);
+  return agent.trim();
+}
+
+type FileEntry = { token?: unknown; sha256?: unknown; agent?: unknown; scopes?: unknown; roots?: unknown; oauth_subject?: unknown };
+
+function subjectMapping(file: string, e: FileEntry): SubjectMapping {
+  const subject = e.oauth_subject;
+  if (typeof subject !== 'string' || !/^[^#]+#.+$/.test(subject.trim())) throw invalidArgument('oauth_subject', 'format', `${file}: oauth_subject must look like <issuer>#<subject>`);
+  if (e.token !== undefined || e.sha256 !== undefined) throw invalidArgument('oauth_subject', 'one_of', `${file}: an entry has either a token (or sha256) or an oauth_subject, not both`);
+  if (e.scopes !== undefined) throw invalidArgument('scopes', 'oauth_scopes', `${file}: the scopes of an OAuth subject come from its access token; remove 'scopes' from the oauth_subject entry '${subject.trim()}'`);
+  const agent = agentName(file, e.agent);
+  return { identity: `${OAUTH_IDENTITY_PREFIX}${subject.trim()}`, agent, roots: tokenRoots(file, agent, e.roots) };
+}
+
+/** The token file's entries: static tokens, and OAuth subjects mapped to agents. */
+export function parseTokenFileEntries(file: string, text: string): { tokens: TokenEntry[]; subjects: SubjectMapping[] } {
   let doc: unknown;
   try {
     doc = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text);
@@ -110,10 +146,18 @@ export function parseTokenFile(file: string, text: string): TokenEntry[] {
   }
   const list = (doc as { tokens?: unknown } | null)?.tokens;
   if (!Array.isArray(list)) throw invalidArgument('MEMPALACE_TOKENS_FILE', 'tokens_list', `${file}: 'tokens' must be a list`);
-  return list.map((raw: unknown) => {
-    const e = (raw ?? {}) as { token?: unknown; sha256?: unknown; agent?: unknown; scopes?: unknown; roots?: unknown };
-    return entry(file, e, e.agent, e.scopes, e.roots);
-  });
+  const tokens: TokenEntry[] = [];
+  const subjects: SubjectMapping[] = [];
+  for (const raw of list as unknown[]) {
+    const e = (raw ?? {}) as FileEntry;
+    if (e.oauth_subject !== undefined) subjects.push(subjectMapping(file, e));
+    else tokens.push(entry(file, e, e.agent, e.scopes, e.roots));
+  }
+  return { tokens, subjects };
+}
+
+export function parseTokenFile(file: string, text: string): TokenEntry[] {
+  return parseTokenFileEntries(file, text).tokens;
 }
 
 export function parseTokenEnv(value: string): TokenEntry[] {
@@ -127,11 +171,16 @@ export function parseTokenEnv(value: string): TokenEntry[] {
 }
 
 export class Authenticator {
-  private constructor(private readonly entries: TokenEntry[], private readonly verifier?: TokenVerifier) {}
+  private readonly subjects: Map<string, SubjectMapping>;
+
+  private constructor(private readonly entries: TokenEntry[], private readonly verifier?: TokenVerifier, subjects: SubjectMapping[] = []) {
+    this.subjects = new Map(subjects.map((m) => [m.identity, m]));
+  }
 
   /** `verifier` accepts tokens the static table does not know (OAuth); with one, the API is never open. */
   static fromConfig(config: Config, verifier?: TokenVerifier): Authenticator {
     const entries: TokenEntry[] = [];
+    const subjects: SubjectMapping[] = [];
     if (config.api.tokensFile) {
       let text: string;
       try {
@@ -139,11 +188,20 @@ export class Authenticator {
       } catch (e) {
         throw invalidArgument('MEMPALACE_TOKENS_FILE', 'readable', `cannot read the tokens file ${config.api.tokensFile}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
       }
-      entries.push(...parseTokenFile(config.api.tokensFile, text));
+      const parsed = parseTokenFileEntries(config.api.tokensFile, text);
+      entries.push(...parsed.tokens);
+      subjects.push(...parsed.subjects);
+    }
+    const issuer = config.api.oauth?.issuer;
+    for (const m of subjects) {
+      // A mapping names its issuer, so it cannot start matching tokens of an issuer configured later.
+      if (issuer === undefined || !m.identity.startsWith(`${OAUTH_IDENTITY_PREFIX}${issuer}#`)) {
+        throw invalidArgument('oauth_subject', 'oauth_issuer', `${config.api.tokensFile}: oauth_subject '${m.identity.slice(OAUTH_IDENTITY_PREFIX.length)}' does not name the configured issuer (MEMPALACE_OAUTH_ISSUER=${issuer ?? 'unset'})`);
+      }
     }
     if (config.api.tokens) entries.push(...parseTokenEnv(config.api.tokens));
     if (config.mcp.httpToken) entries.push(entry('MEMPALACE_MCP_HTTP_TOKEN', { token: config.mcp.httpToken }, OPEN_IDENTITY, ['admin']));
-    return Authenticator.fromEntries(entries, verifier);
+    return Authenticator.fromEntries(entries, verifier, subjects);
   }
 
   /** For tests and embedders: tokens given directly. */
@@ -151,14 +209,14 @@ export class Authenticator {
     return Authenticator.fromEntries([...tokens].map(([token, c]) => entry('tokens', { token }, c.identity, c.scopes, c.roots)), verifier);
   }
 
-  private static fromEntries(entries: TokenEntry[], verifier?: TokenVerifier): Authenticator {
+  private static fromEntries(entries: TokenEntry[], verifier?: TokenVerifier, subjects: SubjectMapping[] = []): Authenticator {
     const seen = new Set<string>();
     for (const e of entries) {
       const hex = e.hash.toString('hex');
       if (seen.has(hex)) throw invalidArgument('tokens', 'unique', `a token is configured twice (agents: ${entries.filter((x) => x.hash.equals(e.hash)).map((x) => x.caller.identity).join(', ')})`);
       seen.add(hex);
     }
-    return new Authenticator(entries, verifier);
+    return new Authenticator(entries, verifier, subjects);
   }
 
   /** No token configured (and no verifier): every request acts as the local admin. */
@@ -171,11 +229,25 @@ export class Authenticator {
     const known = this.resolve(authorization);
     if (known || !this.verifier) return known;
     const match = typeof authorization === 'string' ? BEARER.exec(authorization) : null;
-    return match ? this.verifier(match[1]!) : null;
+    return match ? this.mapped(await this.verifier.verify(match[1]!)) : null;
   }
 
-  /** The principal behind `Authorization: Bearer <token>`, or null (missing, malformed or unknown). */
+  /** The principal behind `Authorization: Bearer <token>` without I/O: a static token or one the verifier knows already. */
   resolve(authorization: string | undefined): Principal | null {
+    const known = this.resolveStatic(authorization);
+    if (known || !this.verifier) return known;
+    const match = typeof authorization === 'string' ? BEARER.exec(authorization) : null;
+    return match ? this.mapped(this.verifier.known(match[1]!) ?? null) : null;
+  }
+
+  /** An OAuth principal as the token file maps its subject, if it does. */
+  private mapped(principal: Principal | null): Principal | null {
+    const m = principal ? this.subjects.get(principal.caller.identity) : undefined;
+    if (!principal || !m) return principal;
+    return { caller: { identity: m.agent, scopes: principal.caller.scopes, ...(m.roots ? { roots: m.roots } : {}) }, key: principal.key };
+  }
+
+  private resolveStatic(authorization: string | undefined): Principal | null {
     if (this.open) return { caller: { identity: OPEN_IDENTITY, scopes: [...SCOPES] }, key: 'open' };
     const match = typeof authorization === 'string' ? BEARER.exec(authorization) : null;
     if (!match) return null;
@@ -193,13 +265,19 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
 const principals = new WeakMap<Request, Principal | null>();
 
-/** Resolve every request's principal up front (a verifier may need I/O), for `principalOf`. */
+/**
+ * Resolve every request's principal up front (a verifier may need I/O), for `principalOf`. A
+ * verifier that cannot answer (its issuer is down) refuses the request with its retryable error.
+ */
 export function authenticate(auth: Authenticator): RequestHandler {
-  return (req, _res, next) => {
+  return (req, res, next) => {
     auth.resolveAsync(req.headers.authorization).then((p) => {
       principals.set(req, p);
       next();
-    }, next);
+    }, (e: unknown) => {
+      if (e instanceof PalaceError) refuse(req, res, e);
+      else next(e);
+    });
   };
 }
 
@@ -232,7 +310,7 @@ export function assertOwnIdentity(caller: Caller, body: unknown): void {
   for (const field of IDENTITY_FIELDS) {
     const value = (body as Record<string, unknown>)[field];
     if (value === undefined || value === null) continue;
-    if (typeof value === 'string' && value.trim().toLowerCase() === caller.identity.toLowerCase()) continue;
+    if (typeof value === 'string' && sameAgent(value, caller.identity)) continue;
     throw new PalaceError('permission_denied', `${field} must be this token's identity '${caller.identity}' (an admin token may write for others)`, {
       field, rule: 'token_identity',
     });

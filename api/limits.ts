@@ -14,6 +14,8 @@ import { sendPalaceError } from './errors.js';
 export const MCP_BODY_LIMIT_BYTES = MAX_MESSAGE_BYTES;
 /** REST bodies carry no artifacts; the largest is a search or job request. Matches the event body cap. */
 export const REST_BODY_LIMIT_BYTES = 256 * 1024;
+/** Git push webhooks: GitHub caps a delivery at 25 MB, so a large legitimate push must fit. */
+export const WEBHOOK_BODY_LIMIT_BYTES = 25 * 1024 * 1024;
 
 export interface RateLimitOptions {
   /** Tokens added per second. */
@@ -56,7 +58,7 @@ export class TokenBuckets {
  * A refusal before any route ran: on `/mcp` a JSON-RPC error body (MCP clients read only those),
  * elsewhere the API's structured error; the same status and headers on both.
  */
-function refuse(req: Request, res: Response, e: PalaceError): void {
+export function refuse(req: Request, res: Response, e: PalaceError): void {
   sendPalaceError(res, e, req.path === '/mcp' ? errorReply(null, -32000, e.message) : undefined);
 }
 

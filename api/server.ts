@@ -61,7 +61,7 @@ export interface ServeOptions extends ApiOptions {
 export async function startApiServer(runtime: Runtime, opts: ServeOptions): Promise<Listening & { mcp: PalaceMcp }> {
   const log = opts.log ?? runtime.log;
   const oauth = opts.oauth ?? oauthFromConfig(runtime.config, log);
-  const auth = opts.auth ?? Authenticator.fromConfig(runtime.config, oauth?.verify);
+  const auth = opts.auth ?? Authenticator.fromConfig(runtime.config, oauth);
   assertBindAllowed(opts.host, auth, runtime.config);
   const mcp = opts.mcp ?? new PalaceMcp(runtime, {
     ...(opts.readOnly ? { readOnly: true } : {}),

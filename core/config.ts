@@ -179,6 +179,12 @@ export interface OAuthSettings {
   identityClaim: string;
   /** The issuer's JWKS; by default from its discovery metadata. */
   jwksUrl: string | undefined;
+  /** Deadline of one discovery or JWKS fetch (MEMPALACE_OAUTH_TIMEOUT_S). */
+  timeoutMs: number;
+  /** Hosts (`host[:port]`) a discovered `jwks_uri` may name besides the issuer's own origin. */
+  jwksHosts: string[];
+  /** Accept access tokens typed `JWT` (or untyped) besides RFC 9068's `at+jwt`. */
+  allowJwtTyp: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -255,6 +261,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         resource: read.get('MEMPALACE_OAUTH_RESOURCE', url, undefined),
         identityClaim: read.raw('MEMPALACE_OAUTH_IDENTITY_CLAIM') ?? 'sub',
         jwksUrl: read.get('MEMPALACE_OAUTH_JWKS_URL', url, undefined),
+        timeoutMs: read.get('MEMPALACE_OAUTH_TIMEOUT_S', positiveNumber, 5) * 1000,
+        jwksHosts: read.list('MEMPALACE_OAUTH_JWKS_HOSTS').map((h) => h.toLowerCase()),
+        allowJwtTyp: isTruthy(env.MEMPALACE_OAUTH_ALLOW_JWT_TYP),
       },
     },
     hooks: {

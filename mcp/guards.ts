@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { grants, toolScope } from '../core/scopes.js';
 import type { Caller } from '../core/caller.js';
+import { sameAgent } from '../core/agent-identity.js';
 import type { Logger } from '../core/log.js';
 import type { ToolDef } from './types.js';
 
@@ -228,7 +229,7 @@ export function identityRefusal(tool: ToolDef, args: Record<string, unknown>, ca
   for (const field of tool.agentFields ?? []) {
     const value = valueAt(args, field);
     if (value === undefined || value === null) continue;
-    if (typeof value === 'string' && value.trim().toLowerCase() === caller.identity.toLowerCase()) continue;
+    if (typeof value === 'string' && sameAgent(value, caller.identity)) continue;
     return `${field} must be this token's identity '${caller.identity}' (an admin token may write for others)`;
   }
   return undefined;

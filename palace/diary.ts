@@ -9,18 +9,19 @@ import { chunkRowId, diaryEntryId, ID_RECIPE } from '../core/ids.js';
 import { splitContent } from '../core/chunking.js';
 import { codePointLength } from '../core/text.js';
 import { validateContent, validateName } from '../core/validate.js';
+import { agentDiaryWing, validateAgentName } from '../core/agent-identity.js';
 import type { DrawerContext } from './context.js';
 import { CHUNK_SIZE, nowOf } from './context.js';
 
 export interface DiaryWriteInput { agent_name: unknown; entry?: unknown; content?: unknown; topic?: unknown; wing?: unknown }
 
 export async function diaryWrite(ctx: DrawerContext, input: DiaryWriteInput) {
-  const agent = validateName('agent_name', input.agent_name).toLowerCase();
+  const agent = validateAgentName('agent_name', input.agent_name);
   const rawEntry = input.entry === undefined || input.entry === null ? input.content : input.entry;
   if (rawEntry === undefined || rawEntry === null) throw invalidArgument('entry', 'required', "Missing required parameter 'entry'");
   const entry = validateContent(rawEntry, 'entry');
   const topic = input.topic === undefined || input.topic === null || input.topic === '' ? 'general' : validateName('topic', input.topic);
-  const wing = input.wing === undefined || input.wing === null || input.wing === '' ? `wing_${agent.replace(/ /g, '_')}` : validateName('wing', input.wing);
+  const wing = input.wing === undefined || input.wing === null || input.wing === '' ? agentDiaryWing(agent) : validateName('wing', input.wing);
   const at = nowOf(ctx);
   const filedAt = filedAtNow(at);
   const entryId = diaryEntryId(wing, at, entry);
@@ -45,7 +46,7 @@ export async function diaryWrite(ctx: DrawerContext, input: DiaryWriteInput) {
 }
 
 export async function diaryRead(ctx: DrawerContext, input: { agent_name: unknown; last_n?: unknown; wing?: unknown }) {
-  const agent = validateName('agent_name', input.agent_name).toLowerCase();
+  const agent = validateAgentName('agent_name', input.agent_name);
   const wing = input.wing === undefined || input.wing === null || input.wing === '' ? undefined : validateName('wing', input.wing);
   const lastN = typeof input.last_n === 'number' && Number.isFinite(input.last_n) ? Math.min(100, Math.max(1, Math.trunc(input.last_n))) : 10;
   const filter = { wing, room: 'diary', meta: { agent } };
