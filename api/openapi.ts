@@ -141,7 +141,7 @@ const SCHEMAS: Record<string, Schema> = {
     type: 'object', description: 'logstream.md §8.9; the same payload as mempalace_mesh_peers.',
     required: ['self', 'peers', 'unnamed_origins', 'origin_profiles', 'sync_interval_s', 'estate_source'],
     properties: {
-      self: { type: 'object', required: ['replica_id', 'name', 'version_vector', 'profile'], properties: { replica_id: str(), name: str(), version_vector: counts, profile: { type: 'object' } } },
+      self: { type: 'object', required: ['replica_id', 'name', 'public_key', 'version_vector', 'profile'], properties: { replica_id: str(), name: str(), public_key: str(), version_vector: counts, profile: { type: 'object' } } },
       peers: { type: 'array', items: { type: 'object', required: ['name', 'url'], properties: { name: str(), url: str() } } },
       unnamed_origins: { type: 'array', items: str() },
       origin_profiles: { type: 'object' },
@@ -295,11 +295,11 @@ export const OPENAPI_DOCUMENT = {
       },
     },
     '/sync/peers': { get: { summary: 'The mesh estate (logstream.md §8.9).', tags: ['logstream'], 'x-scope': 'read', responses: { 200: json(ref('MeshEstate'), 'Estate.'), ...AUTH_ERRORS } } },
-    '/sync/version_vector': { get: { summary: 'Replication (logstream.md §7.3): this replica\'s id, version vector { origin: highest origin_seq }, profile and known profiles.', tags: ['logstream'], 'x-scope': 'read', responses: { 200: json({ type: 'object', required: ['replica_id', 'version_vector', 'profile', 'profiles'], properties: { replica_id: str(), version_vector: { type: 'object', additionalProperties: int() }, profile: { type: 'object' }, profiles: { type: 'object' } } }, 'Version vector.'), ...AUTH_ERRORS } } },
+    '/sync/version_vector': { get: { summary: 'Replication (logstream.md §7.3): this replica\'s id, version vector { origin: highest origin_seq }, profile and known profiles.', tags: ['logstream'], 'x-scope': 'replicate', responses: { 200: json({ type: 'object', required: ['replica_id', 'public_key', 'version_vector', 'profile', 'profiles'], properties: { replica_id: str(), public_key: str(), version_vector: { type: 'object', additionalProperties: int() }, profile: { type: 'object' }, profiles: { type: 'object' } } }, 'Version vector.'), ...AUTH_ERRORS } } },
     '/sync/ops': {
       get: {
         summary: 'Replication (logstream.md §7.3): full events authored by `origin` with origin_seq > `after`, ascending origin_seq.',
-        tags: ['logstream'], 'x-scope': 'read',
+        tags: ['logstream'], 'x-scope': 'replicate',
         parameters: [{ ...q('origin', str()), required: true }, q('after', int(), 'Default 0.'), q('limit', int(), 'Default and maximum 500.')],
         responses: { 200: json({ type: 'object', required: ['origin', 'events', 'count'], properties: { origin: str(), events: { type: 'array', items: { type: 'object' } }, count: int() } }, 'One page of ops.'), 400: err('Bad parameter.'), ...AUTH_ERRORS },
       },
@@ -307,7 +307,7 @@ export const OPENAPI_DOCUMENT = {
     '/sync/artifact': {
       get: {
         summary: 'Replication (logstream.md §7.3): one artifact with its content.',
-        tags: ['logstream'], 'x-scope': 'read',
+        tags: ['logstream'], 'x-scope': 'replicate',
         parameters: [{ ...q('id', str()), required: true }],
         responses: { 200: json({ type: 'object', required: ['artifact'], properties: { artifact: { type: 'object', required: ['id', 'kind', 'sha256', 'size_bytes', 'content', 'created_by', 'created_at'] } } }, 'The artifact.'), 400: err('Empty id.'), 404: err('Unknown artifact.'), ...AUTH_ERRORS },
       },

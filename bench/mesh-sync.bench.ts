@@ -8,7 +8,7 @@
  * Run: `source deploy/local/env.sh && npx tsx bench/mesh-sync.bench.ts [--events N] [--runs R] [--write]`
  * (defaults 5 000 events, 3 runs; `--write` replaces the "Logstream mesh" section of bench/README.md).
  */
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -70,12 +70,13 @@ async function measure(from: Kind, to: Kind): Promise<{ pull: number; idleMs: nu
       await fill(source.logstream, EVENTS);
       const transport = new InProcessTransport(new Map([['source', source.logstream]]));
       const peer = { name: 'source', url: 'mem://source' };
+      const trust = new Map([[await source.logstream.replicaId(), createPublicKey(await source.logstream.signingKey())]]);
       let started = performance.now();
-      const report = await pullFromPeer(target.logstream, transport, peer);
+      const report = await pullFromPeer(target.logstream, transport, peer, { trust });
       if (report.pulled_events !== EVENTS) throw new Error(`pulled ${report.pulled_events} of ${EVENTS}`);
       pulls.push(ratePerSecond(EVENTS, started));
       started = performance.now();
-      await pullFromPeer(target.logstream, transport, peer);
+      await pullFromPeer(target.logstream, transport, peer, { trust });
       idles.push(performance.now() - started);
     } finally {
       await Promise.all([source.drop(), target.drop()]);

@@ -1,18 +1,26 @@
 /**
  * The one table of scopes: what an HTTP caller's token must hold for every MCP tool and every
  * HTTP route (DECISIONS "Identity in the team deployment"). Scopes imply the ones below them:
- * `admin` ⊇ `write` ⊇ `read`; `open` routes need no token at all.
+ * `admin` ⊇ `write` ⊇ `read` ⊇ `replicate`; `open` routes need no token at all. `replicate`
+ * alone lets a mesh peer pull the log (`/sync/version_vector`, `/sync/ops`, `/sync/artifact`)
+ * and nothing else: no tool, no drawer, not `/mcp` (issue 24).
  *
  * Stdio MCP and the CLI run as the local user and are not scoped. A tool or route missing from
  * this table is refused (and the scope-table test fails), so nothing is reachable by default.
  */
-export const SCOPES = ['read', 'write', 'admin'] as const;
+export const SCOPES = ['replicate', 'read', 'write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 /** `open`: no token; `signed`: no token, the request carries its own signature (webhooks), and it writes. */
 export type RouteScope = Scope | 'open' | 'signed';
 
-export const IMPLIED_SCOPES: Record<Scope, readonly Scope[]> = { read: ['read'], write: ['write', 'read'], admin: ['admin', 'write', 'read'] };
+export const IMPLIED_SCOPES: Record<Scope, readonly Scope[]> = {
+  replicate: ['replicate'],
+  read: ['read', 'replicate'],
+  write: ['write', 'read', 'replicate'],
+  admin: ['admin', 'write', 'read', 'replicate'],
+};
 
+const REPLICATE: Scope = 'replicate';
 const READ: Scope = 'read';
 const WRITE: Scope = 'write';
 const ADMIN: Scope = 'admin';
@@ -85,9 +93,9 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /v1/jobs/:id/events': READ,
   'GET /logstream/stream': READ,
   'GET /sync/peers': READ,
-  'GET /sync/version_vector': READ,
-  'GET /sync/ops': READ,
-  'GET /sync/artifact': READ,
+  'GET /sync/version_vector': REPLICATE,
+  'GET /sync/ops': REPLICATE,
+  'GET /sync/artifact': REPLICATE,
   'GET /v1/dashboard/stream': READ,
   'GET /v1/sources': READ,
   'POST /v1/sources': WRITE,

@@ -13,6 +13,7 @@
 import os from 'node:os';
 import type { Locks } from '../stores/ports/locks.js';
 import type { Logstream, MeshState } from '../stores/ports/logstream.js';
+import { publicKeyText } from './logstream-signature.js';
 
 /** The lease of the sync loop: one process per palace runs it (§8.6, §11.8). */
 export const SYNC_LEASE_KEY = 'logstream:sync';
@@ -59,7 +60,8 @@ export interface NodeProfile {
 export type EstatePeer = PeerEntry & Record<string, unknown>;
 
 export interface MeshEstate {
-  self: { replica_id: string; name: string; version_vector: Record<string, number>; profile: NodeProfile };
+  /** `public_key`: what peers put in their peers file to accept this replica's records. */
+  self: { replica_id: string; name: string; public_key: string; version_vector: Record<string, number>; profile: NodeProfile };
   peers: EstatePeer[];
   unnamed_origins: string[];
   origin_profiles: Record<string, NodeProfile>;
@@ -118,11 +120,11 @@ function lagEvents(remote: unknown, local: Record<string, number>, self: string)
 }
 
 /** `GET /sync/version_vector` (§7.3): the vector plus this node's profile and the known profiles. */
-export async function versionVectorPayload(logstream: Logstream, options: MeshOptions): Promise<{ replica_id: string; version_vector: Record<string, number>; profile: NodeProfile; profiles: Record<string, NodeProfile> }> {
+export async function versionVectorPayload(logstream: Logstream, options: MeshOptions): Promise<{ replica_id: string; public_key: string; version_vector: Record<string, number>; profile: NodeProfile; profiles: Record<string, NodeProfile> }> {
   const replicaId = await logstream.replicaId();
   const versionVector = await logstream.versionVector();
   const profile = await selfProfile(options, versionVector[replicaId] ?? 0);
-  return { replica_id: replicaId, version_vector: versionVector, profile, profiles: knownProfiles(await publishedState(logstream), replicaId, profile) };
+  return { replica_id: replicaId, public_key: publicKeyText(await logstream.signingKey()), version_vector: versionVector, profile, profiles: knownProfiles(await publishedState(logstream), replicaId, profile) };
 }
 
 export async function meshEstate(logstream: Logstream, options: MeshOptions): Promise<MeshEstate> {
@@ -153,7 +155,7 @@ export async function meshEstate(logstream: Logstream, options: MeshOptions): Pr
   // Best-effort like the profile: an unavailable lock store reports no live writer.
   const lease = options.locks ? await options.locks.holder(SYNC_LEASE_KEY).catch(() => null) : null;
   return {
-    self: { replica_id: replicaId, name: options.replicaName, version_vector: versionVector, profile },
+    self: { replica_id: replicaId, name: options.replicaName, public_key: publicKeyText(await logstream.signingKey()), version_vector: versionVector, profile },
     peers,
     unnamed_origins: Object.keys(versionVector).filter((origin) => origin !== replicaId && !peerReplicas.has(origin)).sort(),
     origin_profiles: knownProfiles(state, replicaId, profile),

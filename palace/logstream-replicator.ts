@@ -14,10 +14,15 @@
 import type { Locks } from '../stores/ports/locks.js';
 import type { Logstream, MeshState } from '../stores/ports/logstream.js';
 import { SYNC_LEASE_KEY, selfProfile, syncHolderId, type MeshOptions, type NodeProfile } from './logstream-estate.js';
-import { peerLabel, pullFromPeer, type PullReport, type SyncPeer, type SyncTransport } from './logstream-sync.js';
+import { peerLabel, pullFromPeer, type OriginKeys, type PullReport, type SyncPeer, type SyncTransport } from './logstream-sync.js';
+import { parsePublicKey } from './logstream-signature.js';
 import type { Logger } from '../core/log.js';
 
 export const MAX_BACKOFF_MS = 300_000;
+/** How far ahead of this clock a peer's profile may be dated; later ones are ignored (issue 24, M4). */
+export const PROFILE_SKEW_MS = 60_000;
+/** Refusals kept per peer record, newest round only. */
+export const REFUSALS_REPORTED = 20;
 
 export interface ReplicatorOptions {
   /** Getters, because `mempalace_reconnect` may swap the stores under a running server. */
@@ -25,6 +30,8 @@ export interface ReplicatorOptions {
   locks: () => Locks;
   /** The peers file, read every round; a throw (a malformed file) means no peers this round. */
   peers: () => Promise<SyncPeer[]>;
+  /** Public keys of accepted origins by replica id (the peers file), read every round like the peers. */
+  originKeys: () => Promise<Record<string, string>>;
   transport: SyncTransport;
   intervalMs: number;
   /** For the self profile merged into the known profiles. */
@@ -38,13 +45,19 @@ export function backoffMs(intervalMs: number, failures: number): number {
   return Math.min(MAX_BACKOFF_MS, intervalMs * 2 ** Math.min(Math.max(failures - 1, 0), 4));
 }
 
-/** §8.8: an incoming profile replaces the held one only when strictly newer by `advertised_at`. */
-export function mergeProfiles(known: Record<string, Record<string, unknown>>, incoming: unknown, self: string): void {
+/**
+ * §8.8: an incoming profile replaces the held one only when strictly newer by `advertised_at`.
+ * A profile dated beyond this clock plus PROFILE_SKEW_MS (or not a UTC instant) is ignored, so
+ * a peer cannot pin a profile for ever by dating it 9999.
+ */
+export function mergeProfiles(known: Record<string, Record<string, unknown>>, incoming: unknown, self: string, nowMs = Date.now()): void {
   if (typeof incoming !== 'object' || incoming === null) return;
   for (const [replica, profile] of Object.entries(incoming)) {
     if (replica === self || typeof profile !== 'object' || profile === null || Array.isArray(profile)) continue;
     const at = (profile as { advertised_at?: unknown }).advertised_at;
-    if (typeof at !== 'string') continue;
+    if (typeof at !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(at)) continue;
+    const atMs = Date.parse(at);
+    if (!Number.isFinite(atMs) || atMs > nowMs + PROFILE_SKEW_MS) continue;
     const held = known[replica]?.advertised_at;
     if (typeof held !== 'string' || at > held) known[replica] = profile as Record<string, unknown>;
   }
@@ -89,12 +102,13 @@ export class MeshReplicator {
     return this.lease !== null;
   }
 
-  /** The configured peers, or null when the file cannot be read (then no peer is attempted). */
-  private async readPeers(): Promise<SyncPeer[] | null> {
+  /** The configured peers and origin keys, or null when the file cannot be read (then no peer is attempted). */
+  private async readPeers(): Promise<{ peers: SyncPeer[]; trust: OriginKeys } | null> {
     try {
       const peers = await this.options.peers();
+      const trust = new Map(Object.entries(await this.options.originKeys()).map(([replica, key]) => [replica, parsePublicKey(key, `public_key of ${replica}`)]));
       this.lastPeersError = null;
-      return peers;
+      return { peers, trust };
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       // Logged once per transition, retried every round (§8.6).
@@ -109,7 +123,8 @@ export class MeshReplicator {
     if (!(await this.holdLease())) return [];
     const logstream = this.options.logstream();
     const self = await logstream.replicaId();
-    const peers = await this.readPeers();
+    const configured = await this.readPeers();
+    const peers = configured?.peers ?? null;
     const state = await logstream.readMeshState();
     // Records of peers no longer in the file are dropped; an unreadable file keeps them all.
     const records: MeshState['peers'] = peers ? Object.fromEntries(peers.flatMap((p) => (state.peers[p.name] ? [[p.name, state.peers[p.name]!]] : []))) : { ...state.peers };
@@ -122,7 +137,7 @@ export class MeshReplicator {
       const retryAt = typeof held.retry_at === 'string' ? Date.parse(held.retry_at) : Number.NaN;
       if (Number.isFinite(retryAt) && Date.now() < retryAt && held.url === peerLabel(peer.url)) continue;
       try {
-        const report = await pullFromPeer(logstream, this.options.transport, peer, this.options.log);
+        const report = await pullFromPeer(logstream, this.options.transport, peer, { trust: configured!.trust, log: this.options.log });
         reports.push(report);
         mergeProfiles(profiles, report.remote_profiles, self);
         if (report.remote_profile && report.peer_replica) mergeProfiles(profiles, { [report.peer_replica]: report.remote_profile }, self);
@@ -130,6 +145,7 @@ export class MeshReplicator {
           url: report.peer_url, replica_id: report.peer_replica, reachable: true, last_error: null, last_error_at: held.last_error_at ?? null,
           last_success_at: stamp(Date.now()), last_pulled_events: report.pulled_events, last_pulled_artifacts: report.pulled_artifacts,
           remote_version_vector: report.remote_version_vector, profile: report.remote_profile ?? held.profile ?? null, consecutive_failures: 0, retry_at: null,
+          refusals: report.refusals.slice(0, REFUSALS_REPORTED), capped_origins: report.capped_origins,
         };
       } catch (e) {
         const failures = (typeof held.consecutive_failures === 'number' ? held.consecutive_failures : 0) + 1;
@@ -138,7 +154,7 @@ export class MeshReplicator {
           url: peerLabel(peer.url), replica_id: held.replica_id ?? null, reachable: false,
           last_error: message.includes(peerLabel(peer.url)) ? message : `${peerLabel(peer.url)}: ${message}`, last_error_at: stamp(Date.now()),
           last_success_at: held.last_success_at ?? null, last_pulled_events: held.last_pulled_events ?? 0, last_pulled_artifacts: held.last_pulled_artifacts ?? 0,
-          remote_version_vector: held.remote_version_vector ?? null, profile: held.profile ?? null,
+          remote_version_vector: held.remote_version_vector ?? null, profile: held.profile ?? null, refusals: held.refusals ?? [], capped_origins: held.capped_origins ?? [],
           consecutive_failures: failures, retry_at: stamp(Date.now() + backoffMs(this.options.intervalMs, failures)),
         };
       }

@@ -14,7 +14,7 @@ import { openRedisLogstream } from './redis/redis-logstream.js';
 import { openSqliteDrawerIndex } from './embedded/sqlite-drawer-index.js';
 import { embeddedIndexMaintenance } from './embedded/derived-index-repair.js';
 import { sqliteIntegrityCheck } from './embedded/integrity.js';
-import { readPeersFile } from './embedded/logstream-peers.js';
+import { readOriginKeys, readPeersFile } from './embedded/logstream-peers.js';
 import { openSqliteGraphStore } from './embedded/sqlite-graph-store.js';
 import { SqliteJobStore } from './embedded/sqlite-job-store.js';
 import { openSqliteLocks } from './embedded/sqlite-locks.js';
@@ -52,6 +52,7 @@ export async function openStores<Spec = unknown, Progress = unknown>(config: Con
     integrityCheck: () => sqliteIntegrityCheck(dir),
     peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
     syncPeers: async () => readPeersFile(config.sync.peersFile),
+    originKeys: async () => readOriginKeys(config.sync.peersFile),
     async close() {
       await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close()]);
     },
@@ -82,6 +83,7 @@ async function openClusterStores<Spec, Progress>(config: Config): Promise<Palace
       drawers, graph, logstream, locks, jobs,
       peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
       syncPeers: async () => readPeersFile(config.sync.peersFile),
+      originKeys: async () => readOriginKeys(config.sync.peersFile),
       async close() {
         await Promise.allSettled(opened.map((s) => s.close()));
       },

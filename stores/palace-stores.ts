@@ -15,6 +15,9 @@ export interface PeerConfig {
   name: string;
   url: string;
   token?: string;
+  /** The peer's replica id and Ed25519 public key (`ed25519:…`), when the file pins them. */
+  replica_id?: string;
+  public_key?: string;
 }
 
 /** `Spec` and `Progress`: the types of the job records (palace/jobs.ts names them for the runtime). */
@@ -33,5 +36,7 @@ export interface PalaceStores<Spec = unknown, Progress = unknown> {
   peers(): Promise<{ name: string; url: string }[]>;
   /** Configured mesh peers with their tokens, for the sync transport only. */
   syncPeers(): Promise<PeerConfig[]>;
+  /** Public keys (`ed25519:…`) of the origins whose records this replica accepts, by replica id, from the peers file. */
+  originKeys(): Promise<Record<string, string>>;
   close(): Promise<void>;
 }

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.js';
-import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, MeshState, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../ports/logstream.js';
+import { MAX_SEQ, type ArtifactDraft, type ArtifactRecord, type EventDraft, type EventQuery, type Logstream, type MeshState, type RemoteArtifact, type RemoteEvent, type ReplicatedEvent, type StoredArtifact, type StoredEvent } from '../ports/logstream.js';
 import { newStampedId } from '../logstream-ids.js';
 import { parseMetadata } from '../logstream-metadata.js';
 import { waitForMatches } from '../logstream-wait.js';
@@ -16,6 +16,7 @@ import { observe, renderHlc, tick, utcSecond, type HlcState } from './logstream-
 import { ChangeNotifier, DATA_VERSION_POLL_MS } from './logstream-notify.js';
 import { writeWithBusyRetry } from './logstream-busy.js';
 import { loadOrMintReplicaId } from './logstream-replica.js';
+import { loadOrMintReplicaKey } from './logstream-replica-key.js';
 
 export const LOGSTREAM_FILE = 'logstream.sqlite3';
 const STORE = 'sqlite';
@@ -69,6 +70,10 @@ const ADDED_COLUMNS: [table: string, column: string, type: string][] = [
   ['events', 'origin_seq', 'INTEGER'],
   ['events', 'hlc', 'TEXT'],
   ['artifacts', 'origin_replica', 'TEXT'],
+  // The origin's signature and chain link of a replicated record (issue 24, M1); null for own ones.
+  ['events', 'sig', 'TEXT'],
+  ['events', 'prev_origin_seq', 'INTEGER'],
+  ['artifacts', 'sig', 'TEXT'],
 ];
 
 const INDEXES = `
@@ -169,6 +174,7 @@ export class SqliteLogstream implements Logstream {
   private constructor(
     readonly file: string,
     private readonly replica: string,
+    private readonly signingKeyPem: string,
     options: SqliteLogstreamOptions,
   ) {
     this.db = new Database(file);
@@ -183,7 +189,7 @@ export class SqliteLogstream implements Logstream {
     try {
       fs.mkdirSync(palaceDir, { recursive: true, mode: 0o700 });
       const replica = loadOrMintReplicaId(palaceDir);
-      const logstream = new SqliteLogstream(path.join(palaceDir, LOGSTREAM_FILE), replica, options);
+      const logstream = new SqliteLogstream(path.join(palaceDir, LOGSTREAM_FILE), replica, loadOrMintReplicaKey(palaceDir), options);
       await logstream.migrate();
       return logstream;
     } catch (e) {
@@ -285,6 +291,7 @@ export class SqliteLogstream implements Logstream {
     // §10.7: after a restore, own origin_seq values (= rowid) stay above what peers already hold.
     const floor = this.ownSeqFloor();
     const rowid = floor > 0 && floor >= this.maxRowid() ? floor + 1 : null;
+    if ((rowid ?? this.maxRowid() + 1) > MAX_SEQ) throw new PalaceError('internal', `the next seq would pass ${MAX_SEQ}; refusing to mint an inexact number`, { rule: 'safe_integer' });
     const seq = Number(insert.run({ ...columns, id, created_at, origin_replica: this.replica, hlc, rowid }).lastInsertRowid);
     this.stmt('UPDATE events SET origin_seq = rowid WHERE rowid = ?').run(seq);
     const link = this.stmt('INSERT INTO event_artifacts (event_id, artifact_id) VALUES (?, ?)');
@@ -312,6 +319,10 @@ export class SqliteLogstream implements Logstream {
 
   async replicaId(): Promise<string> {
     return this.replica;
+  }
+
+  async signingKey(): Promise<string> {
+    return this.signingKeyPem;
   }
 
   async append(draft: EventDraft): Promise<StoredEvent> {
@@ -429,8 +440,12 @@ export class SqliteLogstream implements Logstream {
     });
   }
 
-  async opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<StoredEvent[]> {
-    return this.guard(() => this.withArtifacts(this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE origin_replica = ? AND origin_seq > ? ORDER BY origin_seq LIMIT ?`).all(origin, afterOriginSeq, limit) as EventRow[]));
+  async opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<ReplicatedEvent[]> {
+    return this.guard(() => {
+      const rows = this.stmt(`SELECT ${EVENT_COLUMNS}, sig, prev_origin_seq FROM events WHERE origin_replica = ? AND origin_seq > ? ORDER BY origin_seq LIMIT ?`).all(origin, afterOriginSeq, limit) as (EventRow & { sig: string | null; prev_origin_seq: number | null })[];
+      const events = this.withArtifacts(rows);
+      return events.map((e, i) => ({ ...e, sig: rows[i]!.sig, prev_origin_seq: rows[i]!.prev_origin_seq }));
+    });
   }
 
   async originTop(origin: string, atMost: number): Promise<number> {
@@ -441,24 +456,29 @@ export class SqliteLogstream implements Logstream {
     return this.guard(() => this.stmt('SELECT 1 FROM artifacts WHERE id = ?').get(id) !== undefined);
   }
 
+  async artifactSignature(id: string): Promise<string | null> {
+    return this.guard(() => (this.stmt('SELECT sig FROM artifacts WHERE id = ?').get(id) as { sig: string | null } | undefined)?.sig ?? null);
+  }
+
   async applyRemoteArtifact(a: RemoteArtifact): Promise<boolean> {
     return this.write(() => {
       if (this.stmt('SELECT 1 FROM artifacts WHERE id = ?').get(a.id)) return false;
-      this.stmt(`INSERT INTO artifacts (id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica)
-        VALUES (@id, @kind, @sha256, @size_bytes, @content, @created_by, @created_at, @metadata_json, @origin_replica)`).run(a);
+      this.stmt(`INSERT INTO artifacts (id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica, sig)
+        VALUES (@id, @kind, @sha256, @size_bytes, @content, @created_by, @created_at, @metadata_json, @origin_replica, @sig)`).run({ ...a, sig: a.sig ?? null });
       return true;
     });
   }
 
   async reserveOwnSeqAbove(originSeq: number): Promise<boolean> {
     return writeWithBusyRetry(STORE, () => this.db.transaction(() => {
+      if (!Number.isSafeInteger(originSeq) || originSeq >= MAX_SEQ) throw new PalaceError('invalid_argument', `origin_seq ${originSeq} leaves no exact seq above it`, { field: 'origin_seq', rule: 'safe_integer' });
       if (originSeq <= this.ownSeqFloor()) return false;
       this.stmt("INSERT INTO mesh_state (key, value_json) VALUES ('own_seq_floor', ?) ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json").run(JSON.stringify(originSeq));
       return true;
     }).immediate());
   }
 
-  async applyRemoteEvent(e: RemoteEvent, options: { reclaimOwn?: boolean } = {}): Promise<'applied' | 'own_origin' | 'duplicate'> {
+  async applyRemoteEvent(e: RemoteEvent, options: { reclaimOwn?: boolean } = {}): Promise<'applied' | 'own_origin' | 'duplicate' | 'gap'> {
     if (e.origin_replica === this.replica && !options.reclaimOwn) return 'own_origin';
     return this.write(() => {
       if (this.stmt('SELECT 1 FROM events WHERE id = ?').get(e.id)) return 'duplicate';
@@ -469,9 +489,15 @@ export class SqliteLogstream implements Logstream {
           throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
         }
       }
+      if (e.prev_origin_seq !== undefined) {
+        const below = (this.stmt('SELECT coalesce(max(origin_seq), 0) AS top FROM events WHERE origin_replica = ? AND origin_seq < ?').get(e.origin_replica, e.origin_seq) as { top: number }).top;
+        const above = this.stmt('SELECT 1 FROM events WHERE origin_replica = ? AND origin_seq > ? LIMIT 1').get(e.origin_replica, e.origin_seq);
+        if (below !== e.prev_origin_seq || (above && !options.reclaimOwn)) return 'gap';
+      }
+      if (this.maxRowid() >= MAX_SEQ) throw new PalaceError('internal', `the next seq would pass ${MAX_SEQ}; refusing to mint an inexact number`, { rule: 'safe_integer' });
       const { artifact_ids: _ids, ...columns } = e;
-      this.stmt(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc)
-        VALUES (@id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @origin_seq, @hlc)`).run(columns);
+      this.stmt(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc, sig, prev_origin_seq)
+        VALUES (@id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @origin_seq, @hlc, @sig, @prev_origin_seq)`).run({ ...columns, sig: e.sig ?? null, prev_origin_seq: e.prev_origin_seq ?? null });
       const link = this.stmt('INSERT INTO event_artifacts (event_id, artifact_id) VALUES (?, ?)');
       for (const artifactId of e.artifact_ids) link.run(e.id, artifactId);
       this.clock = observe(this.clock, e.hlc, Date.now());

@@ -104,6 +104,8 @@ export interface Logstream {
   readonly storeName: string;
   /** This palace's replica id (§8.1), minted once and never rotated. */
   replicaId(): Promise<string>;
+  /** This replica's Ed25519 signing key as PKCS#8 PEM, minted with the replica id and kept beside it. */
+  signingKey(): Promise<string>;
 
   /**
    * Append one event: assigns `id`, `seq`, `created_at`, `hlc`, `origin_replica` (self) and
@@ -144,11 +146,17 @@ export interface Logstream {
    */
   scanArtifacts(cursor: string | undefined, limit: number): Promise<{ items: StoredArtifact[]; next?: string }>;
   // Replication (§7.3, §8.3–§8.4, §10.6, §11.8).
-  /** Events authored by `origin` with `origin_seq > afterOriginSeq`, ascending `origin_seq`, at most `limit`. */
-  opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<StoredEvent[]>;
+  /**
+   * Events authored by `origin` with `origin_seq > afterOriginSeq`, ascending `origin_seq`, at
+   * most `limit`, each with the origin's signature and chain link as received (null for own
+   * events and for events stored before signing existed).
+   */
+  opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<ReplicatedEvent[]>;
   /** The highest `origin_seq` held for `origin` that is at most `atMost` (0 when none). */
   originTop(origin: string, atMost: number): Promise<number>;
   hasArtifact(id: string): Promise<boolean>;
+  /** The origin's signature stored with a peer's artifact (null for own artifacts and unsigned ones). */
+  artifactSignature(id: string): Promise<string | null>;
   /** Store a peer's artifact verbatim (id, created_at, origin_replica kept); false, writing nothing, when the id is held. */
   applyRemoteArtifact(artifact: RemoteArtifact): Promise<boolean>;
   /**
@@ -156,13 +164,19 @@ export interface Logstream {
    * `own_origin` (our own op echoed back, unless `reclaimOwn`) and `duplicate` (same `id`, or same
    * `(origin_replica, origin_seq)`) write nothing. A cited artifact not held refuses the write
    * with a `not_found` PalaceError, rule `known_artifact`, `details.artifact_id`.
+   *
+   * With `prev_origin_seq` set (a signed sync event), the write is also atomic with the chain
+   * check: the highest `origin_seq` held for the origin below the event's must equal it, and,
+   * unless `reclaimOwn`, none may be held above it; otherwise `gap` is returned and nothing is
+   * written. So the version vector stays a contiguous watermark per origin.
    */
-  applyRemoteEvent(event: RemoteEvent, options?: { reclaimOwn?: boolean }): Promise<'applied' | 'own_origin' | 'duplicate'>;
+  applyRemoteEvent(event: RemoteEvent, options?: { reclaimOwn?: boolean }): Promise<'applied' | 'own_origin' | 'duplicate' | 'gap'>;
   /**
    * §10.7 (restores): a peer holds this replica's own events up to `originSeq`, more than the
    * store does. From now on local appends get `origin_seq` (= `seq`) above it, so no number a
    * peer already holds is minted twice; returns whether the counter moved. Own events pulled
-   * back then go through `applyRemoteEvent` with `reclaimOwn`.
+   * back then go through `applyRemoteEvent` with `reclaimOwn`. A number that would put the next
+   * seq past 2^53 − 1 is refused (`invalid_argument`, rule `safe_integer`): seqs stay exact.
    */
   reserveOwnSeqAbove(originSeq: number): Promise<boolean>;
   /** The mesh state the sync loop last published, shared by every process of the palace. */
@@ -171,11 +185,20 @@ export interface Logstream {
   close(): Promise<void>;
 }
 
-/** An event as a peer serves it, checked by palace/logstream-sync; its `metadata` already canonical text. */
-export type RemoteEvent = Omit<StoredEvent, 'seq' | 'metadata'> & { metadata_json: string };
+/** A stored event with what a relay serves onward: the origin's signature and chain link. */
+export type ReplicatedEvent = StoredEvent & { sig: string | null; prev_origin_seq: number | null };
+
+/**
+ * An event as a peer serves it, checked by palace/logstream-sync; its `metadata` already
+ * canonical text. Sync events carry the origin's signature and chain link (imports do not).
+ */
+export type RemoteEvent = Omit<StoredEvent, 'seq' | 'metadata'> & { metadata_json: string; sig?: string; prev_origin_seq?: number };
 
 /** An artifact as a peer serves it, its hash verified and `size_bytes` recomputed locally. */
-export type RemoteArtifact = Omit<StoredArtifact, 'metadata'> & { metadata_json: string };
+export type RemoteArtifact = Omit<StoredArtifact, 'metadata'> & { metadata_json: string; sig?: string };
+
+/** The highest seq either adapter mints or accepts: every number stays exact in a JS number. */
+export const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 
 /**
  * Peer state records (§8.7) by peer name and known node profiles (§8.8) by replica id, as JSON

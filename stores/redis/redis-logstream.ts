@@ -9,16 +9,16 @@
  * query predicate), merge-cursor.ts (reading index streams in order), durability.ts (what an
  * acknowledged write means, durable mode) and server-checks.ts (what the server must provide).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { PalaceError } from '../../core/errors.js';
-import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, Logstream, MeshState, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../ports/logstream.js';
+import { MAX_SEQ, type ArtifactDraft, type ArtifactRecord, type EventDraft, type EventQuery, type Logstream, type MeshState, type RemoteArtifact, type RemoteEvent, type ReplicatedEvent, type StoredArtifact, type StoredEvent } from '../ports/logstream.js';
 import { newStampedId } from '../logstream-ids.js';
 import { waitForMatches } from '../logstream-wait.js';
 import { REDIS_STORE, RedisConnections, guardRedis, redisFailure, type RedisConnectionOptions } from './connection.js';
 import { DurabilityPolicy, writeFailure, type DurabilityOptions } from './durability.js';
 import { eventMatches } from './event-predicate.js';
 import { FunctionLibrary } from './functions.js';
-import { appendedEvent, artifactArgs, artifactRecord, entryJson, entryToEvent, hashToArtifact, remoteArtifactArgs, type StreamEntry } from './logstream-codec.js';
+import { appendedEvent, artifactArgs, artifactRecord, entryJson, entryToEvent, entryToReplicatedEvent, hashToArtifact, remoteArtifactArgs, type StreamEntry } from './logstream-codec.js';
 import { LOGSTREAM_LIBRARY, LS_APPEND, LS_PUT_ARTIFACT, LS_SUBMIT_PATCH } from './logstream-functions.js';
 import { LOGSTREAM_SYNC_LIBRARY, LS_APPLY_ARTIFACT, LS_APPLY_REMOTE, LS_RESERVE_SEQ } from './logstream-sync-functions.js';
 import { LogTailer } from './logstream-tailer.js';
@@ -52,6 +52,7 @@ export class RedisLogstream implements Logstream {
   private constructor(
     options: RedisLogstreamOptions,
     private readonly replica: string,
+    private readonly signingKeyPem: string,
     connections: RedisConnections,
   ) {
     this.connections = connections;
@@ -77,7 +78,17 @@ export class RedisLogstream implements Logstream {
       if (!replica || !REPLICA_RE.test(replica)) {
         throw new PalaceError('internal', `${replicaKey} holds no valid replica id (expected rep_ + 32 or 12 lowercase hex); refusing to mint a second replica id — restore or delete it explicitly`, { store: REDIS_STORE, details: { key: replicaKey } });
       }
-      const store = new RedisLogstream(options, replica, connections);
+      // The signing key lives beside the replica id (issue 24, M1): every API process of the
+      // deployment is the same replica and signs with the same key; minted once, SET NX.
+      const keyKey = `${connections.prefix}ls:replica_key`;
+      const signingKey = await guardRedis(async () => {
+        await conn.set(keyKey, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), 'NX');
+        return conn.get(keyKey);
+      });
+      if (!signingKey || !signingKey.includes('BEGIN PRIVATE KEY')) {
+        throw new PalaceError('internal', `${keyKey} holds no PKCS#8 private key; refusing to mint a second signing key — restore or delete it explicitly`, { store: REDIS_STORE, details: { key: keyKey } });
+      }
+      const store = new RedisLogstream(options, replica, signingKey, connections);
       await store.durability.confirm(true);
       return store;
     } catch (e) {
@@ -100,6 +111,10 @@ export class RedisLogstream implements Logstream {
 
   async replicaId(): Promise<string> {
     return this.replica;
+  }
+
+  async signingKey(): Promise<string> {
+    return this.signingKeyPem;
   }
 
   private indexKeysOf(draft: EventDraft): Set<string> {
@@ -285,12 +300,12 @@ export class RedisLogstream implements Logstream {
     });
   }
 
-  async opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<StoredEvent[]> {
+  async opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<ReplicatedEvent[]> {
     return guardRedis(async () => {
       const conn = this.connections.command();
       const seqs = await conn.zrangebyscore(this.key('ops', origin), `(${afterOriginSeq}`, '+inf', 'LIMIT', 0, limit);
       const entries = await pipelined<StreamEntry[]>(conn, seqs.map((s) => ['xrange', this.key('log'), `${s}-0`, `${s}-0`]));
-      return entries.flatMap(([entry]) => (entry ? [entryToEvent(entry[0], entry[1])] : []));
+      return entries.flatMap(([entry]) => (entry ? [entryToReplicatedEvent(entry[0], entry[1])] : []));
     });
   }
 
@@ -303,6 +318,10 @@ export class RedisLogstream implements Logstream {
 
   async hasArtifact(id: string): Promise<boolean> {
     return guardRedis(async () => (await this.connections.command().exists(this.key('art', id))) === 1);
+  }
+
+  async artifactSignature(id: string): Promise<string | null> {
+    return guardRedis(async () => (await this.connections.command().hget(this.key('art', id), 'sig')) || null);
   }
 
   async applyRemoteArtifact(a: RemoteArtifact): Promise<boolean> {
@@ -319,16 +338,20 @@ export class RedisLogstream implements Logstream {
   }
 
   async reserveOwnSeqAbove(originSeq: number): Promise<boolean> {
-    return guardRedis(async () => Number(await syncLibrary.call(this.connections.command(), LS_RESERVE_SEQ, [this.key('seq')], [String(originSeq)])) === 1);
+    if (!Number.isSafeInteger(originSeq) || originSeq >= MAX_SEQ) throw new PalaceError('invalid_argument', `origin_seq ${originSeq} leaves no exact seq above it`, { field: 'origin_seq', rule: 'safe_integer' });
+    const reply = await guardRedis(async () => Number(await syncLibrary.call(this.connections.command(), LS_RESERVE_SEQ, [this.key('seq')], [String(originSeq)])));
+    if (reply === -1) throw new PalaceError('invalid_argument', `origin_seq ${originSeq} leaves no exact seq above it`, { field: 'origin_seq', rule: 'safe_integer' });
+    return reply === 1;
   }
 
-  async applyRemoteEvent(e: RemoteEvent, options: { reclaimOwn?: boolean } = {}): Promise<'applied' | 'own_origin' | 'duplicate'> {
+  async applyRemoteEvent(e: RemoteEvent, options: { reclaimOwn?: boolean } = {}): Promise<'applied' | 'own_origin' | 'duplicate' | 'gap'> {
     if (e.origin_replica === this.replica && !options.reclaimOwn) return 'own_origin';
     const indexKeys = this.indexKeysOf(e);
     const artifactKeys = e.artifact_ids.map((id) => this.key('art', id));
     const keys = [this.key('seq'), this.key('log'), this.bucketKey(e.id), this.key('vv'), this.key('ops', e.origin_replica), this.key('hlc'), ...indexKeys, ...artifactKeys];
-    const args = [e.id, e.origin_replica, String(indexKeys.size), String(artifactKeys.length), String(e.origin_seq), e.hlc, e.created_at, entryJson(e.id, e)];
-    let reply: [1, number] | [0, 'duplicate'] | [0, 'unknown_artifact', number];
+    const args = [e.id, e.origin_replica, String(indexKeys.size), String(artifactKeys.length), String(e.origin_seq), e.hlc, e.created_at, entryJson(e.id, e),
+      e.sig ?? '', e.prev_origin_seq === undefined ? '' : String(e.prev_origin_seq), options.reclaimOwn ? '1' : '0'];
+    let reply: [1, number] | [0, 'duplicate' | 'gap' | 'unsafe_seq'] | [0, 'unknown_artifact', number];
     try {
       await this.durability.confirm();
       reply = (await syncLibrary.call(this.connections.command(), LS_APPLY_REMOTE, keys, args)) as typeof reply;
@@ -336,8 +359,9 @@ export class RedisLogstream implements Logstream {
       throw writeFailure(err, e.id);
     }
     if (reply[0] === 0) {
-      if (reply[1] === 'duplicate') return 'duplicate';
-      const artifactId = e.artifact_ids[reply[2] - 1]!;
+      if (reply[1] === 'duplicate' || reply[1] === 'gap') return reply[1];
+      if (reply[1] === 'unsafe_seq') throw new PalaceError('internal', `the next seq would pass ${MAX_SEQ}; refusing to mint an inexact number`, { store: REDIS_STORE, rule: 'safe_integer' });
+      const artifactId = e.artifact_ids[(reply as [0, 'unknown_artifact', number])[2] - 1]!;
       throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
     }
     await this.durability.afterWrite(e.id);

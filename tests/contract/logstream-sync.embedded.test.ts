@@ -5,9 +5,12 @@ import { openSqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 import { describeLogstreamSyncContract } from './logstream-sync.contract.js';
 
-describeLogstreamSyncContract('embedded (SQLite)', async (replicaId) => {
+describeLogstreamSyncContract('embedded (SQLite)', async (identity) => {
   const dir = makeTempDir('mp-logstream-sync-');
-  if (replicaId) fs.writeFileSync(path.join(dir, 'replica.json'), JSON.stringify({ replica_id: replicaId, minted_at_note: 'RFC 004 step 0' }));
+  if (identity) {
+    fs.writeFileSync(path.join(dir, 'replica.json'), JSON.stringify({ replica_id: identity.replicaId, minted_at_note: 'RFC 004 step 0' }));
+    fs.writeFileSync(path.join(dir, 'replica.key'), identity.signingKey, { mode: 0o600 });
+  }
   const logstream = await openSqliteLogstream(dir);
   const locks = await openSqliteLocks(dir);
   return {

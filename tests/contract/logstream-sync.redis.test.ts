@@ -6,11 +6,12 @@ import { openRedisLogstream } from '../../stores/redis/redis-logstream.js';
 import { describeLogstreamSyncContract } from './logstream-sync.contract.js';
 
 // No skip when Redis is down: opening fails with store_unavailable and every test fails.
-describeLogstreamSyncContract('cluster (Redis)', async (replicaId) => {
+describeLogstreamSyncContract('cluster (Redis)', async (identity) => {
   const options = { url: loadConfig().redis.url, palaceName: `contract-sync-${randomBytes(6).toString('hex')}` };
-  if (replicaId) {
+  if (identity) {
     const admin = new RedisConnections(options);
-    await admin.command().set(`${admin.prefix}ls:replica`, replicaId);
+    await admin.command().set(`${admin.prefix}ls:replica`, identity.replicaId);
+    await admin.command().set(`${admin.prefix}ls:replica_key`, identity.signingKey);
     await admin.close();
   }
   const logstream = await openRedisLogstream(options);

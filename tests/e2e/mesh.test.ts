@@ -55,7 +55,7 @@ class Served {
         ...process.env,
         MEMPALACE_PALACE: this.spec.palaceDir,
         MEMPALACE_SYNC_INTERVAL: '0.3',
-        MEMPALACE_API_TOKENS: `${ADMIN_TOKEN}=ops:admin,${PEER_TOKEN}=peer:read`,
+        MEMPALACE_API_TOKENS: `${ADMIN_TOKEN}=ops:admin,${PEER_TOKEN}=peer:replicate`,
         MEMPALACE_REPLICA_NAME: this.spec.name,
         MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json'),
         ...this.spec.env,
@@ -116,9 +116,11 @@ class Served {
   }
 }
 
-function writePeers(server: Served, peer: Served): void {
+/** The peers file of `server`: `peer` with its token, replica id and public key (issue 24: keys come only from here). */
+async function writePeers(server: Served, peer: Served): Promise<void> {
+  const { self } = (await peer.tool('mempalace_mesh_peers')) as { self: { replica_id: string; public_key: string } };
   fs.mkdirSync(server.spec.palaceDir, { recursive: true });
-  fs.writeFileSync(path.join(server.spec.palaceDir, 'peers.json'), JSON.stringify({ peers: [{ name: peer.spec.name, url: peer.url, token: PEER_TOKEN }] }));
+  fs.writeFileSync(path.join(server.spec.palaceDir, 'peers.json'), JSON.stringify({ peers: [{ name: peer.spec.name, url: peer.url, token: PEER_TOKEN, replica_id: self.replica_id, public_key: self.public_key }] }));
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
@@ -166,8 +168,8 @@ afterAll(async () => {
 async function meshScenario(x: Served, y: Served, offline: () => Promise<Logstream>): Promise<void> {
   await x.start();
   await y.start();
-  writePeers(x, y);
-  writePeers(y, x);
+  await writePeers(x, y);
+  await writePeers(y, x);
 
   const expected: string[] = [];
   for (const s of [x, y]) for (let i = 0; i < 3; i++) expected.push((await s.append({ body: `${s.spec.name} ${i}` })).id);
@@ -186,8 +188,11 @@ async function meshScenario(x: Served, y: Served, offline: () => Promise<Logstre
   });
   expect(peerOfX).toMatchObject({ name: y.spec.name, url: y.url, replica_id: yId, last_error: null });
   expect(JSON.stringify(await x.estate())).not.toContain(PEER_TOKEN);
-  const viaHttp = await fetch(`${x.url}/sync/peers`, { headers: { authorization: `Bearer ${PEER_TOKEN}` } });
+  const viaHttp = await fetch(`${x.url}/sync/peers`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   expect(viaHttp.status).toBe(200);
+  // The peers' replicate token pulls the log and reads nothing else, the estate included.
+  expect((await fetch(`${x.url}/sync/peers`, { headers: { authorization: `Bearer ${PEER_TOKEN}` } })).status).toBe(403);
+  expect(peerOfX.refusals).toEqual([]);
   expect(((await viaHttp.json()) as { self: { replica_id: string } }).self.replica_id).toBe(xId);
   expect((await fetch(`${x.url}/sync/version_vector`)).status).toBe(401);
 

@@ -2,8 +2,9 @@
  * The scope table (core/scopes.ts) is the whole truth: every tool and every route has a row and
  * nothing else does; mempalace_reconnect needs admin; an admin reconnect drains the requests in
  * flight, so concurrent writes of other tokens all succeed (and a long event_wait returns); a
- * read-only server refuses every REST write with 403 `read_only`. The read-scope refusal of
- * every mutating tool and route is tests/e2e/api-readonly.test.ts.
+ * read-only server refuses every REST write with 403 `read_only`; a `replicate` token pulls the
+ * log and nothing else (issue 24). The read-scope refusal of every mutating tool and route is
+ * tests/e2e/api-readonly.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Api } from '../../api/app.js';
 import { createApp } from '../../api/app.js';
-import { Authenticator, parseTokenFile } from '../../api/auth.js';
+import { Authenticator, parseTokenEnv, parseTokenFile } from '../../api/auth.js';
 import type { Listening } from '../../api/server.js';
 import { listen } from '../../api/server.js';
 import type { Runtime } from '../../palace/runtime.js';
@@ -59,10 +60,51 @@ describe('the scope table', () => {
   it('reads token roots from the token file, canonical, and names a bad entry', () => {
     const dir = fs.realpathSync(tempDir('roots'));
     const [e] = parseTokenFile('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['write'], roots: [path.join(dir, '.', 'x', '..')] }] }));
-    expect(e!.caller).toEqual({ identity: 'a', scopes: ['read', 'write'], roots: [dir] });
+    expect(e!.caller).toEqual({ identity: 'a', scopes: ['replicate', 'read', 'write'], roots: [dir] });
     for (const roots of [[], ['relative/dir'], 'not-a-list', [42]]) {
       expect(() => parseTokenFile('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['read'], roots }] }))).toThrow(expect.objectContaining({ field: 'roots', rule: 'absolute_paths' }));
     }
+  });
+});
+
+describe('the replicate scope', () => {
+  let h: ApiHarness;
+  beforeAll(async () => {
+    h = await startApi({ auth: Authenticator.fromTokens([...API_TOKENS, ['tok-peer', { identity: 'peer', scopes: ['replicate'] }]]) });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('is accepted by the token file and MEMPALACE_API_TOKENS, and implied by read', () => {
+    expect(parseTokenFile('tokens.yaml', 'tokens:\n  - { token: p, agent: peer, scopes: [replicate] }\n')[0]!.caller.scopes).toEqual(['replicate']);
+    expect(parseTokenEnv('p=peer:replicate,r=reader:read').map((e) => e.caller.scopes)).toEqual([['replicate'], ['replicate', 'read']]);
+    expect(() => parseTokenEnv('p=peer:replicator')).toThrow(expect.objectContaining({ field: 'scopes', rule: 'enum' }));
+  });
+
+  it('lets a peer pull the log, and nothing else: every other route, /mcp and every tool are refused', async () => {
+    const alice = await h.mcpClient('tok-alice');
+    await alice.callTool({ name: 'mempalace_event_append', arguments: { type: 'status.update', stream: 'project/x', room: 'status', from_agent: 'alice', body: 'hello' } });
+    const vector = await h.call('/sync/version_vector', { token: 'tok-peer' });
+    expect(vector.status).toBe(200);
+    const { replica_id: origin } = (await vector.json()) as { replica_id: string };
+    const opsPage = await h.call(`/sync/ops?origin=${origin}`, { token: 'tok-peer' });
+    expect(opsPage.status).toBe(200);
+    expect(((await opsPage.json()) as { events: { body: string; sig: string }[] }).events).toMatchObject([{ body: 'hello', sig: expect.stringMatching(/^[A-Za-z0-9_-]{86}$/) }]);
+    expect((await h.call('/sync/artifact?id=art_none', { token: 'tok-peer' })).status).toBe(404);
+    // Existing read tokens of peers keep working.
+    expect((await h.call('/sync/version_vector', { token: 'tok-reader' })).status).toBe(200);
+
+    const others = Object.entries(ROUTE_SCOPES).filter(([, scope]) => scope !== 'replicate' && scope !== 'open' && scope !== 'signed');
+    for (const [key] of others) {
+      const [method, route] = key.split(' ') as [string, string];
+      const res = await h.call(route.replace(':id', 'x').replace(':queue', 'notifications'), { token: 'tok-peer', method, ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }) });
+      expect(res.status, key).toBe(403);
+    }
+    // /mcp refuses the session outright, or (where it admits any valid token) every tool refuses the call.
+    const peerClient = await h.mcpClient('tok-peer').catch((e: unknown) => e as Error);
+    if (peerClient instanceof Error) expect(peerClient.message).toMatch(/403|scope/);
+    else for (const name of Object.keys(TOOL_SCOPES)) expect(JSON.stringify((await peerClient.callTool({ name, arguments: {} })).structuredContent), name).toMatch(/scope/);
   });
 });
 
@@ -87,7 +129,7 @@ describe('read-only server', () => {
       'POST /v1/dead-letters/:queue/:id/retry': {},
       'POST /v1/hooks/git': { ref: 'refs/heads/main' },
     };
-    const writes = Object.entries(ROUTE_SCOPES).filter(([k, s]) => s !== 'read' && s !== 'open' && k !== 'POST /mcp').map(([k]) => k);
+    const writes = Object.entries(ROUTE_SCOPES).filter(([k, s]) => s !== 'read' && s !== 'replicate' && s !== 'open' && k !== 'POST /mcp').map(([k]) => k);
     expect(writes.sort()).toEqual(Object.keys(bodies).sort());
     for (const key of writes) {
       const [method, route] = key.split(' ') as [string, string];
