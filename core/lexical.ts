@@ -50,11 +50,14 @@ export function lexicalText(text: string): string {
 export const BM25_K1 = 1.5;
 export const BM25_B = 0.75;
 
-/** Raw BM25 of each document, and the summed IDF of every query token, over one pool. */
-function bm25Pool(query: string, documents: readonly string[]): { scores: number[]; queryIdf: number } {
+/**
+ * BM25 of each document against the query, with IDF relative to the given candidate pool
+ * (spec §8.5). Scores are raw (unnormalised).
+ */
+export function bm25Scores(query: string, documents: readonly string[]): number[] {
   const q = new Set(lexicalTokens(query));
   const n = documents.length;
-  const none = { scores: new Array<number>(n).fill(0), queryIdf: 0 };
+  const none = new Array<number>(n).fill(0);
   if (q.size === 0 || n === 0) return none;
   const docs = documents.map((d) => lexicalTokens(d));
   const total = docs.reduce((s, t) => s + t.length, 0);
@@ -71,33 +74,11 @@ function bm25Pool(query: string, documents: readonly string[]): { scores: number
     const d = df.get(t) ?? 0;
     return Math.log((n - d + 0.5) / (d + 0.5) + 1);
   };
-  const scores = tfs.map((tf, i) => {
+  return tfs.map((tf, i) => {
     const dl = docs[i]!.length;
     let score = 0;
     for (const [t, f] of tf) score += (idf(t) * f * (BM25_K1 + 1)) / (f + BM25_K1 * (1 - BM25_B + (BM25_B * dl) / avgdl));
     return score;
   });
-  let queryIdf = 0;
-  for (const t of q) queryIdf += idf(t);
-  return { scores, queryIdf };
 }
 
-/**
- * BM25 of each document against the query, with IDF relative to the given candidate pool
- * (spec §8.5). Scores are raw (unnormalised).
- */
-export function bm25Scores(query: string, documents: readonly string[]): number[] {
-  return bm25Pool(query, documents).scores;
-}
-
-/**
- * Raw BM25 scores and each one as the share of the query it matches: divided by the summed IDF of
- * the query's tokens over the same pool and capped at 1. A document holding every query token once
- * at average length scores about 1; one matching only a common token scores little, however weak
- * the rest of the pool is. (Dividing by the pool's best score instead gives the best match full
- * weight even when it shares a single common word with the query.)
- */
-export function bm25Coverage(query: string, documents: readonly string[]): { raw: number[]; coverage: number[] } {
-  const { scores, queryIdf } = bm25Pool(query, documents);
-  return { raw: scores, coverage: scores.map((s) => (queryIdf > 0 ? Math.min(1, s / queryIdf) : 0)) };
-}

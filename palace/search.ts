@@ -7,19 +7,18 @@ import path from 'node:path';
 import type { Drawer } from '../core/drawer.js';
 import { logicalDrawerId } from '../core/drawer.js';
 import { invalidArgument } from '../core/errors.js';
-import { bm25Coverage, lexicalTokens } from '../core/lexical.js';
+import { bm25Scores, lexicalTokens } from '../core/lexical.js';
 import { codePointLength } from '../core/text.js';
 import { dot } from '../core/vector.js';
 import { validateDateWindow, validateOptionalName, validateSourceFileFilter } from '../core/validate.js';
 import type { DrawerFilter } from '../stores/ports/drawer-index.js';
 import type { DrawerContext } from './context.js';
 import { sanitizeQuery } from './query-sanitizer.js';
+import { drawerKind, fusedScores } from './search-fusion.js';
 
 export const CANDIDATE_STRATEGIES = ['vector', 'union'] as const;
 export type CandidateStrategy = (typeof CANDIDATE_STRATEGIES)[number];
 
-export const VECTOR_WEIGHT = 0.6;
-export const BM25_WEIGHT = 0.4;
 /** Candidate pool per strategy, as a multiple of the results asked for (DECISIONS 13). */
 const POOL_FACTOR = 4;
 
@@ -193,13 +192,11 @@ export async function search(ctx: DrawerContext, input: SearchInput, opts: Searc
   }
 
   const pooled = [...candidates.values()];
-  // The lexical part is the share of the query a drawer matches, not its score relative to the
-  // pool's best: measured on CoSQA (bench/README.md), dividing by the best score let one shared
-  // common word outweigh the vector signal.
-  const bm25 = bm25Coverage(query, pooled.map((c) => c.drawer.content));
+  const bm25 = bm25Scores(query, pooled.map((c) => c.drawer.content));
+  const fused = fusedScores(query, pooled.map((c, i) => ({ similarity: 1 - c.distance, bm25: bm25[i]!, kind: drawerKind(c.drawer.meta) })));
   pooled.forEach((c, i) => {
-    c.bm25 = bm25.raw[i]!;
-    c.score = VECTOR_WEIGHT * Math.max(0, 1 - c.distance) + BM25_WEIGHT * bm25.coverage[i]!;
+    c.bm25 = bm25[i]!;
+    c.score = fused[i]!;
   });
   // Ties: the more recently filed drawer first, then the id, so both profiles agree exactly.
   pooled.sort((a, b) => b.score - a.score || (b.drawer.meta.filed_at ?? '').localeCompare(a.drawer.meta.filed_at ?? '') || (a.drawer.id < b.drawer.id ? -1 : a.drawer.id > b.drawer.id ? 1 : 0));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bm25Coverage, bm25Scores, lexicalTokens } from '../../core/lexical.js';
+import { bm25Scores, lexicalTokens } from '../../core/lexical.js';
 
 describe('lexicalTokens', () => {
   it('lowercases words and keeps identifiers whole plus their parts', () => {
@@ -32,27 +32,5 @@ describe('bm25Scores', () => {
   it('gives zeros for an empty query or pool', () => {
     expect(bm25Scores('', ['a b'])).toEqual([0]);
     expect(bm25Scores('x', [])).toEqual([]);
-  });
-});
-
-describe('bm25Coverage', () => {
-  it('divides raw BM25 by the summed IDF of the query tokens over the pool', () => {
-    // Query "alpha zeta": alpha has df=1 (idf ln 2), zeta is in no document (idf ln((2 + 0.5) / 0.5 + 1) = ln 6).
-    const docs = ['alpha', 'beta gamma'];
-    const { raw, coverage } = bm25Coverage('alpha zeta', docs);
-    expect(raw).toEqual(bm25Scores('alpha zeta', docs));
-    expect(coverage[0]).toBeCloseTo(raw[0]! / (Math.log(2) + Math.log(6)), 12);
-    expect(coverage[1]).toBe(0);
-  });
-  it('does not give a weak best match full weight, and caps repeated matches at 1', () => {
-    const docs = ['the cat sat', 'the dog sat', 'a mat', 'a rug'];
-    const weak = bm25Coverage('the parser', docs).coverage;
-    expect(Math.max(...weak)).toBeLessThan(0.5);
-    const strong = bm25Coverage('cat', ['cat cat cat cat cat cat', 'dog', 'rug', 'mat']).coverage;
-    expect(strong[0]).toBe(1);
-  });
-  it('gives zeros for an empty query or pool', () => {
-    expect(bm25Coverage('', ['a b']).coverage).toEqual([0]);
-    expect(bm25Coverage('x', []).coverage).toEqual([]);
   });
 });

@@ -1,0 +1,79 @@
+/**
+ * The ranking of a search's candidate pool: a convex combination of two per-query normalised
+ * scores, the drawer's cosine similarity to the query and its BM25 over the pool, each turned
+ * into a z-score over the pool (its distance from the pool's mean in standard deviations).
+ * z-scores put both signals on one scale whatever the query, so a fixed weight means the same
+ * thing for every query; raw mixes (cosine + BM25) and rank fusion (RRF) were measured to lose
+ * to the better single retriever (bench/README.md, "Ranking").
+ *
+ * The lexical weight depends on what a candidate holds and on the query's shape:
+ * - a bare identifier (`parseHttpUrl`, `event_wait`, `os.path.join`): words are the evidence;
+ * - a natural-language question over code: the encoder is strong there, words add little;
+ * - prose and conversation exchanges: names, numbers and rare words carry more than over code.
+ *
+ * Lexical evidence may lift a candidate only as far as its semantic standing allows: its lexical
+ * credit is capped at its similarity z-score plus LEXICAL_LIFT, so a drawer that merely repeats
+ * the query's words (a script that prints the query, a list of keywords) cannot outrank drawers
+ * that are semantically close.
+ */
+import path from 'node:path';
+import type { DrawerMeta } from '../core/drawer.js';
+
+export type DrawerKind = 'code' | 'prose' | 'conversation';
+export type QueryShape = 'identifier' | 'natural';
+
+/** Lexical weight per query shape and drawer kind (measured: bench/README.md, "Ranking"). */
+export const LEXICAL_WEIGHT: Readonly<Record<QueryShape, Readonly<Record<DrawerKind, number>>>> = {
+  identifier: { code: 0.5, prose: 0.5, conversation: 0.5 },
+  natural: { code: 0.1, prose: 0.2, conversation: 0.3 },
+};
+
+/** How far (in pool standard deviations) lexical credit may exceed a candidate's similarity z-score. */
+export const LEXICAL_LIFT = 2.5;
+
+const PROSE_EXTENSIONS = new Set(['.md', '.markdown', '.mdx', '.txt', '.rst', '.adoc', '.org', '.tex', '.html', '.htm']);
+
+/** What a drawer holds: an exchange of a conversation, prose (documents, notes), or code. */
+export function drawerKind(meta: DrawerMeta): DrawerKind {
+  if (meta.ingest_mode === 'convos') return 'conversation';
+  if (meta.ingest_mode === 'extract') return 'prose';
+  const source = typeof meta.source_file === 'string' ? meta.source_file : '';
+  if (source === '') return 'prose';
+  const ext = path.extname(source.replace(/^.*:(?=[^/])/, '')).toLowerCase();
+  return ext === '' || PROSE_EXTENSIONS.has(ext) ? 'prose' : 'code';
+}
+
+/**
+ * A query is an identifier when it is one run of word characters, dots and dashes with no
+ * space: the form of a symbol an agent copies from code or a log (`readFileSync`,
+ * `MEMPALACE_PALACE`, `np.linalg.norm`).
+ */
+export function queryShape(query: string): QueryShape {
+  return /^[\p{L}\p{N}_$][\p{L}\p{N}_$.:-]*$/u.test(query.trim()) ? 'identifier' : 'natural';
+}
+
+function zScores(values: readonly number[]): number[] {
+  const n = values.length;
+  if (n === 0) return [];
+  const mean = values.reduce((s, v) => s + v, 0) / n;
+  const sd = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / n);
+  return values.map((v) => (sd > 1e-12 ? (v - mean) / sd : 0));
+}
+
+export interface FusionInput {
+  similarity: number;
+  bm25: number;
+  kind: DrawerKind;
+}
+
+/** The fused score of every candidate of one pool, in input order; higher ranks first. */
+export function fusedScores(query: string, pool: readonly FusionInput[]): number[] {
+  const shape = queryShape(query);
+  const semantic = zScores(pool.map((c) => c.similarity));
+  const lexical = zScores(pool.map((c) => c.bm25));
+  return pool.map((c, i) => {
+    const w = LEXICAL_WEIGHT[shape][c.kind];
+    const credit = Math.min(lexical[i]!, Math.max(0, semantic[i]! + LEXICAL_LIFT));
+    return (1 - w) * semantic[i]! + w * credit;
+  });
+}

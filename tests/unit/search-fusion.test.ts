@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { drawerKind, fusedScores, LEXICAL_WEIGHT, queryShape, type FusionInput } from '../../palace/search-fusion.js';
+
+const meta = (source_file: string, extra: Record<string, string> = {}) => ({ wing: 'w', room: 'r', source_file, chunk_index: 0, added_by: 'a', filed_at: '2026-01-01T00:00:00.000000Z', ...extra });
+const rank = (query: string, pool: FusionInput[]) => fusedScores(query, pool).map((s, i) => ({ s, i })).sort((a, b) => b.s - a.s).map((x) => x.i);
+
+describe('queryShape', () => {
+  it('calls one run of word characters, dots and dashes an identifier', () => {
+    for (const q of ['parseHttpUrl', 'event_wait', 'np.linalg.norm', 'MEMPALACE_PALACE', ' readFileSync ']) expect(queryShape(q)).toBe('identifier');
+    for (const q of ['how are drawer ids made deterministic', 'event_wait timeout', 'open a file']) expect(queryShape(q)).toBe('natural');
+  });
+});
+
+describe('drawerKind', () => {
+  it('tells conversation exchanges, prose and code apart from the mode and the source file', () => {
+    expect(drawerKind(meta('/chats/a.jsonl', { ingest_mode: 'convos' }))).toBe('conversation');
+    expect(drawerKind(meta('/docs/a.pdf', { ingest_mode: 'extract' }))).toBe('prose');
+    expect(drawerKind(meta('/repo/README.md'))).toBe('prose');
+    expect(drawerKind(meta(''))).toBe('prose');
+    expect(drawerKind(meta('/repo/core/ids.ts'))).toBe('code');
+    expect(drawerKind(meta('https://host:8443/repo.git:src/main.py'))).toBe('code');
+  });
+});
+
+describe('fusedScores', () => {
+  it('keeps the vector order when no candidate matches a word of the query', () => {
+    const pool = [0.4, 0.7, 0.55].map((similarity) => ({ similarity, bm25: 0, kind: 'code' as const }));
+    expect(rank('open a file', pool)).toEqual([1, 2, 0]);
+  });
+
+  it('lets words decide between semantically close candidates', () => {
+    const pool: FusionInput[] = [
+      { similarity: 0.61, bm25: 0, kind: 'prose' },
+      { similarity: 0.6, bm25: 4, kind: 'prose' },
+      { similarity: 0.2, bm25: 0, kind: 'prose' },
+      { similarity: 0.25, bm25: 0, kind: 'prose' },
+    ];
+    expect(rank('when did Mira join the ledger team', pool)[0]).toBe(1);
+  });
+
+  it('never lets a candidate that only repeats the query words outrank a semantically strong one', () => {
+    // Drawer 0 holds every word of the query (a script printing it) at a below-average similarity;
+    // among 80 candidates its lexical z-score is extreme (about 8.9). Without the lift cap it would
+    // rank first (fused 1.89 against 1.50); capped, its words lift it only as far as its meaning allows.
+    const others = Array.from({ length: 78 }, (_, i) => ({ similarity: 0.3 + 0.1 * Math.sin(i * 1.7), bm25: 0, kind: 'conversation' as const }));
+    const pool: FusionInput[] = [{ similarity: 0.22, bm25: 30, kind: 'conversation' }, { similarity: 0.46, bm25: 0, kind: 'conversation' }, ...others];
+    const order = rank('how are drawer ids made deterministic', pool);
+    expect(order[0]).toBe(1);
+    expect(order.indexOf(0)).toBeGreaterThan(order.indexOf(1));
+  });
+
+  it('gives an identifier query its exact match over closer embeddings', () => {
+    const pool: FusionInput[] = [
+      { similarity: 0.45, bm25: 0, kind: 'code' },
+      { similarity: 0.42, bm25: 0.3, kind: 'code' },
+      { similarity: 0.36, bm25: 6, kind: 'code' },
+      { similarity: 0.3, bm25: 0, kind: 'code' },
+    ];
+    expect(rank('parseHttpUrl', pool)[0]).toBe(2);
+    // The same pool under a natural-language question keeps the closer embedding first.
+    expect(LEXICAL_WEIGHT.natural.code).toBeLessThan(LEXICAL_WEIGHT.identifier.code);
+    expect(rank('how is a url parsed', pool)[0]).toBe(0);
+  });
+
+  it('scores a one-candidate pool and an empty pool without dividing by zero', () => {
+    expect(fusedScores('x', [{ similarity: 0.5, bm25: 1, kind: 'code' }])).toEqual([0]);
+    expect(fusedScores('x', [])).toEqual([]);
+  });
+});
