@@ -20,8 +20,8 @@
  * - `MEMPALACE_MCP_HTTP_TOKEN` (logstream.md §7.1): one shared token; it acts as the admin
  *   identity `local`, like the original's single-user server where any name was accepted.
  *
- * Scopes imply the ones below them: `admin` ⊇ `write` ⊇ `read` (core/scopes.ts holds the table of
- * what each tool and route needs). With no token configured at all
+ * Scopes imply the ones below them: `admin` ⊇ `write` ⊇ `read` ⊇ `replicate` (core/scopes.ts holds
+ * the table of what each tool and route needs); `replicate` alone is a mesh peer's pull token. With no token configured at all
  * every request acts as `local` with admin scope — allowed only on a loopback bind unless
  * `MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN=1` (see `assertBindAllowed`).
  *

@@ -93,6 +93,7 @@ function meshReplicator(mcp: PalaceMcp, log: Logger): MeshReplicator {
     logstream: () => stores().logstream,
     locks: () => stores().locks,
     peers: () => stores().syncPeers(),
+    originKeys: () => stores().originKeys(),
     transport: syncTransport(config.sync.transport, config.sync.httpTimeoutS * 1000),
     intervalMs: config.sync.intervalS * 1000,
     mesh: {

@@ -29,7 +29,7 @@ import { loadConfig } from '../../core/config.js';
 import { quietLogger } from '../helpers/log.js';
 
 const RESOURCE = 'https://palace.test/mcp';
-const ALL_SCOPES = 'mempalace:read mempalace:write mempalace:admin';
+const ALL_SCOPES = 'mempalace:replicate mempalace:read mempalace:write mempalace:admin';
 /** A resource URL without a path (O5): compared exactly as configured, no trailing slash added. */
 const BARE_RESOURCE = 'https://palace.test';
 
