@@ -92,14 +92,14 @@ export async function checkJwksUrl(raw: string, policy: { issuer: string; jwksHo
   return { url, addresses };
 }
 
-/** GET `url` from the first of `addresses` and parse its JSON: within `timeoutMs`, no redirect, at most ISSUER_DOCUMENT_MAX_BYTES. */
+/** GET `url` from one of `addresses` and parse its JSON: within `timeoutMs`, no redirect, at most ISSUER_DOCUMENT_MAX_BYTES. */
 export function getJson(target: { url: URL; addresses: string[] }, timeoutMs: number): Promise<unknown> {
   const { url } = target;
-  const address = target.addresses[0]!;
-  const family = net.isIP(address);
+  const checked = target.addresses.map((address) => ({ address, family: net.isIP(address) }));
+  // Only the checked addresses are offered (all of them, so `localhost` works on either family).
   const lookup: LookupFunction = (_host, options, callback) => {
-    if (options.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
+    if (options.all) callback(null, checked);
+    else callback(null, checked[0]!.address, checked[0]!.family);
   };
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
