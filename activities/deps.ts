@@ -5,7 +5,8 @@ import type { PalaceStores } from '../stores/palace-stores.js';
 
 export interface ActivityDeps {
   config: Config;
-  stores: Pick<PalaceStores, 'drawers' | 'graph' | 'locks' | 'jobs'>;
+  /** `credentials`: the kept source credentials; stores without any (test stores) clone without one. */
+  stores: Pick<PalaceStores, 'drawers' | 'graph' | 'locks' | 'jobs'> & Partial<Pick<PalaceStores, 'credentials'>>;
   embedder: Embedder;
   /** Directory of this worker's git workspace (activities/git-workspace.ts). */
   workspace: string;

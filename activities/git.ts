@@ -11,6 +11,8 @@ import path from 'node:path';
 import { PalaceError } from '../core/errors.js';
 import type { Config } from '../core/config.js';
 import type { GitTarget } from '../palace/sources.js';
+import type { Askpass } from './git-askpass.js';
+import { askpassFor } from './git-askpass.js';
 
 export interface GitLimits {
   timeoutMs: number;
@@ -50,7 +52,7 @@ const MAX_STDOUT = 16 * 1024 * 1024;
 const MAX_STDERR = 64 * 1024;
 const SIZE_POLL_MS = 500;
 
-function gitEnv(target: GitTarget | undefined): NodeJS.ProcessEnv {
+function gitEnv(target: GitTarget | undefined, askpass: Askpass | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const name of PASSED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name];
   return {
@@ -60,11 +62,13 @@ function gitEnv(target: GitTarget | undefined): NodeJS.ProcessEnv {
     GIT_ALLOW_PROTOCOL: target?.transport ?? 'none',
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=30',
+    ...askpass?.env,
   };
 }
 
-function configArgs(target: GitTarget | undefined): string[] {
+function configArgs(target: GitTarget | undefined, askpass: Askpass | undefined): string[] {
   const settings = [
+    ...(askpass?.config ?? []),
     'protocol.allow=never', ...(target ? [`protocol.${target.transport}.allow=always`] : []),
     'http.followRedirects=false', 'core.hooksPath=/dev/null', 'core.fsmonitor=false', 'submodule.recurse=false',
   ];
@@ -91,11 +95,21 @@ function gitError(rule: string, message: string): PalaceError {
   return new PalaceError('invalid_argument', message, { field: 'source', rule });
 }
 
-/** Run one git command under the limits; stdout, trimmed. */
-export function runGit(cmd: GitCommand): Promise<string> {
+/** Run one git command under the limits; stdout, trimmed. A target's credential is offered through GIT_ASKPASS only. */
+export async function runGit(cmd: GitCommand): Promise<string> {
+  const credential = cmd.target?.transport === 'https' ? cmd.target.credential : undefined;
+  const askpass = credential ? await askpassFor(credential) : undefined;
+  try {
+    return await spawnGit(cmd, askpass);
+  } finally {
+    await askpass?.dispose();
+  }
+}
+
+function spawnGit(cmd: GitCommand, askpass: Askpass | undefined): Promise<string> {
   const name = cmd.args[0] ?? 'git';
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [...configArgs(cmd.target), ...cmd.args], { cwd: cmd.cwd, env: gitEnv(cmd.target), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('git', [...configArgs(cmd.target, askpass), ...cmd.args], { cwd: cmd.cwd, env: gitEnv(cmd.target, askpass), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     let refusal: PalaceError | undefined;

@@ -33,7 +33,7 @@ import type { BatchInput, BatchResult, ScanResult } from '../workflows/activity-
 import type { ActivityDeps } from './deps.js';
 import type { DrawerLabels, EntityRegistryLabels } from './labels.js';
 import type { GitWorkspace } from './git-workspace.js';
-import { resolveSource } from './source.js';
+import { resolveSource, withKeptCredential } from './source.js';
 import { readRootIdentity, recordedRootIdentity, sameRootIdentity } from './source-root.js';
 import { stopIfAborted } from './cancellation.js';
 import { checkFence } from './fence.js';
@@ -78,7 +78,7 @@ export async function scanSource(deps: MineDeps, input: { jobId: string; spec: M
   // A broken entity registry is refused here, before any drawer is written.
   deps.labels.current();
   const policy = sourcePolicy(deps.config, { carried: spec.sourceBounds });
-  const src = await resolveSource(spec.source, { policy, workspace: deps.git, allowFile: spec.mode === 'convos' });
+  const src = await resolveSource(spec.source, { policy, workspace: deps.git, credentials: deps.stores.credentials, allowFile: spec.mode === 'convos' });
   const warnings: string[] = [];
   const stat = await fs.stat(src.root);
   const dir = stat.isFile() ? path.dirname(src.root) : src.root;
@@ -211,7 +211,7 @@ export async function mineBatch(deps: MineDeps, input: BatchInput, signal?: Abor
   if (!input.scan.commit) throw new PalaceError('internal', `the scan of ${source.url} recorded no commit`);
   // This worker's checkout of the scanned commit (made on its first batch here, then reused); the
   // manifest's absolute paths are those of the worker that scanned.
-  const target = await resolveGitSource('source', source.url, sourcePolicy(deps.config, { carried: input.spec.sourceBounds }));
+  const target = await withKeptCredential(await resolveGitSource('source', source.url, sourcePolicy(deps.config, { carried: input.spec.sourceBounds })), deps.stores.credentials);
   return deps.git.withCheckout(target, input.scan.commit, (c) => mineBatchAt(deps, input, signal, c.dir));
 }
 

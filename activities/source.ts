@@ -7,8 +7,9 @@
  * recorded.
  */
 import type { SourceSpec } from '../palace/jobs.js';
-import type { SourcePolicy } from '../palace/sources.js';
+import type { GitTarget, SourcePolicy } from '../palace/sources.js';
 import { assertGitRef, resolveGitSource, resolveLocalSource } from '../palace/sources.js';
+import type { SourceCredentials } from '../stores/ports/source-credentials.js';
 import type { GitWorkspace } from './git-workspace.js';
 
 export interface ResolvedSource {
@@ -22,7 +23,16 @@ export interface ResolvedSource {
 export interface SourceOptions {
   policy: SourcePolicy;
   workspace: GitWorkspace;
+  /** The palace's kept credentials, offered to git for https sources that have one. */
+  credentials?: Pick<SourceCredentials, 'get'> | undefined;
   allowFile?: boolean;
+}
+
+/** The target with its kept credential, looked up by the URL without credential. */
+export async function withKeptCredential(target: GitTarget, credentials: Pick<SourceCredentials, 'get'> | undefined): Promise<GitTarget> {
+  if (target.transport !== 'https' || target.credential || !credentials) return target;
+  const credential = await credentials.get(target.url);
+  return credential ? { ...target, credential } : target;
 }
 
 export async function resolveSource(source: SourceSpec, opts: SourceOptions): Promise<ResolvedSource> {
@@ -31,7 +41,8 @@ export async function resolveSource(source: SourceSpec, opts: SourceOptions): Pr
     return { root, identity: root };
   }
   assertGitRef('ref', source.ref);
-  const target = await resolveGitSource('source', source.url, opts.policy);
+  const target = await withKeptCredential(await resolveGitSource('source', source.url, opts.policy), opts.credentials);
   const { dir, commit } = await opts.workspace.checkout(target, source.ref);
-  return { root: dir, identity: source.url, commit };
+  // An https URL written with a credential (a spec made before credentials were split off) is known without it.
+  return { root: dir, identity: target.transport === 'https' ? target.url : source.url, commit };
 }

@@ -3,6 +3,13 @@
  * time), and what it pushed. GitHub signs the raw body with HMAC-SHA256 (`X-Hub-Signature-256:
  * sha256=<hex>`); GitLab sends the shared token itself (`X-Gitlab-Token`). Only JSON payloads are
  * accepted (GitHub's "application/json" content type).
+ *
+ * Replays: each delivery is remembered for REPLAY_WINDOW_MS by its id (GitHub
+ * `X-GitHub-Delivery`, GitLab `X-Gitlab-Event-UUID`) and by the digest of its body — the id is
+ * not covered by GitHub's signature, so the same signed body under a new id is a replay too —
+ * and a GitHub push whose signed `repository.pushed_at` is older than that window is refused, so a
+ * captured delivery cannot be replayed after it is forgotten. GitLab signs nothing (its token is
+ * the secret itself), so it has no timestamp to check.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -31,6 +38,35 @@ function sameSecret(given: string, expected: string): boolean {
   const a = createHash('sha256').update(given, 'utf8').digest();
   const b = createHash('sha256').update(expected, 'utf8').digest();
   return timingSafeEqual(a, b);
+}
+
+/** How long a delivery is remembered, and how old a signed GitHub push may be. */
+export const REPLAY_WINDOW_MS = 24 * 3600 * 1000;
+
+const DELIVERY_HEADER: Record<Provider, string> = { github: 'X-GitHub-Delivery', gitlab: 'X-Gitlab-Event-UUID' };
+const DELIVERY_ID = /^[\w.:-]{1,128}$/;
+
+/** The header naming a provider's delivery id (the `field` of replay refusals). */
+export function deliveryHeader(provider: Provider): string {
+  return DELIVERY_HEADER[provider];
+}
+
+/** What a delivery is remembered by: its id, and the digest of the exact body. */
+export function deliveryKeys(provider: Provider, headers: IncomingHttpHeaders, rawBody: Buffer): string[] {
+  const name = DELIVERY_HEADER[provider];
+  const id = header(headers, name.toLowerCase())?.trim();
+  if (!id || !DELIVERY_ID.test(id)) throw invalidArgument(name, 'webhook_delivery_id', `the ${provider} delivery has no usable ${name} header (1-128 letters, digits, '.', ':', '_' or '-')`);
+  return [`${provider}:${id}`, `body:${createHash('sha256').update(rawBody).digest('hex')}`];
+}
+
+/** A signed GitHub push older than the replay window (by its `repository.pushed_at`, seconds) is refused. */
+export function assertFreshPush(provider: Provider, payload: unknown, nowMs: number): void {
+  if (provider !== 'github' || typeof payload !== 'object' || payload === null) return;
+  const repo = (payload as { repository?: { pushed_at?: unknown } }).repository;
+  const pushedAt = repo?.pushed_at;
+  if (typeof pushedAt === 'number' && Number.isFinite(pushedAt) && nowMs - pushedAt * 1000 > REPLAY_WINDOW_MS) {
+    throw invalidArgument('repository.pushed_at', 'webhook_stale', `the push is from ${new Date(pushedAt * 1000).toISOString()}, older than the ${REPLAY_WINDOW_MS / 3_600_000} h replay window`);
+  }
 }
 
 export function signatureValid(provider: Provider, headers: IncomingHttpHeaders, rawBody: Buffer, secret: string): boolean {

@@ -18,7 +18,7 @@ import type { PalaceStores } from '../stores/palace-stores.js';
 import { openStores } from '../stores/open.js';
 import { LocalJobEngine } from '../workflows/local/runner.js';
 import { checkNotifySettings, deliverJobEnd } from '../activities/notify.js';
-import { refreshRegisteredSource } from '../palace/registered-sources.js';
+import { migrateRegisteredSources, refreshRegisteredSource } from '../palace/registered-sources.js';
 import { InlineNotifications } from '../workflows/local/inline-notifications.js';
 import { RefreshDebouncer } from '../workflows/local/refresh-debouncer.js';
 
@@ -66,6 +66,12 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
     });
   }
   const stores: PalaceStores<JobSpec, JobProgress> = { ...opened, drawers: modelBoundDrawers(opened.drawers, embedder.identity) };
+  // Sources registered by older versions may hold a credential in their URL: it moves out now.
+  await migrateRegisteredSources({ store: stores.jobs, credentials: stores.credentials }).catch(async (e: unknown) => {
+    await opened.close();
+    if (!opts.embedder) await embedder.close();
+    throw e;
+  });
   // Cluster jobs run as Temporal workflows on `mempalace worker` processes (app/worker.ts builds
   // their activities); the client is loaded only then, so embedded commands never load the
   // Temporal SDK. Embedded jobs and their job-end deliveries run in this process.
@@ -83,7 +89,7 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
     jobs = new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs, mineWindow: config.mineParallelBatches, notify: (p) => notifications.publish(p) });
   }
   const queues = config.profile === 'cluster' ? await openQueues(config) : undefined;
-  const refresh = queues?.refresh ?? new RefreshDebouncer((sourceId) => refreshRegisteredSource({ store: stores.jobs, jobs }, sourceId), config.hooks.refreshDebounceMs, log);
+  const refresh = queues?.refresh ?? new RefreshDebouncer((sourceId) => refreshRegisteredSource({ store: stores.jobs, jobs }, sourceId), config.hooks.refreshDebounceMs, log, config.hooks.refreshMaxWaitMs);
   return {
     config, stores, embedder, jobs, refresh, log,
     notifications: queues?.notifications ?? inline!,
@@ -121,7 +127,7 @@ async function openQueues(config: Config) {
   const { NotificationQueue, TriggerQueue } = await import('../workflows/queues/queues.js');
   const { queueNotifications, queueRefreshScheduler, queueSettings } = await import('./short-jobs.js');
   const settings = queueSettings(config);
-  const queues = { trigger: new TriggerQueue(settings, config.hooks.refreshDebounceMs), notification: new NotificationQueue(settings) };
+  const queues = { trigger: new TriggerQueue(settings, config.hooks.refreshDebounceMs, config.hooks.refreshMaxWaitMs), notification: new NotificationQueue(settings) };
   return {
     refresh: queueRefreshScheduler(queues.trigger),
     notifications: queueNotifications(queues),

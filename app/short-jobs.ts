@@ -43,6 +43,8 @@ export function queueRefreshScheduler(trigger: TriggerQueue): RefreshScheduler {
       const { id } = await trigger.requestRefresh({ spec: refreshSpec(source), sourceId: source.source_id });
       return { request_id: id };
     },
+    claimDelivery: (keys, windowMs) => trigger.claimDelivery(keys, windowMs),
+    releaseDelivery: (keys) => trigger.releaseDelivery(keys),
     close: async () => undefined,
   };
 }

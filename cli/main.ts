@@ -29,12 +29,18 @@ import { registerHookCommands } from './commands/hooks.js';
 import { registerPalaceCommands } from './commands/palace.js';
 import { registerJobCommands, watchJob } from './commands/jobs.js';
 import { registerLogstreamCommands } from './commands/logstream.js';
+import { registerEvalCommand } from './commands/eval.js';
 
-function configFrom(opts: GlobalOpts): Config {
+/** The environment with the global options applied, which every configuration is read from. */
+function envFrom(opts: GlobalOpts): NodeJS.ProcessEnv {
   const env = { ...process.env };
   if (opts.palace) env.MEMPALACE_PALACE = path.resolve(opts.palace);
   if (opts.profile) env.MEMPALACE_PROFILE = opts.profile;
-  return loadConfig(env);
+  return env;
+}
+
+function configFrom(opts: GlobalOpts): Config {
+  return loadConfig(envFrom(opts));
 }
 
 async function withRuntime<T>(opts: GlobalOpts, fn: (rt: Runtime) => Promise<T>, palaceModel?: PalaceModelCheck): Promise<T> {
@@ -125,12 +131,15 @@ program
   .action(async (source: string, o: { mode: MineSpec['mode']; wing?: string; agent: string; limit: string; dryRun?: boolean; extract: 'exchange' | 'general'; gitignore: boolean; includeIgnored: string; ref?: string }) => {
     const g = program.opts<GlobalOpts>();
     const config = configFrom(g);
-    const spec = await parseJobRequest('mine', {
+    const request = {
       source, ...(o.ref === undefined ? {} : { ref: o.ref }), mode: o.mode, ...(o.wing === undefined ? {} : { wing: o.wing }), agent: o.agent,
       limit: intOption('limit', o.limit), dry_run: Boolean(o.dryRun), extract: o.extract, respect_gitignore: o.gitignore,
       include_ignored: o.includeIgnored.split(',').map((s) => s.trim()).filter(Boolean),
-    }, { policy: sourcePolicy(config) });
+    };
+    // Checked before the palace opens; a credential in a git URL is kept once it has.
+    await parseJobRequest('mine', request, { policy: sourcePolicy(config), credentials: { put: async () => undefined } });
     await withRuntime(g, async (rt) => {
+      const spec = await parseJobRequest('mine', request, { policy: sourcePolicy(config), credentials: rt.stores.credentials });
       await followJob(rt, g, await rt.jobs.start(spec));
     });
   });
@@ -278,6 +287,7 @@ registerHookCommands(program, cliContext);
 registerPalaceCommands(program, cliContext);
 registerJobCommands(program, cliContext);
 registerLogstreamCommands(program, cliContext);
+registerEvalCommand(program, cliContext, () => envFrom(program.opts<GlobalOpts>()));
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.exitCode = reportError(e, Boolean(program.opts<GlobalOpts>().json));

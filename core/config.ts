@@ -145,6 +145,8 @@ export interface Config {
     webhookSecret: string | undefined;
     /** Quiet period after a push before its source is refreshed; later pushes restart it. */
     refreshDebounceMs: number;
+    /** Longest a refresh waits after the first push it has not processed, however many pushes follow. */
+    refreshMaxWaitMs: number;
     /** Where job ends are POSTed (comma-separated URLs). */
     notifyUrls: string[];
     /** HMAC-SHA256 key of the notification signature; defaults to the webhook secret. */
@@ -269,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hooks: {
       webhookSecret: env.MEMPALACE_WEBHOOK_SECRET || undefined,
       refreshDebounceMs: read.get('MEMPALACE_REFRESH_DEBOUNCE_MS', count, 30_000),
+      refreshMaxWaitMs: read.get('MEMPALACE_REFRESH_MAX_WAIT_MS', positiveInteger, 300_000),
       notifyUrls: read.list('MEMPALACE_NOTIFY_URLS'),
       notifySecret: env.MEMPALACE_NOTIFY_SECRET || env.MEMPALACE_WEBHOOK_SECRET || undefined,
       notifyAttempts: read.get('MEMPALACE_NOTIFY_ATTEMPTS', positiveInteger, 8),

@@ -2,10 +2,11 @@
  * The process logger: pino, always to stderr (stdout carries MCP stdio JSON-RPC and CLI results).
  * `json` writes one JSON object per line, for log collectors (`serve`, `worker`); `pretty` writes
  * one readable line per record for people at a terminal. Both formats redact credentials before
- * anything is written.
+ * anything is written: credential fields, and credentials written into URLs anywhere in a line.
  */
 import { pino } from 'pino';
 import type { DestinationStream, Logger } from 'pino';
+import { maskUrlCredentials } from './url-credentials.js';
 
 export type { Logger } from 'pino';
 
@@ -57,6 +58,8 @@ export function createLogger(options: LoggerOptions): Logger {
   return pino({
     level: options.level,
     redact: { paths: REDACT_PATHS, censor: REDACTED },
+    // A credential written into a URL (a git source, an error quoting one) is masked wherever it appears in a line.
+    hooks: { streamWrite: maskUrlCredentials },
     // Readable lines leave out what a person at the terminal already knows.
     ...(options.format === 'pretty' ? { base: undefined } : {}),
   }, destination);

@@ -9,6 +9,8 @@ import fs from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import type { DrawerMeta } from '../core/drawer.js';
+import { maskUrlCredentials } from '../core/url-credentials.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
 import type { DrawerIndex } from '../stores/ports/drawer-index.js';
 import type { GraphStore } from '../stores/ports/graph-store.js';
@@ -26,6 +28,14 @@ export interface PalaceContentStores {
 }
 
 const PAGE = 500;
+
+/**
+ * A drawer's or file state's source as exported: a credential written into a repository URL by a
+ * mine made before credentials were kept apart is masked, never carried into the file.
+ */
+function exportedMeta(meta: DrawerMeta): DrawerMeta {
+  return typeof meta.source_file === 'string' ? { ...meta, source_file: maskUrlCredentials(meta.source_file) } : meta;
+}
 
 export type RecordProgress = (kind: RecordKind, done: number) => void;
 
@@ -46,13 +56,13 @@ export async function* palaceRecords(stores: PalaceContentStores, model: ModelId
 
   for (let after: string | undefined; ;) {
     const rows = await stores.drawers.scanRows(after, PAGE);
-    yield* emit(rows.map((d) => ({ kind: 'drawer', id: d.id, content: d.content, meta: d.meta, embedding: encodeVector(d.embedding) })));
+    yield* emit(rows.map((d) => ({ kind: 'drawer', id: d.id, content: d.content, meta: exportedMeta(d.meta), embedding: encodeVector(d.embedding) })));
     if (rows.length < PAGE) break;
     after = rows[rows.length - 1]!.id;
   }
   for (let after: string | undefined; ;) {
     const page = await stores.drawers.listFileStates(undefined, after, PAGE);
-    yield* emit(page.items.map((state) => ({ kind: 'file_state', state })));
+    yield* emit(page.items.map((state) => ({ kind: 'file_state', state: { ...state, source_file: maskUrlCredentials(state.source_file) } })));
     if (page.next === undefined) break;
     after = page.next;
   }

@@ -10,6 +10,8 @@ import { stripLoneSurrogates } from '../core/text.js';
 import type { JsonSchema } from '../core/schema.js';
 import { bool, input, int, str, text } from '../core/schema.js';
 import { invalidArgument } from '../core/errors.js';
+import { splitUrlCredential } from '../core/url-credentials.js';
+import type { SourceCredentials } from '../stores/ports/source-credentials.js';
 import { parseInput } from '../core/validate-input.js';
 import type { DeleteBySourceSpec, JobKind, JobSpec, MineSpec, ReembedSpec, SyncSpec } from './jobs.js';
 import { MINE_MODES } from './jobs.js';
@@ -76,6 +78,8 @@ export interface RequestCaller {
   policy: SourcePolicy;
   /** The default `agent` of a mine (default "mempalace"). */
   agent?: string | undefined;
+  /** Where a credential written into a git source URL is kept (the spec carries the URL without it). */
+  credentials?: Pick<SourceCredentials, 'put'> | undefined;
 }
 
 function present(value: string | undefined): string | undefined {
@@ -85,7 +89,10 @@ function present(value: string | undefined): string | undefined {
 
 async function mineSpec(r: MineRequest, caller: RequestCaller): Promise<MineSpec> {
   const mode = r.mode ?? 'projects';
-  const source = await resolveMineSource({ source: r.source, ref: r.ref, allowFile: mode === 'convos' }, caller.policy);
+  const split = present(r.ref) === undefined ? { url: r.source } : splitUrlCredential('source', r.source.trim());
+  if (split.credential && !caller.credentials) throw invalidArgument('source', 'git_credential_store', 'source carries a credential, and this entry point has no credential store to keep it apart');
+  const source = await resolveMineSource({ source: split.url, ref: r.ref, allowFile: mode === 'convos' }, caller.policy);
+  if (split.credential && source.kind === 'git') await caller.credentials!.put(source.url, split.credential);
   return {
     kind: 'mine', source, mode, wing: present(r.wing), sourceBounds: caller.policy.bounds,
     agent: present(r.agent) ?? caller.agent ?? 'mempalace',

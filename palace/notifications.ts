@@ -77,3 +77,36 @@ export interface Notifications {
   /** Newest first. */
   recentDeliveries(limit: number): Promise<DeliveryRecord[]>;
 }
+
+/** Recent deliveries and dead letters, as the API and the dashboard show them. */
+export interface NotificationsView {
+  deliveries: DeliveryRecord[];
+  dead_letters: DeadLetter[];
+}
+
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s,()"'<>]+/gi;
+
+/** Scheme, host and port of a URL: its path and query (where webhook URLs keep their secret) left out. */
+export function urlOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '[redacted]';
+  }
+}
+
+function originsOnly(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(URL_IN_TEXT, urlOrigin);
+  if (Array.isArray(value)) return value.map(originsOnly);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, originsOnly(v)]));
+  return value;
+}
+
+/**
+ * What a caller may see of the notifications: an admin the whole URLs (which may embed a secret,
+ * as chat webhooks do), anyone else every URL — delivered lists, errors, dead letters — reduced
+ * to its scheme and host.
+ */
+export function notificationsFor(view: NotificationsView, admin: boolean): NotificationsView {
+  return admin ? view : (originsOnly(view) as NotificationsView);
+}

@@ -13,23 +13,35 @@
 import path from 'node:path';
 import { PalaceError, invalidArgument, isPalaceError } from '../core/errors.js';
 import { hashN } from '../core/text.js';
+import { maskUrlCredentials, splitUrlCredential } from '../core/url-credentials.js';
 import { validateOptionalName } from '../core/validate.js';
 import type { JobStore, RegisteredSource, SourceRefresh } from '../stores/ports/job-store.js';
+import type { SourceCredentials } from '../stores/ports/source-credentials.js';
 import type { JobEngine, JobProgress, MineMode, MineSpec } from './jobs.js';
 import { MINE_MODES } from './jobs.js';
-import type { SourcePolicy } from './sources.js';
-import { assertGitRef, resolveGitSource, resolveLocalSource } from './sources.js';
+import type { RootBound, SourcePolicy } from './sources.js';
+import { assertGitRef, assertStoredSourceAllowed, resolveGitSource, resolveLocalSource } from './sources.js';
 
 export interface SourcesContext {
   store: JobStore;
   jobs: JobEngine;
-  /** What the caller may register: the same bounds a mine of the source would have (palace/sources.ts). */
+  /** What the caller may register, refresh or remove: the same bounds a mine of the source would have (palace/sources.ts). */
   policy: SourcePolicy;
+  /** Where credentials written into repository URLs are kept, apart from the source record. */
+  credentials: SourceCredentials;
 }
 
-/** Asks for a refresh of a registered source; requests for one source within the debounce window become one. */
+/**
+ * The intake of push webhooks, per profile. `request` asks for a refresh of a registered source:
+ * requests for one source within the debounce window become one, and none waits longer than the
+ * maximum wait after the first push not yet processed. `claimDelivery` remembers a delivery's
+ * keys (its id, its body's digest) for the replay window: false when any was seen within it.
+ */
 export interface RefreshScheduler {
   request(source: RegisteredSource): Promise<{ request_id: string }>;
+  claimDelivery(keys: readonly string[], windowMs: number): Promise<boolean>;
+  /** Forget a claimed delivery whose handling failed, so the provider's redelivery is accepted. */
+  releaseDelivery(keys: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -54,10 +66,14 @@ export function isRepoUrl(location: string): boolean {
   return SCHEME.test(s) || (SCP_LIKE.test(s) && !path.isAbsolute(s));
 }
 
+/** Ports a repository URL may leave out: they do not tell two servers apart. */
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'https:': '443', 'ssh:': '22', 'git+ssh:': '22', 'git:': '9418' };
+
 /**
- * The identity push payloads are matched on: `host/path` in lower case without credentials,
- * port, scheme or `.git` suffix; local repositories (`file://` URLs, absolute paths) are
- * `file:<absolute path>`.
+ * The identity push payloads are matched on: `host[:port]/path` in lower case without
+ * credentials, scheme or `.git` suffix, the port only when it is not the scheme's default (so
+ * `https://host:8443/x` and `https://host/x` are different repositories); local repositories
+ * (`file://` URLs, absolute paths) are `file:<absolute path>`.
  */
 export function repoMatchKey(location: string): string {
   const s = location.trim();
@@ -66,11 +82,12 @@ export function repoMatchKey(location: string): string {
     try {
       url = new URL(s);
     } catch {
-      throw invalidArgument('location', 'git_url', `'${location}' is not a valid repository URL`);
+      throw invalidArgument('location', 'git_url', 'the location is not a valid repository URL');
     }
     if (url.protocol === 'file:') return `file:${trimRepoPath(path.resolve(decodeURIComponent(url.pathname)))}`;
     if (!['http:', 'https:', 'ssh:', 'git:', 'git+ssh:'].includes(url.protocol)) throw invalidArgument('location', 'git_url', `repository URL scheme '${url.protocol}' is not supported (https, ssh, git, file)`);
-    return `${url.hostname.toLowerCase()}/${trimRepoPath(decodeURIComponent(url.pathname).replace(/^\/+/, '')).toLowerCase()}`;
+    const port = url.port !== '' && url.port !== DEFAULT_PORTS[url.protocol] ? `:${url.port}` : '';
+    return `${url.hostname.toLowerCase()}${port}/${trimRepoPath(decodeURIComponent(url.pathname).replace(/^\/+/, '')).toLowerCase()}`;
   }
   if (path.isAbsolute(s)) return `file:${trimRepoPath(path.resolve(s))}`;
   const scp = SCP_LIKE.exec(s);
@@ -102,10 +119,13 @@ export async function addSource(ctx: SourcesContext, input: AddSourceInput, adde
   const now = new Date().toISOString();
   let source: RegisteredSource;
   if (isRepoUrl(location) || ref !== undefined) {
-    await resolveGitSource('location', location, ctx.policy);
-    const matchKey = repoMatchKey(location);
+    // A credential in the URL is kept apart; the record, and everything made from it, names the URL without it.
+    const { url: bare, credential } = splitUrlCredential('location', location);
+    await resolveGitSource('location', bare, ctx.policy);
+    const matchKey = repoMatchKey(bare);
     const gitRef = ref ?? 'main';
-    source = { source_id: sourceIdOf('git', matchKey, gitRef), kind: 'git', location, match_key: matchKey, ref: gitRef, mode, added_by: addedBy, added_at: now };
+    if (credential) await ctx.credentials.put(bare, credential);
+    source = { source_id: sourceIdOf('git', matchKey, gitRef), kind: 'git', location: bare, match_key: matchKey, ref: gitRef, mode, added_by: addedBy, added_at: now };
   } else {
     const abs = await resolveLocalSource('location', location, ctx.policy);
     source = { source_id: sourceIdOf('dir', abs, undefined), kind: 'dir', location: abs, mode, added_by: addedBy, added_at: now };
@@ -134,18 +154,36 @@ export async function listSources(ctx: Pick<SourcesContext, 'store' | 'jobs'>): 
   }));
 }
 
-export async function removeSource(ctx: Pick<SourcesContext, 'store'>, sourceId: string): Promise<{ removed: string }> {
+/**
+ * A caller may refresh or remove a source only if it could register it: a directory, or a local
+ * repository (`file://`, an absolute path), inside the caller's roots (rule `token_roots`, …).
+ * Network repositories are not paths; the hosts allowed are the server's, the same for every caller.
+ */
+async function assertSourceInBounds(source: RegisteredSource, policy: SourcePolicy): Promise<void> {
+  const key = source.kind === 'git' ? (source.match_key ?? repoMatchKey(source.location)) : undefined;
+  const local = source.kind === 'dir' ? source.location : key?.startsWith('file:') ? key.slice('file:'.length) : undefined;
+  if (local !== undefined) await assertStoredSourceAllowed('source_id', local, policy);
+}
+
+export async function removeSource(ctx: Pick<SourcesContext, 'store' | 'policy' | 'credentials'>, sourceId: string): Promise<{ removed: string }> {
+  const source = await getSource(ctx, sourceId);
+  await assertSourceInBounds(source, ctx.policy);
   if (!(await ctx.store.removeSource(sourceId))) throw new PalaceError('not_found', `no registered source ${sourceId}`, { field: 'source_id', rule: 'registered_source' });
+  // The credential goes with the last source of its URL.
+  if (source.kind === 'git' && !(await ctx.store.listSources()).some((s) => s.location === source.location)) await ctx.credentials.remove(source.location);
   return { removed: sourceId };
 }
 
-/** The incremental mine a refresh runs. */
-export function refreshSpec(source: RegisteredSource): MineSpec {
+/**
+ * The incremental mine a refresh runs: bounded by `bounds` (the caller's, for a refresh asked by a
+ * person or agent), and on the worker by the server's roots (MEMPALACE_ALLOWED_ROOTS) in any case.
+ */
+export function refreshSpec(source: RegisteredSource, bounds?: readonly RootBound[]): MineSpec {
   return {
     kind: 'mine',
     source: source.kind === 'git' ? { kind: 'git', url: source.location, ref: source.ref ?? 'main' } : { kind: 'dir', path: source.location },
     mode: source.mode as MineMode, wing: source.wing, agent: 'mempalace', limit: 0, dryRun: false, extract: 'exchange',
-    respectGitignore: true, includeIgnored: [],
+    respectGitignore: true, includeIgnored: [], ...(bounds && bounds.length > 0 ? { sourceBounds: [...bounds] } : {}),
   };
 }
 
@@ -162,7 +200,8 @@ function refreshOutcome(r: SourceRefresh, p: JobProgress): SourceRefresh {
 /** Start a refresh now (CLI, REST): the mine's job; a job already running on the source is an `already_running` error. */
 export async function startRefresh(ctx: SourcesContext, sourceId: string): Promise<JobProgress> {
   const source = await getSource(ctx, sourceId);
-  const started = await ctx.jobs.start(refreshSpec(source));
+  await assertSourceInBounds(source, ctx.policy);
+  const started = await ctx.jobs.start(refreshSpec(source, ctx.policy.bounds));
   await ctx.store.setSourceRefresh(sourceId, { trigger: 'manual', requested_at: started.started_at, job_id: started.job_id, state: 'running' });
   return started;
 }
@@ -219,4 +258,30 @@ export function sourcesForPush(sources: readonly RegisteredSource[], push: GitPu
   const keys = new Set(push.repoUrls.flatMap((u) => { try { return [repoMatchKey(u)]; } catch { return []; } }));
   return sources.filter((s) => s.kind === 'git' && s.match_key !== undefined && keys.has(s.match_key)
     && (push.ref === `refs/heads/${s.ref}` || push.ref === `refs/tags/${s.ref}` || push.ref === s.ref));
+}
+
+/**
+ * Bring sources registered by older versions up to date, once per open (idempotent): a
+ * credential written into a repository URL moves to the credential store and leaves the record
+ * (and the recorded refresh error); the match key and id are recomputed, so a repository on a
+ * non-default port gets the id that tells it apart from the same path on the default port (the
+ * record moves to that id; the old id, which two repositories could share, is gone).
+ */
+export async function migrateRegisteredSources(ctx: Pick<SourcesContext, 'store' | 'credentials'>): Promise<number> {
+  let changed = 0;
+  for (const source of await ctx.store.listSources()) {
+    if (source.kind !== 'git') continue;
+    const { url: bare, credential } = splitUrlCredential('location', source.location);
+    const matchKey = repoMatchKey(bare);
+    const id = sourceIdOf('git', matchKey, source.ref);
+    const error = source.last_refresh?.error;
+    const masked = error === undefined ? undefined : maskUrlCredentials(error);
+    if (bare === source.location && matchKey === source.match_key && id === source.source_id && masked === error) continue;
+    if (credential) await ctx.credentials.put(bare, credential);
+    const lastRefresh = source.last_refresh && { ...source.last_refresh, ...(masked === undefined ? {} : { error: masked }) };
+    await ctx.store.putSource({ ...source, source_id: id, location: bare, match_key: matchKey, ...(lastRefresh ? { last_refresh: lastRefresh } : {}) });
+    if (id !== source.source_id) await ctx.store.removeSource(source.source_id);
+    changed++;
+  }
+  return changed;
 }

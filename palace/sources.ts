@@ -21,6 +21,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
+import type { GitCredential } from '../core/url-credentials.js';
+import { splitUrlCredential } from '../core/url-credentials.js';
 
 /** Rules a path may break, one per kind of bound. */
 export type BoundRule = 'allowed_roots' | 'token_roots' | 'client_roots' | 'local_sources_disabled';
@@ -184,10 +186,13 @@ export async function assertStoredSourceAllowed(field: string, value: string, po
 
 export type GitTransport = 'https' | 'ssh' | 'file';
 
-/** A git source that passed the policy: a local repository, or a host allowed to be contacted. */
+/**
+ * A git source that passed the policy: a local repository, or a host allowed to be contacted.
+ * `url` never carries a credential; an https credential rides beside it, for GIT_ASKPASS only.
+ */
 export type GitTarget =
   | { transport: 'file'; url: string; path: string }
-  | { transport: 'https' | 'ssh'; url: string; host: string; port: number; addresses: string[] };
+  | { transport: 'https' | 'ssh'; url: string; host: string; port: number; addresses: string[]; credential?: GitCredential };
 
 const DEFAULT_PORT: Record<'https' | 'ssh', number> = { https: 443, ssh: 22 };
 
@@ -281,11 +286,16 @@ async function checkAddresses(field: string, value: string, host: string, explic
   return addresses;
 }
 
-/** Check a git source URL against the policy; local repositories come back as canonical file URLs. */
+/**
+ * Check a git source URL against the policy; local repositories come back as canonical file URLs.
+ * A credential written into the URL is split off (and never echoed in a message): it comes back
+ * beside the URL, which the entry points keep apart in the credential store.
+ */
 export async function resolveGitSource(field: string, value: string, policy: SourcePolicy): Promise<GitTarget> {
-  const given = value.trim();
-  if (given === '') throw invalidArgument(field, 'non_empty_string', `${field} must be a non-empty string`);
-  if (given.startsWith('-') || /[\s\0]/.test(given)) throw invalidArgument(field, 'git_url', `${field} '${given}' is not a git URL (no leading '-', no whitespace or control characters)`);
+  const trimmed = value.trim();
+  if (trimmed === '') throw invalidArgument(field, 'non_empty_string', `${field} must be a non-empty string`);
+  if (trimmed.startsWith('-') || /[\s\0]/.test(trimmed)) throw invalidArgument(field, 'git_url', `${field} is not a git URL (no leading '-', no whitespace or control characters)`);
+  const { url: given, credential } = splitUrlCredential(field, trimmed);
   if (TRANSPORT_FORM.test(given)) {
     throw invalidArgument(field, 'git_scheme', `${field} '${given}': git remote helpers ('transport::address', such as ext::) are refused; use https or ssh`);
   }
@@ -308,7 +318,7 @@ export async function resolveGitSource(field: string, value: string, policy: Sou
     throw invalidArgument(field, 'git_allowed_hosts', `${field} '${given}': host '${host}:${port}' is not in MEMPALACE_GIT_ALLOWED_HOSTS (${policy.gitAllowedHosts.join(', ')})`);
   }
   const addresses = await checkAddresses(field, given, host, match.explicit);
-  return { transport, url: given, host, port, addresses };
+  return { transport, url: given, host, port, addresses, ...(credential && transport === 'https' ? { credential } : {}) };
 }
 
 const GIT_REF = /^[0-9A-Za-z][\w./-]*$/;

@@ -11,6 +11,7 @@ import { openSearchIndexMaintenance } from './opensearch/reindex-repair.js';
 import { openRedisJobStore } from './redis/redis-job-store.js';
 import { openRedisLocks } from './redis/redis-locks.js';
 import { openRedisLogstream } from './redis/redis-logstream.js';
+import { RedisSourceCredentials } from './redis/redis-source-credentials.js';
 import { openSqliteDrawerIndex } from './embedded/sqlite-drawer-index.js';
 import { embeddedIndexMaintenance } from './embedded/derived-index-repair.js';
 import { sqliteIntegrityCheck } from './embedded/integrity.js';
@@ -19,6 +20,7 @@ import { openSqliteGraphStore } from './embedded/sqlite-graph-store.js';
 import { SqliteJobStore } from './embedded/sqlite-job-store.js';
 import { openSqliteLocks } from './embedded/sqlite-locks.js';
 import { openSqliteLogstream } from './embedded/sqlite-logstream.js';
+import { FileSourceCredentials } from './embedded/file-source-credentials.js';
 import type { IndexMaintenance } from './ports/index-maintenance.js';
 import type { PalaceStores } from './palace-stores.js';
 
@@ -45,16 +47,17 @@ export async function openStores<Spec = unknown, Progress = unknown>(config: Con
   const logstream = await openSqliteLogstream(dir);
   const locks = await openSqliteLocks(dir);
   const jobs = new SqliteJobStore<Spec, Progress>(path.join(dir, 'jobs.sqlite3'));
+  const credentials = new FileSourceCredentials(dir);
   return {
     profile: 'embedded',
     palace: dir,
-    drawers, graph, logstream, locks, jobs,
+    drawers, graph, logstream, locks, jobs, credentials,
     integrityCheck: () => sqliteIntegrityCheck(dir),
     peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
     syncPeers: async () => readPeersFile(config.sync.peersFile),
     originKeys: async () => readOriginKeys(config.sync.peersFile),
     async close() {
-      await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close()]);
+      await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close(), credentials.close()]);
     },
   };
 }
@@ -77,10 +80,11 @@ async function openClusterStores<Spec, Progress>(config: Config): Promise<Palace
     const logstream = await track(openRedisLogstream({ ...redis, durable: config.logstream.durable }));
     const locks = await track(openRedisLocks(redis));
     const jobs = await track(openRedisJobStore<Spec, Progress>(redis));
+    const credentials = await track(Promise.resolve(new RedisSourceCredentials(redis)));
     return {
       profile: 'cluster',
       palace: config.palaceName,
-      drawers, graph, logstream, locks, jobs,
+      drawers, graph, logstream, locks, jobs, credentials,
       peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
       syncPeers: async () => readPeersFile(config.sync.peersFile),
       originKeys: async () => readOriginKeys(config.sync.peersFile),

@@ -9,6 +9,7 @@ import type { GraphStore } from './ports/graph-store.js';
 import type { JobStore } from './ports/job-store.js';
 import type { Locks } from './ports/locks.js';
 import type { Logstream } from './ports/logstream.js';
+import type { SourceCredentials } from './ports/source-credentials.js';
 
 /** A configured mesh peer; the token is for the sync transport only. */
 export interface PeerConfig {
@@ -30,6 +31,8 @@ export interface PalaceStores<Spec = unknown, Progress = unknown> {
   logstream: Logstream;
   locks: Locks;
   jobs: JobStore<Spec, Progress>;
+  /** Secrets split off source URLs; read by git at clone/fetch time only. */
+  credentials: SourceCredentials;
   /** Read-only integrity check of the palace's database files, where the stores have one. */
   integrityCheck?: () => Promise<{ sqlite_path: string; errors: string[] }>;
   /** Configured mesh peers (name and url only). */

@@ -21,6 +21,7 @@ import express from 'express';
 import type { Router } from 'express';
 import { asPalaceError } from '../../core/errors.js';
 import { eventList, eventWait } from '../../palace/logstream.js';
+import { notificationsFor } from '../../palace/notifications.js';
 import { listSources } from '../../palace/registered-sources.js';
 import { palaceCounts } from '../../palace/status.js';
 import type { ApiDeps } from '../deps.js';
@@ -138,7 +139,7 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
     };
     const notifications = async () => {
       const n = deps.runtime().notifications;
-      return { deliveries: await n.recentDeliveries(10), dead_letters: await n.deadLetters() };
+      return notificationsFor({ deliveries: await n.recentDeliveries(10), dead_letters: await n.deadLetters() }, deps.callerHas(req, 'admin'));
     };
     const stats = async () => {
       const rt = deps.runtime();

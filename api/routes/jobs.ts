@@ -31,7 +31,7 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
     assertOwnIdentity(caller, req.body);
     const rt = deps.runtime();
     const policy = sourcePolicy(rt.config, { tokenRoots: caller.roots });
-    const spec = await parseJobRequest(kind, req.body === undefined ? {} : req.body, { policy, agent: hasScope(caller, 'admin') ? undefined : caller.identity });
+    const spec = await parseJobRequest(kind, req.body === undefined ? {} : req.body, { policy, agent: hasScope(caller, 'admin') ? undefined : caller.identity, credentials: rt.stores.credentials });
     const started = await rt.jobs.start(spec);
     res.status(202).location(`/v1/jobs/${started.job_id}`).json({ job_id: started.job_id, progress: summary(started), events_url: `/v1/jobs/${started.job_id}/events` });
   };

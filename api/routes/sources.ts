@@ -1,12 +1,15 @@
 /**
  * `/v1/sources`: the registered sources (list, add, get, remove, refresh now), and the short
  * jobs' outcomes: `GET /v1/notifications` (recent deliveries and dead letters) and
- * `POST /v1/dead-letters/{queue}/{id}/retry`. Reading needs the read scope, changing the write scope.
+ * `POST /v1/dead-letters/{queue}/{id}/retry`. Reading needs the read scope, changing the write scope;
+ * notification URLs are shown whole to admin tokens only (palace/notifications.ts).
  */
 import type { Request, Router } from 'express';
 import type { AddSourceInput } from '../../palace/registered-sources.js';
+import { notificationsFor } from '../../palace/notifications.js';
 import { addSource, getSource, listSources, removeSource, startRefresh } from '../../palace/registered-sources.js';
 import { sourcePolicy } from '../../palace/sources.js';
+import { hasScope } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
 import { ADD_SOURCE_REQUEST, LIST_QUERY } from '../requests.js';
 import { validBody, validQuery } from '../validate.js';
@@ -14,7 +17,7 @@ import { validBody, validQuery } from '../validate.js';
 export function registerSourceRoutes(router: Router, deps: ApiDeps): void {
   const ctx = (req: Request) => {
     const rt = deps.runtime();
-    return { store: rt.stores.jobs, jobs: rt.jobs, policy: sourcePolicy(rt.config, { tokenRoots: deps.caller(req).roots }) };
+    return { store: rt.stores.jobs, jobs: rt.jobs, policy: sourcePolicy(rt.config, { tokenRoots: deps.caller(req).roots }), credentials: rt.stores.credentials };
   };
 
   router.get('/v1/sources', deps.authorize, async (req, res) => {
@@ -44,7 +47,8 @@ export function registerSourceRoutes(router: Router, deps: ApiDeps): void {
   router.get('/v1/notifications', deps.authorize, async (req, res) => {
     const { limit } = validQuery<{ limit?: number }>(LIST_QUERY, req.query);
     const notifications = deps.runtime().notifications;
-    res.json({ deliveries: await notifications.recentDeliveries(limit ?? 20), dead_letters: await notifications.deadLetters() });
+    const view = { deliveries: await notifications.recentDeliveries(limit ?? 20), dead_letters: await notifications.deadLetters() };
+    res.json(notificationsFor(view, hasScope(deps.caller(req), 'admin')));
   });
 
   router.post('/v1/dead-letters/:queue/:id/retry', deps.authorize, async (req, res) => {

@@ -17,7 +17,7 @@ export interface SourceCommandDeps {
   json(): boolean;
 }
 
-const ctx = (rt: Runtime) => ({ store: rt.stores.jobs, jobs: rt.jobs, policy: sourcePolicy(rt.config) });
+const ctx = (rt: Runtime) => ({ store: rt.stores.jobs, jobs: rt.jobs, policy: sourcePolicy(rt.config), credentials: rt.stores.credentials });
 
 function lastRefresh(s: RegisteredSource): string {
   const r = s.last_refresh;

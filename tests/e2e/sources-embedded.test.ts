@@ -6,6 +6,7 @@
  * from the API.
  */
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,7 +102,7 @@ describe('webhooks and notifications in-process (embedded)', () => {
   const gitlabPush = (after: string, token = SECRET, ref = 'refs/heads/main') => h.call('/v1/hooks/git', {
     token: null,
     rawBody: JSON.stringify({ object_kind: 'push', ref, after, checkout_sha: after, project: { git_http_url: repo.url } }),
-    headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': token },
+    headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': token, 'x-gitlab-event-uuid': randomUUID() },
   });
   const lastRefresh = async () => ((await (await h.call(`/v1/sources/${source.source_id}`)).json()) as RegisteredSource).last_refresh;
 

@@ -4,7 +4,7 @@
  * records notifications and answers with a programmable status.
  */
 import { execFile } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -64,7 +64,7 @@ export function githubPush(repoUrl: string, after: string, secret: string, ref =
   const rawBody = JSON.stringify({ ref, before: '0'.repeat(40), after, repository: { clone_url: repoUrl, full_name: 'local/repo' }, pusher: { name: 't' } });
   return {
     rawBody,
-    headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': after, 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}` },
+    headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}` },
   };
 }
 

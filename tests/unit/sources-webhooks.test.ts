@@ -120,7 +120,7 @@ describe('in-process refresh debounce', () => {
 describe('notification settings', () => {
   it('reads the webhook and notification variables, the notification key defaulting to the webhook secret', () => {
     const c = loadConfig({ MEMPALACE_WEBHOOK_SECRET: 's', MEMPALACE_NOTIFY_URLS: ' http://a/x , https://b/y ,', MEMPALACE_REFRESH_DEBOUNCE_MS: '500' });
-    expect(c.hooks).toEqual({ webhookSecret: 's', refreshDebounceMs: 500, notifyUrls: ['http://a/x', 'https://b/y'], notifySecret: 's', notifyAttempts: 8, notifyBackoffMs: 2000 });
+    expect(c.hooks).toEqual({ webhookSecret: 's', refreshDebounceMs: 500, refreshMaxWaitMs: 300_000, notifyUrls: ['http://a/x', 'https://b/y'], notifySecret: 's', notifyAttempts: 8, notifyBackoffMs: 2000 });
     expect(loadConfig({ MEMPALACE_WEBHOOK_SECRET: 's', MEMPALACE_NOTIFY_SECRET: 'n' }).hooks.notifySecret).toBe('n');
     expect(loadConfig({}).hooks).toMatchObject({ webhookSecret: undefined, notifyUrls: [], notifySecret: undefined, refreshDebounceMs: 30_000 });
   });

@@ -130,18 +130,53 @@ class PalaceQueue<D> {
 }
 
 export class TriggerQueue extends PalaceQueue<TriggerData> {
-  constructor(settings: QueueSettings, private readonly debounceMs = 30_000) {
+  constructor(settings: QueueSettings, private readonly debounceMs = 30_000, private readonly maxWaitMs = 300_000) {
     super(TRIGGER_QUEUE, settings);
   }
 
-  /** Ask for a mine of a registered source; requests within the debounce window become one. */
+  private redisKey(...parts: string[]): string {
+    return `${palacePrefix(this.settings.palaceName)}${parts.join(':')}`;
+  }
+
+  /**
+   * Ask for a mine of a registered source; requests within the debounce window become one. The
+   * first request of a window records its time (a key living for the maximum wait plus one
+   * debounce), so a later request's delay never reaches past `maxWaitMs` after it.
+   */
   async requestRefresh(req: RefreshRequest, debounceMs = this.debounceMs): Promise<{ id: string }> {
     const dedupe = `refresh-${hashN(req.sourceId ?? lockKey(this.settings.palaceName, req.spec), 24)}`;
+    const client = await this.queue.getBackend().client;
+    const firstKey = this.redisKey('refresh_first', dedupe);
+    const now = Date.now();
+    await client.runCommand('set', [firstKey, String(now), 'PX', this.maxWaitMs + debounceMs, 'NX']);
+    const first = Number((await client.get(firstKey)) ?? now);
+    const delay = Math.max(0, Math.min(debounceMs, first + this.maxWaitMs - now));
     const job = await this.queue.add('refresh', { kind: 'refresh', ...req }, {
-      ...this.defaults, delay: debounceMs,
+      ...this.defaults, delay,
       deduplication: { id: dedupe, reschedule: true, keepLastIfActive: true },
     });
     return { id: job.id! };
+  }
+
+  /** Remember a webhook delivery's keys for `windowMs` (shared by every API replica): false when any was seen. */
+  async claimDelivery(keys: readonly string[], windowMs: number): Promise<boolean> {
+    const client = await this.queue.getBackend().client;
+    const claimed: string[] = [];
+    for (const k of keys) {
+      const key = this.redisKey('webhook_delivery', k);
+      if ((await client.runCommand('set', [key, '1', 'PX', windowMs, 'NX'])) !== 'OK') {
+        if (claimed.length > 0) await client.del(...claimed);
+        return false;
+      }
+      claimed.push(key);
+    }
+    return true;
+  }
+
+  async releaseDelivery(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    const client = await this.queue.getBackend().client;
+    await client.del(...keys.map((k) => this.redisKey('webhook_delivery', k)));
   }
 
   /** Ask for a session checkpoint to be filed; the same (agent, session, messages) files once. */
