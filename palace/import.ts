@@ -3,17 +3,18 @@
  *
  * - The header comes first and is checked before anything is written: its model identity must
  *   be the running embedder's, and its dimension the drawer index's, or the import is refused.
+ * - Every record passes the live write rules (import-record-rules.ts) before its batch is
+ *   written, and an id repeated in the stream is a no-op when identical and an error when not
+ *   (import-duplicates.ts). The import stops at the first bad record with an error naming its
+ *   line, field and rule; the batches before it stay applied (a re-run is idempotent), nothing
+ *   from its batch on is written.
  * - Every write is idempotent by id (drawers upserted, file states put, triples, tunnels and
- *   hallways restored by id, artifacts and events skipped when held), so a re-run converges to
- *   the same state with no duplicates.
- * - Resumable: after each batch the number of records applied is kept in the job store under
- *   the export's id; a re-run after a crash skips that many records and carries on. The
+ *   hallways restored by id); events and artifacts are stored or are exact duplicates of what is
+ *   held, never silently skipped (import-logstream.ts).
+ * - Resumable: after each batch a checkpoint tied to the stream and to this palace is kept in
+ *   the job store (import-checkpoint.ts); a re-run after a crash skips what it applied. The
  *   checkpoint is dropped when the stream ends with its footer and every count matches.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import readline from 'node:readline';
-import { createGunzip } from 'node:zlib';
 import { invalidArgument } from '../core/errors.js';
 import { wingSlug } from '../core/validate.js';
 import type { DrawerWrite } from '../core/drawer.js';
@@ -23,7 +24,13 @@ import type { JobStore } from '../stores/ports/job-store.js';
 import { decodeVector, parseHeader, RECORD_KINDS, zeroCounts } from './backup-records.js';
 import type { ExportHeader, PalaceRecord, RecordKind } from './backup-records.js';
 import type { PalaceContentStores, RecordProgress } from './export.js';
-import { remoteMetadataJson } from './logstream-validate.js';
+import { exportFileIdentity, readExportFile } from './export-file.js';
+import type { CheckpointScope } from './import-checkpoint.js';
+import { CheckpointTrail, dropCheckpoint, loadCheckpoint, saveCheckpoint } from './import-checkpoint.js';
+import { StreamDuplicates } from './import-duplicates.js';
+import { restoreArtifacts, restoreEvents } from './import-logstream.js';
+import { checkRecord, recordPlace } from './import-record-rules.js';
+import { remoteArtifact, remoteEvent } from './logstream-remote.js';
 
 export interface ImportStores extends PalaceContentStores {
   jobs: JobStore;
@@ -35,15 +42,15 @@ export interface ImportSummary {
   counts: Record<RecordKind, number>;
   /** Records skipped because an earlier, interrupted run had applied them. */
   resumed_from: number;
+  /** Why a checkpoint found for this stream was not used (the import started from the first record). */
+  checkpoint_discarded?: string;
+  /** Records skipped because the stream had already carried the identical record. */
+  repeated: number;
   /** Rows newly stored where the store can tell (triples, artifacts, events). */
   inserted: { kg_triple: number; artifact: number; event: number };
 }
 
 const BATCH = 256;
-
-function checkpointKey(exportId: string): string {
-  return `import:${exportId}`;
-}
 
 /** Refuses an export whose vectors come from another model than the palace's embedder. */
 export function assertSameModel(header: ExportHeader, running: ModelIdentity, dimension: number): void {
@@ -54,38 +61,46 @@ export function assertSameModel(header: ExportHeader, running: ModelIdentity, di
   }
 }
 
-/** Applies the stream; `items` must start with the header and should end with the footer. */
-export async function importRecords(stores: ImportStores, running: ModelIdentity, items: AsyncIterable<unknown>, onProgress?: RecordProgress): Promise<ImportSummary> {
+/**
+ * Applies the stream; `items` must start with the header and should end with the footer. With
+ * a `scope`, progress is checkpointed there and an earlier run's checkpoint is resumed; without
+ * one (a stream nothing identifies) every record is applied.
+ */
+export async function importRecords(stores: ImportStores, running: ModelIdentity, items: AsyncIterable<unknown>, onProgress?: RecordProgress, scope?: CheckpointScope): Promise<ImportSummary> {
   const iterator = items[Symbol.asyncIterator]();
   try {
-    return await applyStream(stores, running, iterator, onProgress);
+    return await applyStream(stores, running, iterator, onProgress, scope);
   } finally {
     // Closes the file when the import stops early (refused header, bad record, store error).
     await iterator.return?.();
   }
 }
 
-async function applyStream(stores: ImportStores, running: ModelIdentity, iterator: AsyncIterator<unknown>, onProgress?: RecordProgress): Promise<ImportSummary> {
+async function applyStream(stores: ImportStores, running: ModelIdentity, iterator: AsyncIterator<unknown>, onProgress: RecordProgress | undefined, scope: CheckpointScope | undefined): Promise<ImportSummary> {
   const first = await iterator.next();
   const header = parseHeader(first.done ? undefined : first.value);
-  assertSameModel(header, running, stores.drawers.dimension);
+  const dimension = stores.drawers.dimension;
+  assertSameModel(header, running, dimension);
 
-  const key = checkpointKey(header.export_id);
-  const saved = (await stores.jobs.getBlob(key)) as { applied?: number } | undefined;
-  const resumeFrom = typeof saved?.applied === 'number' ? saved.applied : 0;
+  const saved = scope ? await loadCheckpoint(stores, scope) : undefined;
+  const resumeFrom = saved && 'applied' in saved ? saved.applied : 0;
+  const trail = saved && 'trail' in saved ? saved.trail : new CheckpointTrail();
+  const duplicates = new StreamDuplicates();
   const counts = zeroCounts();
   const inserted = { kg_triple: 0, artifact: 0, event: 0 };
+  let repeated = 0;
   let read = 0;
   /** Records up to and including the batch's last one. */
   let batched = 0;
-  let batch: PalaceRecord[] = [];
+  let batch: { record: PalaceRecord; index: number }[] = [];
   let footer: Record<RecordKind, number> | undefined;
 
   const flush = async () => {
     if (batch.length === 0) return;
-    await applyBatch(stores, batch, stores.drawers.dimension, inserted);
+    await applyBatch(stores, batch, dimension, inserted);
+    trail.note(batch.map((b) => b.record));
     batch = [];
-    await stores.jobs.putBlob(key, { applied: batched });
+    if (scope) await saveCheckpoint(stores, scope, batched, trail);
   };
 
   for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
@@ -94,14 +109,17 @@ async function applyStream(stores: ImportStores, running: ModelIdentity, iterato
       footer = (item as { counts: Record<RecordKind, number> }).counts;
       break;
     }
-    if (!RECORD_KINDS.includes(item?.kind as RecordKind)) throw invalidArgument('file', 'record_kind', `record ${read + 1}: unknown kind ${JSON.stringify(item?.kind)}`);
-    const record = item as PalaceRecord;
     read++;
+    const record = checkRecord(item, read, dimension);
     counts[record.kind]++;
     onProgress?.(record.kind, counts[record.kind]);
+    if (duplicates.repeats(record, read)) {
+      repeated++;
+      continue;
+    }
     if (read <= resumeFrom) continue;
-    if (batch.length > 0 && (batch[0]!.kind !== record.kind || batch.length >= BATCH)) await flush();
-    batch.push(record);
+    if (batch.length > 0 && (batch[0]!.record.kind !== record.kind || batch.length >= BATCH)) await flush();
+    batch.push({ record, index: read });
     batched = read;
   }
   await flush();
@@ -109,13 +127,16 @@ async function applyStream(stores: ImportStores, running: ModelIdentity, iterato
   for (const kind of RECORD_KINDS) {
     if (footer[kind] !== counts[kind]) throw invalidArgument('file', 'complete_export', `the export's footer counts ${footer[kind]} ${kind} records, the stream held ${counts[kind]}`);
   }
-  await stores.jobs.dropArtifacts(key);
-  return { export_id: header.export_id, counts, resumed_from: Math.min(resumeFrom, read), inserted };
+  if (scope) await dropCheckpoint(stores, scope);
+  return {
+    export_id: header.export_id, counts, resumed_from: Math.min(resumeFrom, read), ...(saved && 'discarded' in saved ? { checkpoint_discarded: saved.discarded } : {}), repeated, inserted,
+  };
 }
 
-async function applyBatch(stores: ImportStores, batch: PalaceRecord[], dimension: number, inserted: ImportSummary['inserted']): Promise<void> {
-  const kind = batch[0]!.kind;
-  const of = <K extends RecordKind>(_kind: K) => batch as Extract<PalaceRecord, { kind: K }>[];
+async function applyBatch(stores: ImportStores, batch: { record: PalaceRecord; index: number }[], dimension: number, inserted: ImportSummary['inserted']): Promise<void> {
+  const kind = batch[0]!.record.kind;
+  const of = <K extends RecordKind>(_kind: K) => batch.map((b) => b.record) as Extract<PalaceRecord, { kind: K }>[];
+  const where = (i: number) => recordPlace(batch[i]!.index);
   switch (kind) {
     case 'drawer': {
       const rows: DrawerWrite[] = of('drawer').map((r) => ({ id: r.id, content: r.content, meta: r.meta, embedding: decodeVector(r.embedding, dimension, `drawer ${r.id}`) }));
@@ -134,54 +155,30 @@ async function applyBatch(stores: ImportStores, batch: PalaceRecord[], dimension
     case 'hallway':
       await stores.graph.hallwayRestore(of('hallway').map((r) => r.hallway));
       return;
-    case 'artifact': {
-      const artifacts = of('artifact').map(({ artifact: a }) => {
-        const computed = createHash('sha256').update(a.content, 'utf8').digest('hex');
-        if (computed !== a.sha256) {
-          throw invalidArgument('file', 'artifact_hash', `artifact ${a.id} failed hash verification (claimed ${a.sha256.slice(0, 16)}..., computed ${computed.slice(0, 16)}...)`);
-        }
-        const { metadata, ...rest } = a;
-        return { ...rest, size_bytes: Buffer.byteLength(a.content, 'utf8'), metadata_json: remoteMetadataJson(metadata) };
-      });
-      for (const artifact of artifacts) {
-        if (await stores.logstream.applyRemoteArtifact(artifact)) inserted.artifact++;
-      }
+    case 'artifact':
+      inserted.artifact += await restoreArtifacts(stores.logstream, of('artifact').map((r) => {
+        const { sig: _sig, ...artifact } = remoteArtifact(r.artifact);
+        return artifact;
+      }), where);
       return;
-    }
     case 'event':
-      // Own-origin events are stored too (reclaimOwn), so a palace can be restored from its own backup.
-      for (const { event: { metadata, ...rest } } of of('event')) {
-        if (await stores.logstream.applyRemoteEvent({ ...rest, metadata_json: remoteMetadataJson(metadata) }, { reclaimOwn: true }) === 'applied') inserted.event++;
-      }
+      // Exports carry no signature or chain link: restored events are stored as plain records.
+      inserted.event += await restoreEvents(stores.logstream, of('event').map((r) => {
+        const { sig: _sig, prev_origin_seq: _prev, ...event } = remoteEvent(r.event);
+        return event;
+      }), where);
       return;
   }
 }
 
-/** The items of an export file, one parsed JSON value per line, streamed. */
-export async function* readExportFile(file: string): AsyncGenerator<unknown> {
-  const lines = readline.createInterface({ input: createReadStream(file).pipe(createGunzip()), crlfDelay: Infinity });
-  let n = 0;
-  try {
-    for await (const line of lines) {
-      n++;
-      if (line.trim() === '') continue;
-      try {
-        yield JSON.parse(line) as unknown;
-      } catch {
-        throw invalidArgument('file', 'json_lines', `line ${n} of ${file} is not JSON`);
-      }
-    }
-  } catch (e) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('Z_')) throw invalidArgument('file', 'gzip', `${file} is not a complete gzip stream (${(e as Error).message}); what was read before is applied`);
-    if (code === 'ENOENT') throw invalidArgument('file', 'exists', `${file} does not exist`);
-    throw e;
-  } finally {
-    lines.close();
-  }
+/** The checkpoint scope of an export file: its identity (size and sha256); fails when it cannot be read. */
+export async function exportFileScope(file: string): Promise<CheckpointScope> {
+  const identity = await exportFileIdentity(file);
+  return { key: `import:${identity.sha256}`, stream: `file ${identity.size} ${identity.sha256}` };
 }
 
-/** `mempalace import <file>`. */
+/** `mempalace import <file>`: resumable under the file's identity. */
 export async function importPalace(stores: ImportStores, running: ModelIdentity, file: string, onProgress?: RecordProgress): Promise<ImportSummary> {
-  return importRecords(stores, running, readExportFile(file), onProgress);
+  const scope = await exportFileScope(file);
+  return importRecords(stores, running, readExportFile(file), onProgress, scope);
 }

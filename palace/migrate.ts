@@ -1,15 +1,21 @@
 /**
  * `mempalace migrate --to cluster|embedded`: the export stream of one profile's stores applied
- * to the other's (vectors copied, nothing re-embedded; idempotent and resumable like any
- * import), then the copy verified: drawer counts per wing and room, KG, tunnel, hallway, event
+ * to the other's (vectors copied, nothing re-embedded; idempotent), then the copy verified: drawer counts per wing and room, KG, tunnel, hallway, event
  * and artifact counts, the version vector, and a sample of searches compared result for result
  * where both profiles search exactly.
+ *
+ * Resumable like a file import: the checkpoint lives in the target under the source palace's
+ * name, and is tied to the source's figures (every count and its version vector) as a file's
+ * is to its hash, so a run killed midway continues where it stopped as long as the source is
+ * unchanged, and starts over (idempotently) when it changed.
  */
+import { createHash } from 'node:crypto';
 import { lexicalTokens } from '../core/lexical.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
 import type { DrawerFilter, TaxonomyRow } from '../stores/ports/drawer-index.js';
 import type { PalaceContentStores, RecordProgress } from './export.js';
 import { palaceRecords } from './export.js';
+import type { CheckpointScope } from './import-checkpoint.js';
 import type { ImportStores, ImportSummary } from './import.js';
 import { importRecords } from './import.js';
 
@@ -122,8 +128,14 @@ export async function verifyCopy(source: PalaceContentStores, target: PalaceCont
   return { ok: mismatches.length === 0 && differing.length === 0, counts, mismatches, searches: { sampled: searches.length, identical: searches.length - differing.length, differing } };
 }
 
+/** Where a migration from `source` keeps its checkpoint, and the state of the source it read. */
+async function migrationScope(source: PalaceContentStores): Promise<CheckpointScope> {
+  const figures = createHash('sha256').update(JSON.stringify([...(await palaceFigures(source)).entries()])).digest('hex');
+  return { key: `migrate:${source.profile}:${source.palace}`, stream: `palace ${source.profile} ${source.palace} ${await source.logstream.replicaId()} ${figures}` };
+}
+
 /** Copies `source` into `target` through the export stream, then verifies the copy. */
 export async function migratePalace(source: PalaceContentStores, target: ImportStores, model: ModelIdentity, onProgress?: RecordProgress): Promise<MigrationSummary> {
-  const copy = await importRecords(target, model, palaceRecords(source, model), onProgress);
+  const copy = await importRecords(target, model, palaceRecords(source, model), onProgress, await migrationScope(source));
   return { copy, verification: await verifyCopy(source, target) };
 }

@@ -1,7 +1,7 @@
 /**
  * `mempalace export | import | migrate | repair` as a user runs them (a child process per
  * command): a mined palace is exported and imported into a second one with the same counts;
- * a bad file is refused with exit code 2 and a structured error; `repair --check` reports a
+ * a bad, missing or directory file is refused with exit code 2 and a structured error; `repair --check` reports a
  * deleted ANN file with exit code 1 and changes nothing, `repair` fixes it; `migrate --to
  * cluster` copies into the running engines and reports the copy identical, and back.
  */
@@ -55,6 +55,16 @@ describe('mempalace export, import, migrate, repair', () => {
     const res = mempalace(path.join(tmp, 'bad-target'), 'import', bad);
     expect(res.code).toBe(2);
     expect(res.json).toMatchObject({ code: 'invalid_argument', field: 'file', rule: 'gzip' });
+  });
+
+  it('refuses a missing file or a directory with exit code 2 and a structured error, no stack trace (issue 24, I5)', () => {
+    const target = path.join(tmp, 'missing-target');
+    for (const [file, rule] of [[path.join(tmp, 'no-such-backup.jsonl.gz'), 'exists'], [tmp, 'regular_file']] as const) {
+      const res = mempalace(target, 'import', file);
+      expect(res.code).toBe(2);
+      expect(res.json).toMatchObject({ code: 'invalid_argument', field: 'file', rule });
+      expect(res.stderr).not.toMatch(/^\s+at /m);
+    }
   });
 
   it('repair --check reports a deleted ANN file and changes nothing; repair fixes it', () => {

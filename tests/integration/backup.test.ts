@@ -23,7 +23,8 @@ import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { addDrawer } from '../../palace/drawers.js';
 import { diaryWrite } from '../../palace/diary.js';
 import { exportPalace, palaceRecords } from '../../palace/export.js';
-import { importPalace, importRecords, readExportFile } from '../../palace/import.js';
+import { readExportFile } from '../../palace/export-file.js';
+import { exportFileScope, importPalace, importRecords } from '../../palace/import.js';
 import { kgAdd, kgInvalidate } from '../../palace/kg.js';
 import { migratePalace, palaceFigures, verifyCopy } from '../../palace/migrate.js';
 import { search } from '../../palace/search.js';
@@ -84,7 +85,8 @@ async function fill(stores: PalaceStores): Promise<void> {
   ]);
   const content = 'diff --git a/gate b/gate\n+close at force nine\n';
   const sha = (await import('node:crypto')).createHash('sha256').update(content).digest('hex');
-  const art = { kind: 'diff', content, sha256: sha, size_bytes: Buffer.byteLength(content), created_by: 'agent-0', metadata_json: '{"lang": "diff"}' };
+  // A kind artifact_put accepts: imports apply the live write rules (issue 24, I4), 'diff' is not one.
+  const art = { kind: 'patch', content, sha256: sha, size_bytes: Buffer.byteLength(content), created_by: 'agent-0', metadata_json: '{"lang": "diff"}' };
   const a1 = await stores.logstream.putArtifact(art);
   await stores.logstream.putArtifact(art);
   for (let i = 0; i < 7; i++) await stores.logstream.append(draft(i, i === 3 ? [a1.id] : []));
@@ -178,7 +180,8 @@ describe('export → import, embedded', () => {
         yield item;
       }
     }
-    await expect(importRecords(target, embedder.identity, crashing())).rejects.toThrow('simulated crash');
+    // The same checkpoint scope `importPalace` gives this file, so the re-run below resumes it.
+    await expect(importRecords(target, embedder.identity, crashing(), undefined, await exportFileScope(exportFile))).rejects.toThrow('simulated crash');
     expect(await target.drawers.count()).toBeGreaterThan(0);
     const truncated = path.join(tmp, 'truncated.jsonl.gz');
     const whole = fs.readFileSync(exportFile);

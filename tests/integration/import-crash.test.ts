@@ -37,7 +37,9 @@ describe('import killed midway', () => {
     const file = path.join(tmp, 'export.jsonl.gz');
     await exportPalace(source, MODEL, file);
 
-    const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'tests', 'fixtures', 'import-child.ts'), path.join(tmp, 'target'), file, JSON.stringify(MODEL)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    // `--import tsx` runs the import in the spawned process itself: through tsx's CLI it would run
+    // in a grandchild that SIGKILL of the child does not reach, and would go on importing.
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tests', 'fixtures', 'import-child.ts'), path.join(tmp, 'target'), file, JSON.stringify(MODEL)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {

@@ -1,0 +1,93 @@
+/**
+ * A leftover import checkpoint never skips records (issue 24, I3). An import is killed with
+ * SIGKILL midway (a child process, so only what it committed survives, its checkpoint among
+ * it); then the drawers are wiped, or the checkpoint is carried into another palace, and the
+ * same file is imported again: the checkpoint no longer describes that palace, so it is ignored
+ * and every record is stored. The issue's run had 20,000 records; this one has 4,050 (4,000
+ * drawers and 50 events), enough for several committed batches before the kill.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../core/config.js';
+import type { ModelIdentity } from '../../embed/model-identity.js';
+import { exportPalace } from '../../palace/export.js';
+import { importPalace } from '../../palace/import.js';
+import { palaceFigures } from '../../palace/migrate.js';
+import { openStores } from '../../stores/open.js';
+import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index.fixtures.js';
+import { makeTempDir, removeDir } from '../helpers/tmp.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const MODEL: ModelIdentity = { name: 'checkpoint-test-model', dimension: 384, weightsSha256: 'e'.repeat(64) };
+const DRAWERS = 4000;
+const tmp = makeTempDir('mempalace-import-checkpoint-');
+const embedded = (name: string) => loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, name) });
+
+afterAll(() => removeDir(tmp));
+
+/** Imports `file` into palace `name` in a child process and kills it once 1,500 records were read. */
+async function killedImport(name: string, file: string): Promise<void> {
+  // `--import tsx`, not tsx's CLI: the CLI runs the script in a grandchild SIGKILL would miss.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tests', 'fixtures', 'import-child.ts'), path.join(tmp, name), file, JSON.stringify(MODEL)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      if ([...chunk.toString().matchAll(/read (\d+)/g)].some((m) => Number(m[1]) >= 1500)) {
+        child.kill('SIGKILL');
+        resolve();
+      }
+      if (chunk.toString().includes('done')) reject(new Error('the import finished before it could be killed'));
+    });
+  });
+  expect(await exited).toBe('SIGKILL');
+}
+
+describe('a leftover import checkpoint', () => {
+  it('is ignored after the drawers are wiped, or in another palace, and every record is stored', async () => {
+    const source = await openStores(embedded('source'));
+    const rnd = seededRandom(12);
+    for (let start = 0; start < DRAWERS; start += 500) {
+      await source.drawers.upsert(Array.from({ length: 500 }, (_, k) => drawer(`ck_${String(start + k).padStart(5, '0')}`, `row ${start + k} text`, randomUnitVector(rnd, 384), { wing: `w${k % 3}`, room: `r${k % 7}` })));
+    }
+    for (let i = 0; i < 50; i++) {
+      await source.logstream.append({ type: 'note', stream: 's', room: 'general', topic: null, from_agent: 'a', to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, body: `e${i}`, metadata_json: '{}', artifact_ids: [] });
+    }
+    const file = path.join(tmp, 'export.jsonl.gz');
+    await exportPalace(source, MODEL, file);
+    const expected = await palaceFigures(source);
+
+    await killedImport('wiped', file);
+    // The drawer index is lost (or deleted by hand); the job store, with the checkpoint, is not.
+    const wipedDir = path.join(tmp, 'wiped');
+    for (const f of fs.readdirSync(wipedDir)) if (f.startsWith('drawers.')) fs.rmSync(path.join(wipedDir, f));
+    const wiped = await openStores(embedded('wiped'));
+    expect(await wiped.drawers.count()).toBe(0);
+    const again = await importPalace(wiped, MODEL, file);
+    expect(again.resumed_from).toBe(0);
+    expect(again.checkpoint_discarded).toMatch(/no longer holds drawer/);
+    expect(await palaceFigures(wiped)).toEqual(expected);
+    await wiped.close();
+
+    await killedImport('first', file);
+    // Another palace that inherited the first one's job store (a copied directory, say).
+    fs.mkdirSync(path.join(tmp, 'other'));
+    for (const f of fs.readdirSync(path.join(tmp, 'first'))) if (f.startsWith('jobs.sqlite3')) fs.copyFileSync(path.join(tmp, 'first', f), path.join(tmp, 'other', f));
+    const other = await openStores(embedded('other'));
+    const elsewhere = await importPalace(other, MODEL, file);
+    expect(elsewhere.resumed_from).toBe(0);
+    expect(elsewhere.checkpoint_discarded).toMatch(/different palace/);
+    expect(await palaceFigures(other)).toEqual(expected);
+    await other.close();
+
+    // The palace it was written for still resumes from it.
+    const first = await openStores(embedded('first'));
+    const resumed = await importPalace(first, MODEL, file);
+    expect(resumed.checkpoint_discarded).toBeUndefined();
+    expect(resumed.resumed_from).toBeGreaterThanOrEqual(256);
+    expect(await palaceFigures(first)).toEqual(expected);
+    await first.close();
+    await source.close();
+  });
+});
