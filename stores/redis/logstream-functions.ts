@@ -7,11 +7,12 @@
  * Append keys (in this order): seq, log, id bucket, version vector, ops of self, hlc state, then
  * `n_index` index streams, then `n_artifacts` artifact hashes to check.
  * Append args: event id, replica id, n_index, n_artifacts, then field/value pairs of the entry.
- * Replies: `{1, seq, created_at, hlc}`, `{0, 'duplicate_id'}` or `{0, 'unknown_artifact', i}`.
+ * Replies: `{1, seq, created_at, hlc}`, `{0, 'duplicate_id'}`, `{0, 'unknown_artifact', i}` or
+ * `{0, 'unsafe_seq'}` when the next seq would pass 2^53 − 1 (it would no longer be exact).
  */
 import { LUA_TIME_HELPERS } from './functions.js';
 
-export const LS_VERSION = 'v1';
+export const LS_VERSION = 'v2';
 export const LS_APPEND = `ls_append_${LS_VERSION}`;
 export const LS_PUT_ARTIFACT = `ls_put_artifact_${LS_VERSION}`;
 export const LS_SUBMIT_PATCH = `ls_submit_patch_${LS_VERSION}`;
@@ -40,6 +41,7 @@ end
 
 local function append_check(k, a, check_artifacts)
   if redis.call('HEXISTS', k[3], a[1]) == 1 then return {0, 'duplicate_id'} end
+  if tonumber(redis.call('GET', k[1]) or '0') >= 9007199254740991 then return {0, 'unsafe_seq'} end
   if check_artifacts then
     local n_index, n_art = tonumber(a[3]), tonumber(a[4])
     for i = 1, n_art do
@@ -64,7 +66,8 @@ local function append_write(k, a, now)
   redis.call('HSET', k[3], a[1], seq)
   redis.call('HSET', k[4], a[2], seq)
   redis.call('ZADD', k[5], seq, seq)
-  return {1, seq, created_at, hlc}
+  -- As text: as an integer reply, 2^53 − 1 reached the client as 2^53 (measured), a seq must stay exact.
+  return {1, string.format('%d', seq), created_at, hlc}
 end
 
 -- Artifact args: id, kind, sha256, size_bytes, created_by, metadata, origin_replica, content.

@@ -29,7 +29,9 @@ const REPLICA_RE = /^rep_(?:[0-9a-f]{32}|[0-9a-f]{12})$/;
 const library = new FunctionLibrary(LOGSTREAM_LIBRARY);
 const syncLibrary = new FunctionLibrary(LOGSTREAM_SYNC_LIBRARY);
 
-type AppendReply = [1, number, string, string, string?] | [0, 'duplicate_id'] | [0, 'unknown_artifact', number];
+type AppendReply = [1, number, string, string, string?] | [0, 'duplicate_id' | 'unsafe_seq'] | [0, 'unknown_artifact', number];
+
+const unsafeSeq = () => new PalaceError('internal', `the next seq would pass ${MAX_SEQ}; refusing to mint an inexact number`, { store: REDIS_STORE, rule: 'safe_integer' });
 
 /** Fields with an index stream, and the key segment of each (§11.2). */
 const INDEXED = [
@@ -148,7 +150,8 @@ export class RedisLogstream implements Logstream {
       }
       if (reply[0] === 0) {
         if (reply[1] === 'duplicate_id') continue;
-        const artifactId = draft.artifact_ids[reply[2] - 1]!;
+        if (reply[1] === 'unsafe_seq') throw unsafeSeq();
+        const artifactId = draft.artifact_ids[(reply as [0, 'unknown_artifact', number])[2] - 1]!;
         throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
       }
       await this.durability.afterWrite(id);
@@ -195,7 +198,10 @@ export class RedisLogstream implements Logstream {
       } catch (e) {
         throw writeFailure(e, eventId);
       }
-      if (reply[0] === 0) continue;
+      if (reply[0] === 0) {
+        if (reply[1] === 'unsafe_seq') throw unsafeSeq();
+        continue;
+      }
       await this.durability.afterWrite(eventId);
       return { artifact: artifactRecord(artifactId, artifact, reply[4]!, this.replica), event: appendedEvent(eventId, draft, this.replica, Number(reply[1]), reply[2], reply[3]) };
     }
@@ -360,7 +366,7 @@ export class RedisLogstream implements Logstream {
     }
     if (reply[0] === 0) {
       if (reply[1] === 'duplicate' || reply[1] === 'gap') return reply[1];
-      if (reply[1] === 'unsafe_seq') throw new PalaceError('internal', `the next seq would pass ${MAX_SEQ}; refusing to mint an inexact number`, { store: REDIS_STORE, rule: 'safe_integer' });
+      if (reply[1] === 'unsafe_seq') throw unsafeSeq();
       const artifactId = e.artifact_ids[(reply as [0, 'unknown_artifact', number])[2] - 1]!;
       throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
     }

@@ -331,6 +331,16 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
         await expect(b.reserveOwnSeqAbove(Number.MAX_SAFE_INTEGER)).rejects.toMatchObject({ code: 'invalid_argument', rule: 'safe_integer' });
       });
 
+      it('mints seqs up to 2^53 − 1 exactly and refuses the next one, writing nothing (M2)', async () => {
+        const max = Number.MAX_SAFE_INTEGER;
+        expect(await b.reserveOwnSeqAbove(max - 2)).toBe(true);
+        const [x, y] = [await append(b, { body: 'x' }), await append(b, { body: 'y' })];
+        expect([x.seq, x.origin_seq, y.seq, y.origin_seq]).toEqual([max - 1, max - 1, max, max]);
+        await expect(append(b, { body: 'z' })).rejects.toMatchObject({ rule: 'safe_integer' });
+        expect((await all(b)).map((e) => e.body)).toEqual(['x', 'y']);
+        expect((await b.getEvent(y.id))).toMatchObject({ seq: max, origin_seq: max });
+      });
+
       it('refuses an artifact whose content was swapped with a matching sha256, and the event citing it', async () => {
         const aId = await a.replicaId();
         const patch = await ops.patchSubmit(ctx(a), { stream: 'project/atlas', from_agent: 'alice', content: 'diff --git a/x b/x\n+safe\n' });

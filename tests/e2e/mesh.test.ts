@@ -7,13 +7,10 @@
  * and a partition heals: with one server stopped, both sides append (the stopped side through
  * its store, as another agent's stdio server would), and after the restart both converge.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { openNeo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
@@ -24,118 +21,19 @@ import { RedisConnections } from '../../stores/redis/connection.js';
 import { openRedisLogstream } from '../../stores/redis/redis-logstream.js';
 import type { Logstream, StoredEvent } from '../../stores/ports/logstream.js';
 import { eventAppend } from '../../palace/logstream.js';
+import { Served, peerEntry, until, writePeersFile } from '../helpers/mesh-serve.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mesh-'));
 const PEER_TOKEN = `peer-${randomBytes(8).toString('hex')}`;
 const ADMIN_TOKEN = `admin-${randomBytes(8).toString('hex')}`;
 const base = { type: 'status.update', stream: 'project/mesh', room: 'status', from_agent: 'ops' };
 
-interface ServerSpec {
-  name: string;
-  palaceDir: string;
-  env: Record<string, string>;
-}
-
-/** One `mempalace serve` child process; restartable on the same port. */
-class Served {
-  private proc: ChildProcess | null = null;
-  private client: Client | null = null;
-  url = '';
-  port = 0;
-  stderr = '';
-
-  constructor(readonly spec: ServerSpec) {}
-
-  async start(): Promise<void> {
-    const proc = spawn(process.execPath, [TSX, path.join(ROOT, 'cli', 'main.ts'), 'serve', '--port', String(this.port)], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        MEMPALACE_PALACE: this.spec.palaceDir,
-        MEMPALACE_SYNC_INTERVAL: '0.3',
-        MEMPALACE_API_TOKENS: `${ADMIN_TOKEN}=ops:admin,${PEER_TOKEN}=peer:replicate`,
-        MEMPALACE_REPLICA_NAME: this.spec.name,
-        MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json'),
-        ...this.spec.env,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    this.proc = proc;
-    this.url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.spec.name} did not start:\n${this.stderr}`)), 180_000);
-      proc.stderr!.setEncoding('utf8');
-      proc.stderr!.on('data', (chunk: string) => {
-        this.stderr += chunk;
-        const m = /mempalace serve: (http:\/\/\S+)/.exec(this.stderr);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-      proc.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`${this.spec.name} exited with ${code}:\n${this.stderr}`));
-      });
-    });
-    this.port = Number(new URL(this.url).port);
-  }
-
-  async stop(): Promise<void> {
-    await this.client?.close().catch(() => undefined);
-    this.client = null;
-    const proc = this.proc;
-    if (!proc || proc.exitCode !== null) return;
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
-    this.proc = null;
-  }
-
-  async tool(name: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-    if (!this.client) {
-      const client = new Client({ name: 'mesh-e2e', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${this.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } } }));
-      this.client = client;
-    }
-    const result = await this.client.callTool({ name, arguments: args });
-    return result.structuredContent as Record<string, unknown>;
-  }
-
-  async append(args: Record<string, unknown>): Promise<StoredEvent> {
-    return (await this.tool('mempalace_event_append', { ...base, ...args })).event as StoredEvent;
-  }
-
-  async events(): Promise<StoredEvent[]> {
-    return (await this.tool('mempalace_event_list', { limit: 500 })).events as StoredEvent[];
-  }
-
-  async estate(): Promise<{ self: { replica_id: string; version_vector: Record<string, number> }; peers: Record<string, unknown>[] }> {
-    return (await this.tool('mempalace_mesh_peers')) as never;
-  }
-}
+const served = (name: string, palaceDir: string, env: Record<string, string>) => new Served({ name, palaceDir, env, adminToken: ADMIN_TOKEN, peerToken: PEER_TOKEN, entityRegistry: path.join(tmp, 'none.json') });
+const append = async (s: Served, args: Record<string, unknown>) => (await s.tool('mempalace_event_append', { ...base, ...args })).event as StoredEvent;
 
 /** The peers file of `server`: `peer` with its token, replica id and public key (issue 24: keys come only from here). */
 async function writePeers(server: Served, peer: Served): Promise<void> {
-  const { self } = (await peer.tool('mempalace_mesh_peers')) as { self: { replica_id: string; public_key: string } };
-  fs.mkdirSync(server.spec.palaceDir, { recursive: true });
-  fs.writeFileSync(path.join(server.spec.palaceDir, 'peers.json'), JSON.stringify({ peers: [{ name: peer.spec.name, url: peer.url, token: PEER_TOKEN, replica_id: self.replica_id, public_key: self.public_key }] }));
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  writePeersFile(server, { peers: [await peerEntry(peer)] });
 }
 
 const idsOf = (events: StoredEvent[]) => events.map((e) => e.id).sort();
@@ -172,7 +70,7 @@ async function meshScenario(x: Served, y: Served, offline: () => Promise<Logstre
   await writePeers(y, x);
 
   const expected: string[] = [];
-  for (const s of [x, y]) for (let i = 0; i < 3; i++) expected.push((await s.append({ body: `${s.spec.name} ${i}` })).id);
+  for (const s of [x, y]) for (let i = 0; i < 3; i++) expected.push((await append(s, { body: `${s.spec.name} ${i}` })).id);
   const patch = (await x.tool('mempalace_patch_submit', { stream: 'project/mesh', from_agent: 'ops', content: 'diff --git a/f b/f\n+mesh\n' })) as { artifact: { id: string; sha256: string }; event: StoredEvent };
   expected.push(patch.event.id);
   await until('both ways', () => converged(x, y, expected));
@@ -210,7 +108,7 @@ async function meshScenario(x: Served, y: Served, offline: () => Promise<Logstre
 
   // Partition: y stops; x appends through its server, y through its store; then y returns.
   await y.stop();
-  expected.push((await x.append({ body: 'x during partition' })).id);
+  expected.push((await append(x, { body: 'x during partition' })).id);
   await until('x sees y unreachable', async () => (await x.estate()).peers[0]?.reachable === false);
   const store = await offline();
   try {
@@ -231,8 +129,8 @@ async function meshScenario(x: Served, y: Served, offline: () => Promise<Logstre
 
 describe('logstream mesh between real servers', () => {
   it('two embedded palaces exchange events both ways, survive a restart without duplicates, and heal a partition', async () => {
-    const x = new Served({ name: `emb-x-${randomBytes(3).toString('hex')}`, palaceDir: path.join(tmp, 'x'), env: { MEMPALACE_PROFILE: 'embedded' } });
-    const y = new Served({ name: `emb-y-${randomBytes(3).toString('hex')}`, palaceDir: path.join(tmp, 'y'), env: { MEMPALACE_PROFILE: 'embedded' } });
+    const x = served(`emb-x-${randomBytes(3).toString('hex')}`, path.join(tmp, 'x'), { MEMPALACE_PROFILE: 'embedded' });
+    const y = served(`emb-y-${randomBytes(3).toString('hex')}`, path.join(tmp, 'y'), { MEMPALACE_PROFILE: 'embedded' });
     servers.push(x, y);
     await meshScenario(x, y, () => openSqliteLogstream(y.spec.palaceDir));
     await Promise.all([x.stop(), y.stop()]);
@@ -241,8 +139,8 @@ describe('logstream mesh between real servers', () => {
   it('an embedded palace and a cluster palace (Redis logstream) do the same', async () => {
     const palaceName = `mesh-${randomBytes(5).toString('hex')}`;
     const config = loadConfig({ ...process.env, MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE: path.join(tmp, 'c'), MEMPALACE_PALACE_NAME: palaceName });
-    const e = new Served({ name: `emb-${randomBytes(3).toString('hex')}`, palaceDir: path.join(tmp, 'e'), env: { MEMPALACE_PROFILE: 'embedded' } });
-    const c = new Served({ name: `cluster-${randomBytes(3).toString('hex')}`, palaceDir: config.palaceDir, env: { MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: palaceName } });
+    const e = served(`emb-${randomBytes(3).toString('hex')}`, path.join(tmp, 'e'), { MEMPALACE_PROFILE: 'embedded' });
+    const c = served(`cluster-${randomBytes(3).toString('hex')}`, config.palaceDir, { MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: palaceName });
     servers.push(e, c);
     try {
       await meshScenario(e, c, () => openRedisLogstream({ url: config.redis.url, palaceName }));
