@@ -15,6 +15,10 @@
  * credit is capped at its similarity z-score plus LEXICAL_LIFT, so a drawer that merely repeats
  * the query's words (a script that prints the query, a list of keywords) cannot outrank drawers
  * that are semantically close.
+ *
+ * Conversation exchanges are then scored in context: evidence in a chat clusters in one session
+ * and in neighbouring turns, so an exchange takes a share of its session's best score and of its
+ * best neighbour's (the exchanges just before and after it) among the candidates.
  */
 import path from 'node:path';
 import type { DrawerMeta } from '../core/drawer.js';
@@ -31,7 +35,19 @@ export const LEXICAL_WEIGHT: Readonly<Record<QueryShape, Readonly<Record<DrawerK
 /** How far (in pool standard deviations) lexical credit may exceed a candidate's similarity z-score. */
 export const LEXICAL_LIFT = 2.5;
 
+/** Shares of the session's best score and of the best neighbour's that an exchange adds to its own (measured: bench/README.md, "Ranking"). */
+export const SESSION_SHARE = 0.3;
+export const NEIGHBOUR_SHARE = 0.2;
+
 const PROSE_EXTENSIONS = new Set(['.md', '.markdown', '.mdx', '.txt', '.rst', '.adoc', '.org', '.tex', '.html', '.htm']);
+
+/** Where a conversation exchange sits: its session (a transcript file or a session id) and its position there. */
+export function exchangePlace(meta: DrawerMeta): { session: string; position: number } | undefined {
+  if (meta.ingest_mode !== 'convos') return undefined;
+  const session = typeof meta.session_id === 'string' ? `${meta.source_file}#${meta.session_id}` : meta.source_file;
+  const position = Number(meta.exchange_index ?? meta.chunk_index);
+  return Number.isFinite(position) ? { session, position } : undefined;
+}
 
 /** What a drawer holds: an exchange of a conversation, prose (documents, notes), or code. */
 export function drawerKind(meta: DrawerMeta): DrawerKind {
@@ -64,6 +80,25 @@ export interface FusionInput {
   similarity: number;
   bm25: number;
   kind: DrawerKind;
+  /** For conversation exchanges: where the exchange sits (exchangePlace). */
+  place?: { session: string; position: number } | undefined;
+}
+
+/** Each exchange's own score plus its shares of its session's best and its best neighbour's, among the scored candidates. */
+function inConversationContext(pool: readonly FusionInput[], own: readonly number[]): number[] {
+  const sessionBest = new Map<string, number>();
+  const atPlace = new Map<string, number>();
+  pool.forEach((c, i) => {
+    if (!c.place) return;
+    sessionBest.set(c.place.session, Math.max(sessionBest.get(c.place.session) ?? -Infinity, own[i]!));
+    atPlace.set(`${c.place.position}@${c.place.session}`, own[i]!);
+  });
+  return pool.map((c, i) => {
+    if (!c.place) return own[i]!;
+    const neighbours = [c.place.position - 1, c.place.position + 1].flatMap((p) => atPlace.get(`${p}@${c.place!.session}`) ?? []);
+    const neighbour = neighbours.length > 0 ? Math.max(...neighbours) : 0;
+    return own[i]! + SESSION_SHARE * sessionBest.get(c.place.session)! + NEIGHBOUR_SHARE * neighbour;
+  });
 }
 
 /** The fused score of every candidate of one pool, in input order; higher ranks first. */
@@ -71,9 +106,10 @@ export function fusedScores(query: string, pool: readonly FusionInput[]): number
   const shape = queryShape(query);
   const semantic = zScores(pool.map((c) => c.similarity));
   const lexical = zScores(pool.map((c) => c.bm25));
-  return pool.map((c, i) => {
+  const own = pool.map((c, i) => {
     const w = LEXICAL_WEIGHT[shape][c.kind];
     const credit = Math.min(lexical[i]!, Math.max(0, semantic[i]! + LEXICAL_LIFT));
     return (1 - w) * semantic[i]! + w * credit;
   });
+  return inConversationContext(pool, own);
 }

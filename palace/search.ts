@@ -14,7 +14,7 @@ import { validateDateWindow, validateOptionalName, validateSourceFileFilter } fr
 import type { DrawerFilter } from '../stores/ports/drawer-index.js';
 import type { DrawerContext } from './context.js';
 import { sanitizeQuery } from './query-sanitizer.js';
-import { drawerKind, fusedScores } from './search-fusion.js';
+import { drawerKind, exchangePlace, fusedScores } from './search-fusion.js';
 
 export const CANDIDATE_STRATEGIES = ['vector', 'union'] as const;
 export type CandidateStrategy = (typeof CANDIDATE_STRATEGIES)[number];
@@ -193,7 +193,7 @@ export async function search(ctx: DrawerContext, input: SearchInput, opts: Searc
 
   const pooled = [...candidates.values()];
   const bm25 = bm25Scores(query, pooled.map((c) => c.drawer.content));
-  const fused = fusedScores(query, pooled.map((c, i) => ({ similarity: 1 - c.distance, bm25: bm25[i]!, kind: drawerKind(c.drawer.meta) })));
+  const fused = fusedScores(query, pooled.map((c, i) => ({ similarity: 1 - c.distance, bm25: bm25[i]!, kind: drawerKind(c.drawer.meta), place: exchangePlace(c.drawer.meta) })));
   pooled.forEach((c, i) => {
     c.bm25 = bm25[i]!;
     c.score = fused[i]!;

@@ -6,11 +6,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { openNeo4jGraphStore } from './neo4j/neo4j-graph-store.js';
+import { OpenSearchConnection } from './opensearch/connection.js';
+import { dropPalaceIndices } from './opensearch/drawer-mapping.js';
 import { openOpenSearchDrawerIndex } from './opensearch/opensearch-drawer-index.js';
 import { openSearchIndexMaintenance } from './opensearch/reindex-repair.js';
 import { openRedisJobStore } from './redis/redis-job-store.js';
 import { openRedisLocks } from './redis/redis-locks.js';
 import { openRedisLogstream } from './redis/redis-logstream.js';
+import { RedisConnections } from './redis/connection.js';
 import { RedisSourceCredentials } from './redis/redis-source-credentials.js';
 import { openSqliteDrawerIndex } from './embedded/sqlite-drawer-index.js';
 import { embeddedIndexMaintenance } from './embedded/derived-index-repair.js';
@@ -31,6 +34,24 @@ export async function palaceExists(config: Config): Promise<boolean> {
 }
 
 /** Maintenance of the derived drawer indexes (`mempalace repair`), opened without the stores. */
+/**
+ * Deletes everything a palace holds: its directory (embedded), or its OpenSearch indices, Neo4j
+ * nodes and Redis keys (cluster; the directory is left alone). For throwaway palaces (`mempalace
+ * eval`, tests); its stores must be closed first.
+ */
+export async function dropPalace(config: Config): Promise<void> {
+  if (config.profile === 'cluster') {
+    const search = new OpenSearchConnection({ url: config.opensearch.url, palaceName: config.palaceName });
+    await dropPalaceIndices(search).finally(() => search.close());
+    const graph = await openNeo4jGraphStore(config);
+    await graph.dropPalace().finally(() => graph.close());
+    const redis = new RedisConnections({ url: config.redis.url, palaceName: config.palaceName });
+    await redis.dropPalace().finally(() => redis.close());
+    return;
+  }
+  await fs.rm(config.palaceDir, { recursive: true, force: true });
+}
+
 export function openIndexMaintenance(config: Config): IndexMaintenance {
   return config.profile === 'cluster'
     ? openSearchIndexMaintenance({ url: config.opensearch.url, palaceName: config.palaceName })

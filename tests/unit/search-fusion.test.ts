@@ -67,3 +67,30 @@ describe('fusedScores', () => {
     expect(fusedScores('x', [])).toEqual([]);
   });
 });
+
+describe('conversation context', () => {
+  const exchange = (session: string, position: number, similarity: number): FusionInput => ({ similarity, bm25: 0, kind: 'conversation', place: { session, position } });
+
+  it('lifts an exchange beside the best match of its session over an equal one in another session', () => {
+    // Exchanges 1 and 2 of "b" score alike; 2 sits next to the session's best match (3) and takes its share.
+    const pool = [exchange('a', 0, 0.3), exchange('a', 1, 0.45), exchange('b', 2, 0.45), exchange('b', 3, 0.7), exchange('c', 0, 0.2), exchange('c', 5, 0.25)];
+    const scores = fusedScores('when did the move happen', pool);
+    expect(scores[2]).toBeGreaterThan(scores[1]!);
+    expect(rank('when did the move happen', pool)[0]).toBe(3);
+  });
+
+  it('leaves code and prose candidates as fused', () => {
+    const pool: FusionInput[] = [{ similarity: 0.5, bm25: 0, kind: 'code' }, { similarity: 0.4, bm25: 0, kind: 'prose' }, exchange('a', 0, 0.6), exchange('a', 1, 0.3)];
+    const plain = fusedScores('q', pool.map(({ place: _place, ...c }) => c));
+    const scores = fusedScores('q', pool);
+    expect(scores.slice(0, 2)).toEqual(plain.slice(0, 2));
+    expect(scores[3]).not.toBe(plain[3]);
+  });
+
+  it('places mined exchanges by file and chunk, hook and eval exchanges by session and exchange', async () => {
+    const { exchangePlace } = await import('../../palace/search-fusion.js');
+    expect(exchangePlace(meta('/chats/a.txt', { ingest_mode: 'convos' }))).toEqual({ session: '/chats/a.txt', position: 0 });
+    expect(exchangePlace({ ...meta('/t.jsonl', { ingest_mode: 'convos', session_id: 's1' }), exchange_index: 4 })).toEqual({ session: '/t.jsonl#s1', position: 4 });
+    expect(exchangePlace(meta('/repo/a.ts'))).toBeUndefined();
+  });
+});
