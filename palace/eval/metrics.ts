@@ -4,6 +4,8 @@
  * means over queries, and the paired bootstrap of a difference between two strategies (the same
  * queries resampled with replacement; a fixed seed makes a report reproducible).
  */
+import { seededRandom } from '../../core/seeded-random.js';
+
 export const CUTOFFS = [1, 5, 10] as const;
 export const MRR_DEPTH = 10;
 
@@ -21,17 +23,6 @@ export function reciprocalRank(ranked: readonly (readonly string[])[], expected:
 }
 
 export const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : values.reduce((s, v) => s + v, 0) / values.length);
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface Difference {
   mean: number;
