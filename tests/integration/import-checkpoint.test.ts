@@ -3,20 +3,25 @@
  * SIGKILL midway (a child process, so only what it committed survives, its checkpoint among
  * it); then the drawers are wiped, or the checkpoint is carried into another palace, and the
  * same file is imported again: the checkpoint no longer describes that palace, so it is ignored
- * and every record is stored. The issue's run had 20,000 records; this one has 4,050 (4,000
- * drawers and 50 events), enough for several committed batches before the kill.
+ * and every record is stored; on the cluster profile the drawers' OpenSearch index is dropped.
+ * The issue's run had 20,000 records; this one has 4,050 (4,000 drawers and 50 events), enough
+ * for several committed batches before the kill.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import type { ModelIdentity } from '../../embed/model-identity.js';
 import { exportPalace } from '../../palace/export.js';
 import { importPalace } from '../../palace/import.js';
 import { palaceFigures } from '../../palace/migrate.js';
 import { openStores } from '../../stores/open.js';
+import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
+import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
+import type { PalaceStores } from '../../stores/palace-stores.js';
 import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index.fixtures.js';
+import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -25,12 +30,35 @@ const DRAWERS = 4000;
 const tmp = makeTempDir('mempalace-import-checkpoint-');
 const embedded = (name: string) => loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, name) });
 
-afterAll(() => removeDir(tmp));
+const clusterTarget = clusterConfig('imp-ckpt');
+let source: PalaceStores;
+let file: string;
+let expected: Map<string, number | string>;
 
-/** Imports `file` into palace `name` in a child process and kills it once 1,500 records were read. */
-async function killedImport(name: string, file: string): Promise<void> {
+beforeAll(async () => {
+  source = await openStores(embedded('source'));
+  const rnd = seededRandom(12);
+  for (let start = 0; start < DRAWERS; start += 500) {
+    await source.drawers.upsert(Array.from({ length: 500 }, (_, k) => drawer(`ck_${String(start + k).padStart(5, '0')}`, `row ${start + k} text`, randomUnitVector(rnd, 384), { wing: `w${k % 3}`, room: `r${k % 7}` })));
+  }
+  for (let i = 0; i < 50; i++) {
+    await source.logstream.append({ type: 'note', stream: 's', room: 'general', topic: null, from_agent: 'a', to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, body: `e${i}`, metadata_json: '{}', artifact_ids: [] });
+  }
+  file = path.join(tmp, 'export.jsonl.gz');
+  await exportPalace(source, MODEL, file);
+  expected = await palaceFigures(source);
+}, 120_000);
+
+afterAll(async () => {
+  await source?.close();
+  await dropClusterPalace(clusterTarget);
+  removeDir(tmp);
+});
+
+/** Imports `file` into palace `name` (a directory under tmp, or `cluster:<name>`) in a child process and kills it once 1,500 records were read. */
+async function killedImport(name: string): Promise<void> {
   // `--import tsx`, not tsx's CLI: the CLI runs the script in a grandchild SIGKILL would miss.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tests', 'fixtures', 'import-child.ts'), path.join(tmp, name), file, JSON.stringify(MODEL)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tests', 'fixtures', 'import-child.ts'), name.startsWith('cluster:') ? name : path.join(tmp, name), file, JSON.stringify(MODEL)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
@@ -46,19 +74,7 @@ async function killedImport(name: string, file: string): Promise<void> {
 
 describe('a leftover import checkpoint', () => {
   it('is ignored after the drawers are wiped, or in another palace, and every record is stored', async () => {
-    const source = await openStores(embedded('source'));
-    const rnd = seededRandom(12);
-    for (let start = 0; start < DRAWERS; start += 500) {
-      await source.drawers.upsert(Array.from({ length: 500 }, (_, k) => drawer(`ck_${String(start + k).padStart(5, '0')}`, `row ${start + k} text`, randomUnitVector(rnd, 384), { wing: `w${k % 3}`, room: `r${k % 7}` })));
-    }
-    for (let i = 0; i < 50; i++) {
-      await source.logstream.append({ type: 'note', stream: 's', room: 'general', topic: null, from_agent: 'a', to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, body: `e${i}`, metadata_json: '{}', artifact_ids: [] });
-    }
-    const file = path.join(tmp, 'export.jsonl.gz');
-    await exportPalace(source, MODEL, file);
-    const expected = await palaceFigures(source);
-
-    await killedImport('wiped', file);
+    await killedImport('wiped');
     // The drawer index is lost (or deleted by hand); the job store, with the checkpoint, is not.
     const wipedDir = path.join(tmp, 'wiped');
     for (const f of fs.readdirSync(wipedDir)) if (f.startsWith('drawers.')) fs.rmSync(path.join(wipedDir, f));
@@ -70,7 +86,7 @@ describe('a leftover import checkpoint', () => {
     expect(await palaceFigures(wiped)).toEqual(expected);
     await wiped.close();
 
-    await killedImport('first', file);
+    await killedImport('first');
     // Another palace that inherited the first one's job store (a copied directory, say).
     fs.mkdirSync(path.join(tmp, 'other'));
     for (const f of fs.readdirSync(path.join(tmp, 'first'))) if (f.startsWith('jobs.sqlite3')) fs.copyFileSync(path.join(tmp, 'first', f), path.join(tmp, 'other', f));
@@ -88,6 +104,21 @@ describe('a leftover import checkpoint', () => {
     expect(resumed.resumed_from).toBeGreaterThanOrEqual(256);
     expect(await palaceFigures(first)).toEqual(expected);
     await first.close();
-    await source.close();
+  });
+
+  it('cluster: is ignored after the drawers\' index is dropped, and every record is stored', async () => {
+    await killedImport(`cluster:${clusterTarget.palaceName}`);
+    const os = new OpenSearchConnection({ url: clusterTarget.opensearch.url, palaceName: clusterTarget.palaceName });
+    await dropPalaceIndices(os).finally(() => os.close());
+    const target = await openStores(clusterTarget);
+    try {
+      expect(await target.drawers.count()).toBe(0);
+      const again = await importPalace(target, MODEL, file);
+      expect(again.resumed_from).toBe(0);
+      expect(again.checkpoint_discarded).toMatch(/no longer holds drawer/);
+      expect(await palaceFigures(target)).toEqual(expected);
+    } finally {
+      await target.close();
+    }
   });
 });
