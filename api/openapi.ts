@@ -266,7 +266,7 @@ export const OPENAPI_DOCUMENT = {
         summary: 'GitHub / GitLab push webhook: refreshes the registered sources of the pushed repository and ref (debounced per source). Authenticated by MEMPALACE_WEBHOOK_SECRET (X-Hub-Signature-256 or X-Gitlab-Token), not a bearer token.',
         tags: ['sources'], security: [],
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
-        responses: { 202: json(ref('HookAccepted'), 'Accepted; refreshes requested for the matched sources.'), 400: err('Not a GitHub/GitLab delivery, or a malformed payload.'), 401: err('Signature or token does not match; nothing was scheduled.'), 413: err('Request body too large.') },
+        responses: { 202: json(ref('HookAccepted'), 'Accepted; refreshes requested for the matched sources.'), 400: err('Not a GitHub/GitLab delivery, no delivery id (X-GitHub-Delivery, X-Gitlab-Event-UUID), a malformed payload, or a signed GitHub push older than 24 h (webhook_stale).'), 401: err('Signature or token does not match; nothing was scheduled.'), 409: err('A replayed delivery (same delivery id or same body within 24 h, rule webhook_replay); nothing was scheduled.'), 413: err('Request body over 25 MiB.') },
       },
     },
     '/v1/notifications': {
