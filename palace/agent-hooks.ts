@@ -13,6 +13,7 @@ import { invalidArgument } from '../core/errors.js';
 import { loadProjectConfig } from '../core/project-config.js';
 import { hashN } from '../core/text.js';
 import { wingSlug } from '../core/validate.js';
+import type { CheckpointInput } from './checkpoint.js';
 import type { AutoSave, SessionSave } from './session-save.js';
 
 export const HOOK_NAMES = ['session-start', 'stop', 'precompact', 'session-end'] as const;
@@ -138,15 +139,18 @@ export async function planSessionSave(home: string, harness: Harness, input: Hoo
     harness, sessionId: input.session_id, agent, wing, room, sourceFile: input.transcript_path,
     exchanges: fresh.map((e) => ({ index: e.index, text: e.text })),
   };
-  const first = fresh[0]!.index + 1;
   const last = fresh[fresh.length - 1]!.index + 1;
-  const entry = `Auto-save of ${harness} session ${input.session_id}: exchanges ${first}–${last} (${fresh.length}) filed verbatim in ${wing}/${room}; ${session.humanMessages} human messages so far.`;
   return {
     ...base,
-    job: {
-      agent, sessionId: input.session_id, messages: session.humanMessages, session: save,
-      checkpoint: { items: [], added_by: agent, diary: { agent_name: agent, entry, topic: 'session-checkpoint', wing } },
-    },
+    job: { agent, sessionId: input.session_id, messages: session.humanMessages, session: save, checkpoint: saveCheckpoint(save, session.humanMessages, fresh) },
     next: { filed_exchanges: last, human_at_save: session.humanMessages, room, saved_at: now.toISOString() },
   };
+}
+
+/** The diary entry of a save, naming the exchanges it filed (a budgeted run may file the first part only). */
+export function saveCheckpoint(save: SessionSave, humanMessages: number, filed: readonly { index: number }[]): CheckpointInput {
+  const first = filed[0]!.index + 1;
+  const last = filed[filed.length - 1]!.index + 1;
+  const entry = `Auto-save of ${save.harness} session ${save.sessionId}: exchanges ${first}–${last} (${filed.length}) filed verbatim in ${save.wing}/${save.room}; ${humanMessages} human messages so far.`;
+  return { items: [], added_by: save.agent, diary: { agent_name: save.agent, entry, topic: 'session-checkpoint', wing: save.wing } };
 }

@@ -48,15 +48,74 @@ export function sessionDrawers(save: SessionSave, filedAt: string): Omit<DrawerW
   });
 }
 
-/** Files the exchanges not filed yet; returns the ids written and the ones already there. */
-export async function fileSessionSave(ctx: DrawerContext, save: SessionSave): Promise<{ filed: string[]; already_filed: string[] }> {
+/** Chunks of the first batch of a budgeted save: small, since it also measures the embedding rate. */
+const FIRST_BATCH = 8;
+/** Chunks embedded and written at once at most. */
+const MAX_BATCH = 64;
+/** Share of the time left that the next batch is sized to fill (the rate varies from batch to batch). */
+const BUDGET_FILL = 0.8;
+
+/**
+ * A time budget for a save the host waits for (its hook timeout cuts it off otherwise): each
+ * batch is sized from the embedding rate measured so far to end before `deadline` (epoch ms),
+ * and none starts when not even one chunk fits. The first batch always runs, so every run files
+ * something. `onProgress` hears, after each batch, the position of the first exchange not wholly
+ * filed yet.
+ */
+export interface SaveBudget {
+  deadline: number;
+  onProgress?: (filedThrough: number) => Promise<void>;
+}
+
+export interface SessionSaveResult {
+  filed: string[];
+  already_filed: string[];
+  /** Position of the first exchange not wholly filed (every exchange before it is in the palace). */
+  filed_through: number;
+  /** Every exchange of the save is filed. */
+  complete: boolean;
+}
+
+const ID_PAGE = 1000;
+
+async function storedIds(ctx: DrawerContext, ids: string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (let i = 0; i < ids.length; i += ID_PAGE) for (const d of await ctx.drawers.get(ids.slice(i, i + ID_PAGE))) out.add(d.id);
+  return out;
+}
+
+/**
+ * Files the exchanges' chunks not filed yet, in order, batch by batch, within `budget` when one
+ * is given; returns the ids written, the ones already there, and how far it got. What an earlier
+ * run stored (even one cut off before it recorded its progress) is skipped without embedding, so
+ * an exchange longer than one run can embed is filed over several runs.
+ */
+export async function fileSessionSave(ctx: DrawerContext, save: SessionSave, budget?: SaveBudget): Promise<SessionSaveResult> {
   const planned = sessionDrawers(save, filedAtNow(nowOf(ctx)));
-  if (planned.length === 0) return { filed: [], already_filed: [] };
-  const existing = new Set((await ctx.drawers.get(planned.map((d) => d.id))).map((d) => d.id));
-  const fresh = planned.filter((d) => !existing.has(d.id));
-  const vectors = await ctx.embedder.embed(fresh.map((d) => d.content));
-  if (fresh.length > 0) await ctx.drawers.upsert(fresh.map((d, i) => ({ ...d, embedding: vectors[i]! })));
-  return { filed: fresh.map((d) => d.id), already_filed: [...existing] };
+  const existing = await storedIds(ctx, planned.map((d) => d.id));
+  const todo = planned.filter((d) => !existing.has(d.id));
+  const end = save.exchanges.length === 0 ? 0 : save.exchanges[save.exchanges.length - 1]!.index + 1;
+  const through = (next: number) => (next < todo.length ? Number(todo[next]!.meta.exchange_index) : end);
+  const result: SessionSaveResult = { filed: [], already_filed: [...existing], filed_through: through(0), complete: todo.length === 0 };
+  let msPerChunk: number | undefined;
+  for (let next = 0; next < todo.length;) {
+    let size = MAX_BATCH;
+    if (budget) {
+      size = msPerChunk === undefined ? FIRST_BATCH : Math.min(MAX_BATCH, Math.floor(((budget.deadline - Date.now()) * BUDGET_FILL) / msPerChunk));
+      if (size < 1) break;
+    }
+    const batch = todo.slice(next, next + size);
+    const started = Date.now();
+    const vectors = await ctx.embedder.embed(batch.map((d) => d.content));
+    await ctx.drawers.upsert(batch.map((d, i) => ({ ...d, embedding: vectors[i]! })));
+    msPerChunk = Math.max(1, Date.now() - started) / batch.length;
+    next += batch.length;
+    result.filed.push(...batch.map((d) => d.id));
+    result.filed_through = through(next);
+    result.complete = next === todo.length;
+    await budget?.onProgress?.(result.filed_through);
+  }
+  return result;
 }
 
 /** The auto-save handler: inline in the embedded profile, on the trigger queue's worker otherwise. */

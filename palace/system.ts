@@ -78,15 +78,23 @@ export async function recordFiledAway(home: string, msgs: number, ts: string): P
   await fs.rename(tmp, file);
 }
 
-/** How the agent hooks behave: the two tool settings plus `auto_save` and `save_interval`. */
+/** How the agent hooks behave: the two tool settings plus `auto_save`, `save_interval` and `save_budget_s`. */
 export interface HookBehaviour extends HookSettings {
   /** false turns the saving hooks off (`hooks.auto_save`, env MEMPALACE_HOOKS_AUTO_SAVE). */
   auto_save: boolean;
   /** Human messages between two stop-hook saves (`hooks.save_interval`, default 15). */
   save_interval: number;
+  /** Seconds from a hook process's start after which a save the host waits for starts no new batch (`hooks.save_budget_s`). */
+  save_budget_s: number;
 }
 
 export const DEFAULT_SAVE_INTERVAL = 15;
+/**
+ * Under the host's cut-off with room to spare: `hooks install` gives Stop 60 s (host defaults
+ * differ by version), and a host was seen cutting a save at 25 s; process start, the model load
+ * and the diary write come on top of the filing.
+ */
+export const DEFAULT_SAVE_BUDGET_S = 15;
 
 /** The hook behaviour as stored (defaults where unset); an unreadable file gives the defaults. */
 export async function readHookBehaviour(home: string, env: NodeJS.ProcessEnv = process.env): Promise<HookBehaviour> {
@@ -100,10 +108,12 @@ export async function readHookBehaviour(home: string, env: NodeJS.ProcessEnv = p
   const envAuto = env.MEMPALACE_HOOKS_AUTO_SAVE?.trim().toLowerCase();
   const auto = envAuto === undefined || envAuto === '' ? (typeof hooks.auto_save === 'boolean' ? hooks.auto_save : true) : !['0', 'false', 'no', 'off'].includes(envAuto);
   const interval = hooks.save_interval;
+  const budget = hooks.save_budget_s;
   return {
     ...settingsOf(config),
     auto_save: auto,
     save_interval: typeof interval === 'number' && Number.isInteger(interval) && interval >= 1 ? interval : DEFAULT_SAVE_INTERVAL,
+    save_budget_s: typeof budget === 'number' && Number.isFinite(budget) && budget > 0 ? budget : DEFAULT_SAVE_BUDGET_S,
   };
 }
 

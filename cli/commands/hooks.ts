@@ -13,9 +13,11 @@ import type { RulesHost } from '../../core/agent-rules.js';
 import type { Harness } from '../../core/chat/session.js';
 import { HARNESSES } from '../../core/chat/session.js';
 import { loadTokenCounter } from '../../embed/token-counter.js';
-import type { HookInput, HookName, SavePlan } from '../../palace/agent-hooks.js';
-import { HOOK_NAMES, parseHookInput, planSessionSave, projectWing, writeSessionState } from '../../palace/agent-hooks.js';
-import { runAutoSave } from '../../palace/session-save.js';
+import type { HookInput, HookName, SavePlan, SessionState } from '../../palace/agent-hooks.js';
+import { HOOK_NAMES, parseHookInput, planSessionSave, projectWing, saveCheckpoint, writeSessionState } from '../../palace/agent-hooks.js';
+import { checkpoint } from '../../palace/checkpoint.js';
+import type { SaveBudget } from '../../palace/session-save.js';
+import { fileSessionSave } from '../../palace/session-save.js';
 import { taxonomy } from '../../palace/status.js';
 import { mempalaceHome, readHookBehaviour, recordFiledAway } from '../../palace/system.js';
 import type { WakeUpResult } from '../../palace/wake-up.js';
@@ -71,23 +73,50 @@ export async function wakeUpFor(rt: Runtime, home: string, input: { wing?: strin
   return wakeUp({ drawers: rt.stores.drawers, graph: rt.stores.graph, countTokens, identity: await identityText(home) }, input);
 }
 
-/** Files a planned save: inline (embedded) or through the trigger queue (cluster). */
-async function fileSave(rt: Runtime, plan: SavePlan, inline: boolean): Promise<{ filed: number; queued?: string }> {
+interface FiledSave {
+  /** Drawers written by this run (0 when queued). */
+  filed: number;
+  /** Exchanges this run filed (or queued). */
+  exchanges: number;
+  /** Every planned exchange is filed; false when the budget ran out first (the next run continues). */
+  complete: boolean;
+  /** The session state to commit. */
+  next: SessionState;
+  queued?: string;
+}
+
+/**
+ * Files a planned save: inline (embedded, and precompact everywhere) within `budget`, recording
+ * its progress after each batch, or through the trigger queue (cluster). A run the budget cuts
+ * short keeps the last save's human-message mark, so the next stop hook is due again and goes on
+ * from where this one stopped.
+ */
+async function fileSave(rt: Runtime, home: string, harness: Harness, plan: SavePlan, inline: boolean, budget: SaveBudget | undefined): Promise<FiledSave> {
   const job = plan.job!;
+  const save = job.session!;
   if (inline || rt.config.profile !== 'cluster') {
-    const r = await runAutoSave(rt.drawerContext, job);
-    return { filed: r.drawers_filed };
+    const partial = (filedThrough: number): SessionState => ({ ...plan.next!, filed_exchanges: filedThrough, human_at_save: plan.state.human_at_save });
+    const progress = budget && { ...budget, onProgress: (through: number) => writeSessionState(home, harness, job.sessionId, partial(through)) };
+    const r = await fileSessionSave(rt.drawerContext, save, progress);
+    const done = save.exchanges.filter((e) => e.index < r.filed_through);
+    if (done.length > 0) await checkpoint(rt.drawerContext, saveCheckpoint(save, job.messages, done));
+    return { filed: r.filed.length, exchanges: done.length, complete: r.complete, next: r.complete ? plan.next! : partial(r.filed_through) };
   }
   const { queueAutoSave } = await import('../../app/short-jobs.js');
   const { id } = await queueAutoSave(rt.config, job);
-  return { filed: 0, queued: id };
+  return { filed: 0, exchanges: save.exchanges.length, complete: true, next: plan.next!, queued: id };
 }
 
-async function commitSave(home: string, harness: Harness, input: HookInput, plan: SavePlan, toast: boolean): Promise<void> {
-  await writeSessionState(home, harness, input.session_id, plan.next!);
-  const exchanges = plan.job!.session!.exchanges.length;
-  await recordFiledAway(home, exchanges, plan.next!.saved_at!);
-  if (toast) desktopToast(`${exchanges} exchanges filed into the palace`);
+async function commitSave(home: string, harness: Harness, input: HookInput, filed: FiledSave, toast: boolean): Promise<void> {
+  await writeSessionState(home, harness, input.session_id, filed.next);
+  if (filed.exchanges === 0) return;
+  await recordFiledAway(home, filed.exchanges, filed.next.saved_at!);
+  if (toast) desktopToast(`${filed.exchanges} exchanges filed into the palace`);
+}
+
+function filedNote(filed: FiledSave): string {
+  if (filed.queued) return `queued ${filed.queued}`;
+  return filed.complete ? `filed ${filed.filed} drawers` : `filed ${filed.filed} drawers (${filed.exchanges} exchanges) within the time budget; the next save continues`;
 }
 
 interface HookOutcome {
@@ -95,8 +124,10 @@ interface HookOutcome {
   note: string;
 }
 
-async function runHook(ctx: CliContext, hook: HookName, harness: Harness, input: HookInput, home: string): Promise<HookOutcome> {
+async function runHook(ctx: CliContext, hook: HookName, harness: Harness, input: HookInput, home: string, startedAt: number): Promise<HookOutcome> {
   const behaviour = await readHookBehaviour(home);
+  // The host waits for stop and precompact; the detached session-end child has no one waiting.
+  const budget = process.env[BACKGROUND_INPUT_ENV] === undefined ? { deadline: startedAt + behaviour.save_budget_s * 1000 } : undefined;
   if (hook === 'session-start') {
     return ctx.withRuntime(async (rt) => {
       const wing = await projectWing(input.cwd);
@@ -131,31 +162,31 @@ async function runHook(ctx: CliContext, hook: HookName, harness: Harness, input:
         note: 'asked the agent to save (silent_save is off)',
       };
     }
-    const filed = await ctx.withRuntime((rt) => fileSave(rt, plan, false));
-    await commitSave(home, harness, input, plan, behaviour.desktop_toast);
-    const n = plan.job.session!.exchanges.length;
+    const filed = await ctx.withRuntime((rt) => fileSave(rt, home, harness, plan, false, budget));
+    await commitSave(home, harness, input, filed, behaviour.desktop_toast);
+    const more = filed.complete ? '' : `; ${plan.job.session!.exchanges.length - filed.exchanges} more on the next turns`;
     return {
-      stdout: { systemMessage: `✦ ${n} exchanges ${filed.queued ? 'queued for' : 'filed into'} the palace (${plan.job.session!.wing}/${plan.job.session!.room})` },
-      note: filed.queued ? `queued ${filed.queued}` : `filed ${filed.filed} drawers`,
+      stdout: { systemMessage: `✦ ${filed.exchanges} exchanges ${filed.queued ? 'queued for' : 'filed into'} the palace (${plan.job.session!.wing}/${plan.job.session!.room})${more}` },
+      note: filedNote(filed),
     };
   }
   // precompact files synchronously in every profile: the host compacts right after it returns.
   const plan = await planSessionSave(home, harness, input, undefined, now);
   if (!plan.job) return { note: `nothing to file (${plan.skip})` };
-  const filed = await ctx.withRuntime((rt) => fileSave(rt, plan, hook === 'precompact'));
-  await commitSave(home, harness, input, plan, behaviour.desktop_toast);
-  return { note: filed.queued ? `queued ${filed.queued}` : `filed ${filed.filed} drawers` };
+  const filed = await ctx.withRuntime((rt) => fileSave(rt, home, harness, plan, hook === 'precompact', budget));
+  await commitSave(home, harness, input, filed, behaviour.desktop_toast);
+  return { note: filedNote(filed) };
 }
 
 /**
  * One hook run: what goes to stdout (the host's JSON, if any) and the line for stderr. Never
  * throws: a failure is reported and recorded, and the host goes on.
  */
-export async function executeHook(ctx: CliContext, hook: HookName, harness: Harness, raw: string, home: string): Promise<{ stdout?: Record<string, unknown>; message: string; failed: boolean }> {
+export async function executeHook(ctx: CliContext, hook: HookName, harness: Harness, raw: string, home: string, startedAt = Date.now()): Promise<{ stdout?: Record<string, unknown>; message: string; failed: boolean }> {
   let input: HookInput | undefined;
   try {
     input = parseHookInput(raw);
-    const outcome = await runHook(ctx, hook, harness, input, home);
+    const outcome = await runHook(ctx, hook, harness, input, home, startedAt);
     return { ...(outcome.stdout ? { stdout: outcome.stdout } : {}), message: `mempalace hook ${hook}: ${outcome.note}`, failed: false };
   } catch (e) {
     const error = e instanceof Error ? e.message : String(e);
@@ -175,7 +206,8 @@ export function registerHookCommands(program: Command, ctx: CliContext): void {
     .addOption(harnessOption())
     .action(async (o: { hook: HookName; harness: Harness }) => {
       const background = process.env[BACKGROUND_INPUT_ENV];
-      const r = await executeHook(ctx, o.hook, o.harness, background ?? (await readStdin()), mempalaceHome());
+      // The save budget counts from the process's start: the host's clock started before ours.
+      const r = await executeHook(ctx, o.hook, o.harness, background ?? (await readStdin()), mempalaceHome(), Math.floor(performance.timeOrigin));
       if (r.stdout) process.stdout.write(`${JSON.stringify(r.stdout)}\n`);
       process.stderr.write(`${r.message}\n`);
       process.exitCode = 0;

@@ -176,7 +176,10 @@ describe.each(['claude-code', 'codex'] as const)('the %s hook process', (harness
   const session = `proc-${harness}`;
   const transcript = path.join(tmp, `proc-${harness}.jsonl`);
   fs.mkdirSync(project, { recursive: true });
-  fs.mkdirSync(processHome, { recursive: true });
+  fs.mkdirSync(path.join(processHome, '.mempalace'), { recursive: true });
+  // One run must file all 15 exchanges here, however slow this machine starts a process and
+  // loads the model; the save budget's own test is 'a large transcript and a small save budget'.
+  fs.writeFileSync(path.join(processHome, '.mempalace', 'config.json'), JSON.stringify({ hooks: { save_budget_s: 300 } }));
 
   async function processFiled(): Promise<number[]> {
     const stores = await openStores(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: processPalace }));
@@ -263,5 +266,40 @@ describe('the installed hook command', () => {
     expect(r.stderr).toContain('wake-up context');
     expect(fs.existsSync(pwned)).toBe(false);
     expect(fs.statSync(palaceDir).isDirectory()).toBe(true);
+  });
+});
+
+describe('a large transcript and a small save budget', () => {
+  it('each stop run files a part within the budget and records it; the next runs continue; in the end every exchange is filed exactly once', async () => {
+    const budgetS = 8;
+    const budgetHome = path.join(tmp, 'budget-home', '.mempalace');
+    fs.mkdirSync(budgetHome, { recursive: true });
+    fs.writeFileSync(path.join(budgetHome, 'config.json'), JSON.stringify({ hooks: { save_budget_s: budgetS } }));
+    const project = path.join(tmp, 'proj-budget');
+    fs.mkdirSync(project, { recursive: true });
+    const session = 'sess-budget';
+    const file = path.join(tmp, 'budget.jsonl');
+    const total = 400;
+    writeSession(file, 'claude-code', total, session, project);
+    const runs: { ms: number; message: string; filed: number }[] = [];
+    for (let run = 0; run < 60; run++) {
+      const started = Date.now();
+      const r = await executeHook(ctx, 'stop', 'claude-code', hookInput('claude-code', 'Stop', session, file, project), budgetHome, started);
+      const ms = Date.now() - started;
+      expect(r.failed).toBe(false);
+      if (r.message.includes('not_due')) break;
+      runs.push({ ms, message: r.message, filed: (await filed('proj_budget', session)).exchanges.length });
+    }
+    console.log(`budgeted stop runs (${budgetS} s budget, ${total} exchanges): ${runs.map((r) => `${r.ms} ms → ${r.filed}`).join(', ')}`);
+    expect(runs.length).toBeGreaterThan(1);
+    expect(runs[0]!.message).toContain('the next save continues');
+    expect(runs[0]!.filed).toBeGreaterThan(0);
+    expect(runs[0]!.filed).toBeLessThan(total);
+    for (const r of runs) expect(r.ms).toBeLessThan(budgetS * 1000 + 3000);
+    for (let i = 1; i < runs.length; i++) expect(runs[i]!.filed).toBeGreaterThan(runs[i - 1]!.filed);
+    const after = await filed('proj_budget', session);
+    expect(after.exchanges).toEqual(range(0, total));
+    const counted = after.diary.map((d) => Number(/\((\d+)\) filed verbatim/.exec(d)![1]));
+    expect(counted.reduce((a, b) => a + b, 0)).toBe(total);
   });
 });
