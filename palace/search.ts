@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Drawer } from '../core/drawer.js';
 import { logicalDrawerId } from '../core/drawer.js';
 import { invalidArgument } from '../core/errors.js';
+import { maskUrlCredentials } from '../core/url-credentials.js';
 import { bm25Scores, lexicalTokens } from '../core/lexical.js';
 import { codePointLength } from '../core/text.js';
 import { dot } from '../core/vector.js';
@@ -111,7 +112,8 @@ function parseStrategy(value: unknown): CandidateStrategy {
 
 function toHit(c: Candidate): SearchHit {
   const m = c.drawer.meta;
-  const stored = typeof m.source_file === 'string' ? m.source_file : '';
+  // Drawers mined from a credentialed URL before credentials were split off still hold it (issue 24 S1).
+  const stored = typeof m.source_file === 'string' ? maskUrlCredentials(m.source_file) : '';
   const distance = round(c.distance, 4);
   return {
     text: c.drawer.content,

@@ -52,6 +52,13 @@ describe('search', () => {
     expect(r.available_in_scope).toBe(6);
   });
 
+  it('never shows a credential written into the source URL of a drawer mined before credentials were split off', async () => {
+    await addDrawer(rt.drawerContext, { wing: 'legacy', room: 'code', content: 'The harbour tide table parser reads the port authority feed every hour.', source_file: 'https://oauth2:glpat-s3cr3t@git.example.com/ops/tides.git:src/tides.ts' });
+    const r = await search(rt.drawerContext, { query: 'tide table parser', wing: 'legacy' }, tool);
+    expect(r.results[0]!.source_path).toBe('https://***@git.example.com/ops/tides.git:src/tides.ts');
+    expect(JSON.stringify(r)).not.toContain('s3cr3t');
+  });
+
   it('applies wing and room filters inside the query', async () => {
     const r = await search(rt.drawerContext, { query: 'error banner', wing: 'proj', room: 'backend' }, tool);
     expect(r.results.length).toBeGreaterThan(0);
