@@ -38,6 +38,12 @@ describe('parseJobRequest', () => {
     expect(await refusal(parseJobRequest('sync', { apply: true, wing: '  ' }, { policy }))).toMatchObject({ field: 'apply', rule: 'scope_required' });
   });
 
+  it('carries a sync\'s force (the sync guard\'s override) to its spec, and refuses one that is not a boolean', async () => {
+    expect(await parseJobRequest('sync', { wing: 'w', apply: true, force: true }, { policy })).toEqual({ kind: 'sync', wing: 'w', projectDir: undefined, apply: true, force: true, sourceBounds: policy.bounds });
+    expect(await parseJobRequest('sync', { wing: 'w', apply: true, force: false }, { policy })).not.toHaveProperty('force');
+    expect(await refusal(parseJobRequest('sync', { wing: 'w', apply: true, force: 'yes' }, { policy }))).toMatchObject({ code: 'invalid_argument', field: 'force' });
+  });
+
   it('keeps a delete_by_source value exactly, dry run by default', async () => {
     expect(await parseJobRequest('delete_by_source', { source_file: ' notes.md ' }, { policy })).toEqual({ kind: 'delete_by_source', sourceFile: ' notes.md ', dryRun: true, sourceBounds: policy.bounds });
   });
