@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliContext } from '../../cli/commands/context.js';
 import { executeHook } from '../../cli/commands/hooks.js';
 import { shellQuote } from '../../cli/shell-quote.js';
+import type { Embedder } from '../../embed/embedder.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
@@ -281,10 +282,21 @@ describe('a large transcript and a small save budget', () => {
     const file = path.join(tmp, 'budget.jsonl');
     const total = 400;
     writeSession(file, 'claude-code', total, session, project);
+    // The real embedder, slowed by 25 ms a text, so 400 exchanges take longer than the budget on
+    // any machine (a quiet one embedded all 400 within 8 s otherwise).
+    const slowed: Embedder = {
+      model: rt.embedder.model, dimension: rt.embedder.dimension, identity: rt.embedder.identity, close: async () => undefined,
+      embed: async (texts, options) => {
+        await new Promise((res) => setTimeout(res, 25 * texts.length));
+        return rt.embedder.embed(texts, options);
+      },
+    };
+    const slowRuntime: Runtime = { ...rt, drawerContext: { ...rt.drawerContext, embedder: slowed } };
+    const slowCtx: CliContext = { ...ctx, withRuntime: (fn) => fn(slowRuntime) };
     const runs: { ms: number; message: string; filed: number }[] = [];
     for (let run = 0; run < 60; run++) {
       const started = Date.now();
-      const r = await executeHook(ctx, 'stop', 'claude-code', hookInput('claude-code', 'Stop', session, file, project), budgetHome, started);
+      const r = await executeHook(slowCtx, 'stop', 'claude-code', hookInput('claude-code', 'Stop', session, file, project), budgetHome, started);
       const ms = Date.now() - started;
       expect(r.failed).toBe(false);
       if (r.message.includes('not_due')) break;
