@@ -10,42 +10,17 @@
  */
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { invalidArgument } from '../core/errors.js';
+import type { RemoteArtifact, RemoteEvent } from '../stores/ports/logstream.js';
 
 const EVENT_DOMAIN = 'mempalace-event-v1';
 const ARTIFACT_DOMAIN = 'mempalace-artifact-v1';
 const PUBLIC_KEY_RE = /^ed25519:([A-Za-z0-9_-]{43})$/;
 
-export interface SignedEventFields {
-  id: string;
-  origin_replica: string;
-  origin_seq: number;
-  hlc: string;
-  type: string;
-  stream: string;
-  room: string;
-  topic: string | null;
-  from_agent: string;
-  to_agent: string | null;
-  correlation_id: string | null;
-  branch: string | null;
-  base_commit: string | null;
-  status: string | null;
-  artifact_ids: string[];
-  body: string;
-  created_at: string;
-  metadata_json: string;
-}
+/** The fields an event signature covers: every stored field a peer serves, minus the signature and chain link. */
+export type SignedEventFields = Omit<RemoteEvent, 'sig' | 'prev_origin_seq'>;
 
-export interface SignedArtifactFields {
-  id: string;
-  kind: string;
-  sha256: string;
-  size_bytes: number;
-  created_by: string;
-  created_at: string;
-  origin_replica: string | null;
-  metadata_json: string;
-}
+/** The fields an artifact signature covers; the content itself is covered through its sha256. */
+export type SignedArtifactFields = Omit<RemoteArtifact, 'content' | 'sig'>;
 
 function eventBytes(e: SignedEventFields, prevOriginSeq: number): Buffer {
   return Buffer.from(JSON.stringify([
