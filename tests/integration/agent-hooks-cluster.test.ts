@@ -16,14 +16,11 @@ import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { memoriesFiledAway } from '../../palace/system.js';
-import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
-import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
-import { openNeo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
-import { RedisConnections } from '../../stores/redis/connection.js';
 import { TriggerQueue } from '../../workflows/queues/queues.js';
 import type { AutoSaveRequest } from '../../workflows/queues/queues.js';
 import { hookInput, writeSession } from '../fixtures/agent-sessions.js';
 import { uniquePalaceName } from './temporal-harness.js';
+import { dropClusterPalace } from '../helpers/cluster-palace.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-hooks-cluster-'));
@@ -88,15 +85,7 @@ afterAll(async () => {
   await queue?.queue.obliterate({ force: true }).catch(() => undefined);
   await queue?.close();
   await rt?.close();
-  const os = new OpenSearchConnection({ url: config.opensearch.url, palaceName: name });
-  await dropPalaceIndices(os);
-  await os.close();
-  const graph = await openNeo4jGraphStore(config);
-  await graph.dropPalace();
-  await graph.close();
-  const redis = new RedisConnections({ url: config.redis.url, palaceName: name });
-  await redis.dropPalace();
-  await redis.close();
+  await dropClusterPalace(config);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
