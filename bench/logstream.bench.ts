@@ -11,7 +11,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { eventAppend, eventList, eventWait, type LogstreamContext } from '../palace/logstream.js';
 import { openSqliteLogstream } from '../stores/embedded/sqlite-logstream.js';
-import { writeReadmeSection } from './lib/report.js';
+import { publishTable } from './lib/report.js';
 import { latencySummary, machine, ratePerSecond } from './lib/stats.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -118,9 +118,7 @@ async function main(): Promise<void> {
     '',
     'Appends are bound by one fsync per commit (synchronous=FULL, logstream.md §10.4), not by CPU; concurrent processes do not share commits. Cross-process wake-up is bound by the data_version poll interval (about half of it at the median).',
   ].join('\n');
-  process.stdout.write(`${table}\n`);
-
-  if (process.argv.includes('--write')) writeReadmeSection('## Embedded logstream', 'npx tsx bench/logstream.bench.ts --write', table);
+  publishTable('## Embedded logstream', 'npx tsx bench/logstream.bench.ts --write', table);
 }
 
 await main();

@@ -20,7 +20,7 @@ import type { Logstream } from '../stores/ports/logstream.js';
 import { RedisConnections } from '../stores/redis/connection.js';
 import { openRedisLogstream } from '../stores/redis/redis-logstream.js';
 import { InProcessTransport } from '../tests/helpers/sync-transport.js';
-import { writeReadmeSection } from './lib/report.js';
+import { publishTable } from './lib/report.js';
 import { machine, median, ratePerSecond } from './lib/stats.js';
 
 const arg = (name: string, fallback: number) => {
@@ -98,8 +98,7 @@ async function main(): Promise<void> {
     '|---|---|---|',
     ...rows,
   ].join('\n');
-  process.stdout.write(`${table}\n`);
-  if (process.argv.includes('--write')) writeReadmeSection('## Logstream mesh', 'source deploy/local/env.sh && npx tsx bench/mesh-sync.bench.ts --write', table);
+  publishTable('## Logstream mesh', 'source deploy/local/env.sh && npx tsx bench/mesh-sync.bench.ts --write', table);
 }
 
 await main();

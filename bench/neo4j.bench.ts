@@ -19,7 +19,7 @@ import { listTunnels } from '../palace/tunnels.js';
 import { openSqliteGraphStore } from '../stores/embedded/sqlite-graph-store.js';
 import { openNeo4jGraphStore } from '../stores/neo4j/neo4j-graph-store.js';
 import type { GraphStore, HallwayWrite, TunnelWrite } from '../stores/ports/graph-store.js';
-import { writeReadmeSection } from './lib/report.js';
+import { publishTable } from './lib/report.js';
 import { machine, ratePerSecond, seeded } from './lib/stats.js';
 
 const ENTITIES = 300;
@@ -142,9 +142,7 @@ async function main(): Promise<void> {
     '',
     NOTE,
   ].join('\n');
-  process.stdout.write(`${table}\n`);
-
-  if (process.argv.includes('--write')) writeReadmeSection('## Graph: Neo4j vs embedded', 'source deploy/local/env.sh && npx tsx bench/neo4j.bench.ts --write', table);
+  publishTable('## Graph: Neo4j vs embedded', 'source deploy/local/env.sh && npx tsx bench/neo4j.bench.ts --write', table);
 }
 
 await main();

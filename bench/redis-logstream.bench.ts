@@ -18,7 +18,7 @@ import { openSqliteLogstream } from '../stores/embedded/sqlite-logstream.js';
 import type { Logstream } from '../stores/ports/logstream.js';
 import { RedisConnections } from '../stores/redis/connection.js';
 import { openRedisLogstream } from '../stores/redis/redis-logstream.js';
-import { writeReadmeSection } from './lib/report.js';
+import { publishTable } from './lib/report.js';
 import { latencySummary, machine, ratePerSecond } from './lib/stats.js';
 
 const EVENTS = 5_000;
@@ -164,9 +164,7 @@ async function main(): Promise<void> {
     '',
     "Redis appends are one FCALL round trip each, acknowledged once Redis wrote them to the AOF (fsync once a second), so unlike SQLite with synchronous=FULL they do not wait for a disk flush per event, and concurrent clients overlap their round trips. Lists cost two or more round trips (cursor id lookup, then stream ranges; a filtered list reads one log entry per index candidate, pipelined) plus reply parsing, so the embedded profile, reading a local file in-process, lists faster. Redis wake-ups come from the tailer's XREAD BLOCK, not from a poll.",
   ].join('\n');
-  process.stdout.write(`${table}\n`);
-
-  if (process.argv.includes('--write')) writeReadmeSection('## Logstream: Redis vs embedded', 'source deploy/local/env.sh && npx tsx bench/redis-logstream.bench.ts --write', table);
+  publishTable('## Logstream: Redis vs embedded', 'source deploy/local/env.sh && npx tsx bench/redis-logstream.bench.ts --write', table);
 }
 
 await main();

@@ -19,3 +19,9 @@ export function writeReadmeSection(heading: string, command: string, table: stri
   }
   fs.writeFileSync(README, text);
 }
+
+/** Prints a benchmark's table, and with `--write` on the command line also files it under `heading`. */
+export function publishTable(heading: string, command: string, table: string): void {
+  process.stdout.write(`${table}\n`);
+  if (process.argv.includes('--write')) writeReadmeSection(heading, command, table);
+}

@@ -14,11 +14,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { addDrawer } from '../../palace/drawers.js';
-import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
-import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
-import { openNeo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
-import { RedisConnections } from '../../stores/redis/connection.js';
 import { uniquePalaceName } from '../integration/temporal-harness.js';
+import { dropClusterPalace } from '../helpers/cluster-palace.js';
 
 // One process per command: on a loaded machine a test of nine commands needs more than the
 // project's default five minutes. A budget, not a timing assertion.
@@ -82,15 +79,7 @@ describe.each(['embedded', 'cluster'] as const)('%s profile', (profile) => {
 
   afterAll(async () => {
     if (profile !== 'cluster') return;
-    const conn = new OpenSearchConnection({ url: config.opensearch.url, palaceName: name });
-    await dropPalaceIndices(conn);
-    await conn.close();
-    const graph = await openNeo4jGraphStore(config);
-    await graph.dropPalace();
-    await graph.close();
-    const redis = new RedisConnections({ url: config.redis.url, palaceName: name });
-    await redis.dropPalace();
-    await redis.close();
+    await dropClusterPalace(config);
   });
 
   it('kg add, query, supersede, invalidate, timeline, stats', async () => {

@@ -6,9 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/chromium.js';
 import { generateProject } from '../fixtures/generate-project.js';
 import type { ApiHarness } from './api-harness.js';
 import { startApi, tempDir } from './api-harness.js';
@@ -27,12 +27,7 @@ describe('ops dashboard in a browser', () => {
     h = await startApi();
     project = path.join(tempDir('src'), 'dashboard-project');
     await generateProject(project, FILES, 21);
-    browser = await chromium.launchPersistentContext(tempDir('chromium-profile'), {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: { width: 1280, height: 1000 },
-    });
+    browser = await launchChromium(tempDir('chromium-profile'), { width: 1280, height: 1000 });
   });
   afterAll(async () => {
     await browser?.close();

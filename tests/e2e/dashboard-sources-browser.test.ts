@@ -7,9 +7,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/chromium.js';
 import type { RegisteredSource } from '../../stores/ports/job-store.js';
 import type { Listener, LocalRepo } from '../helpers/hooks.js';
 import { githubPush, listener, localRepo, proseFiles, validSignature } from '../helpers/hooks.js';
@@ -33,12 +33,7 @@ describe('ops dashboard following a webhook-triggered refresh', () => {
     repo = await localRepo(path.join(root, 'repo'));
     sink = await listener();
     h = await startApi({ env: { MEMPALACE_ALLOWED_ROOTS: root, MEMPALACE_WEBHOOK_SECRET: SECRET, MEMPALACE_REFRESH_DEBOUNCE_MS: '1000', MEMPALACE_NOTIFY_URLS: sink.url } });
-    browser = await chromium.launchPersistentContext(tempDir('chromium-profile'), {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: { width: 1280, height: 1400 },
-    });
+    browser = await launchChromium(tempDir('chromium-profile'), { width: 1280, height: 1400 });
   });
   afterAll(async () => {
     await browser?.close();

@@ -13,15 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
-import { openNeo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
-import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
-import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
 import { openSqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
-import { RedisConnections } from '../../stores/redis/connection.js';
 import { openRedisLogstream } from '../../stores/redis/redis-logstream.js';
 import type { Logstream, StoredEvent } from '../../stores/ports/logstream.js';
 import { eventAppend } from '../../palace/logstream.js';
 import { Served, peerEntry, until, writePeersFile } from '../helpers/mesh-serve.js';
+import { dropClusterPalace } from '../helpers/cluster-palace.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mesh-'));
 const PEER_TOKEN = `peer-${randomBytes(8).toString('hex')}`;
@@ -146,12 +143,7 @@ describe('logstream mesh between real servers', () => {
       await meshScenario(e, c, () => openRedisLogstream({ url: config.redis.url, palaceName }));
     } finally {
       await Promise.all([e.stop(), c.stop()]);
-      const redis = new RedisConnections({ url: config.redis.url, palaceName });
-      await redis.dropPalace().finally(() => redis.close());
-      const search = new OpenSearchConnection({ url: config.opensearch.url, palaceName });
-      await dropPalaceIndices(search).finally(() => search.close());
-      const graph = await openNeo4jGraphStore(config);
-      await graph.dropPalace().finally(() => graph.close());
+      await dropClusterPalace(config);
     }
   });
 });

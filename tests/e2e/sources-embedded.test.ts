@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RegisteredSource } from '../../stores/ports/job-store.js';
 import type { Listener, LocalRepo } from '../helpers/hooks.js';
-import { listener, localRepo, proseFiles, until, validSignature } from '../helpers/hooks.js';
+import { failFirstAttempt, listener, localRepo, proseFiles, until, validSignature } from '../helpers/hooks.js';
 import type { ApiHarness } from './api-harness.js';
 import { startApi, tempDir } from './api-harness.js';
 
@@ -107,13 +107,7 @@ describe('webhooks and notifications in-process (embedded)', () => {
   const lastRefresh = async () => ((await (await h.call(`/v1/sources/${source.source_id}`)).json()) as RegisteredSource).last_refresh;
 
   it('debounces GitLab pushes into one refresh of the newest commit; a wrong token or another ref schedules nothing; the end is notified, retried after a 500', async () => {
-    const seen = new Set<string>();
-    sink.answer = (n) => {
-      const id = String(n.headers['x-mempalace-delivery']);
-      if (seen.has(id)) return 200;
-      seen.add(id);
-      return 500;
-    };
+    sink.answer = failFirstAttempt();
     const shas: string[] = [];
     for (let i = 0; i < 3; i++) {
       shas.push(await repo.commit(proseFiles('notes', 3, `p${i}`), `push ${i}`));

@@ -101,6 +101,17 @@ export async function listener(): Promise<Listener> {
   return state;
 }
 
+/** An answer that fails the first attempt of every delivery (500) and accepts its retry (200). */
+export function failFirstAttempt(): (n: ReceivedNotification) => number {
+  const seen = new Set<string>();
+  return (n) => {
+    const id = String(n.headers['x-mempalace-delivery']);
+    if (seen.has(id)) return 200;
+    seen.add(id);
+    return 500;
+  };
+}
+
 export function validSignature(n: ReceivedNotification, secret: string): boolean {
   return n.headers['x-mempalace-signature-256'] === `sha256=${createHmac('sha256', secret).update(n.body).digest('hex')}`;
 }

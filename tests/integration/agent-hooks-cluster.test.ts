@@ -16,14 +16,11 @@ import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { memoriesFiledAway } from '../../palace/system.js';
-import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
-import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
-import { openNeo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
-import { RedisConnections } from '../../stores/redis/connection.js';
 import { TriggerQueue } from '../../workflows/queues/queues.js';
 import type { AutoSaveRequest } from '../../workflows/queues/queues.js';
 import { hookInput, writeSession } from '../fixtures/agent-sessions.js';
 import { uniquePalaceName } from './temporal-harness.js';
+import { dropClusterPalace } from '../helpers/cluster-palace.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-hooks-cluster-'));
@@ -88,17 +85,24 @@ afterAll(async () => {
   await queue?.queue.obliterate({ force: true }).catch(() => undefined);
   await queue?.close();
   await rt?.close();
-  const os = new OpenSearchConnection({ url: config.opensearch.url, palaceName: name });
-  await dropPalaceIndices(os);
-  await os.close();
-  const graph = await openNeo4jGraphStore(config);
-  await graph.dropPalace();
-  await graph.close();
-  const redis = new RedisConnections({ url: config.redis.url, palaceName: name });
-  await redis.dropPalace();
-  await redis.close();
+  await dropClusterPalace(config);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
+
+/** The autosave job id a hook's message names; the test fails when it names none. */
+function queuedJobId(message: string): string {
+  const jobId = /queued (autosave-[0-9a-f]+)/.exec(message)?.[1];
+  expect(jobId).toBeDefined();
+  return jobId!;
+}
+
+/** The exchange indexes filed so far, once at least `count` are. */
+function exchangesFiled(count: number): Promise<number[]> {
+  return until(`the worker to file ${count} exchanges`, async () => {
+    const e = await filedExchanges();
+    return e.length >= count ? e : undefined;
+  });
+}
 
 describe('the stop hook through BullMQ to a worker process', () => {
   const stop = () => executeHook(ctx, 'stop', 'claude-code', hookInput('claude-code', 'Stop', session, transcript, project), home);
@@ -108,14 +112,9 @@ describe('the stop hook through BullMQ to a worker process', () => {
     const r = await stop();
     expect(r.failed).toBe(false);
     expect(r.stdout).toEqual({ systemMessage: expect.stringContaining('15 exchanges queued for the palace') });
-    const jobId = /queued (autosave-[0-9a-f]+)/.exec(r.message)?.[1];
-    expect(jobId).toBeDefined();
-    const exchanges = await until('the worker to file the exchanges', async () => {
-      const e = await filedExchanges();
-      return e.length >= 15 ? e : undefined;
-    });
-    expect(exchanges).toEqual(range(0, 15));
-    const job = await completed(jobId!);
+    const jobId = queuedJobId(r.message);
+    expect(await exchangesFiled(15)).toEqual(range(0, 15));
+    const job = await completed(jobId);
     expect(job.returnvalue).toMatchObject({ drawers_filed: 15, drawers_already_filed: 0 });
     expect(await memoriesFiledAway(home)).toMatchObject({ status: 'ok', count: 15 });
 
@@ -129,15 +128,10 @@ describe('the stop hook through BullMQ to a worker process', () => {
   it('at 30 messages the next 15 exchanges are filed by a second job', async () => {
     writeSession(transcript, 'claude-code', 30, session, project);
     const r = await stop();
-    const jobId = /queued (autosave-[0-9a-f]+)/.exec(r.message)?.[1];
-    expect(jobId).toBeDefined();
-    const exchanges = await until('the second save', async () => {
-      const e = await filedExchanges();
-      return e.length >= 30 ? e : undefined;
-    });
-    expect(exchanges).toEqual(range(0, 30));
+    const jobId = queuedJobId(r.message);
+    expect(await exchangesFiled(30)).toEqual(range(0, 30));
     // The diary entry is written after the exchanges, so it is checked once the job has completed.
-    const job = await completed(jobId!);
+    const job = await completed(jobId);
     expect(job.returnvalue).toMatchObject({ drawers_filed: 15 });
     const diary = await rt.stores.drawers.list({ wing: 'ledger', room: 'diary' }, 0, 100);
     expect(diary.items.filter((d) => d.content.includes(session))).toHaveLength(2);

@@ -17,7 +17,7 @@ import { NotificationQueue, TriggerQueue } from '../../workflows/queues/queues.j
 import type { ApiHarness } from '../e2e/api-harness.js';
 import { startApi, tempDir } from '../e2e/api-harness.js';
 import type { Listener, LocalRepo } from '../helpers/hooks.js';
-import { githubPush, listener, localRepo, proseFiles, until, validSignature } from '../helpers/hooks.js';
+import { failFirstAttempt, githubPush, listener, localRepo, proseFiles, until, validSignature } from '../helpers/hooks.js';
 import { uniquePalaceName } from './temporal-harness.js';
 
 const SECRET = 'webhook-secret-for-tests';
@@ -128,14 +128,7 @@ describe('git push webhooks and notifications on the cluster profile', () => {
   });
 
   it('turns 5 pushes within the debounce window into 1 refresh that mines the newest commit, and notifies its end (retried after a 500)', async () => {
-    // The first delivery attempt of every notification fails; the retry succeeds.
-    const seen = new Set<string>();
-    sink.answer = (n) => {
-      const id = String(n.headers['x-mempalace-delivery']);
-      if (seen.has(id)) return 200;
-      seen.add(id);
-      return 500;
-    };
+    sink.answer = failFirstAttempt();
     const shas: string[] = [];
     for (let i = 0; i < 5; i++) {
       shas.push(await repo.commit(proseFiles('docs', 6, `push${i}`), `push ${i}`));
