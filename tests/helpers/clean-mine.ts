@@ -9,7 +9,13 @@ import type { Embedder } from '../../embed/embedder.js';
 import { drawerIds, mineSpec } from '../integration/temporal-harness.js';
 
 /** `env` adds settings to the clean run's configuration (a mine window of 1, say). */
-export async function cleanMineDrawerIds(palaceDir: string, source: string, wing: string, embedder: Embedder, env: Record<string, string> = {}): Promise<string[]> {
+export async function cleanMineDrawerIds(
+  palaceDir: string,
+  source: string,
+  wing: string,
+  embedder: Embedder,
+  env: Record<string, string> = {},
+): Promise<string[]> {
   const clean = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: palaceDir, ...env }), { embedder });
   try {
     const started = await clean.jobs.start(mineSpec(source, wing));

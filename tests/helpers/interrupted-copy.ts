@@ -15,14 +15,35 @@ const KILL_AFTER_RECORDS = 1500;
 
 /** A logstream note with this body. */
 export function note(body: string): Parameters<PalaceStores['logstream']['append']>[0] {
-  return { type: 'note', stream: 's', room: 'general', topic: null, from_agent: 'a', to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, body, metadata_json: '{}', artifact_ids: [] };
+  return {
+    type: 'note',
+    stream: 's',
+    room: 'general',
+    topic: null,
+    from_agent: 'a',
+    to_agent: null,
+    correlation_id: null,
+    branch: null,
+    base_commit: null,
+    status: null,
+    body,
+    metadata_json: '{}',
+    artifact_ids: [],
+  };
 }
 
 /** Fills `stores` with what the copy reads: drawers `<idPrefix>_00000`… with seeded 384-d vectors over 3 wings and 7 rooms, then the events. */
 export async function fillPalaceToCopy(stores: PalaceStores, idPrefix: string, seed: number): Promise<void> {
   const rnd = seededRandom(seed);
   for (let start = 0; start < COPY_DRAWERS; start += 500) {
-    await stores.drawers.upsert(Array.from({ length: 500 }, (_, k) => drawer(`${idPrefix}_${String(start + k).padStart(5, '0')}`, `row ${start + k} text`, randomUnitVector(rnd, 384), { wing: `w${k % 3}`, room: `r${k % 7}` })));
+    await stores.drawers.upsert(
+      Array.from({ length: 500 }, (_, k) =>
+        drawer(`${idPrefix}_${String(start + k).padStart(5, '0')}`, `row ${start + k} text`, randomUnitVector(rnd, 384), {
+          wing: `w${k % 3}`,
+          room: `r${k % 7}`,
+        }),
+      ),
+    );
   }
   for (let i = 0; i < COPY_EVENTS; i++) await stores.logstream.append(note(`e${i}`));
 }
@@ -34,7 +55,10 @@ export async function fillPalaceToCopy(stores: PalaceStores, idPrefix: string, s
  */
 export async function killCopyMidway(fixture: string, args: string[]): Promise<NodeJS.Signals | null> {
   // `--import tsx`, not tsx's CLI: the CLI runs the script in a grandchild SIGKILL would miss.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tests', 'fixtures', fixture), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tests', 'fixtures', fixture), ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
