@@ -2,7 +2,8 @@
 # The whole test suite: fetch the embedding model, start the real engines the cluster tests need
 # (reusing any already healthy), run the vitest projects, and stop the engines this run started.
 # Projects run one after another: the fault tests kill and restart shared engines, so nothing else
-# may be running against them meanwhile. Arguments, if any, go to a single vitest run instead.
+# may be running against them meanwhile. Arguments, if any, go to a single vitest run instead:
+# `bash tests/run-all.sh --project integration` (what `npm run test:integration` does), or one file.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -20,7 +21,7 @@ clean_up() {
   if [[ $engines_were_up == 0 ]]; then bash deploy/local/down.sh || true; fi
 }
 trap clean_up EXIT
-bash deploy/local/up.sh
+if [[ $engines_were_up == 0 ]]; then bash deploy/local/up.sh; fi
 # shellcheck source=../deploy/local/env.sh
 source deploy/local/env.sh
 

@@ -25,9 +25,14 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-cli-faces-'));
 const MODEL_DIR = loadConfig().modelDir;
 
-// The tools' results are read field by field as the assertions need them.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-interface Run { code: number | null; stdout: string; stderr: string; json: any }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  // The tools' results are read field by field as the assertions need them.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
 
 function profileEnv(profile: 'embedded' | 'cluster', name: string): NodeJS.ProcessEnv {
   return {

@@ -20,15 +20,13 @@ import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobEngine, JobProgress } from '../../palace/jobs.js';
-import type { Embedder } from '../../embed/embedder.js';
 import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
 import type { Locks } from '../../stores/ports/locks.js';
 import { MINE_BATCH_FILES } from '../../workflows/mine.js';
-import type { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
-import type { JobTimeouts } from '../../workflows/temporal/types.js';
-import type { ClusterTestStores } from '../integration/temporal-harness.js';
+import { cleanMineDrawerIds } from '../helpers/clean-mine.js';
 import { HoldingEmbedder } from '../helpers/holding-embedder.js';
-import { drawerIds, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName } from '../integration/temporal-harness.js';
+import { withTemporalRig } from '../helpers/temporal-rig.js';
+import { drawerIds, generateSmallFiles, mineSpec } from '../integration/temporal-harness.js';
 
 const MARKER = 'held-attempt-marker';
 const WING = 'held';
@@ -49,14 +47,7 @@ beforeAll(async () => {
   await generateSmallFiles(source, FILES - 1, 23);
   await fs.writeFile(path.join(source, 'stalled.md'), `The batch holding this file is held on its first attempt (${MARKER}) until its runner stops it.\n`);
   embedder = new MiniLmEmbedder(loadConfig());
-  const clean = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, 'palace-clean') }), { embedder });
-  try {
-    const started = await clean.jobs.start(mineSpec(source, WING));
-    expect((await clean.jobs.wait(started.job_id, 600_000)).state).toBe('completed');
-    expected = await drawerIds(clean.stores.drawers, WING);
-  } finally {
-    await clean.close();
-  }
+  expected = await cleanMineDrawerIds(path.join(tmp, 'palace-clean'), source, WING, embedder);
   expect(expected).toHaveLength(FILES);
 });
 
@@ -83,29 +74,12 @@ async function expectResumed(engine: JobEngine, drawers: DrawerIndex, wing: stri
   expect(await drawerIds(drawers, wing)).toEqual(expected);
 }
 
-/** A Temporal engine and one in-process worker over fresh cluster stores, torn down after `body`. */
-async function withTemporal(label: string, embedderOfWorker: Embedder, timeouts: JobTimeouts | undefined, body: (engine: TemporalJobEngine, stores: ClusterTestStores) => Promise<void>): Promise<void> {
-  const name = uniquePalaceName(label);
-  const taskQueue = `tq-${name}`;
-  const stores = await openClusterTestStores(path.join(tmp, `palace-${label}`), name);
-  const engine = await openEngine(stores, taskQueue, timeouts);
-  const worker = await inProcessWorker(stores, embedderOfWorker, taskQueue);
-  const running = worker.run();
-  try {
-    await body(engine, stores);
-  } finally {
-    worker.shutdown();
-    await running;
-    await engine.close();
-    await stores.dropRedis();
-    await stores.close();
-  }
-}
-
 describe('mine steps stopped by their runner', () => {
   it('Temporal: an attempt given up on (start-to-close) stops at its signal instead of embedding and writing beside its retry', async () => {
     const stalling = new HoldingEmbedder(embedder, MARKER, STALL_MS);
-    await withTemporal('stall', stalling, { leaseMs: 8_000, heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS, activityTimeoutMs: ATTEMPT_TIMEOUT_MS }, async (engine, stores) => {
+    const timeouts = { leaseMs: 8_000, heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS, activityTimeoutMs: ATTEMPT_TIMEOUT_MS };
+    await withTemporalRig({ dir: tmp, label: 'stall', timeouts }, async ({ engine, stores, runWorker }) => {
+      await runWorker(stalling);
       const started = await engine.start(mineSpec(source, WING));
       const done = await engine.wait(started.job_id, 300_000);
       expect(done).toMatchObject({ state: 'completed', files_seen: FILES, files_mined: FILES, drawers_written: FILES, errors: 0 });
@@ -120,7 +94,8 @@ describe('mine steps stopped by their runner', () => {
 
   it('Temporal: a cancel stops the batches in flight; the next mine completes the source', async () => {
     const holding = new HoldingEmbedder(embedder, MARKER, 'until-aborted');
-    await withTemporal('stop', holding, undefined, async (engine, stores) => {
+    await withTemporalRig({ dir: tmp, label: 'stop' }, async ({ engine, stores, runWorker }) => {
+      await runWorker(holding);
       const started = await engine.start(mineSpec(source, WING));
       await holding.holdStarted;
       await expectStoppedInFlight(await engine.cancel(started.job_id), holding, stores.drawers, stores.locks, WING);

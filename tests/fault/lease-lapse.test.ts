@@ -19,8 +19,10 @@ import type { JobEngine, JobProgress } from '../../palace/jobs.js';
 import { LocalJobEngine } from '../../workflows/local/runner.js';
 import { MINE_BATCH_FILES } from '../../workflows/mine.js';
 import { DEFAULT_TIMEOUTS } from '../../workflows/temporal/types.js';
+import { cleanMineDrawerIds } from '../helpers/clean-mine.js';
 import { LateRenewals } from '../helpers/late-renewals.js';
-import { drawerIds, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName } from '../integration/temporal-harness.js';
+import { withTemporalRig } from '../helpers/temporal-rig.js';
+import { drawerIds, generateSmallFiles, mineSpec } from '../integration/temporal-harness.js';
 
 const SMALL_FILES = 12 * MINE_BATCH_FILES;
 /** Files long enough that their batch outlasts a pause or two, as a large file's does. */
@@ -45,14 +47,7 @@ beforeAll(async () => {
     await fs.writeFile(path.join(source, `long-${i}.md`), paragraphs.join('\n\n'));
   }
   embedder = new MiniLmEmbedder(loadConfig());
-  const clean = await openRuntime(embeddedConfig('palace-clean'), { embedder });
-  try {
-    const started = await clean.jobs.start(mineSpec(source, 'lapse'));
-    expect((await clean.jobs.wait(started.job_id, 600_000)).state).toBe('completed');
-    expected = await drawerIds(clean.stores.drawers, 'lapse');
-  } finally {
-    await clean.close();
-  }
+  expected = await cleanMineDrawerIds(path.join(tmp, 'palace-clean'), source, 'lapse', embedder);
   expect(expected.length).toBeGreaterThan(FILES + 50 * LONG_FILES);
 });
 
@@ -85,25 +80,15 @@ function expectTakenBack(label: string, done: JobProgress, locks: LateRenewals):
 
 describe('mines under late lease renewals', () => {
   it('Temporal: a lease that lapses again and again with nobody else wanting it is taken back; the mine completes on its one token', async () => {
-    const name = uniquePalaceName('lapse');
-    const taskQueue = `tq-${name}`;
-    const stores = await openClusterTestStores(path.join(tmp, 'palace-temporal'), name);
-    const locks = new LateRenewals(stores.locks);
-    const engine = await openEngine(stores, taskQueue, { leaseMs: LEASE_MS, heartbeatTimeoutMs: 10_000, activityTimeoutMs: DEFAULT_TIMEOUTS.activityTimeoutMs });
-    const worker = await inProcessWorker(stores, embedder, taskQueue, { locks, leaseMs: LEASE_MS });
-    const running = worker.run();
-    try {
+    const timeouts = { leaseMs: LEASE_MS, heartbeatTimeoutMs: 10_000, activityTimeoutMs: DEFAULT_TIMEOUTS.activityTimeoutMs };
+    await withTemporalRig({ dir: tmp, label: 'temporal', timeouts }, async ({ engine, stores, runWorker }) => {
+      const locks = new LateRenewals(stores.locks);
+      await runWorker(embedder, { locks, leaseMs: LEASE_MS });
       const done = await mineUnderPauses(engine, locks);
       expectTakenBack('temporal', done, locks);
       expect(await drawerIds(stores.drawers, 'lapse')).toEqual(expected);
       expect(await stores.locks.holder(done.lock_key)).toBeNull();
-    } finally {
-      worker.shutdown();
-      await running;
-      await engine.close();
-      await stores.dropRedis();
-      await stores.close();
-    }
+    });
   });
 
   it('embedded runner: the same lapses are taken back instead of cancelling the mine', async () => {

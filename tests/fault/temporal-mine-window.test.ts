@@ -7,22 +7,19 @@
  * still ends with the clean run's drawers and counts. Kills only worker processes this file
  * starts; the continue-as-new case runs its own dev server, never the shared one.
  */
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobProgress } from '../../palace/jobs.js';
 import { MINE_BATCH_FILES } from '../../workflows/mine.js';
-import type { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
 import type { MineWorkflowInput } from '../../workflows/temporal/types.js';
-import {
-  drawerIds, exited, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, spawnWorker, startOwnDevServer, uniquePalaceName,
-} from '../integration/temporal-harness.js';
+import { cleanMineDrawerIds } from '../helpers/clean-mine.js';
+import { waitForFilesSeen, withTemporalRig } from '../helpers/temporal-rig.js';
+import { drawerIds, exited, generateSmallFiles, mineSpec } from '../integration/temporal-harness.js';
 
 const FILES = 20 * MINE_BATCH_FILES;
 
@@ -36,14 +33,7 @@ beforeAll(async () => {
   source = path.join(tmp, 'source');
   await generateSmallFiles(source, FILES, 29);
   embedder = new MiniLmEmbedder(loadConfig());
-  const clean = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, 'palace-clean'), MEMPALACE_MINE_PARALLEL_BATCHES: '1' }), { embedder });
-  try {
-    const started = await clean.jobs.start(mineSpec(source, 'win'));
-    expect((await clean.jobs.wait(started.job_id, 600_000)).state).toBe('completed');
-    expected = await drawerIds(clean.stores.drawers, 'win');
-  } finally {
-    await clean.close();
-  }
+  expected = await cleanMineDrawerIds(path.join(tmp, 'palace-clean'), source, 'win', embedder, { MEMPALACE_MINE_PARALLEL_BATCHES: '1' });
   expect(expected).toHaveLength(FILES);
 });
 
@@ -51,15 +41,6 @@ afterAll(async () => {
   await embedder?.close();
   await fs.rm(tmp, { recursive: true, force: true });
 });
-
-async function waitForFiles(engine: TemporalJobEngine, jobId: string, atLeast: number): Promise<number> {
-  for (;;) {
-    const p = await engine.progress(jobId);
-    if (p.state !== 'running') throw new Error(`job ended (${p.state}) before ${atLeast} files were seen`);
-    if (p.files_seen >= atLeast) return p.files_seen;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
@@ -109,21 +90,13 @@ function expectExact(done: JobProgress): void {
 
 describe('Temporal mine with a window of batches', () => {
   it('two workers run batches at once; one killed with SIGKILL midway, the other finishes with the clean drawers and exact counts', async () => {
-    const name = uniquePalaceName('win');
-    const taskQueue = `tq-${name}`;
-    const palaceDir = path.join(tmp, 'palace-crash');
-    const stores = await openClusterTestStores(palaceDir, name);
-    const engine = await openEngine(stores, taskQueue);
-    const children: ChildProcess[] = [];
-    try {
-      const a = await spawnWorker(palaceDir, name, taskQueue, { WORKER_MAX_ACTIVITIES: '2' });
-      children.push(a);
-      const b = await spawnWorker(palaceDir, name, taskQueue, { WORKER_MAX_ACTIVITIES: '2' });
-      children.push(b);
+    await withTemporalRig({ dir: tmp, label: 'crash' }, async ({ engine, stores, spawnWorker }) => {
+      const a = await spawnWorker({ WORKER_MAX_ACTIVITIES: '2' });
+      await spawnWorker({ WORKER_MAX_ACTIVITIES: '2' });
       // Both workers poll before the start, so the default window counts both: 2 × 2 slots.
       await new Promise((r) => setTimeout(r, 3_000));
       const started = await engine.start(mineSpec(source, 'win'));
-      await waitForFiles(engine, started.job_id, 6 * MINE_BATCH_FILES);
+      await waitForFilesSeen(engine, started.job_id, 6 * MINE_BATCH_FILES);
       a.kill('SIGKILL');
       await exited(a);
       expect(a.signalCode).toBe('SIGKILL');
@@ -139,81 +112,47 @@ describe('Temporal mine with a window of batches', () => {
       expect(maxScheduled).toBeGreaterThanOrEqual(4);
       expect(maxExecuting).toBeGreaterThanOrEqual(2);
       expect(identities.size).toBe(2);
-    } finally {
-      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-      await Promise.all(children.map(exited));
-      await engine.close();
-      await stores.dropRedis();
-      await stores.close();
-    }
+    });
   });
 
   it('cancel stops within the window and releases the lease', async () => {
-    const name = uniquePalaceName('wincancel');
-    const taskQueue = `tq-${name}`;
-    const stores = await openClusterTestStores(path.join(tmp, 'palace-cancel'), name);
     const window = 4;
-    const engine = await openEngine(stores, taskQueue, undefined, undefined, window);
-    const worker = await inProcessWorker(stores, embedder, taskQueue, { maxConcurrentActivities: window });
-    const running = worker.run();
-    try {
+    await withTemporalRig({ dir: tmp, label: 'cancel', mineWindow: window }, async ({ engine, stores, runWorker }) => {
+      await runWorker(embedder, { maxConcurrentActivities: window });
       const started = await engine.start(mineSpec(source, 'cancel'));
-      const seen = await waitForFiles(engine, started.job_id, MINE_BATCH_FILES);
+      const seen = await waitForFilesSeen(engine, started.job_id, MINE_BATCH_FILES);
       const cancelled = await engine.cancel(started.job_id);
       expect(cancelled.state).toBe('cancelled');
       expect(cancelled.files_seen).toBeLessThan(FILES);
       expect(cancelled.files_seen - seen).toBeLessThanOrEqual(window * MINE_BATCH_FILES);
       expect(await stores.drawers.count({ wing: 'cancel' })).toBe(cancelled.files_mined);
       expect(await stores.locks.holder(cancelled.lock_key)).toBeNull();
-    } finally {
-      worker.shutdown();
-      await running;
-      await engine.close();
-      await stores.dropRedis();
-      await stores.close();
-    }
+    });
   });
 
   it('with continue-as-new suggested after 100 events, a windowed mine hands over between runs and completes exactly', async () => {
-    const server = await startOwnDevServer(['limit.historyCount.suggestContinueAsNew=100']);
-    const address = server.address;
-    const name = uniquePalaceName('wincan');
-    const taskQueue = `tq-${name}`;
-    const stores = await openClusterTestStores(path.join(tmp, 'palace-can'), name);
     const window = 4;
-    let engine: TemporalJobEngine | undefined;
-    try {
-      engine = await openEngine(stores, taskQueue, undefined, address, window);
-      const worker = await inProcessWorker(stores, embedder, taskQueue, { address, maxConcurrentActivities: window });
-      const running = worker.run();
-      try {
-        const started = await engine.start(mineSpec(source, 'win'));
-        const done = await engine.wait(started.job_id, 600_000);
-        expectExact(done);
-        expect(await drawerIds(stores.drawers, 'win')).toEqual(expected);
-        const client = engine.temporalClient;
-        const runs: { status: string; events: HistoryEvent[] }[] = [];
-        for await (const info of client.workflow.list({ query: `WorkflowId = "${done.lock_key}"` })) {
-          runs.push({ status: info.status.name, events: (await client.workflow.getHandle(done.lock_key, info.runId).fetchHistory()).events ?? [] });
-        }
-        console.log(`windowed continue-as-new: ${runs.length} runs, history events per run ${runs.map((r) => r.events.length).join(', ')}`);
-        expect(runs.length).toBeGreaterThanOrEqual(2);
-        expect(runs.filter((r) => r.status === 'CONTINUED_AS_NEW')).toHaveLength(runs.length - 1);
-        for (const r of runs) {
-          expect(windowOf(r.events)).toBe(window);
-          // A run hands over once its window has drained: at most a window of batches past 100.
-          expect(r.events.length).toBeLessThanOrEqual(100 + window * 10);
-        }
-        expect(Math.max(...runs.map((r) => batchConcurrency(r.events).maxScheduled))).toBe(window);
-      } finally {
-        worker.shutdown();
-        await running;
+    const ownDevServer = ['limit.historyCount.suggestContinueAsNew=100'];
+    await withTemporalRig({ dir: tmp, label: 'can', mineWindow: window, ownDevServer }, async ({ engine, stores, runWorker }) => {
+      await runWorker(embedder, { maxConcurrentActivities: window });
+      const started = await engine.start(mineSpec(source, 'win'));
+      const done = await engine.wait(started.job_id, 600_000);
+      expectExact(done);
+      expect(await drawerIds(stores.drawers, 'win')).toEqual(expected);
+      const client = engine.temporalClient;
+      const runs: { status: string; events: HistoryEvent[] }[] = [];
+      for await (const info of client.workflow.list({ query: `WorkflowId = "${done.lock_key}"` })) {
+        runs.push({ status: info.status.name, events: (await client.workflow.getHandle(done.lock_key, info.runId).fetchHistory()).events ?? [] });
       }
-    } finally {
-      await engine?.close();
-      await stores.dropRedis();
-      await stores.close();
-      await server.stop();
-    }
+      console.log(`windowed continue-as-new: ${runs.length} runs, history events per run ${runs.map((r) => r.events.length).join(', ')}`);
+      expect(runs.length).toBeGreaterThanOrEqual(2);
+      expect(runs.filter((r) => r.status === 'CONTINUED_AS_NEW')).toHaveLength(runs.length - 1);
+      for (const r of runs) {
+        expect(windowOf(r.events)).toBe(window);
+        // A run hands over once its window has drained: at most a window of batches past 100.
+        expect(r.events.length).toBeLessThanOrEqual(100 + window * 10);
+      }
+      expect(Math.max(...runs.map((r) => batchConcurrency(r.events).maxScheduled))).toBe(window);
+    });
   });
 });

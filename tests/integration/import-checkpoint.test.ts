@@ -7,7 +7,6 @@
  * The issue's run had 20,000 records; this one has 4,050 (4,000 drawers and 50 events), enough
  * for several committed batches before the kill.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,13 +19,11 @@ import { openStores } from '../../stores/open.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
 import type { PalaceStores } from '../../stores/palace-stores.js';
-import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index.fixtures.js';
 import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
+import { fillPalaceToCopy, killCopyMidway } from '../helpers/interrupted-copy.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const MODEL: ModelIdentity = { name: 'checkpoint-test-model', dimension: 384, weightsSha256: 'e'.repeat(64) };
-const DRAWERS = 4000;
 const tmp = makeTempDir('mempalace-import-checkpoint-');
 const embedded = (name: string) => loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, name) });
 
@@ -37,13 +34,7 @@ let expected: Map<string, number | string>;
 
 beforeAll(async () => {
   source = await openStores(embedded('source'));
-  const rnd = seededRandom(12);
-  for (let start = 0; start < DRAWERS; start += 500) {
-    await source.drawers.upsert(Array.from({ length: 500 }, (_, k) => drawer(`ck_${String(start + k).padStart(5, '0')}`, `row ${start + k} text`, randomUnitVector(rnd, 384), { wing: `w${k % 3}`, room: `r${k % 7}` })));
-  }
-  for (let i = 0; i < 50; i++) {
-    await source.logstream.append({ type: 'note', stream: 's', room: 'general', topic: null, from_agent: 'a', to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, body: `e${i}`, metadata_json: '{}', artifact_ids: [] });
-  }
+  await fillPalaceToCopy(source, 'ck', 12);
   file = path.join(tmp, 'export.jsonl.gz');
   await exportPalace(source, MODEL, file);
   expected = await palaceFigures(source);
@@ -57,19 +48,7 @@ afterAll(async () => {
 
 /** Imports `file` into palace `name` (a directory under tmp, or `cluster:<name>`) in a child process and kills it once 1,500 records were read. */
 async function killedImport(name: string): Promise<void> {
-  // `--import tsx`, not tsx's CLI: the CLI runs the script in a grandchild SIGKILL would miss.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tests', 'fixtures', 'import-child.ts'), name.startsWith('cluster:') ? name : path.join(tmp, name), file, JSON.stringify(MODEL)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      if ([...chunk.toString().matchAll(/read (\d+)/g)].some((m) => Number(m[1]) >= 1500)) {
-        child.kill('SIGKILL');
-        resolve();
-      }
-      if (chunk.toString().includes('done')) reject(new Error('the import finished before it could be killed'));
-    });
-  });
-  expect(await exited).toBe('SIGKILL');
+  expect(await killCopyMidway('import-child.ts', [name.startsWith('cluster:') ? name : path.join(tmp, name), file, JSON.stringify(MODEL)])).toBe('SIGKILL');
 }
 
 describe('a leftover import checkpoint', () => {
