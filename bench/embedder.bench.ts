@@ -23,7 +23,7 @@ import { EmbedQueue } from '../embed/embed-queue.js';
 import type { EmbedReply } from '../embed/embed-queue.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { MiniLmModel } from '../embed/minilm-model.js';
-import { locateMiniLmModel } from '../embed/model-locator.js';
+import { locateMiniLmModel, MINILM_VARIANTS } from '../embed/model-locator.js';
 
 const RUNS = 5;
 const CALL_SIZES = [1, 16, 64];
@@ -67,7 +67,7 @@ async function openRunner(mode: Mode, threads: number, batchSize: number): Promi
   const config = loadConfig();
   if (mode === 'worker') return new MiniLmEmbedder(config, { intraOpNumThreads: threads, batchSize });
   // Inline: the worker's queue and model on this thread.
-  const model = await MiniLmModel.load(locateMiniLmModel(config), threads);
+  const model = await MiniLmModel.load(locateMiniLmModel(config), MINILM_VARIANTS[0]!, threads);
   const answers = new Map<number, (reply: EmbedReply) => void>();
   const queue = new EmbedQueue(Promise.resolve(model), (reply) => answers.get(reply.id)!(reply));
   let nextId = 0;

@@ -1,7 +1,8 @@
 /**
- * all-MiniLM-L6-v2 on onnxruntime-node, computing what sentence-transformers computes for this
- * model: BERT WordPiece tokens truncated to 256, mean pooling over the attention mask, then L2
- * normalisation.
+ * A BERT sentence encoder on onnxruntime-node, computing what sentence-transformers computes for
+ * it: BERT WordPiece tokens truncated to the model's maximum, pooled (all-MiniLM-L6-v2: mean over
+ * the attention mask, up to 256 tokens; bge-small-en-v1.5: the [CLS] state, up to 512), then L2
+ * normalisation. Every known encoder has 384-d output.
  *
  * Everything here blocks the thread it runs on: onnxruntime-node 1.30 runs `session.run` (and
  * model loading) synchronously in native code, only deferred by a setImmediate. The embedder
@@ -11,23 +12,27 @@ import fs from 'node:fs/promises';
 import ort from 'onnxruntime-node';
 import { PalaceError } from '../core/errors.js';
 import { MiniLmTokenizer } from './minilm-tokenizer.js';
-import { MINILM_MODEL_NAME, type MiniLmModelFiles } from './model-locator.js';
+import type { MiniLmModelFiles, MiniLmVariant } from './model-locator.js';
 
 export const MINILM_DIMENSION = 384;
-/** `max_seq_length` of the sentence-transformers config of this model, [CLS] and [SEP] included. */
+/** `max_seq_length` of the sentence-transformers config of all-MiniLM-L6-v2, [CLS] and [SEP] included. */
 export const MINILM_MAX_TOKENS = 256;
+
+/** What the worker needs of a variant besides its files (structured-cloned into the worker). */
+export type Encoding = Pick<MiniLmVariant, 'name' | 'pooling' | 'maxTokens'>;
 
 export class MiniLmModel {
   private constructor(
     private readonly session: ort.InferenceSession,
     private readonly tokenizer: MiniLmTokenizer,
+    private readonly encoding: Encoding,
   ) {}
 
   /** Loads the tokenizer and the ONNX session; a failure is a PalaceError naming the model folder. */
-  static async load(files: MiniLmModelFiles, intraOpNumThreads: number): Promise<MiniLmModel> {
+  static async load(files: MiniLmModelFiles, encoding: Encoding, intraOpNumThreads: number): Promise<MiniLmModel> {
     try {
       const tokenizerJson = JSON.parse(await fs.readFile(files.tokenizerPath, 'utf8')) as object;
-      const tokenizer = new MiniLmTokenizer(tokenizerJson, MINILM_MAX_TOKENS);
+      const tokenizer = new MiniLmTokenizer(tokenizerJson, encoding.maxTokens);
       const session = await ort.InferenceSession.create(files.onnxPath, {
         executionProviders: ['cpu'],
         graphOptimizationLevel: 'all',
@@ -35,9 +40,9 @@ export class MiniLmModel {
         interOpNumThreads: 1,
         executionMode: 'sequential',
       });
-      return new MiniLmModel(session, tokenizer);
+      return new MiniLmModel(session, tokenizer, encoding);
     } catch (cause) {
-      throw new PalaceError('internal', `Could not load the ${MINILM_MODEL_NAME} model from ${files.dir}: ${String(cause)}`, {
+      throw new PalaceError('internal', `Could not load the ${encoding.name} model from ${files.dir}: ${String(cause)}`, {
         field: 'MEMPALACE_MODEL_DIR',
         rule: 'model_loadable',
         details: { modelDir: files.dir, fix: 'npm run model:fetch' },
@@ -82,21 +87,25 @@ export class MiniLmModel {
     const feeds: Record<string, ort.Tensor> = {};
     for (const name of this.session.inputNames) {
       const tensor = available[name];
-      if (tensor === undefined) throw new PalaceError('internal', `The ${MINILM_MODEL_NAME} model asks for an unknown input '${name}'`);
+      if (tensor === undefined) throw new PalaceError('internal', `The ${this.encoding.name} model asks for an unknown input '${name}'`);
       feeds[name] = tensor;
     }
     const outputName = this.session.outputNames[0];
-    if (outputName === undefined) throw new PalaceError('internal', `The ${MINILM_MODEL_NAME} model has no output`);
+    if (outputName === undefined) throw new PalaceError('internal', `The ${this.encoding.name} model has no output`);
     const output = (await this.session.run(feeds))[outputName];
-    if (output === undefined) throw new PalaceError('internal', `The ${MINILM_MODEL_NAME} model returned no '${outputName}'`);
+    if (output === undefined) throw new PalaceError('internal', `The ${this.encoding.name} model returned no '${outputName}'`);
+    if (output.dims[2] !== MINILM_DIMENSION) throw new PalaceError('internal', `The ${this.encoding.name} model returned ${output.dims[2]}-d states, expected ${MINILM_DIMENSION}`);
     const hidden = output.data as Float32Array;
-    return batch.map((ids, row) => meanPoolAndNormalise(hidden, row, ids.length, width));
+    // A row's [CLS] state is its first token's: padding sits after the text, so it is never pooled.
+    const tokensPooled = (ids: number[]) => (this.encoding.pooling === 'cls' ? 1 : ids.length);
+    return batch.map((ids, row) => meanPoolAndNormalise(hidden, row, tokensPooled(ids), width));
   }
 }
 
 /**
- * Mean of the first `tokens` hidden states of `row` (the unpadded ones, exactly the mask-weighted
- * mean), divided by its L2 norm; the eps guards match sentence-transformers and torch.
+ * Mean of the first `tokens` hidden states of `row` (all unpadded ones: exactly the mask-weighted
+ * mean; just the first: the [CLS] state), divided by its L2 norm; the eps guards match
+ * sentence-transformers and torch.
  */
 function meanPoolAndNormalise(hidden: Float32Array, row: number, tokens: number, width: number): Float32Array {
   const sums = new Float64Array(MINILM_DIMENSION);

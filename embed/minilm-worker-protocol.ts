@@ -5,10 +5,12 @@
  */
 import { PalaceError, type ErrorCode } from '../core/errors.js';
 import type { MiniLmModelFiles } from './model-locator.js';
+import type { Encoding } from './minilm-model.js';
 
-/** `workerData` of the worker: which model to load and with how many onnxruntime threads. */
+/** `workerData` of the worker: which model to load, how it pools, and with how many onnxruntime threads. */
 export interface WorkerInit {
   files: MiniLmModelFiles;
+  encoding: Encoding;
   intraOpNumThreads: number;
 }
 

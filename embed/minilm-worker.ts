@@ -21,7 +21,7 @@ function send(message: FromWorker, transfer: ArrayBuffer[] = []): void {
   port!.postMessage(message, transfer);
 }
 
-const loading = MiniLmModel.load(init.files, init.intraOpNumThreads);
+const loading = MiniLmModel.load(init.files, init.encoding, init.intraOpNumThreads);
 
 loading.then(
   () => undefined,

@@ -13,12 +13,16 @@ import type { EmbedOptions, Embedder } from './embedder.js';
 import { MINILM_DIMENSION } from './minilm-model.js';
 import type { ModelIdentity } from './model-identity.js';
 import { fromWireError, type FromWorker, type ToWorker, type WorkerInit } from './minilm-worker-protocol.js';
-import { locateMiniLmModel, MINILM_MODEL_NAME, miniLmVariant, type MiniLmModelFiles } from './model-locator.js';
+import type { Encoding } from './minilm-model.js';
+import { encoderVariant, locateMiniLmModel, MINILM_MODEL_NAME, miniLmVariant, type MiniLmModelFiles } from './model-locator.js';
 
 export { MINILM_DIMENSION, MINILM_MAX_TOKENS } from './minilm-model.js';
 
 export interface MiniLmOptions {
-  /** Which known model (embed/model-locator.ts); default `config.embed.model`, else all-MiniLM-L6-v2. */
+  /**
+   * Which known encoder (embed/model-locator.ts), bge-small-en-v1.5 included; default
+   * `config.embed.model` (a MiniLM variant), else all-MiniLM-L6-v2.
+   */
   model?: string;
   /**
    * Texts per ONNX run; inputs are sorted by token count first so batches carry little padding.
@@ -71,9 +75,12 @@ class ModelWorker {
   private failure: PalaceError | undefined;
   private readonly exited: Promise<void>;
 
-  constructor(private readonly modelName: string, files: MiniLmModelFiles, intraOpNumThreads: number, onGone: (worker: ModelWorker) => void) {
-    const workerData: WorkerInit = { files, intraOpNumThreads };
-    this.worker = new Worker(workerEntry(), { workerData, execArgv: workerExecArgv(), name: `${modelName} embedder` });
+  private readonly modelName: string;
+
+  constructor(encoding: Encoding, files: MiniLmModelFiles, intraOpNumThreads: number, onGone: (worker: ModelWorker) => void) {
+    this.modelName = encoding.name;
+    const workerData: WorkerInit = { files, encoding, intraOpNumThreads };
+    this.worker = new Worker(workerEntry(), { workerData, execArgv: workerExecArgv(), name: `${encoding.name} embedder` });
     // An idle worker must not keep the process alive (the in-thread session never did); see track().
     this.worker.unref();
     this.worker.on('message', (message: FromWorker) => {
@@ -178,6 +185,7 @@ export class MiniLmEmbedder implements Embedder {
   readonly dimension = MINILM_DIMENSION;
   readonly identity: ModelIdentity;
   private readonly files: MiniLmModelFiles;
+  private readonly encoding: Encoding;
   private readonly batchSize: number;
   private readonly intraOpNumThreads: number;
   private readonly cacheKey: string;
@@ -186,8 +194,9 @@ export class MiniLmEmbedder implements Embedder {
 
   /** Throws the locator's structured error at once when the model is unknown or its files are missing. */
   constructor(config: Pick<Config, 'modelDir'> & Partial<Pick<Config, 'embed'>>, options: MiniLmOptions = {}) {
-    const variant = miniLmVariant(options.model ?? config.embed?.model ?? MINILM_MODEL_NAME);
+    const variant = options.model !== undefined ? encoderVariant(options.model) : miniLmVariant(config.embed?.model ?? MINILM_MODEL_NAME);
     this.model = variant.name;
+    this.encoding = { name: variant.name, pooling: variant.pooling, maxTokens: variant.maxTokens };
     this.identity = { name: variant.name, dimension: MINILM_DIMENSION, weightsSha256: variant.weightsSha256 };
     this.files = locateMiniLmModel(config, variant);
     this.batchSize = positiveInteger('batchSize', options.batchSize, variant.defaultBatchSize);
@@ -217,7 +226,7 @@ export class MiniLmEmbedder implements Embedder {
     if (this.acquired !== undefined) void this.release(this.acquired);
     let shared = workers.get(this.cacheKey);
     if (shared === undefined) {
-      shared = new ModelWorker(this.model, this.files, this.intraOpNumThreads, (gone) => {
+      shared = new ModelWorker(this.encoding, this.files, this.intraOpNumThreads, (gone) => {
         if (workers.get(this.cacheKey) === gone) workers.delete(this.cacheKey);
       });
       workers.set(this.cacheKey, shared);

@@ -19,12 +19,30 @@ export const MINILM_FP32_SHA256 = '759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746
 /** SHA-256 of the int8 weights file in its jar; embed/fetch-model.sh verifies the same value. */
 export const MINILM_INT8_SHA256 = 'afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1';
 
+/** SHA-256 of bge-small-en-v1.5's fp32 weights file; embed/fetch-model.sh verifies the same value. */
+export const BGE_FP32_SHA256 = '828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35';
+/** SHA-256 of bge-small-en-v1.5's int8 weights file; embed/fetch-model.sh verifies the same value. */
+export const BGE_INT8_SHA256 = '6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4';
+export const BGE_MODEL_NAME = 'bge-small-en-v1.5';
+export const BGE_INT8_MODEL_NAME = 'bge-small-en-v1.5-q';
+/** The prefix bge-small-en-v1.5 was trained with on short queries against passages; never on passages. */
+export const BGE_QUERY_INSTRUCTION = 'Represent this sentence for searching relevant passages: ';
+
+/**
+ * How a text's token states become its vector: `mean` averages them (sentence-transformers'
+ * MiniLM), `cls` takes the [CLS] token's state (bge). Either is then L2-normalised.
+ */
+export type Pooling = 'mean' | 'cls';
+
 /** One known model: its name (also its folder under the model directory), files and checksum. */
 export interface MiniLmVariant {
   name: string;
   onnxFile: string;
   tokenizerFile: string;
   weightsSha256: string;
+  pooling: Pooling;
+  /** The model's max_seq_length, [CLS] and [SEP] included; longer texts are truncated. */
+  maxTokens: number;
   /**
    * Texts per ONNX run unless the caller sets one. The int8 export quantizes activations
    * dynamically with one scale per tensor, i.e. per batch: a text embedded next to others came
@@ -40,9 +58,29 @@ export interface MiniLmVariant {
 
 /** Same network, tokenizer and 384-d output; the int8 weights are a quarter of the size. */
 export const MINILM_VARIANTS: readonly MiniLmVariant[] = [
-  { name: MINILM_MODEL_NAME, onnxFile: MINILM_ONNX_FILE, tokenizerFile: MINILM_TOKENIZER_FILE, weightsSha256: MINILM_FP32_SHA256, defaultBatchSize: 8 },
-  { name: MINILM_INT8_MODEL_NAME, onnxFile: 'all-minilm-l6-v2-q.onnx', tokenizerFile: 'all-minilm-l6-v2-q-tokenizer.json', weightsSha256: MINILM_INT8_SHA256, defaultBatchSize: 1 },
+  { name: MINILM_MODEL_NAME, onnxFile: MINILM_ONNX_FILE, tokenizerFile: MINILM_TOKENIZER_FILE, weightsSha256: MINILM_FP32_SHA256, pooling: 'mean', maxTokens: 256, defaultBatchSize: 8 },
+  { name: MINILM_INT8_MODEL_NAME, onnxFile: 'all-minilm-l6-v2-q.onnx', tokenizerFile: 'all-minilm-l6-v2-q-tokenizer.json', weightsSha256: MINILM_INT8_SHA256, pooling: 'mean', maxTokens: 256, defaultBatchSize: 1 },
 ];
+
+/**
+ * The second encoder (issue 26): a 12-layer BERT with MiniLM's vocabulary and tokenizer pipeline
+ * (its tokenizer.json differs only in its unused truncation/padding block), 384-d output, CLS
+ * pooling, up to 512 tokens. Not selectable by MEMPALACE_EMBED_MODEL: a palace takes it only as
+ * a member of an encoder set, chosen by name through `encoderVariant`. Batch sizes as MiniLM's,
+ * for the same reasons.
+ */
+export const BGE_VARIANTS: readonly MiniLmVariant[] = [
+  { name: BGE_MODEL_NAME, onnxFile: 'bge-small-en-v1.5.onnx', tokenizerFile: 'bge-small-en-v1.5-tokenizer.json', weightsSha256: BGE_FP32_SHA256, pooling: 'cls', maxTokens: 512, defaultBatchSize: 8 },
+  { name: BGE_INT8_MODEL_NAME, onnxFile: 'bge-small-en-v1.5-q.onnx', tokenizerFile: 'bge-small-en-v1.5-q-tokenizer.json', weightsSha256: BGE_INT8_SHA256, pooling: 'cls', maxTokens: 512, defaultBatchSize: 1 },
+];
+
+/** Any encoder this build can run, by name, or an `invalid_argument` listing them. */
+export function encoderVariant(name: string): MiniLmVariant {
+  const known = [...MINILM_VARIANTS, ...BGE_VARIANTS];
+  const variant = known.find((v) => v.name === name);
+  if (variant === undefined) throw invalidArgument('model', 'known_model', `the encoder must be one of ${known.map((v) => v.name).join(', ')}, got '${name}'`);
+  return variant;
+}
 
 /** The variant named by MEMPALACE_EMBED_MODEL, or an `invalid_argument` naming the variable. */
 export function miniLmVariant(name: string): MiniLmVariant {

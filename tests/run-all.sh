@@ -10,6 +10,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash embed/fetch-model.sh
 # The int8 variant (MEMPALACE_EMBED_MODEL=all-MiniLM-L6-v2-q) that the model-record and reembed tests use.
 bash embed/fetch-model.sh all-MiniLM-L6-v2-q
+# The second encoder of issue 26, both forms (tests/unit/embedder-bge.test.ts).
+bash embed/fetch-model.sh bge-small-en-v1.5
+bash embed/fetch-model.sh bge-small-en-v1.5-q
 # The MCP Inspector CLI the conformance test runs, pinned by its own lockfile (see its package.json).
 npm ci --prefix tests/tools/inspector --engine-strict=false --no-audit --no-fund
 
