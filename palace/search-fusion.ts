@@ -22,6 +22,7 @@
  */
 import path from 'node:path';
 import type { DrawerMeta } from '../core/drawer.js';
+import { queryDateWindows } from './query-dates.js';
 
 export type DrawerKind = 'code' | 'prose' | 'conversation';
 export type QueryShape = 'identifier' | 'natural';
@@ -38,6 +39,9 @@ export const LEXICAL_LIFT = 2.5;
 /** Shares of the session's best score and of the best neighbour's that an exchange adds to its own (measured: bench/README.md, "Ranking"). */
 export const SESSION_SHARE = 0.3;
 export const NEIGHBOUR_SHARE = 0.2;
+
+/** What an exchange whose session falls in a window of time the query names adds to its score, in pool standard deviations. */
+export const DATE_BONUS = 1;
 
 const PROSE_EXTENSIONS = new Set(['.md', '.markdown', '.mdx', '.txt', '.rst', '.adoc', '.org', '.tex', '.html', '.htm']);
 
@@ -82,6 +86,8 @@ export interface FusionInput {
   kind: DrawerKind;
   /** For conversation exchanges: where the exchange sits (exchangePlace). */
   place?: { session: string; position: number } | undefined;
+  /** For conversation exchanges: when the session happened, epoch ms (sessionDate). */
+  sessionDate?: number | undefined;
 }
 
 /** Each exchange's own score plus its shares of its session's best and its best neighbour's, among the scored candidates. */
@@ -108,8 +114,15 @@ export function fusedScores(query: string, pool: readonly FusionInput[]): number
   const lexical = zScores(pool.map((c) => c.bm25));
   const own = pool.map((c, i) => {
     const w = LEXICAL_WEIGHT[shape][c.kind];
-    const credit = Math.min(lexical[i]!, Math.max(0, semantic[i]! + LEXICAL_LIFT));
+    // Words only add: a candidate missing the query's words is not penalised for it (paraphrase is the encoder's job).
+    const credit = Math.max(0, Math.min(lexical[i]!, semantic[i]! + LEXICAL_LIFT));
     return (1 - w) * semantic[i]! + w * credit;
   });
-  return inConversationContext(pool, own);
+  const dates = pool.flatMap((c) => (c.sessionDate === undefined ? [] : [c.sessionDate]));
+  const windows = dates.length > 0 ? queryDateWindows(query, Math.max(...dates)) : [];
+  const dated = windows.length === 0 ? own : own.map((s, i) => {
+    const at = pool[i]!.sessionDate;
+    return at !== undefined && windows.some((w) => at >= w.start && at < w.end) ? s + DATE_BONUS : s;
+  });
+  return inConversationContext(pool, dated);
 }
