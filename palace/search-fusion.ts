@@ -11,14 +11,20 @@
  * - a natural-language question over code: the encoder is strong there, words add little;
  * - prose and conversation exchanges: names, numbers and rare words carry more than over code.
  *
- * Lexical evidence may lift a candidate only as far as its semantic standing allows: its lexical
- * credit is capped at its similarity z-score plus LEXICAL_LIFT, so a drawer that merely repeats
- * the query's words (a script that prints the query, a list of keywords) cannot outrank drawers
- * that are semantically close.
+ * Lexical evidence only adds, and may lift a candidate only as far as its semantic standing
+ * allows: its lexical credit is at least 0 (missing the query's words is no evidence against a
+ * drawer that says the same thing in other words) and at most its similarity z-score plus
+ * LEXICAL_LIFT, so a drawer that merely repeats the query's words (a script that prints the query,
+ * a list of keywords) cannot outrank drawers that are semantically close. Which words the lexical
+ * leg counts is decided before (query-terms.ts).
+ *
+ * An exchange whose session falls in a window of time the query names ("in May", "last January")
+ * gets DATE_BONUS (query-dates.ts): a preference, never a filter.
  *
  * Conversation exchanges are then scored in context: evidence in a chat clusters in one session
  * and in neighbouring turns, so an exchange takes a share of its session's best score and of its
- * best neighbour's (the exchanges just before and after it) among the candidates.
+ * best neighbour's (the exchanges just before and after it) among the candidates, after the date
+ * bonus, so a dated session lifts its neighbours too.
  */
 import path from 'node:path';
 import type { DrawerMeta } from '../core/drawer.js';
