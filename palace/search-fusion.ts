@@ -11,17 +11,24 @@
  * - a natural-language question over code: the encoder is strong there, words add little;
  * - prose and conversation exchanges: names, numbers and rare words carry more than over code.
  *
- * Lexical evidence may lift a candidate only as far as its semantic standing allows: its lexical
- * credit is capped at its similarity z-score plus LEXICAL_LIFT, so a drawer that merely repeats
- * the query's words (a script that prints the query, a list of keywords) cannot outrank drawers
- * that are semantically close.
+ * Lexical evidence only adds, and may lift a candidate only as far as its semantic standing
+ * allows: its lexical credit is at least 0 (missing the query's words is no evidence against a
+ * drawer that says the same thing in other words) and at most its similarity z-score plus
+ * LEXICAL_LIFT, so a drawer that merely repeats the query's words (a script that prints the query,
+ * a list of keywords) cannot outrank drawers that are semantically close. Which words the lexical
+ * leg counts is decided before (query-terms.ts).
+ *
+ * An exchange whose session falls in a window of time the query names ("in May", "last January")
+ * gets DATE_BONUS (query-dates.ts): a preference, never a filter.
  *
  * Conversation exchanges are then scored in context: evidence in a chat clusters in one session
  * and in neighbouring turns, so an exchange takes a share of its session's best score and of its
- * best neighbour's (the exchanges just before and after it) among the candidates.
+ * best neighbour's (the exchanges just before and after it) among the candidates, after the date
+ * bonus, so a dated session lifts its neighbours too.
  */
 import path from 'node:path';
 import type { DrawerMeta } from '../core/drawer.js';
+import { queryDateWindows } from './query-dates.js';
 
 export type DrawerKind = 'code' | 'prose' | 'conversation';
 export type QueryShape = 'identifier' | 'natural';
@@ -38,6 +45,9 @@ export const LEXICAL_LIFT = 2.5;
 /** Shares of the session's best score and of the best neighbour's that an exchange adds to its own (measured: bench/README.md, "Ranking"). */
 export const SESSION_SHARE = 0.3;
 export const NEIGHBOUR_SHARE = 0.2;
+
+/** What an exchange whose session falls in a window of time the query names adds to its score, in pool standard deviations. */
+export const DATE_BONUS = 1;
 
 const PROSE_EXTENSIONS = new Set(['.md', '.markdown', '.mdx', '.txt', '.rst', '.adoc', '.org', '.tex', '.html', '.htm']);
 
@@ -82,6 +92,8 @@ export interface FusionInput {
   kind: DrawerKind;
   /** For conversation exchanges: where the exchange sits (exchangePlace). */
   place?: { session: string; position: number } | undefined;
+  /** For conversation exchanges: when the session happened, epoch ms (sessionDate). */
+  sessionDate?: number | undefined;
 }
 
 /** Each exchange's own score plus its shares of its session's best and its best neighbour's, among the scored candidates. */
@@ -108,8 +120,15 @@ export function fusedScores(query: string, pool: readonly FusionInput[]): number
   const lexical = zScores(pool.map((c) => c.bm25));
   const own = pool.map((c, i) => {
     const w = LEXICAL_WEIGHT[shape][c.kind];
-    const credit = Math.min(lexical[i]!, Math.max(0, semantic[i]! + LEXICAL_LIFT));
+    // Words only add: a candidate missing the query's words is not penalised for it (paraphrase is the encoder's job).
+    const credit = Math.max(0, Math.min(lexical[i]!, semantic[i]! + LEXICAL_LIFT));
     return (1 - w) * semantic[i]! + w * credit;
   });
-  return inConversationContext(pool, own);
+  const dates = pool.flatMap((c) => (c.sessionDate === undefined ? [] : [c.sessionDate]));
+  const windows = dates.length > 0 ? queryDateWindows(query, Math.max(...dates)) : [];
+  const dated = windows.length === 0 ? own : own.map((s, i) => {
+    const at = pool[i]!.sessionDate;
+    return at !== undefined && windows.some((w) => at >= w.start && at < w.end) ? s + DATE_BONUS : s;
+  });
+  return inConversationContext(pool, dated);
 }

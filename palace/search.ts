@@ -8,14 +8,16 @@ import type { Drawer } from '../core/drawer.js';
 import { logicalDrawerId } from '../core/drawer.js';
 import { invalidArgument } from '../core/errors.js';
 import { maskUrlCredentials } from '../core/url-credentials.js';
-import { bm25Scores, lexicalTokens } from '../core/lexical.js';
+import { bm25Scores } from '../core/lexical.js';
 import { codePointLength } from '../core/text.js';
 import { dot } from '../core/vector.js';
 import { validateDateWindow, validateOptionalName, validateSourceFileFilter } from '../core/validate.js';
 import type { DrawerFilter } from '../stores/ports/drawer-index.js';
 import type { DrawerContext } from './context.js';
 import { sanitizeQuery } from './query-sanitizer.js';
-import { drawerKind, exchangePlace, fusedScores } from './search-fusion.js';
+import { drawerKind, exchangePlace, fusedScores, queryShape } from './search-fusion.js';
+import { commonSpeakerTokens, lexicalQueryTokens } from './query-terms.js';
+import { sessionDate } from './query-dates.js';
 
 export const CANDIDATE_STRATEGIES = ['vector', 'union'] as const;
 export type CandidateStrategy = (typeof CANDIDATE_STRATEGIES)[number];
@@ -178,8 +180,9 @@ export async function search(ctx: DrawerContext, input: SearchInput, opts: Searc
     candidates.set(h.drawer.id, { drawer: h.drawer, distance: h.distance, via: 'drawer', bm25: 0, score: 0 });
   }
 
+  // The words the lexical leg searches and scores: without function words and common speaker names (query-terms.ts).
+  const tokens = lexicalQueryTokens(query, queryShape(query), commonSpeakerTokens(vectorHits.map((h) => h.drawer)));
   if (strategy === 'union') {
-    const tokens = [...new Set(lexicalTokens(query))];
     const lexical = tokens.length > 0 ? await ctx.drawers.lexical(tokens, pool, filter) : [];
     const fresh = lexical.filter((d) => !candidates.has(d.id));
     const vectors = await ctx.drawers.embeddings(fresh.map((d) => d.id));
@@ -194,8 +197,8 @@ export async function search(ctx: DrawerContext, input: SearchInput, opts: Searc
   }
 
   const pooled = [...candidates.values()];
-  const bm25 = bm25Scores(query, pooled.map((c) => c.drawer.content));
-  const fused = fusedScores(query, pooled.map((c, i) => ({ similarity: 1 - c.distance, bm25: bm25[i]!, kind: drawerKind(c.drawer.meta), place: exchangePlace(c.drawer.meta) })));
+  const bm25 = bm25Scores(tokens.join(' '), pooled.map((c) => c.drawer.content));
+  const fused = fusedScores(query, pooled.map((c, i) => ({ similarity: 1 - c.distance, bm25: bm25[i]!, kind: drawerKind(c.drawer.meta), place: exchangePlace(c.drawer.meta), sessionDate: sessionDate(c.drawer.meta) })));
   pooled.forEach((c, i) => {
     c.bm25 = bm25[i]!;
     c.score = fused[i]!;

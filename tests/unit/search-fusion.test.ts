@@ -94,3 +94,37 @@ describe('conversation context', () => {
     expect(exchangePlace(meta('/repo/a.ts'))).toBeUndefined();
   });
 });
+
+describe('words only add', () => {
+  it('does not push a semantically close candidate down for missing the query words', () => {
+    const pool: FusionInput[] = [
+      { similarity: 0.7, bm25: 0, kind: 'prose' },
+      { similarity: 0.4, bm25: 3, kind: 'prose' },
+      { similarity: 0.4, bm25: 3, kind: 'prose' },
+      { similarity: 0.3, bm25: 3, kind: 'prose' },
+    ];
+    const scores = fusedScores('a paraphrase of the passage', pool);
+    const semantic = fusedScores('a paraphrase of the passage', pool.map((c) => ({ ...c, bm25: 0 })));
+    expect(scores[0]).toBe(semantic[0]);
+  });
+});
+
+describe('dates named in the query', () => {
+  const day = (iso: string) => Date.parse(iso);
+  const exchange = (session: string, date: string, similarity: number): FusionInput => ({ similarity, bm25: 0, kind: 'conversation', place: { session, position: 0 }, sessionDate: day(date) });
+
+  it('lifts an exchange of a session in the named month over a closer one outside it, softly', () => {
+    const pool = [exchange('a', '2026-03-10', 0.52), exchange('b', '2026-05-10', 0.5), exchange('c', '2026-09-30', 0.2), exchange('d', '2026-01-02', 0.1)];
+    expect(rank("what was Mira's news in May", pool)[0]).toBe(1);
+    expect(rank("what was Mira's news", pool)[0]).toBe(0);
+    // Soft: a far better match outside the window still wins.
+    const fillers = Array.from({ length: 12 }, (_, i) => exchange(`f${i}`, '2026-02-01', 0.2 + 0.01 * i));
+    const far = [exchange('a', '2026-03-10', 0.9), exchange('b', '2026-05-10', 0.5), ...fillers];
+    expect(rank("what was Mira's news in May", far)[0]).toBe(0);
+  });
+
+  it('gives no bonus to drawers without a session date', () => {
+    const pool: FusionInput[] = [{ similarity: 0.5, bm25: 0, kind: 'code' }, { similarity: 0.4, bm25: 0, kind: 'code' }];
+    expect(fusedScores('what changed in May 2026', pool)).toEqual(fusedScores('what changed', pool));
+  });
+});
