@@ -165,7 +165,10 @@ engine_health() {
       curl -fsS --max-time 5 "http://127.0.0.1:$port/_plugins/_knn/stats" >/dev/null 2>&1 || return 1
       # After a restart, existing shards recover first; until then reads answer 503.
       curl -fsS --max-time 5 "http://127.0.0.1:$port/_cluster/health?wait_for_status=yellow&timeout=2s" >/dev/null 2>&1 || return 1
-      echo "opensearch $(python3 -c 'import json,sys; print(json.load(sys.stdin)["version"]["number"])' <<<"$root") + k-NN"
+      local jvm
+      jvm="$(curl -fsS --max-time 5 "http://127.0.0.1:$port/_nodes/_local/jvm?filter_path=nodes.*.jvm.version" 2>/dev/null \
+        | python3 -c 'import json,sys; print(next(iter(json.load(sys.stdin)["nodes"].values()))["jvm"]["version"])' 2>/dev/null || true)"
+      echo "opensearch $(python3 -c 'import json,sys; print(json.load(sys.stdin)["version"]["number"])' <<<"$root") + k-NN (java ${jvm:-?})"
       ;;
   esac
 }
