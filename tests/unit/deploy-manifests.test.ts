@@ -449,11 +449,11 @@ describe('compose file', () => {
 
   it('configures the engines as specified', () => {
     const opensearch = service('opensearch');
-    expect(opensearch.image).toBe('opensearchproject/opensearch:2.19.1');
+    expect(opensearch.image).toBe('opensearchproject/opensearch:3.5.0');
     const osEnv = envOf(opensearch);
     expect(osEnv['discovery.type']).toBe('single-node');
     expect(osEnv.DISABLE_SECURITY_PLUGIN).toBe('true');
-    expect(osEnv.OPENSEARCH_JAVA_OPTS).toBe('-Xms1g -Xmx1g');
+    expect(osEnv.OPENSEARCH_JAVA_OPTS).toBe('-Xms1g -Xmx1g --add-modules=jdk.incubator.vector');
     // Security off is only acceptable on networks with no way in from outside.
     const networks = obj(compose.networks, 'networks');
     for (const network of arr(opensearch.networks)) expect(obj(networks[String(network)], String(network)).internal).toBe(true);
