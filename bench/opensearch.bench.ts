@@ -23,7 +23,7 @@ import { MINILM_FP32_SHA256 } from '../embed/model-locator.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { search } from '../palace/search.js';
 import type { SearchResult } from '../palace/search.js';
-import { openSqliteDrawerIndex } from '../stores/embedded/sqlite-drawer-index.js';
+import { openSqliteDrawerIndex } from '../stores/embedded/drawers/sqlite-drawer-index.js';
 import { dropPalaceIndices, withBulkLoadSettings } from '../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../stores/opensearch/opensearch-drawer-index.js';
 import type { RefreshPolicy } from '../stores/opensearch/opensearch-drawer-index.js';

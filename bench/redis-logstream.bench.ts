@@ -13,11 +13,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../core/config.js';
-import { eventAppend, eventList, eventWait, type LogstreamContext } from '../palace/logstream.js';
-import { openSqliteLogstream } from '../stores/embedded/sqlite-logstream.js';
-import type { Logstream } from '../stores/ports/logstream.js';
+import { eventAppend, eventList, eventWait, type LogstreamContext } from '../palace/logstream/logstream.js';
+import { openSqliteLogstream } from '../stores/embedded/logstream/sqlite-logstream.js';
+import type { Logstream } from '../stores/ports/logstream/local-log.js';
 import { RedisConnections } from '../stores/redis/connection.js';
-import { openRedisLogstream } from '../stores/redis/redis-logstream.js';
+import { openRedisLogstream } from '../stores/redis/logstream/redis-logstream.js';
 import { writeReadmeSection } from './lib/report.js';
 import { latencySummary, machine, ratePerSecond } from './lib/stats.js';
 

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../core/config.js';
-import { openSqliteDrawerIndex } from '../stores/embedded/sqlite-drawer-index.js';
+import { openSqliteDrawerIndex } from '../stores/embedded/drawers/sqlite-drawer-index.js';
 import { dropPalaceIndices } from '../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../stores/opensearch/opensearch-drawer-index.js';
 import type { DrawerIndex, FileReplacement } from '../stores/ports/drawer-index.js';

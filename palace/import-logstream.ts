@@ -10,8 +10,8 @@
  *   store lost its file and minted those numbers again before the restore) is a `conflict`.
  */
 import { PalaceError } from '../core/errors.js';
-import type { Logstream, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../stores/ports/logstream.js';
-import { remoteMetadataJson } from './logstream-validate.js';
+import type { Logstream, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../stores/ports/logstream/local-log.js';
+import { remoteMetadataJson } from './logstream/validate.js';
 
 /** The fields that make two events the same event. */
 function eventFingerprint(e: Omit<StoredEvent, 'seq' | 'metadata'> & { metadata_json: string }): string {

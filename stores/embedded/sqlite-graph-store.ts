@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { isPalaceError, storeUnavailable } from '../../core/errors.js';
-import { defaultDynamics, dynamicsById, hallwayRecord, storedTunnel, toHallwayRecord, toKgTriple, toTunnelRecord, tunnelWriteFields, type StoredHallway, type StoredTunnel } from '../graph-records.js';
+import { defaultDynamics, dynamicsById, hallwayRecord, storedTunnel, toHallwayRecord, toKgTriple, toTunnelRecord, tunnelWriteFields, type StoredHallway, type StoredTunnel } from '../shared/graph-records.js';
 import type {
   ConnectionDynamics,
   GraphStore,

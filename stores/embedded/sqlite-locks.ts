@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { storeUnavailable } from '../../core/errors.js';
-import { checkLeaseToken, leaseArgs } from '../lease-rules.js';
+import { checkLeaseToken, leaseArgs } from '../shared/lease-rules.js';
 import type { LeaseInfo, Locks } from '../ports/locks.js';
-import { writeWithBusyRetry } from './logstream-busy.js';
+import { writeWithBusyRetry } from './sqlite-busy.js';
 
 export const LOCKS_FILE = 'locks.sqlite3';
 const STORE = 'sqlite';

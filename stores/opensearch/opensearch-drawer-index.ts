@@ -24,7 +24,7 @@ import type { Client } from '@opensearch-project/opensearch';
 import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError, invalidArgument, storeUnavailable } from '../../core/errors.js';
 import { cosineDistance } from '../../core/vector.js';
-import { decodeCursor, encodeCursor } from '../drawer-cursor.js';
+import { decodeCursor, encodeCursor } from '../shared/drawers/cursor.js';
 import type { DrawerFilter, DrawerIndex, DrawerMetadataRow, DrawerPage, FileReplacement, FileState, PalaceModelRecord, SourceRow, TaxonomyRow, VectorHit } from '../ports/drawer-index.js';
 import { OPENSEARCH_STORE, OpenSearchConnection, backoffMs, openSearchFailure } from './connection.js';
 import type { OpenSearchConnectionOptions } from './connection.js';
@@ -36,8 +36,8 @@ import { fileStateId, fromFileStateSource, toFileStateDocument } from './file-st
 import type { FileStateDocument } from './file-state-documents.js';
 import { rankLikeFts5 } from './lexical-rank.js';
 import type { LexicalMatch } from './lexical-rank.js';
-import { asciiLower, informativeTokenPositions } from '../lexical-tokens.js';
-import { checkDrawerBatch, checkEmbeddingMap, checkFileReplacements, checkFileState, checkInt, checkNonEmpty, checkStrings, modelRecordText } from '../port-args.js';
+import { asciiLower, informativeTokenPositions } from '../shared/drawers/lexical-tokens.js';
+import { checkDrawerBatch, checkEmbeddingMap, checkFileReplacements, checkFileState, checkInt, checkNonEmpty, checkStrings, modelRecordText } from '../shared/drawers/port-args.js';
 
 export const DEFAULT_DIMENSION = 384;
 /** The one document of the palace's meta index: the model record (a PalaceModelRecord), as modelRecordText. */

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
-import type { RemoteEvent, Logstream } from '../../stores/ports/logstream.js';
+import type { RemoteEvent, Logstream } from '../../stores/ports/logstream/local-log.js';
 import type { GraphStore, HallwayRecord, KgTriple, TunnelRestore } from '../../stores/ports/graph-store.js';
 import { rejectionOf } from '../helpers/errors.js';
 import { drawer, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';

@@ -7,16 +7,16 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import * as ops from '../../palace/logstream.js';
-import type { LogstreamContext } from '../../palace/logstream.js';
-import { meshEstate } from '../../palace/logstream-estate.js';
-import { MeshReplicator } from '../../palace/logstream-replicator.js';
-import { remoteArtifact, remoteEvent } from '../../palace/logstream-remote.js';
-import { parsePublicKey, publicKeyText, signEvent } from '../../palace/logstream-signature.js';
-import { ORIGIN_ROUND_MAX_BYTES, pullFromPeer, syncArtifact, syncOps, type OriginKeys, type SyncPeer } from '../../palace/logstream-sync.js';
+import * as ops from '../../palace/logstream/logstream.js';
+import type { LogstreamContext } from '../../palace/logstream/logstream.js';
+import { meshEstate } from '../../palace/logstream/estate.js';
+import { MeshReplicator } from '../../palace/logstream/replicator.js';
+import { remoteArtifact, remoteEvent } from '../../palace/logstream/remote.js';
+import { parsePublicKey, publicKeyText, signEvent } from '../../palace/logstream/signature.js';
+import { ORIGIN_ROUND_MAX_BYTES, pullFromPeer, syncArtifact, syncOps, type OriginKeys, type SyncPeer } from '../../palace/logstream/sync.js';
 import type { Logger } from '../../core/log.js';
 import type { Locks } from '../../stores/ports/locks.js';
-import type { Logstream, StoredEvent } from '../../stores/ports/logstream.js';
+import type { Logstream, StoredEvent } from '../../stores/ports/logstream/local-log.js';
 import { rejectionOf } from '../helpers/errors.js';
 import { capturedLogger, quietLogger } from '../helpers/log.js';
 import { InProcessTransport } from '../helpers/sync-transport.js';

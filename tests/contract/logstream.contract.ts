@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
-import * as ops from '../../palace/logstream.js';
-import type { LogstreamContext, ToolArgs } from '../../palace/logstream.js';
-import type { Logstream, StoredEvent } from '../../stores/ports/logstream.js';
+import * as ops from '../../palace/logstream/logstream.js';
+import type { LogstreamContext, ToolArgs } from '../../palace/logstream/logstream.js';
+import type { Logstream, StoredEvent } from '../../stores/ports/logstream/local-log.js';
 
 export interface OpenedLogstream {
   logstream: Logstream;

@@ -16,11 +16,11 @@ import { loadConfig } from '../../core/config.js';
 import { openNeo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
-import { openSqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
+import { openSqliteLogstream } from '../../stores/embedded/logstream/sqlite-logstream.js';
 import { RedisConnections } from '../../stores/redis/connection.js';
-import { openRedisLogstream } from '../../stores/redis/redis-logstream.js';
-import type { Logstream, StoredEvent } from '../../stores/ports/logstream.js';
-import { eventAppend } from '../../palace/logstream.js';
+import { openRedisLogstream } from '../../stores/redis/logstream/redis-logstream.js';
+import type { Logstream, StoredEvent } from '../../stores/ports/logstream/local-log.js';
+import { eventAppend } from '../../palace/logstream/logstream.js';
 import { Served, peerEntry, until, writePeersFile } from '../helpers/mesh-serve.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mesh-'));

@@ -4,9 +4,9 @@
  * over the wire. It can serve an artifact corrupted (a bad transfer), act as a peer that is down,
  * or let a test rewrite a peer's answers as a hostile peer would (`forge`).
  */
-import { versionVectorPayload } from '../../palace/logstream-estate.js';
-import { syncArtifact, syncOps, type SyncPeer, type SyncTransport } from '../../palace/logstream-sync.js';
-import type { Logstream } from '../../stores/ports/logstream.js';
+import { versionVectorPayload } from '../../palace/logstream/estate.js';
+import { syncArtifact, syncOps, type SyncPeer, type SyncTransport } from '../../palace/logstream/sync.js';
+import type { Logstream } from '../../stores/ports/logstream/local-log.js';
 
 export class InProcessTransport implements SyncTransport {
   readonly calls: string[] = [];

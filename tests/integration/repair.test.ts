@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import type { Config } from '../../core/config.js';
 import { repairIndexes } from '../../palace/repair.js';
-import { DRAWER_ANN_FILE, DRAWER_DB_FILE, openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
+import { DRAWER_ANN_FILE, DRAWER_DB_FILE, openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 import { openIndexMaintenance, openStores } from '../../stores/open.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { aliasName, aliasTarget, versionedName } from '../../stores/opensearch/drawer-mapping.js';

@@ -16,7 +16,7 @@ import type { Config } from '../../core/config.js';
 import { loadConfig } from '../../core/config.js';
 import type { Embedder } from '../../embed/embedder.js';
 import type { JobProgress, JobSpec, MineSpec } from '../../palace/jobs.js';
-import { openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
+import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
 import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
 import type { GraphStore } from '../../stores/ports/graph-store.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DrawerWrite } from '../../core/drawer.js';
 import { PalaceError } from '../../core/errors.js';
 import { checkPalaceModel, modelBoundDrawers, UNRECORDED_PALACE_MODEL } from '../../palace/palace-model.js';
-import { openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
+import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
