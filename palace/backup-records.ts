@@ -10,7 +10,7 @@ import { invalidArgument } from '../core/errors.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
 import type { FileState } from '../stores/ports/drawer-index.js';
 import type { HallwayRecord, KgTriple, TunnelRecord } from '../stores/ports/graph-store.js';
-import type { StoredArtifact, StoredEvent } from '../stores/ports/logstream/local-log.js';
+import type { StoredArtifact, StoredEvent } from '../stores/ports/logstream/records.js';
 
 export const EXPORT_FORMAT = 'mempalace-export';
 export const EXPORT_VERSION = 1;

@@ -14,7 +14,7 @@ import { maskUrlCredentials } from '../core/url-credentials.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
 import type { DrawerIndex } from '../stores/ports/drawer-index.js';
 import type { GraphStore } from '../stores/ports/graph-store.js';
-import type { Logstream } from '../stores/ports/logstream/local-log.js';
+import type { LogstreamStore } from '../stores/ports/palace-stores.js';
 import { encodeVector, EXPORT_FORMAT, EXPORT_VERSION, zeroCounts } from './backup-records.js';
 import type { ExportHeader, PalaceRecord, RecordKind, StreamItem } from './backup-records.js';
 
@@ -24,7 +24,7 @@ export interface PalaceContentStores {
   palace: string;
   drawers: DrawerIndex;
   graph: GraphStore;
-  logstream: Logstream;
+  logstream: LogstreamStore;
 }
 
 const PAGE = 500;

@@ -12,7 +12,8 @@
  */
 import os from 'node:os';
 import type { Locks } from '../../stores/ports/locks.js';
-import type { Logstream, MeshState } from '../../stores/ports/logstream/local-log.js';
+import type { LogstreamReplication } from '../../stores/ports/logstream/replication.js';
+import type { MeshState } from '../../stores/ports/logstream/records.js';
 import { publicKeyText } from './signature.js';
 
 /** The lease of the sync loop: one process per palace runs it (§8.6, §11.8). */
@@ -97,7 +98,7 @@ export async function selfProfile(options: MeshOptions, authoredEvents: number):
   return profile;
 }
 
-async function publishedState(logstream: Logstream): Promise<MeshState> {
+async function publishedState(logstream: LogstreamReplication): Promise<MeshState> {
   try {
     return await logstream.readMeshState();
   } catch {
@@ -120,14 +121,14 @@ function lagEvents(remote: unknown, local: Record<string, number>, self: string)
 }
 
 /** `GET /sync/version_vector` (§7.3): the vector plus this node's profile and the known profiles. */
-export async function versionVectorPayload(logstream: Logstream, options: MeshOptions): Promise<{ replica_id: string; public_key: string; version_vector: Record<string, number>; profile: NodeProfile; profiles: Record<string, NodeProfile> }> {
+export async function versionVectorPayload(logstream: LogstreamReplication, options: MeshOptions): Promise<{ replica_id: string; public_key: string; version_vector: Record<string, number>; profile: NodeProfile; profiles: Record<string, NodeProfile> }> {
   const replicaId = await logstream.replicaId();
   const versionVector = await logstream.versionVector();
   const profile = await selfProfile(options, versionVector[replicaId] ?? 0);
   return { replica_id: replicaId, public_key: publicKeyText(await logstream.signingKey()), version_vector: versionVector, profile, profiles: knownProfiles(await publishedState(logstream), replicaId, profile) };
 }
 
-export async function meshEstate(logstream: Logstream, options: MeshOptions): Promise<MeshEstate> {
+export async function meshEstate(logstream: LogstreamReplication, options: MeshOptions): Promise<MeshEstate> {
   const replicaId = await logstream.replicaId();
   const versionVector = await logstream.versionVector();
   const profile = await selfProfile(options, versionVector[replicaId] ?? 0);

@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { PalaceError, invalidArgument, isPalaceError } from '../../core/errors.js';
 import { codePointLength, codePointSlice } from '../../core/text.js';
-import type { ArtifactRecord, Logstream, StoredEvent } from '../../stores/ports/logstream/local-log.js';
+import type { LogstreamStore } from '../../stores/ports/palace-stores.js';
+import type { ArtifactRecord, StoredEvent } from '../../stores/ports/logstream/records.js';
 import { meshEstate, type MeshOptions } from './estate.js';
 import {
   artifactDraft,
@@ -25,7 +26,8 @@ import {
 } from './validate.js';
 
 export interface LogstreamContext {
-  logstream: Logstream;
+  /** The local log; `mesh_peers` also reads the replication state of the same store. */
+  logstream: LogstreamStore;
   /** Cap on one serialised event_list / event_wait result in characters (§5.1); 0 or absent disables it. */
   maxResponseChars?: number | undefined;
   /** What `mesh_peers` reports about this node and its peers. */

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { invalidArgument } from '../../core/errors.js';
-import { MAX_SEQ, type RemoteArtifact, type RemoteEvent } from '../../stores/ports/logstream/local-log.js';
+import { MAX_SEQ, type RemoteArtifact, type RemoteEvent } from '../../stores/ports/logstream/records.js';
 import { artifactDraft, artifactIds, eventBody, eventStatus, eventType, metadataJson, pyRepr, routingField } from './validate.js';
 
 export const REPLICA_ID_RE = /^rep_(?:[0-9a-f]{32}|[0-9a-f]{12})$/;

@@ -12,7 +12,8 @@
  * (interval × 2^(failures−1), at most 16 intervals and 5 minutes), and never blocks the other peers.
  */
 import type { Locks } from '../../stores/ports/locks.js';
-import type { Logstream, MeshState } from '../../stores/ports/logstream/local-log.js';
+import type { LogstreamReplication } from '../../stores/ports/logstream/replication.js';
+import type { MeshState } from '../../stores/ports/logstream/records.js';
 import { SYNC_LEASE_KEY, selfProfile, syncHolderId, type MeshOptions, type NodeProfile } from './estate.js';
 import { peerLabel, pullFromPeer, type OriginKeys, type PullReport, type SyncPeer, type SyncTransport } from './sync.js';
 import { parsePublicKey } from './signature.js';
@@ -26,7 +27,7 @@ export const REFUSALS_REPORTED = 20;
 
 export interface ReplicatorOptions {
   /** Getters, because `mempalace_reconnect` may swap the stores under a running server. */
-  logstream: () => Logstream;
+  logstream: () => LogstreamReplication;
   locks: () => Locks;
   /** The peers file, read every round; a throw (a malformed file) means no peers this round. */
   peers: () => Promise<SyncPeer[]>;

@@ -10,7 +10,7 @@
  */
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { invalidArgument } from '../../core/errors.js';
-import type { RemoteArtifact, RemoteEvent } from '../../stores/ports/logstream/local-log.js';
+import type { RemoteArtifact, RemoteEvent } from '../../stores/ports/logstream/records.js';
 
 const EVENT_DOMAIN = 'mempalace-event-v1';
 const ARTIFACT_DOMAIN = 'mempalace-artifact-v1';

@@ -13,7 +13,8 @@
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { PalaceError, invalidArgument, isPalaceError } from '../../core/errors.js';
-import type { Logstream, RemoteArtifact, RemoteEvent, ReplicatedEvent, StoredEvent } from '../../stores/ports/logstream/local-log.js';
+import type { LogstreamReplication } from '../../stores/ports/logstream/replication.js';
+import type { RemoteArtifact, RemoteEvent, ReplicatedEvent, StoredEvent } from '../../stores/ports/logstream/records.js';
 import { remoteArtifact, remoteEvent } from './remote.js';
 import { artifactSignatureValid, eventSignatureValid, privateKey, signArtifact, signEvent } from './signature.js';
 import { pyRepr, remoteMetadataJson } from './validate.js';
@@ -76,7 +77,7 @@ const signedFields = (e: StoredEvent) => ({ ...e, metadata_json: remoteMetadataJ
  * replica signs its own events (chained to the own event before each); others' events carry the
  * signature they were received with, or none if they were stored before signing existed.
  */
-export async function syncOps(logstream: Logstream, params: Record<string, unknown>): Promise<{ origin: string; events: ServedEvent[]; count: number }> {
+export async function syncOps(logstream: LogstreamReplication, params: Record<string, unknown>): Promise<{ origin: string; events: ServedEvent[]; count: number }> {
   const origin = typeof params.origin === 'string' ? params.origin.trim() : '';
   if (origin === '') throw invalidArgument('origin', 'non_empty_string', 'origin must be a non-empty string');
   const after = integerParam('after', params.after, 0);
@@ -103,7 +104,7 @@ export async function syncOps(logstream: Logstream, params: Record<string, unkno
 }
 
 /** `GET /sync/artifact`: the full artifact with its content and its origin's signature. */
-export async function syncArtifact(logstream: Logstream, params: Record<string, unknown>): Promise<{ artifact: Record<string, unknown> }> {
+export async function syncArtifact(logstream: LogstreamReplication, params: Record<string, unknown>): Promise<{ artifact: Record<string, unknown> }> {
   const id = typeof params.id === 'string' ? params.id.trim() : '';
   if (id === '') throw invalidArgument('id', 'non_empty_string', 'artifact_id must be a non-empty string');
   const a = await logstream.getArtifact(id);
@@ -179,7 +180,7 @@ class OriginPull {
   private events = 0;
 
   constructor(
-    private readonly logstream: Logstream,
+    private readonly logstream: LogstreamReplication,
     private readonly transport: SyncTransport,
     private readonly peer: SyncPeer,
     private readonly origin: string,
@@ -292,7 +293,7 @@ export interface PullOptions {
  * watermark, artifacts before the events that cite them. Transport failures throw (the peer is
  * unreachable); records that fail a check are refused per origin and reported.
  */
-export async function pullFromPeer(logstream: Logstream, transport: SyncTransport, peer: SyncPeer, options: PullOptions): Promise<PullReport> {
+export async function pullFromPeer(logstream: LogstreamReplication, transport: SyncTransport, peer: SyncPeer, options: PullOptions): Promise<PullReport> {
   const label = peerLabel(peer.url);
   const remote = await fetchJson(transport, peer, '/sync/version_vector', {});
   const remoteVector = versionVectorOf(remote.version_vector);

@@ -6,7 +6,7 @@
 import { invalidArgument } from '../../core/errors.js';
 import { replaceLoneSurrogates, sha256Hex } from '../../core/text.js';
 import { EVENT_STATUSES, validateEventType, validateRouting, validateTemporal } from '../../core/validate.js';
-import type { ArtifactDraft, EventDraft, EventQuery } from '../../stores/ports/logstream/local-log.js';
+import type { ArtifactDraft, EventDraft, EventQuery } from '../../stores/ports/logstream/records.js';
 
 export const BODY_MAX_BYTES = 262_144;
 export const METADATA_MAX_BYTES = 65_536;

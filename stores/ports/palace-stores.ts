@@ -9,7 +9,11 @@ import type { GraphStore } from './graph-store.js';
 import type { JobStore } from './job-store.js';
 import type { Locks } from './locks.js';
 import type { Logstream } from './logstream/local-log.js';
+import type { LogstreamReplication } from './logstream/replication.js';
 import type { SourceCredentials } from './source-credentials.js';
+
+/** The logstream as opened: one store implementing the local log and mesh replication ports. */
+export type LogstreamStore = Logstream & LogstreamReplication;
 
 /** A configured mesh peer; the token is for the sync transport only. */
 export interface PeerConfig {
@@ -28,7 +32,7 @@ export interface PalaceStores<Spec = unknown, Progress = unknown> {
   palace: string;
   drawers: DrawerIndex;
   graph: GraphStore;
-  logstream: Logstream;
+  logstream: LogstreamStore;
   locks: Locks;
   jobs: JobStore<Spec, Progress>;
   /** Secrets split off source URLs; read by git at clone/fetch time only. */

@@ -31,7 +31,7 @@ import { search } from '../../palace/search.js';
 import { createTunnel } from '../../palace/tunnels.js';
 import type { PalaceStores } from '../../stores/ports/palace-stores.js';
 import { openStores } from '../../stores/open.js';
-import type { EventDraft } from '../../stores/ports/logstream/local-log.js';
+import type { EventDraft } from '../../stores/ports/logstream/records.js';
 import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
 import { rejectionOf } from '../helpers/errors.js';
 

@@ -24,7 +24,7 @@ import { exportPalace } from '../../palace/export.js';
 import { importPalace, importRecords } from '../../palace/import.js';
 import { openStores } from '../../stores/open.js';
 import type { PalaceStores } from '../../stores/ports/palace-stores.js';
-import type { EventDraft } from '../../stores/ports/logstream/local-log.js';
+import type { EventDraft } from '../../stores/ports/logstream/records.js';
 import { RedisConnections } from '../../stores/redis/connection.js';
 import { LOGSTREAM_FILE } from '../../stores/embedded/logstream/sqlite-logstream.js';
 import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';

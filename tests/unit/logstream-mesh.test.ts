@@ -15,9 +15,9 @@ import { artifactSignatureValid, eventSignatureValid, parsePublicKey, publicKeyT
 import { peerLabel, syncArtifact, syncOps } from '../../palace/logstream/sync.js';
 import { syncTransport } from '../../palace/logstream/transport.js';
 import { readOriginKeys, readPeersFile } from '../../stores/shared/logstream/peers-file.js';
-import type { Logstream } from '../../stores/ports/logstream/local-log.js';
+import type { LogstreamReplication } from '../../stores/ports/logstream/replication.js';
 
-const noStore = { replicaId: async () => 'rep_000000000009', opsAfter: async () => [], getArtifact: async () => null } as unknown as Logstream;
+const noStore = { replicaId: async () => 'rep_000000000009', opsAfter: async () => [], getArtifact: async () => null } as unknown as LogstreamReplication;
 const event = { id: 'evt_1', type: 't', stream: 's', room: 'r', from_agent: 'a', created_at: '2026-01-01T00:00:00Z', origin_replica: 'rep_000000000001', origin_seq: 3, hlc: '1767225600000-000000-rep_000000000001' };
 
 describe('sync settings (§8.3, §8.6, §8.10)', () => {

@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { PalaceError, isPalaceError, storeUnavailable } from '../../../core/errors.js';
-import { MAX_SEQ, type ArtifactDraft, type ArtifactRecord, type EventDraft, type EventQuery, type Logstream, type MeshState, type RemoteArtifact, type RemoteEvent, type ReplicatedEvent, type StoredArtifact, type StoredEvent } from '../../ports/logstream/local-log.js';
+import type { Logstream } from '../../ports/logstream/local-log.js';
+import type { LogstreamReplication } from '../../ports/logstream/replication.js';
+import { MAX_SEQ, type ArtifactDraft, type ArtifactRecord, type EventDraft, type EventQuery, type MeshState, type RemoteArtifact, type RemoteEvent, type ReplicatedEvent, type StoredArtifact, type StoredEvent } from '../../ports/logstream/records.js';
 import { newStampedId } from '../../shared/logstream/ids.js';
 import { parseMetadata } from '../../shared/logstream/metadata.js';
 import { waitForMatches } from '../../shared/logstream/wait.js';
@@ -164,7 +166,7 @@ export interface SqliteLogstreamOptions {
   pollIntervalMs?: number;
 }
 
-export class SqliteLogstream implements Logstream {
+export class SqliteLogstream implements Logstream, LogstreamReplication {
   readonly storeName = STORE;
   private readonly db: Database.Database;
   private readonly notifier: ChangeNotifier;

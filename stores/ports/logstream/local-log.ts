@@ -1,98 +1,10 @@
 /**
- * The logstream port: the append-only event log, its artifacts, replication and the shared mesh
- * state (logstream.md). Implemented by `embedded/` (SQLite) and `redis/` (Redis Streams);
- * tests/contract/logstream.contract.ts defines its meaning.
+ * The local log port: one replica's append-only event log and its artifacts (logstream.md §1–§5).
+ * Implemented by `embedded/logstream/` (SQLite) and `redis/logstream/` (Redis Streams);
+ * tests/contract/logstream.contract.ts defines its meaning. Mesh replication is the other port,
+ * `replication.ts`.
  */
-
-/** Routing and content of one event as validated by palace/logstream (logstream.md §3.2). */
-export interface EventDraft {
-  type: string;
-  stream: string;
-  room: string;
-  topic: string | null;
-  from_agent: string;
-  to_agent: string | null;
-  correlation_id: string | null;
-  branch: string | null;
-  base_commit: string | null;
-  status: string | null;
-  body: string;
-  /** Canonical JSON text (sorted keys), stored and returned parsed. */
-  metadata_json: string;
-  /** De-duplicated, submission order; every id must name a stored artifact. */
-  artifact_ids: string[];
-}
-
-/** A stored event in the key order of logstream.md §3.1. */
-export interface StoredEvent {
-  id: string;
-  seq: number;
-  origin_replica: string;
-  origin_seq: number;
-  hlc: string;
-  type: string;
-  stream: string;
-  room: string;
-  topic: string | null;
-  from_agent: string;
-  to_agent: string | null;
-  correlation_id: string | null;
-  branch: string | null;
-  base_commit: string | null;
-  status: string | null;
-  /** Submission order in the append result, ascending by id on every later read (§3.1, D1). */
-  artifact_ids: string[];
-  body: string;
-  created_at: string;
-  metadata: Record<string, unknown>;
-}
-
-export interface ArtifactDraft {
-  kind: string;
-  content: string;
-  /** Lowercase hex SHA-256 of the UTF-8 bytes of `content`, and their count. */
-  sha256: string;
-  size_bytes: number;
-  created_by: string;
-  metadata_json: string;
-}
-
-/** An artifact without its content (the shape `artifact_put` returns, minus warnings). */
-export interface ArtifactRecord {
-  id: string;
-  kind: string;
-  sha256: string;
-  size_bytes: number;
-  created_by: string;
-  created_at: string;
-  origin_replica: string | null;
-}
-
-export interface StoredArtifact extends ArtifactRecord {
-  content: string;
-  metadata: Record<string, unknown>;
-}
-
-/**
- * One event query (logstream.md §5.3), already validated. Filters combine with AND; `to_agent`
- * also matches broadcasts (`*`). The window is in local `seq`, both ends exclusive.
- */
-export interface EventQuery {
-  stream?: string | undefined;
-  room?: string | undefined;
-  topic?: string | undefined;
-  type?: string | undefined;
-  to_agent?: string | undefined;
-  from_agent?: string | undefined;
-  correlation_id?: string | undefined;
-  status?: string | undefined;
-  afterSeq?: number | undefined;
-  beforeSeq?: number | undefined;
-  /** Inclusive lower bound, compared lexically with the stored `created_at` text. */
-  sinceCreatedAt?: string | undefined;
-  order: 'asc' | 'desc';
-  limit: number;
-}
+import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, StoredArtifact, StoredEvent } from './records.js';
 
 /**
  * The append-only event log and its artifacts (logstream.md §1–§4), one replica's local view.
@@ -104,8 +16,6 @@ export interface Logstream {
   readonly storeName: string;
   /** This palace's replica id (§8.1), minted once and never rotated. */
   replicaId(): Promise<string>;
-  /** This replica's Ed25519 signing key as PKCS#8 PEM, minted with the replica id and kept beside it. */
-  signingKey(): Promise<string>;
 
   /**
    * Append one event: assigns `id`, `seq`, `created_at`, `hlc`, `origin_replica` (self) and
@@ -145,67 +55,6 @@ export interface Logstream {
    * (engine order; the cursor is opaque).
    */
   scanArtifacts(cursor: string | undefined, limit: number): Promise<{ items: StoredArtifact[]; next?: string }>;
-  // Replication (§7.3, §8.3–§8.4, §10.6, §11.8).
-  /**
-   * Events authored by `origin` with `origin_seq > afterOriginSeq`, ascending `origin_seq`, at
-   * most `limit`, each with the origin's signature and chain link as received (null for own
-   * events and for events stored before signing existed).
-   */
-  opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<ReplicatedEvent[]>;
-  /** The highest `origin_seq` held for `origin` that is at most `atMost` (0 when none). */
-  originTop(origin: string, atMost: number): Promise<number>;
-  hasArtifact(id: string): Promise<boolean>;
-  /** The origin's signature stored with a peer's artifact (null for own artifacts and unsigned ones). */
-  artifactSignature(id: string): Promise<string | null>;
-  /** Store a peer's artifact verbatim (id, created_at, origin_replica kept); false, writing nothing, when the id is held. */
-  applyRemoteArtifact(artifact: RemoteArtifact): Promise<boolean>;
-  /**
-   * Store a peer's event verbatim with a new local `seq` and observe its `hlc`, atomically.
-   * `own_origin` (our own op echoed back, unless `reclaimOwn`) and `duplicate` (same `id`, or same
-   * `(origin_replica, origin_seq)`) write nothing. A cited artifact not held refuses the write
-   * with a `not_found` PalaceError, rule `known_artifact`, `details.artifact_id`.
-   *
-   * With `prev_origin_seq` set (a signed sync event), the write is also atomic with the chain
-   * check: the highest `origin_seq` held for the origin below the event's must equal it, and,
-   * unless `reclaimOwn`, none may be held above it; otherwise `gap` is returned and nothing is
-   * written. So the version vector stays a contiguous watermark per origin.
-   */
-  applyRemoteEvent(event: RemoteEvent, options?: { reclaimOwn?: boolean }): Promise<'applied' | 'own_origin' | 'duplicate' | 'gap'>;
-  /**
-   * §10.7 (restores): a peer holds this replica's own events up to `originSeq`, more than the
-   * store does. From now on local appends get `origin_seq` (= `seq`) above it, so no number a
-   * peer already holds is minted twice; returns whether the counter moved. Own events pulled
-   * back then go through `applyRemoteEvent` with `reclaimOwn`. A number that would put the next
-   * seq past 2^53 − 1 is refused (`invalid_argument`, rule `safe_integer`): seqs stay exact.
-   */
-  reserveOwnSeqAbove(originSeq: number): Promise<boolean>;
-  /** The mesh state the sync loop last published, shared by every process of the palace. */
-  readMeshState(): Promise<MeshState>;
-  publishMeshState(state: MeshState): Promise<void>;
   close(): Promise<void>;
 }
 
-/** A stored event with what a relay serves onward: the origin's signature and chain link. */
-export type ReplicatedEvent = StoredEvent & { sig: string | null; prev_origin_seq: number | null };
-
-/**
- * An event as a peer serves it, checked by palace/logstream-sync; its `metadata` already
- * canonical text. Sync events carry the origin's signature and chain link (imports do not).
- */
-export type RemoteEvent = Omit<StoredEvent, 'seq' | 'metadata'> & { metadata_json: string; sig?: string; prev_origin_seq?: number };
-
-/** An artifact as a peer serves it, its hash verified and `size_bytes` recomputed locally. */
-export type RemoteArtifact = Omit<StoredArtifact, 'metadata'> & { metadata_json: string; sig?: string };
-
-/** The highest seq either adapter mints or accepts: every number stays exact in a JS number. */
-export const MAX_SEQ = Number.MAX_SAFE_INTEGER;
-
-/**
- * Peer state records (§8.7) by peer name and known node profiles (§8.8) by replica id, as JSON
- * objects the palace layer shapes, plus when and by whom they were published.
- */
-export interface MeshState {
-  peers: Record<string, Record<string, unknown>>;
-  profiles: Record<string, Record<string, unknown>>;
-  published_at: string | null;
-}

@@ -7,7 +7,7 @@
  * about 4 ms of reply parsing against under 1 ms for the compact form (measured here, ioredis 6).
  */
 import { parseMetadata } from '../../shared/logstream/metadata.js';
-import type { ArtifactDraft, ArtifactRecord, EventDraft, RemoteArtifact, ReplicatedEvent, StoredArtifact, StoredEvent } from '../../ports/logstream/local-log.js';
+import type { ArtifactDraft, ArtifactRecord, EventDraft, RemoteArtifact, ReplicatedEvent, StoredArtifact, StoredEvent } from '../../ports/logstream/records.js';
 
 export type StreamEntry = [id: string, fields: string[]];
 

@@ -2,7 +2,7 @@
  * The event query predicate in code, for the Redis adapter, whose index streams only narrow the
  * candidates (the embedded adapter states the same predicate as SQL in sqlite-logstream.ts).
  */
-import type { EventQuery, StoredEvent } from '../../ports/logstream/local-log.js';
+import type { EventQuery, StoredEvent } from '../../ports/logstream/records.js';
 
 /** The complete predicate of an event query (§5.3), applied to every candidate and by the tailer. */
 export function eventMatches(e: StoredEvent, q: Omit<EventQuery, 'order' | 'limit'>): boolean {

@@ -11,7 +11,9 @@
  */
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { PalaceError } from '../../../core/errors.js';
-import { MAX_SEQ, type ArtifactDraft, type ArtifactRecord, type EventDraft, type EventQuery, type Logstream, type MeshState, type RemoteArtifact, type RemoteEvent, type ReplicatedEvent, type StoredArtifact, type StoredEvent } from '../../ports/logstream/local-log.js';
+import type { Logstream } from '../../ports/logstream/local-log.js';
+import type { LogstreamReplication } from '../../ports/logstream/replication.js';
+import { MAX_SEQ, type ArtifactDraft, type ArtifactRecord, type EventDraft, type EventQuery, type MeshState, type RemoteArtifact, type RemoteEvent, type ReplicatedEvent, type StoredArtifact, type StoredEvent } from '../../ports/logstream/records.js';
 import { newStampedId } from '../../shared/logstream/ids.js';
 import { waitForMatches } from '../../shared/logstream/wait.js';
 import { REDIS_STORE, RedisConnections, guardRedis, redisFailure, type RedisConnectionOptions } from '../connection.js';
@@ -45,7 +47,7 @@ const INDEXED = [
 
 export type RedisLogstreamOptions = RedisConnectionOptions & DurabilityOptions;
 
-export class RedisLogstream implements Logstream {
+export class RedisLogstream implements Logstream, LogstreamReplication {
   readonly storeName = REDIS_STORE;
   readonly connections: RedisConnections;
   private readonly tailer: LogTailer;

@@ -9,7 +9,7 @@
  * woken once, so nothing appended in between is missed.
  */
 import type { Redis } from 'ioredis';
-import type { StoredEvent } from '../../ports/logstream/local-log.js';
+import type { StoredEvent } from '../../ports/logstream/records.js';
 import { fallbackDelayMs } from '../../shared/logstream/backoff.js';
 import type { WakeSubscription } from '../../shared/logstream/wait.js';
 import type { RedisConnections } from '../connection.js';

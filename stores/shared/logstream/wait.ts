@@ -3,7 +3,7 @@
  * (SQLite's change notifier, Redis's `XREAD BLOCK` tailer) only says "look again"; the store
  * stays the source of truth, so the query is re-run on every wake-up.
  */
-import type { StoredEvent } from '../../ports/logstream/local-log.js';
+import type { StoredEvent } from '../../ports/logstream/records.js';
 
 export interface WakeSubscription {
   /**
