@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import type { DrawerWrite } from '../core/drawer.js';
-import type { DrawerFilter } from '../stores/ports/drawer-index.js';
+import type { DrawerFilter } from '../stores/ports/drawers/drawer-index.js';
 import { HnswGraph } from '../stores/embedded/drawers/ann-hnsw-index.js';
 import type { SqliteDrawerIndex } from '../stores/embedded/drawers/sqlite-drawer-index.js';
 import { openSqliteDrawerIndex } from '../stores/embedded/drawers/sqlite-drawer-index.js';

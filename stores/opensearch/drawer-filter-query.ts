@@ -6,7 +6,7 @@
  * matched type-exactly.
  */
 import { invalidArgument } from '../../core/errors.js';
-import type { DrawerFilter } from '../ports/drawer-index.js';
+import type { DrawerFilter } from '../ports/drawers/drawer-index.js';
 import { metaTerm } from './drawer-documents.js';
 
 export type FilterClause = Record<string, unknown>;

@@ -4,13 +4,19 @@
  * it for the configured profile.
  */
 import type { Config } from '../../core/config.js';
-import type { DrawerIndex } from './drawer-index.js';
+import type { DrawerBulk } from './drawers/drawer-bulk.js';
+import type { DrawerIndex } from './drawers/drawer-index.js';
+import type { FileStateStore } from './drawers/file-states.js';
+import type { PalaceModelStore } from './drawers/palace-model.js';
 import type { GraphStore } from './graph-store.js';
 import type { JobStore } from './job-store.js';
 import type { Locks } from './locks.js';
 import type { Logstream } from './logstream/local-log.js';
 import type { LogstreamReplication } from './logstream/replication.js';
 import type { SourceCredentials } from './source-credentials.js';
+
+/** The drawer store as opened: one store implementing the drawer index, file state, model record and bulk ports. */
+export type DrawerStore = DrawerIndex & FileStateStore & PalaceModelStore & DrawerBulk;
 
 /** The logstream as opened: one store implementing the local log and mesh replication ports. */
 export type LogstreamStore = Logstream & LogstreamReplication;
@@ -30,7 +36,7 @@ export interface PalaceStores<Spec = unknown, Progress = unknown> {
   profile: Config['profile'];
   /** Palace directory (embedded) or palace name (cluster), for messages and lock keys. */
   palace: string;
-  drawers: DrawerIndex;
+  drawers: DrawerStore;
   graph: GraphStore;
   logstream: LogstreamStore;
   locks: Locks;

@@ -10,7 +10,7 @@ import { decodeCursor, encodeCursor } from '../../stores/shared/drawers/cursor.j
 import { filterCondition, filterIsEmpty } from '../../stores/embedded/drawers/filter-sql.js';
 import { decodeVector, encodeVector } from '../../stores/embedded/drawers/rows.js';
 import { checkDrawerBatch } from '../../stores/shared/drawers/port-args.js';
-import type { DrawerFilter } from '../../stores/ports/drawer-index.js';
+import type { DrawerFilter } from '../../stores/ports/drawers/drawer-index.js';
 import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index.fixtures.js';
 
 describe('filterCondition', () => {

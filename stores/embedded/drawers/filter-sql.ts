@@ -3,7 +3,7 @@
  * filters into SQLite. Metadata keys match type-exactly: the string "1" never matches the number 1.
  */
 import { invalidArgument } from '../../../core/errors.js';
-import type { DrawerFilter } from '../../ports/drawer-index.js';
+import type { DrawerFilter } from '../../ports/drawers/drawer-index.js';
 
 export interface SqlCondition {
   /** A boolean SQL expression (`1` when the filter is empty). */

@@ -13,7 +13,9 @@ import { PalaceError, invalidArgument, isPalaceError, storeUnavailable } from '.
 import { lexicalText } from '../../../core/lexical.js';
 import { cosineDistance } from '../../../core/vector.js';
 import { decodeCursor, encodeCursor } from '../../shared/drawers/cursor.js';
-import type { DrawerFilter, DrawerIndex, DrawerMetadataRow, DrawerPage, FileReplacement, FileState, PalaceModelRecord, SourceRow, TaxonomyRow, VectorHit } from '../../ports/drawer-index.js';
+import type { DrawerFilter, DrawerIndex, DrawerMetadataRow, DrawerPage, SourceRow, TaxonomyRow, VectorHit } from '../../ports/drawers/drawer-index.js';
+import type { FileReplacement, FileState } from '../../ports/drawers/file-states.js';
+import type { PalaceModelRecord } from '../../ports/drawers/palace-model.js';
 import { DerivedAnnIndex, bumpGeneration } from './ann-drawer-sync.js';
 import { filterCondition, filterIsEmpty } from './filter-sql.js';
 import type { SqlCondition } from './filter-sql.js';

@@ -4,7 +4,8 @@
  */
 import type { DrawerWrite } from '../../../core/drawer.js';
 import { invalidArgument } from '../../../core/errors.js';
-import type { FileReplacement, FileState, PalaceModelRecord } from '../../ports/drawer-index.js';
+import type { FileReplacement, FileState } from '../../ports/drawers/file-states.js';
+import type { PalaceModelRecord } from '../../ports/drawers/palace-model.js';
 
 export function checkInt(field: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {

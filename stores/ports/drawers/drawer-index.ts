@@ -1,10 +1,11 @@
 /**
- * The drawer index port: verbatim drawers with their vectors and lexical text, the file states
- * mining keeps beside them, and the palace's model record. Implemented by `embedded/` (SQLite)
- * and `opensearch/`; tests/contract/drawer-index.contract.ts defines its meaning.
+ * The drawer index port: verbatim drawers with their vectors and lexical text, and the searches
+ * over them. The same store also keeps mining's file states (file-states.ts), the palace's model
+ * record (palace-model.ts) and the bulk scan and rewrite of rows (drawer-bulk.ts), each its own
+ * port. Implemented by `embedded/drawers/` (SQLite) and `opensearch/`;
+ * tests/contract/drawer-index.contract.ts defines the meaning of all four.
  */
-import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
-import type { ModelIdentity } from '../../embed/model-identity.js';
+import type { Drawer, DrawerMeta, DrawerWrite } from '../../../core/drawer.js';
 
 /** Exact-match filters, combined with AND, pushed down into every query of the index. */
 export interface DrawerFilter {
@@ -52,37 +53,6 @@ export interface SourceRow {
   drawers: number;
 }
 
-/** What mining remembers about one file of one wing (DECISIONS, palace behaviour 2 and 12). */
-export interface FileState {
-  wing: string;
-  source_file: string;
-  size: number;
-  mtime_ms: number;
-  content_sha256: string;
-  /** Drawer ids this file produced at its last mine. */
-  drawer_count: number;
-  mined_at: string;
-  /** Extra facts (mined commit, skip reason, normalise version). */
-  extra?: Record<string, string | number | boolean>;
-}
-
-/** One file's new drawers and state, for `DrawerIndex.replaceFiles`. */
-export interface FileReplacement {
-  sourceFile: string;
-  drawers: DrawerWrite[];
-  state: FileState;
-}
-
-/**
- * Which model's vectors a palace holds (palace/palace-model.ts gives it its meaning): recorded
- * when the palace is first opened by a process that embeds, rewritten only by `mempalace reembed`.
- */
-export interface PalaceModelRecord {
-  model: ModelIdentity;
-  /** A re-embed under way: every vector is being rewritten with `target` by job `jobId`. */
-  reembed?: { target: ModelIdentity; jobId: string };
-}
-
 export interface DrawerIndex {
   /** The store's name in errors (`sqlite`, `opensearch`). */
   readonly storeName: string;
@@ -124,44 +94,6 @@ export interface DrawerIndex {
   taxonomy(filter?: DrawerFilter): Promise<TaxonomyRow[]>;
   /** Distinct sources with drawer counts, ordered by (wing, source_file), resumable by cursor. */
   sources(filter: DrawerFilter, after: string | undefined, limit: number): Promise<{ items: SourceRow[]; next?: string }>;
-
-  /**
-   * Replace everything one file contributed to one wing: delete that file's rows not in
-   * `drawers`, upsert `drawers`, then record `state`. Atomic where the engine allows it; always
-   * idempotent, so a retried batch converges.
-   */
-  replaceFile(wing: string, sourceFile: string, drawers: DrawerWrite[], state: FileState): Promise<void>;
-  /**
-   * `replaceFile` for several files of one wing at once (a mining batch): the same result as
-   * replacing them one after another, in one transaction (embedded) or one bulk write, one
-   * delete-by-query and one refresh (OpenSearch) instead of one of each per file.
-   */
-  replaceFiles(wing: string, files: FileReplacement[]): Promise<void>;
-  fileStates(wing: string, sourceFiles: string[]): Promise<Map<string, FileState>>;
-
-  /** The palace's model record, or undefined when none was written yet. */
-  readModel(): Promise<PalaceModelRecord | undefined>;
-  /**
-   * Writes `next` only when the stored record equals `expected` (undefined: none stored yet), as
-   * one atomic compare-and-set; returns whether it wrote.
-   */
-  writeModel(next: PalaceModelRecord, expected: PalaceModelRecord | undefined): Promise<boolean>;
-  /**
-   * Replaces the embedding of stored rows by id, leaving their content, metadata and ids as
-   * they are; ids not stored are ignored. Returns the number of rows changed.
-   */
-  replaceEmbeddings(vectors: Map<string, Float32Array>): Promise<number>;
-  /** All file states of a wing (or every wing), ordered by (wing, source_file), by cursor. */
-  listFileStates(wing: string | undefined, after: string | undefined, limit: number): Promise<{ items: FileState[]; next?: string }>;
-  deleteFileStates(wing: string, sourceFiles: string[]): Promise<number>;
-
-  /**
-   * Backup and migration: up to `limit` rows with their embeddings, every row once, ordered by
-   * id ascending (byte order of the UTF-8 text), starting after the row id `after`.
-   */
-  scanRows(after: string | undefined, limit: number): Promise<DrawerWrite[]>;
-  /** Insert or replace file states by (wing, source_file), leaving drawers untouched (restore). */
-  putFileStates(states: FileState[]): Promise<void>;
 
   close(): Promise<void>;
 }
