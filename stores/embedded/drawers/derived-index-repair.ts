@@ -14,7 +14,8 @@ import Database from 'better-sqlite3';
 import type { IndexCheck, IndexFinding, IndexMaintenance } from '../../ports/index-maintenance.js';
 import { fileSha256, HnswGraph } from './ann-hnsw-index.js';
 import { readMeta } from './schema.js';
-import { DEFAULT_DIMENSION, DRAWER_ANN_FILE, DRAWER_DB_FILE, openSqliteDrawerIndex } from './sqlite-drawer-index.js';
+import { DEFAULT_DIMENSION, DRAWER_ANN_FILE, DRAWER_DB_FILE } from './drawer-db.js';
+import { openSqliteDrawerIndex } from './sqlite-drawer-index.js';
 
 const SAMPLE = 10;
 

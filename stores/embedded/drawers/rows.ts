@@ -4,6 +4,9 @@
  */
 import type { Drawer, DrawerMeta } from '../../../core/drawer.js';
 
+/** The columns of a DrawerRow, from `drawers d`. */
+export const DRAWER_COLUMNS = 'd.seq AS seq, d.id AS id, d.content AS content, d.meta AS meta';
+
 export interface DrawerRow {
   seq: number;
   id: string;

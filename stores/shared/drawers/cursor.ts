@@ -20,3 +20,10 @@ export function decodeCursor(field: string, cursor: string): [string, string] {
   }
   return [pair[0], pair[1]];
 }
+
+/** The first `limit` of `rows` (which holds up to limit + 1), with a cursor when more follow. */
+export function pageWithCursor<T>(rows: T[], limit: number, cursorOf: (row: T) => string): { items: T[]; next?: string } {
+  if (rows.length <= limit) return { items: rows };
+  const items = rows.slice(0, limit);
+  return { items, next: cursorOf(items[items.length - 1]!) };
+}
