@@ -26,7 +26,7 @@ import type { SearchResult } from '../palace/search.js';
 import { openSqliteDrawerIndex } from '../stores/embedded/drawers/sqlite-drawer-index.js';
 import { dropPalaceIndices, withBulkLoadSettings } from '../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../stores/opensearch/opensearch-drawer-index.js';
-import type { RefreshPolicy } from '../stores/opensearch/opensearch-drawer-index.js';
+import type { RefreshPolicy } from '../stores/opensearch/drawer-indices.js';
 import type { DrawerFilter } from '../stores/ports/drawers/drawer-index.js';
 import type { DrawerStore } from '../stores/ports/palace-stores.js';
 import { bruteForce, nearVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
