@@ -1,7 +1,7 @@
 /**
  * The cluster profile's drawer store on OpenSearch 2.19: the drawers and their searches here;
  * file states (file-states.ts), the model record (model-record.ts) and bulk rows (drawer-bulk.ts)
- * over the indices of drawer-indices.ts. On the k-NN plugin with the k-NN plugin (Lucene HNSW).
+ * over the indices of drawer-indices.ts, on the k-NN plugin (Lucene HNSW).
  * Observable behaviour is the embedded adapter's (the contract suite checks it):
  *
  * - Vector search pushes the filter into the `knn` query (efficient filtering). When the filter
