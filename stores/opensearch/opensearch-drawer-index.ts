@@ -26,10 +26,7 @@ import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import { invalidArgument } from '../../core/errors.js';
 import { cosineDistance } from '../../core/vector.js';
 import { decodeCursor, encodeCursor, pageWithCursor } from '../shared/drawers/cursor.js';
-import type { DrawerBulk } from '../ports/drawers/drawer-bulk.js';
 import type { DrawerFilter, DrawerIndex, DrawerMetadataRow, DrawerPage, SourceRow, TaxonomyRow, VectorHit } from '../ports/drawers/drawer-index.js';
-import type { FileReplacement, FileState, FileStateStore } from '../ports/drawers/file-states.js';
-import type { PalaceModelRecord, PalaceModelStore } from '../ports/drawers/palace-model.js';
 import { OPENSEARCH_STORE } from './connection.js';
 import type { OpenSearchConnection } from './connection.js';
 import { DRAWER_SOURCE, documentId, fromSource, vectorFromSource } from './drawer-documents.js';
@@ -41,6 +38,7 @@ import { OpenSearchFileStates } from './file-states.js';
 import { rankLikeFts5 } from './lexical-rank.js';
 import type { LexicalMatch } from './lexical-rank.js';
 import { OpenSearchModelRecord } from './model-record.js';
+import { ComposedDrawerStore } from '../shared/drawers/composed-drawer-store.js';
 import { asciiLower, informativeTokenPositions } from '../shared/drawers/lexical-tokens.js';
 import { checkDrawerBatch, checkInt, checkStrings } from '../shared/drawers/port-args.js';
 
@@ -75,16 +73,11 @@ function withFilter(query: FilterClause, clauses: FilterClause[]): FilterClause 
   return clauses.length === 0 ? query : { bool: { must: [query], filter: clauses } };
 }
 
-export class OpenSearchDrawerIndex implements DrawerIndex, FileStateStore, PalaceModelStore, DrawerBulk {
+export class OpenSearchDrawerIndex extends ComposedDrawerStore implements DrawerIndex {
   readonly storeName = OPENSEARCH_STORE;
-  private readonly files: OpenSearchFileStates;
-  private readonly model: OpenSearchModelRecord;
-  private readonly bulk: OpenSearchDrawerBulk;
 
   private constructor(private readonly base: OpenSearchDrawerIndices) {
-    this.files = new OpenSearchFileStates(base);
-    this.model = new OpenSearchModelRecord(base);
-    this.bulk = new OpenSearchDrawerBulk(base);
+    super(new OpenSearchFileStates(base), new OpenSearchModelRecord(base), new OpenSearchDrawerBulk(base));
   }
 
   /** Opens the palace's indices, creating them (templates, `-v1` indices, aliases) if needed. */
@@ -318,46 +311,6 @@ export class OpenSearchDrawerIndex implements DrawerIndex, FileStateStore, Palac
       ...(after === undefined ? {} : { search_after: [after] }),
     });
     return res.hits.hits.map((h) => ({ id: h._source!.id, meta: h._source!.meta }));
-  }
-
-  replaceFile(wing: string, sourceFile: string, drawers: DrawerWrite[], state: FileState): Promise<void> {
-    return this.files.replaceFile(wing, sourceFile, drawers, state);
-  }
-
-  replaceFiles(wing: string, files: FileReplacement[]): Promise<void> {
-    return this.files.replaceFiles(wing, files);
-  }
-
-  fileStates(wing: string, sourceFiles: string[]): Promise<Map<string, FileState>> {
-    return this.files.fileStates(wing, sourceFiles);
-  }
-
-  listFileStates(wing: string | undefined, after: string | undefined, limit: number): Promise<{ items: FileState[]; next?: string }> {
-    return this.files.listFileStates(wing, after, limit);
-  }
-
-  deleteFileStates(wing: string, sourceFiles: string[]): Promise<number> {
-    return this.files.deleteFileStates(wing, sourceFiles);
-  }
-
-  putFileStates(states: FileState[]): Promise<void> {
-    return this.files.putFileStates(states);
-  }
-
-  readModel(): Promise<PalaceModelRecord | undefined> {
-    return this.model.readModel();
-  }
-
-  writeModel(next: PalaceModelRecord, expected: PalaceModelRecord | undefined): Promise<boolean> {
-    return this.model.writeModel(next, expected);
-  }
-
-  scanRows(after: string | undefined, limit: number): Promise<DrawerWrite[]> {
-    return this.bulk.scanRows(after, limit);
-  }
-
-  replaceEmbeddings(vectors: Map<string, Float32Array>): Promise<number> {
-    return this.bulk.replaceEmbeddings(vectors);
   }
 
   close(): Promise<void> {

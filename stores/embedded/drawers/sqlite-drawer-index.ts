@@ -8,10 +8,8 @@ import type { Drawer, DrawerMeta, DrawerWrite } from '../../../core/drawer.js';
 import { invalidArgument } from '../../../core/errors.js';
 import { cosineDistance } from '../../../core/vector.js';
 import { decodeCursor, encodeCursor, pageWithCursor } from '../../shared/drawers/cursor.js';
-import type { DrawerBulk } from '../../ports/drawers/drawer-bulk.js';
 import type { DrawerFilter, DrawerIndex, DrawerMetadataRow, DrawerPage, SourceRow, TaxonomyRow, VectorHit } from '../../ports/drawers/drawer-index.js';
-import type { FileReplacement, FileState, FileStateStore } from '../../ports/drawers/file-states.js';
-import type { PalaceModelRecord, PalaceModelStore } from '../../ports/drawers/palace-model.js';
+import { ComposedDrawerStore } from '../../shared/drawers/composed-drawer-store.js';
 import { asciiLower, informativeTokenPositions } from '../../shared/drawers/lexical-tokens.js';
 import { checkDrawerBatch, checkInt, checkStrings } from '../../shared/drawers/port-args.js';
 import { SqliteDrawerBulk } from './drawer-bulk.js';
@@ -55,16 +53,11 @@ function byDistance(a: Scored, b: Scored): number {
   return a.distance - b.distance || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0);
 }
 
-export class SqliteDrawerIndex implements DrawerIndex, FileStateStore, PalaceModelStore, DrawerBulk {
+export class SqliteDrawerIndex extends ComposedDrawerStore implements DrawerIndex {
   readonly storeName = 'sqlite';
-  private readonly files: SqliteFileStates;
-  private readonly model: SqliteModelRecord;
-  private readonly bulk: SqliteDrawerBulk;
 
   private constructor(private readonly base: SqliteDrawerDb) {
-    this.files = new SqliteFileStates(base);
-    this.model = new SqliteModelRecord(base);
-    this.bulk = new SqliteDrawerBulk(base);
+    super(new SqliteFileStates(base), new SqliteModelRecord(base), new SqliteDrawerBulk(base));
   }
 
   /** Opens (creating if needed) the drawer store of `palaceDir`. */
@@ -298,46 +291,6 @@ export class SqliteDrawerIndex implements DrawerIndex, FileStateStore, PalaceMod
         .all(...cond.params, ...resumeParams, limit + 1) as SourceRow[];
       return pageWithCursor(rows, limit, (r) => encodeCursor(r.wing, r.source_file));
     });
-  }
-
-  replaceFile(wing: string, sourceFile: string, drawers: DrawerWrite[], state: FileState): Promise<void> {
-    return this.files.replaceFile(wing, sourceFile, drawers, state);
-  }
-
-  replaceFiles(wing: string, files: FileReplacement[]): Promise<void> {
-    return this.files.replaceFiles(wing, files);
-  }
-
-  fileStates(wing: string, sourceFiles: string[]): Promise<Map<string, FileState>> {
-    return this.files.fileStates(wing, sourceFiles);
-  }
-
-  listFileStates(wing: string | undefined, after: string | undefined, limit: number): Promise<{ items: FileState[]; next?: string }> {
-    return this.files.listFileStates(wing, after, limit);
-  }
-
-  deleteFileStates(wing: string, sourceFiles: string[]): Promise<number> {
-    return this.files.deleteFileStates(wing, sourceFiles);
-  }
-
-  putFileStates(states: FileState[]): Promise<void> {
-    return this.files.putFileStates(states);
-  }
-
-  readModel(): Promise<PalaceModelRecord | undefined> {
-    return this.model.readModel();
-  }
-
-  writeModel(next: PalaceModelRecord, expected: PalaceModelRecord | undefined): Promise<boolean> {
-    return this.model.writeModel(next, expected);
-  }
-
-  scanRows(after: string | undefined, limit: number): Promise<DrawerWrite[]> {
-    return this.bulk.scanRows(after, limit);
-  }
-
-  replaceEmbeddings(vectors: Map<string, Float32Array>): Promise<number> {
-    return this.bulk.replaceEmbeddings(vectors);
   }
 
   /** Repair: rewrites every FTS row from the drawers' text and rebuilds the ANN graph from SQLite. */
