@@ -94,16 +94,8 @@ export class SqliteFileStates implements FileStateStore {
   }
 }
 
-interface FileStateRow {
-  wing: string;
-  source_file: string;
-  size: number;
-  mtime_ms: number;
-  content_sha256: string;
-  drawer_count: number;
-  mined_at: string;
-  extra: string | null;
-}
+/** A `file_states` row: the state with its extra facts as JSON text. */
+type FileStateRow = Omit<FileState, 'extra'> & { extra: string | null };
 
 function rowToFileState(r: FileStateRow): FileState {
   const state: FileState = {

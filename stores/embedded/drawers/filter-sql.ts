@@ -3,27 +3,13 @@
  * filters into SQLite. Metadata keys match type-exactly: the string "1" never matches the number 1.
  */
 import { invalidArgument } from '../../../core/errors.js';
+import { checkFilterText, checkMetaKey } from '../../shared/drawers/filter-rules.js';
 import type { DrawerFilter } from '../../ports/drawers/drawer-index.js';
 
 export interface SqlCondition {
   /** A boolean SQL expression (`1` when the filter is empty). */
   sql: string;
   params: (string | number)[];
-}
-
-// A metadata key becomes part of a JSON path; keep it to characters that need no escaping there.
-const META_KEY = /^[\p{L}\p{N}_.-]+$/u;
-
-function checkText(field: string, value: unknown): string {
-  if (typeof value !== 'string') throw invalidArgument(field, 'type', `${field} must be a string`);
-  return value;
-}
-
-/** True when at least one key of the filter restricts the rows. */
-export function filterIsEmpty(filter: DrawerFilter | undefined): boolean {
-  if (!filter) return true;
-  const { wing, room, sourceFile, parentId, since, before, meta } = filter;
-  return [wing, room, sourceFile, parentId, since, before].every((v) => v === undefined) && (meta === undefined || Object.keys(meta).length === 0);
 }
 
 /** The condition for `filter` over the drawers table aliased as `alias`. */
@@ -35,27 +21,27 @@ export function filterCondition(filter: DrawerFilter | undefined, alias = 'd'): 
   const exact = (field: string, name: string, value: unknown): void => {
     if (value === undefined) return;
     parts.push(`${column(name)} = ?`);
-    params.push(checkText(field, value));
+    params.push(checkFilterText(field, value));
   };
   exact('filter.wing', 'wing', filter.wing);
   exact('filter.room', 'room', filter.room);
   exact('filter.sourceFile', 'source_file', filter.sourceFile);
   if (filter.parentId !== undefined) {
-    const parent = checkText('filter.parentId', filter.parentId);
+    const parent = checkFilterText('filter.parentId', filter.parentId);
     parts.push(`(${column('parent_drawer_id')} = ? OR ${column('parent_entry_id')} = ?)`);
     params.push(parent, parent);
   }
   if (filter.since !== undefined) {
     parts.push(`${column('filed_at')} >= ?`);
-    params.push(checkText('filter.since', filter.since));
+    params.push(checkFilterText('filter.since', filter.since));
   }
   if (filter.before !== undefined) {
     parts.push(`${column('filed_at')} < ?`);
-    params.push(checkText('filter.before', filter.before));
+    params.push(checkFilterText('filter.before', filter.before));
   }
   for (const [key, value] of Object.entries(filter.meta ?? {})) {
     const field = `filter.meta.${key}`;
-    if (!META_KEY.test(key)) throw invalidArgument('filter.meta', 'key_format', `metadata filter key ${JSON.stringify(key)} must contain only letters, digits, '_', '.', '-'`);
+    checkMetaKey(key);
     const path = `'$."${key}"'`;
     const meta = column('meta');
     if (typeof value === 'string') {

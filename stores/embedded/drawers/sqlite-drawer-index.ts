@@ -15,7 +15,8 @@ import { checkDrawerBatch, checkInt, checkStrings } from '../../shared/drawers/p
 import { SqliteDrawerBulk } from './drawer-bulk.js';
 import { PAGE_MAX, SqliteDrawerDb } from './drawer-db.js';
 import { SqliteFileStates } from './file-states.js';
-import { filterCondition, filterIsEmpty } from './filter-sql.js';
+import { filterCondition } from './filter-sql.js';
+import { filterIsEmpty } from '../../shared/drawers/filter-rules.js';
 import type { SqlCondition } from './filter-sql.js';
 import { SqliteModelRecord } from './model-record.js';
 import { DRAWER_COLUMNS, decodeVector, rowToDrawer } from './rows.js';

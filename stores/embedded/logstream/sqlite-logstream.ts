@@ -100,38 +100,11 @@ CREATE INDEX IF NOT EXISTS events_hlc_idx ON events(hlc);
 
 const EVENT_COLUMNS = 'rowid AS seq, id, origin_replica, origin_seq, hlc, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json';
 
-interface EventRow {
-  seq: number;
-  id: string;
-  origin_replica: string;
-  origin_seq: number;
-  hlc: string;
-  type: string;
-  stream: string;
-  room: string;
-  topic: string | null;
-  from_agent: string;
-  to_agent: string | null;
-  correlation_id: string | null;
-  branch: string | null;
-  base_commit: string | null;
-  status: string | null;
-  body: string;
-  created_at: string;
-  metadata_json: string;
-}
+/** An `events` row: the stored event without its artifact ids (a table of their own), metadata as text. */
+type EventRow = Omit<StoredEvent, 'artifact_ids' | 'metadata'> & { metadata_json: string };
 
-interface ArtifactRow {
-  id: string;
-  kind: string;
-  sha256: string;
-  size_bytes: number;
-  content: string;
-  created_by: string;
-  created_at: string;
-  metadata_json: string;
-  origin_replica: string | null;
-}
+/** An `artifacts` row: metadata as text. */
+type ArtifactRow = Omit<StoredArtifact, 'metadata'> & { metadata_json: string };
 
 function toEvent(row: EventRow, artifactIds: string[]): StoredEvent {
   return {

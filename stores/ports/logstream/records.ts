@@ -2,8 +2,8 @@
  * The records of the logstream (logstream.md §3): events and artifacts as drafted, stored and
  * received from a peer, the event query, and the mesh state. Both logstream ports speak them.
  */
-/** Routing and content of one event as validated by palace/logstream (logstream.md §3.2). */
-export interface EventDraft {
+/** Routing and content of one event, the same whether drafted, stored or received (logstream.md §3.2). */
+export interface EventContent {
   type: string;
   stream: string;
   room: string;
@@ -15,32 +15,25 @@ export interface EventDraft {
   base_commit: string | null;
   status: string | null;
   body: string;
+}
+
+/** One event as validated by palace/logstream, before the store stamps it. */
+export interface EventDraft extends EventContent {
   /** Canonical JSON text (sorted keys), stored and returned parsed. */
   metadata_json: string;
   /** De-duplicated, submission order; every id must name a stored artifact. */
   artifact_ids: string[];
 }
 
-/** A stored event in the key order of logstream.md §3.1. */
-export interface StoredEvent {
+/** A stored event; its keys are serialised in the order of logstream.md §3.1 by the palace layer. */
+export interface StoredEvent extends EventContent {
   id: string;
   seq: number;
   origin_replica: string;
   origin_seq: number;
   hlc: string;
-  type: string;
-  stream: string;
-  room: string;
-  topic: string | null;
-  from_agent: string;
-  to_agent: string | null;
-  correlation_id: string | null;
-  branch: string | null;
-  base_commit: string | null;
-  status: string | null;
   /** Submission order in the append result, ascending by id on every later read (§3.1, D1). */
   artifact_ids: string[];
-  body: string;
   created_at: string;
   metadata: Record<string, unknown>;
 }
