@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { PalaceError, isPalaceError, storeUnavailable } from '../../../core/errors.js';
 import type { Logstream } from '../../ports/logstream/local-log.js';
 import type { LogstreamReplication } from '../../ports/logstream/replication.js';
@@ -17,6 +17,7 @@ import { waitForMatches } from '../../shared/logstream/wait.js';
 import { observe, renderHlc, tick, utcSecond, type HlcState } from './clock.js';
 import { ChangeNotifier, DATA_VERSION_POLL_MS } from './notify.js';
 import { writeWithBusyRetry } from '../sqlite-busy.js';
+import { openSharedSqlite } from '../sqlite-open.js';
 import { loadOrMintReplicaId } from './replica.js';
 import { loadOrMintReplicaKey } from './replica-key.js';
 
@@ -152,10 +153,7 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
     private readonly signingKeyPem: string,
     options: SqliteLogstreamOptions,
   ) {
-    this.db = new Database(file);
-    this.db.pragma('busy_timeout = 10000');
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    this.db = openSharedSqlite(file, { busyTimeoutMs: 10_000, synchronous: 'FULL' });
     this.notifier = new ChangeNotifier(() => this.db.pragma('data_version', { simple: true }) as number, options.pollIntervalMs ?? DATA_VERSION_POLL_MS);
   }
 
