@@ -4,10 +4,11 @@
  * hard link; the losers adopt the winner). It travels with the palace directory, so a restore
  * that keeps the replica id keeps the key that signed its events.
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PalaceError } from '../../../core/errors.js';
+import { linkIntoPlaceOnce } from './mint-once.js';
 
 export const REPLICA_KEY_FILE = 'replica.key';
 
@@ -23,14 +24,6 @@ export function loadOrMintReplicaKey(palaceDir: string): string {
   const file = path.join(palaceDir, REPLICA_KEY_FILE);
   if (fs.existsSync(file)) return readKeyFile(file);
   const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  fs.writeFileSync(tmp, pem, { mode: 0o600 });
-  try {
-    fs.linkSync(tmp, file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  } finally {
-    fs.rmSync(tmp, { force: true });
-  }
+  linkIntoPlaceOnce(file, pem);
   return readKeyFile(file);
 }

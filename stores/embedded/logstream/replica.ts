@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PalaceError } from '../../../core/errors.js';
+import { linkIntoPlaceOnce } from './mint-once.js';
 
 const REPLICA_RE = /^rep_(?:[0-9a-f]{32}|[0-9a-f]{12})$/;
 
@@ -29,14 +30,6 @@ export function loadOrMintReplicaId(palaceDir: string): string {
   const file = path.join(palaceDir, 'replica.json');
   if (fs.existsSync(file)) return readReplicaFile(file);
   const candidate = `rep_${randomBytes(16).toString('hex')}`;
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify({ replica_id: candidate, minted_at_note: 'RFC 004 step 0' })}\n`, { mode: 0o600 });
-  try {
-    fs.linkSync(tmp, file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  } finally {
-    fs.rmSync(tmp, { force: true });
-  }
+  linkIntoPlaceOnce(file, `${JSON.stringify({ replica_id: candidate, minted_at_note: 'RFC 004 step 0' })}\n`);
   return readReplicaFile(file);
 }
