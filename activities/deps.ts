@@ -1,7 +1,7 @@
 /** What the job activities need, built once per worker by the composition root. */
 import type { Config } from '../core/config.js';
 import type { Embedder } from '../embed/embedder.js';
-import type { PalaceStores } from '../stores/palace-stores.js';
+import type { PalaceStores } from '../stores/ports/palace-stores.js';
 
 export interface ActivityDeps {
   config: Config;

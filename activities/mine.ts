@@ -27,7 +27,7 @@ import { emptyCounters } from '../palace/job-progress.js';
 import type { MineSpec } from '../palace/jobs.js';
 import type { SourcePolicy } from '../palace/sources.js';
 import { isWithin, pathAllowed, resolveGitSource, sourcePolicy } from '../palace/sources.js';
-import type { FileState } from '../stores/ports/drawer-index.js';
+import type { FileState } from '../stores/ports/drawers/file-states.js';
 import type { ManifestEntry } from '../stores/ports/job-store.js';
 import type { BatchInput, BatchResult, ScanResult } from '../workflows/activity-types.js';
 import type { ActivityDeps } from './deps.js';

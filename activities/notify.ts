@@ -7,10 +7,10 @@
  */
 import { createHmac } from 'node:crypto';
 import { invalidArgument } from '../core/errors.js';
-import { eventDraft } from '../palace/logstream-validate.js';
+import { eventDraft } from '../palace/logstream/validate.js';
 import type { DeliveryOutcome, DeliveryProgress, JobNotification } from '../palace/notifications.js';
 import { JOB_EVENTS } from '../palace/notifications.js';
-import type { Logstream } from '../stores/ports/logstream.js';
+import type { Logstream } from '../stores/ports/logstream/local-log.js';
 
 export const SIGNATURE_HEADER = 'x-mempalace-signature-256';
 

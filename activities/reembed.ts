@@ -10,7 +10,10 @@ import type { ModelIdentity } from '../embed/model-identity.js';
 import { sameModel } from '../embed/model-identity.js';
 import type { Fence } from '../palace/jobs.js';
 import { palaceModelRecord } from '../palace/palace-model.js';
-import type { DrawerIndex, PalaceModelRecord } from '../stores/ports/drawer-index.js';
+import type { DrawerBulk } from '../stores/ports/drawers/drawer-bulk.js';
+import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
+import type { PalaceModelStore } from '../stores/ports/drawers/palace-model.js';
+import type { PalaceModelRecord } from '../stores/ports/drawers/palace-model.js';
 import type { Locks } from '../stores/ports/locks.js';
 import type { Cancellable } from '../workflows/activity-types.js';
 import type { ReembedActivities } from '../workflows/reembed.js';
@@ -18,7 +21,7 @@ import { stopIfAborted } from './cancellation.js';
 import { checkFence } from './fence.js';
 
 export interface ReembedDeps {
-  stores: { drawers: DrawerIndex; locks: Locks };
+  stores: { drawers: DrawerIndex & PalaceModelStore & DrawerBulk; locks: Locks };
   /** The embedder of a model named by MEMPALACE_EMBED_MODEL's values (unknown names are refused). */
   embedderFor(model: string): Embedder;
 }
@@ -30,7 +33,7 @@ function notThisJob(record: PalaceModelRecord, jobId: string): PalaceError {
 }
 
 /** The record, checked to be `jobId`'s re-embed to `target`. */
-async function ownRecord(drawers: DrawerIndex, jobId: string, target: ModelIdentity): Promise<PalaceModelRecord> {
+async function ownRecord(drawers: DrawerIndex & PalaceModelStore, jobId: string, target: ModelIdentity): Promise<PalaceModelRecord> {
   const record = await palaceModelRecord(drawers, target);
   if (record.reembed?.jobId !== jobId || !sameModel(record.reembed.target, target)) throw notThisJob(record, jobId);
   return record;

@@ -7,7 +7,7 @@
  * from the source it mined. Numbers are kept as decimal text: inodes may pass 2^53.
  */
 import fs from 'node:fs/promises';
-import type { FileState } from '../stores/ports/drawer-index.js';
+import type { FileState } from '../stores/ports/drawers/file-states.js';
 
 export interface SourceRootIdentity {
   root: string;

@@ -6,7 +6,7 @@
  * `missing`. And would the sync delete most of the source? A sync that finds either stops: its
  * report says why, and an apply needs `force`.
  */
-import type { FileState } from '../stores/ports/drawer-index.js';
+import type { FileState } from '../stores/ports/drawers/file-states.js';
 import type { SyncGuard, SyncGuardReason } from '../workflows/activity-types.js';
 import type { SourceRootIdentity } from './source-root.js';
 import { currentRootIdentity, recordedRootIdentity, sameRootIdentity } from './source-root.js';

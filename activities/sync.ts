@@ -10,7 +10,7 @@ import { invalidArgument } from '../core/errors.js';
 import { isGitignored } from '../core/scan.js';
 import type { Fence, SyncSpec } from '../palace/jobs.js';
 import { pathAllowed, resolveLocalSource, sourcePolicy } from '../palace/sources.js';
-import type { SourceRow } from '../stores/ports/drawer-index.js';
+import type { SourceRow } from '../stores/ports/drawers/drawer-index.js';
 import type { SyncReport } from '../workflows/activity-types.js';
 import type { ActivityDeps } from './deps.js';
 import { checkFence } from './fence.js';

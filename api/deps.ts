@@ -5,7 +5,7 @@
  */
 import type { Request, RequestHandler } from 'express';
 import type { Runtime } from '../palace/runtime.js';
-import type { LogstreamContext } from '../palace/logstream.js';
+import type { LogstreamContext } from '../palace/logstream/logstream.js';
 import type { Scope } from './auth.js';
 import type { SseGate } from './limits.js';
 import type { ApiMetrics } from './metrics.js';

@@ -9,6 +9,7 @@ import helmet from 'helmet';
 import { PalaceError } from '../core/errors.js';
 import { MAX_MESSAGE_BYTES, errorReply } from '../mcp/envelope.js';
 import { sendPalaceError } from './errors.js';
+import { LOCAL_HOSTS, hostnameOf } from '../core/host-header.js';
 
 /** `/mcp` must accept 16 MiB so a 4 MiB artifact survives JSON escaping (logstream.md §7.1). */
 export const MCP_BODY_LIMIT_BYTES = MAX_MESSAGE_BYTES;
@@ -122,15 +123,6 @@ export function cors(origins: readonly string[]): RequestHandler {
     }
     next();
   };
-}
-
-const LOCAL_HOSTS = ['localhost', '127.0.0.1', '::1'];
-
-function hostnameOf(hostHeader: string): string {
-  const h = hostHeader.trim().toLowerCase();
-  if (h.startsWith('[')) return h.slice(1, h.indexOf(']'));
-  const colon = h.lastIndexOf(':');
-  return colon >= 0 && h.indexOf(':') === colon ? h.slice(0, colon) : h;
 }
 
 /**

@@ -11,8 +11,8 @@ import { PalaceMcp } from '../mcp/server.js';
 import type { ApiOptions } from './app.js';
 import { createApp } from './app.js';
 import { Authenticator, assertBindAllowed } from './auth.js';
-import { MeshReplicator } from '../palace/logstream-replicator.js';
-import { syncTransport } from '../palace/logstream-transport.js';
+import { MeshReplicator } from '../palace/logstream/replicator.js';
+import { syncTransport } from '../palace/logstream/transport.js';
 import { oauthFromConfig } from './oauth.js';
 import type { Logger } from '../core/log.js';
 

@@ -14,7 +14,7 @@ import type { DeadLetter, Notifications } from '../palace/notifications.js';
 import { deliveryError } from '../palace/notifications.js';
 import type { RefreshScheduler } from '../palace/registered-sources.js';
 import { refreshRegisteredSource, refreshSpec } from '../palace/registered-sources.js';
-import type { PalaceStores } from '../stores/palace-stores.js';
+import type { PalaceStores } from '../stores/ports/palace-stores.js';
 import type { AutoSaveRequest, NotificationQueue, QueueSettings } from '../workflows/queues/queues.js';
 import { TriggerQueue, refreshWithJobEngine, startNotificationDeliveryWorker, startTriggerWorker } from '../workflows/queues/queues.js';
 

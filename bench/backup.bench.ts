@@ -17,7 +17,7 @@ import { loadConfig } from '../core/config.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
 import { exportPalace } from '../palace/export.js';
 import { importPalace } from '../palace/import.js';
-import type { PalaceStores } from '../stores/palace-stores.js';
+import type { PalaceStores } from '../stores/ports/palace-stores.js';
 import { openStores } from '../stores/open.js';
 import { drawer, randomUnitVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
 import { clusterConfig, dropClusterPalace } from '../tests/helpers/cluster-palace.js';

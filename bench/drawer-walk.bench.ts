@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import type { DrawerWrite } from '../core/drawer.js';
 import { buildHallwaysForWing } from '../palace/hallways.js';
 import { loadRoomGraph } from '../palace/room-graph.js';
-import { openSqliteDrawerIndex } from '../stores/embedded/sqlite-drawer-index.js';
+import { openSqliteDrawerIndex } from '../stores/embedded/drawers/sqlite-drawer-index.js';
 import { openSqliteGraphStore } from '../stores/embedded/sqlite-graph-store.js';
 import { machine, median, seeded } from './lib/stats.js';
 

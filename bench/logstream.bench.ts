@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { eventAppend, eventList, eventWait, type LogstreamContext } from '../palace/logstream.js';
-import { openSqliteLogstream } from '../stores/embedded/sqlite-logstream.js';
+import { eventAppend, eventList, eventWait, type LogstreamContext } from '../palace/logstream/logstream.js';
+import { openSqliteLogstream } from '../stores/embedded/logstream/sqlite-logstream.js';
 import { publishTable } from './lib/report.js';
 import { latencySummary, machine, ratePerSecond } from './lib/stats.js';
 

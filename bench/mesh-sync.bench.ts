@@ -13,12 +13,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../core/config.js';
-import { eventAppend, patchSubmit, type LogstreamContext } from '../palace/logstream.js';
-import { pullFromPeer } from '../palace/logstream-sync.js';
-import { openSqliteLogstream } from '../stores/embedded/sqlite-logstream.js';
-import type { Logstream } from '../stores/ports/logstream.js';
+import { eventAppend, patchSubmit, type LogstreamContext } from '../palace/logstream/logstream.js';
+import { pullFromPeer } from '../palace/logstream/sync.js';
+import { openSqliteLogstream } from '../stores/embedded/logstream/sqlite-logstream.js';
+import type { LogstreamStore } from '../stores/ports/palace-stores.js';
 import { RedisConnections } from '../stores/redis/connection.js';
-import { openRedisLogstream } from '../stores/redis/redis-logstream.js';
+import { openRedisLogstream } from '../stores/redis/logstream/redis-logstream.js';
 import { InProcessTransport } from '../tests/helpers/sync-transport.js';
 import { publishTable } from './lib/report.js';
 import { machine, median, ratePerSecond } from './lib/stats.js';
@@ -32,7 +32,7 @@ const RUNS = arg('runs', 3);
 
 type Kind = 'sqlite' | 'redis';
 
-async function openReplica(kind: Kind): Promise<{ logstream: Logstream; drop(): Promise<void> }> {
+async function openReplica(kind: Kind): Promise<{ logstream: LogstreamStore; drop(): Promise<void> }> {
   if (kind === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mp-bench-mesh-'));
     const logstream = await openSqliteLogstream(dir);
@@ -51,7 +51,7 @@ async function openReplica(kind: Kind): Promise<{ logstream: Logstream; drop(): 
   };
 }
 
-async function fill(logstream: Logstream, count: number): Promise<void> {
+async function fill(logstream: LogstreamStore, count: number): Promise<void> {
   const ctx: LogstreamContext = { logstream, mesh: { replicaName: 'bench' } };
   for (let i = 0; i < count; i++) {
     const fields = { stream: `project/p${i % 7}`, from_agent: `agent-${i % 13}`, to_agent: `agent-${i % 11}`, body: `event ${i} `.repeat(20), metadata: { i } };

@@ -23,11 +23,12 @@ import { MINILM_FP32_SHA256 } from '../embed/model-locator.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { search } from '../palace/search.js';
 import type { SearchResult } from '../palace/search.js';
-import { openSqliteDrawerIndex } from '../stores/embedded/sqlite-drawer-index.js';
+import { openSqliteDrawerIndex } from '../stores/embedded/drawers/sqlite-drawer-index.js';
 import { dropPalaceIndices, withBulkLoadSettings } from '../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../stores/opensearch/opensearch-drawer-index.js';
-import type { RefreshPolicy } from '../stores/opensearch/opensearch-drawer-index.js';
-import type { DrawerFilter, DrawerIndex } from '../stores/ports/drawer-index.js';
+import type { RefreshPolicy } from '../stores/opensearch/drawer-indices.js';
+import type { DrawerFilter } from '../stores/ports/drawers/drawer-index.js';
+import type { DrawerStore } from '../stores/ports/palace-stores.js';
 import { bruteForce, nearVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
 import { machine, percentile } from './lib/stats.js';
 import { DIM, syntheticCorpus } from './lib/synthetic-drawers.js';
@@ -129,7 +130,7 @@ async function refreshPolicies(rows: DrawerWrite[], lines: string[]): Promise<vo
 }
 
 /** Upserts `rows` in batches with `inFlight` requests at once, logging the rate every 50 000 rows. */
-async function load(name: string, store: DrawerIndex, rows: DrawerWrite[], inFlight: number): Promise<void> {
+async function load(name: string, store: DrawerStore, rows: DrawerWrite[], inFlight: number): Promise<void> {
   const started = performance.now();
   let next = 0;
   let done = 0;
@@ -172,7 +173,7 @@ async function measure(n: number, lines: string[]): Promise<void> {
     await minilm.close();
     const embedder = new PrecomputedEmbedder(vectors);
 
-    const stores: [string, DrawerIndex][] = [['embedded', embedded], ['opensearch', cluster]];
+    const stores: [string, DrawerStore][] = [['embedded', embedded], ['opensearch', cluster]];
     const rnd0 = seededRandom(4);
     const probe = Array.from({ length: QUERIES.length }, (_, q) => nearVector(rnd0, centers[(q * 7) % centers.length]!));
     const beforeMerge: number[] = [];

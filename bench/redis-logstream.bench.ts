@@ -13,11 +13,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../core/config.js';
-import { eventAppend, eventList, eventWait, type LogstreamContext } from '../palace/logstream.js';
-import { openSqliteLogstream } from '../stores/embedded/sqlite-logstream.js';
-import type { Logstream } from '../stores/ports/logstream.js';
+import { eventAppend, eventList, eventWait, type LogstreamContext } from '../palace/logstream/logstream.js';
+import { openSqliteLogstream } from '../stores/embedded/logstream/sqlite-logstream.js';
+import type { LogstreamStore } from '../stores/ports/palace-stores.js';
 import { RedisConnections } from '../stores/redis/connection.js';
-import { openRedisLogstream } from '../stores/redis/redis-logstream.js';
+import { openRedisLogstream } from '../stores/redis/logstream/redis-logstream.js';
 import { publishTable } from './lib/report.js';
 import { latencySummary, machine, ratePerSecond } from './lib/stats.js';
 
@@ -30,11 +30,11 @@ const WAKES = 60;
 interface Profile {
   name: string;
   /** A new client of the same store (its own connection or file handle). */
-  open(): Promise<Logstream>;
+  open(): Promise<LogstreamStore>;
   drop(): Promise<void>;
 }
 
-const ctxOf = (logstream: Logstream): LogstreamContext => ({ logstream, mesh: { replicaName: 'bench' } });
+const ctxOf = (logstream: LogstreamStore): LogstreamContext => ({ logstream, mesh: { replicaName: 'bench' } });
 
 /** Event i of the shared data set: ~200-byte body, 7 streams, 13 writers, 11 addressees + broadcasts. */
 const eventArgs = (i: number) => ({

@@ -13,10 +13,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../core/config.js';
-import { openSqliteDrawerIndex } from '../stores/embedded/sqlite-drawer-index.js';
+import { openSqliteDrawerIndex } from '../stores/embedded/drawers/sqlite-drawer-index.js';
 import { dropPalaceIndices } from '../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../stores/opensearch/opensearch-drawer-index.js';
-import type { DrawerIndex, FileReplacement } from '../stores/ports/drawer-index.js';
+import type { DrawerStore } from '../stores/ports/palace-stores.js';
+import type { FileReplacement } from '../stores/ports/drawers/file-states.js';
 import { drawer, randomUnitVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
 import { machine, median } from './lib/stats.js';
 
@@ -38,7 +39,7 @@ function batches(version: number): FileReplacement[][] {
   );
 }
 
-async function write(index: DrawerIndex, data: FileReplacement[][], batched: boolean): Promise<number> {
+async function write(index: DrawerStore, data: FileReplacement[][], batched: boolean): Promise<number> {
   const started = performance.now();
   for (const batch of data) {
     if (batched) await index.replaceFiles('bench', batch);
@@ -47,7 +48,7 @@ async function write(index: DrawerIndex, data: FileReplacement[][], batched: boo
   return (BATCHES * FILES) / ((performance.now() - started) / 1000);
 }
 
-async function run(open: () => Promise<{ index: DrawerIndex; drop: () => Promise<void> }>, batched: boolean): Promise<{ fresh: number; rewrite: number }> {
+async function run(open: () => Promise<{ index: DrawerStore; drop: () => Promise<void> }>, batched: boolean): Promise<{ fresh: number; rewrite: number }> {
   const { index, drop } = await open();
   try {
     const fresh = await write(index, batches(1), batched);
@@ -60,7 +61,7 @@ async function run(open: () => Promise<{ index: DrawerIndex; drop: () => Promise
 }
 
 const config = loadConfig();
-const stores: [string, () => Promise<{ index: DrawerIndex; drop: () => Promise<void> }>][] = [
+const stores: [string, () => Promise<{ index: DrawerStore; drop: () => Promise<void> }>][] = [
   ['embedded (SQLite)', async () => {
     const dir = mkdtempSync(join(os.tmpdir(), 'replace-files-bench-'));
     const index = await openSqliteDrawerIndex(dir);

@@ -25,7 +25,7 @@ import { MiniLmEmbedder } from '../embed/minilm.js';
 import type { DrawerContext } from '../palace/context.js';
 import type { CandidateStrategy } from '../palace/search.js';
 import { search } from '../palace/search.js';
-import { openSqliteDrawerIndex } from '../stores/embedded/sqlite-drawer-index.js';
+import { openSqliteDrawerIndex } from '../stores/embedded/drawers/sqlite-drawer-index.js';
 import { machine, peakRssMb, percentile, seeded } from './lib/stats.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -42,7 +42,7 @@ import { openRuntime } from '../app/runtime.js';
 import { loadConfig } from '../core/config.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import type { JobProgress } from '../palace/jobs.js';
-import type { DrawerIndex } from '../stores/ports/drawer-index.js';
+import type { DrawerStore } from '../stores/ports/palace-stores.js';
 import { workflowsPath } from '../workflows/temporal/worker.js';
 import type { JobWorker } from '../workflows/temporal/worker.js';
 import { generateProject } from '../tests/fixtures/generate-project.js';
@@ -350,7 +350,7 @@ async function corpusSize(dir: string): Promise<{ files: number; bytes: number }
 }
 
 /** Drawers per source file against each file's recorded count: lost or doubled drawers show here. */
-async function checkDrawers(drawers: DrawerIndex, wing: string, done: JobProgress): Promise<{ drawers: number; files: number }> {
+async function checkDrawers(drawers: DrawerStore, wing: string, done: JobProgress): Promise<{ drawers: number; files: number }> {
   const perFile = new Map<string, number>();
   const ids = new Set<string>();
   for (let offset = 0; ; offset += 5000) {

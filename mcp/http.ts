@@ -16,6 +16,7 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import { MAX_MESSAGE_BYTES, errorReply, parseErrorReply, screen } from './envelope.js';
 import type { Caller } from '../core/caller.js';
 import type { PalaceMcp } from './server.js';
+import { LOCAL_HOSTS, hostnameOf } from '../core/host-header.js';
 
 export type ResolveCaller = (req: Request) => Caller | null | Promise<Caller | null>;
 
@@ -26,15 +27,6 @@ export interface McpRouterOptions {
   challenge?: (req: Request) => string;
   /** Host names accepted in Host/Origin besides localhost, 127.0.0.1 and ::1. */
   allowedHosts?: string[];
-}
-
-const LOCAL_HOSTS = ['localhost', '127.0.0.1', '::1'];
-
-function hostnameOf(hostHeader: string): string {
-  const h = hostHeader.trim().toLowerCase();
-  if (h.startsWith('[')) return h.slice(1, h.indexOf(']'));
-  const colon = h.lastIndexOf(':');
-  return colon >= 0 && h.indexOf(':') === colon ? h.slice(0, colon) : h;
 }
 
 function rpcError(res: Response, status: number, code: number, message: string): void {

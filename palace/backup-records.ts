@@ -8,9 +8,9 @@
 import type { DrawerMeta } from '../core/drawer.js';
 import { invalidArgument } from '../core/errors.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
-import type { FileState } from '../stores/ports/drawer-index.js';
+import type { FileState } from '../stores/ports/drawers/file-states.js';
 import type { HallwayRecord, KgTriple, TunnelRecord } from '../stores/ports/graph-store.js';
-import type { StoredArtifact, StoredEvent } from '../stores/ports/logstream.js';
+import type { StoredArtifact, StoredEvent } from '../stores/ports/logstream/records.js';
 
 export const EXPORT_FORMAT = 'mempalace-export';
 export const EXPORT_VERSION = 1;

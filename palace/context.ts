@@ -4,7 +4,7 @@
  */
 import type { Config } from '../core/config.js';
 import type { Embedder } from '../embed/embedder.js';
-import type { DrawerIndex } from '../stores/ports/drawer-index.js';
+import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
 
 export interface DrawerContext {
   config: Config;

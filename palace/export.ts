@@ -12,9 +12,11 @@ import { createGzip } from 'node:zlib';
 import type { DrawerMeta } from '../core/drawer.js';
 import { maskUrlCredentials } from '../core/url-credentials.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
-import type { DrawerIndex } from '../stores/ports/drawer-index.js';
+import type { DrawerBulk } from '../stores/ports/drawers/drawer-bulk.js';
+import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
+import type { FileStateStore } from '../stores/ports/drawers/file-states.js';
 import type { GraphStore } from '../stores/ports/graph-store.js';
-import type { Logstream } from '../stores/ports/logstream.js';
+import type { LogstreamStore } from '../stores/ports/palace-stores.js';
 import { encodeVector, EXPORT_FORMAT, EXPORT_VERSION, zeroCounts } from './backup-records.js';
 import type { ExportHeader, PalaceRecord, RecordKind, StreamItem } from './backup-records.js';
 
@@ -22,9 +24,9 @@ import type { ExportHeader, PalaceRecord, RecordKind, StreamItem } from './backu
 export interface PalaceContentStores {
   profile: string;
   palace: string;
-  drawers: DrawerIndex;
+  drawers: DrawerIndex & FileStateStore & DrawerBulk;
   graph: GraphStore;
-  logstream: Logstream;
+  logstream: LogstreamStore;
 }
 
 const PAGE = 500;

@@ -10,8 +10,9 @@
  *   store lost its file and minted those numbers again before the restore) is a `conflict`.
  */
 import { PalaceError } from '../core/errors.js';
-import type { Logstream, RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../stores/ports/logstream.js';
-import { remoteMetadataJson } from './logstream-validate.js';
+import type { LogstreamReplication } from '../stores/ports/logstream/replication.js';
+import type { RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../stores/ports/logstream/records.js';
+import { remoteMetadataJson } from './logstream/validate.js';
 
 /** The fields that make two events the same event. */
 function eventFingerprint(e: Omit<StoredEvent, 'seq' | 'metadata'> & { metadata_json: string }): string {
@@ -28,7 +29,7 @@ function conflict(message: string, where: string, details: Record<string, unknow
 }
 
 /** Applies events in order; returns how many were newly stored. `where(i)` names the i-th for errors. */
-export async function restoreEvents(logstream: Logstream, events: RemoteEvent[], where: (i: number) => string): Promise<number> {
+export async function restoreEvents(logstream: LogstreamReplication, events: RemoteEvent[], where: (i: number) => string): Promise<number> {
   const self = await logstream.replicaId();
   const ownTop = Math.max(0, ...events.filter((e) => e.origin_replica === self).map((e) => e.origin_seq));
   if (ownTop > 0) await logstream.reserveOwnSeqAbove(ownTop);
@@ -59,7 +60,7 @@ function sameArtifact(held: StoredArtifact, a: RemoteArtifact): boolean {
 }
 
 /** Applies artifacts; returns how many were newly stored. */
-export async function restoreArtifacts(logstream: Logstream, artifacts: RemoteArtifact[], where: (i: number) => string): Promise<number> {
+export async function restoreArtifacts(logstream: LogstreamReplication, artifacts: RemoteArtifact[], where: (i: number) => string): Promise<number> {
   let stored = 0;
   for (const [i, artifact] of artifacts.entries()) {
     if (await logstream.applyRemoteArtifact(artifact)) {

@@ -11,8 +11,8 @@ import { codePointLength } from '../core/text.js';
 import { validateContent, validateKgValue, validateName, validateTemporal } from '../core/validate.js';
 import { decodeVector, RECORD_KINDS } from './backup-records.js';
 import type { PalaceRecord, RecordKind } from './backup-records.js';
-import { remoteArtifact, remoteEvent } from './logstream-remote.js';
-import { METADATA_MAX_BYTES } from './logstream-validate.js';
+import { remoteArtifact, remoteEvent } from './logstream/remote.js';
+import { METADATA_MAX_BYTES } from './logstream/validate.js';
 
 const ID_MAX = 512;
 const PATH_MAX = 4096;

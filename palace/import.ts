@@ -30,7 +30,7 @@ import { CheckpointTrail, dropCheckpoint, loadCheckpoint, saveCheckpoint } from 
 import { StreamDuplicates } from './import-duplicates.js';
 import { restoreArtifacts, restoreEvents } from './import-logstream.js';
 import { checkRecord, recordPlace } from './import-record-rules.js';
-import { remoteArtifact, remoteEvent } from './logstream-remote.js';
+import { remoteArtifact, remoteEvent } from './logstream/remote.js';
 
 export interface ImportStores extends PalaceContentStores {
   jobs: JobStore;

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { lexicalTokens } from '../core/lexical.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
-import type { DrawerFilter, TaxonomyRow } from '../stores/ports/drawer-index.js';
+import type { DrawerFilter, TaxonomyRow } from '../stores/ports/drawers/drawer-index.js';
 import type { PalaceContentStores, RecordProgress } from './export.js';
 import { palaceRecords } from './export.js';
 import type { CheckpointScope } from './import-checkpoint.js';

@@ -9,7 +9,9 @@ import type { Embedder } from '../embed/embedder.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
 import { sameModel } from '../embed/model-identity.js';
 import { MINILM_FP32_SHA256, MINILM_MODEL_NAME } from '../embed/model-locator.js';
-import type { DrawerIndex, PalaceModelRecord } from '../stores/ports/drawer-index.js';
+import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
+import type { PalaceModelStore } from '../stores/ports/drawers/palace-model.js';
+import type { PalaceModelRecord } from '../stores/ports/drawers/palace-model.js';
 
 /**
  * Palaces filled before model records existed were all embedded with the fp32 all-MiniLM-L6-v2;
@@ -37,11 +39,14 @@ export function reembedUnderWay(record: PalaceModelRecord): PalaceError {
   });
 }
 
+/** The store of the record, and its drawer count to tell an empty palace from an unrecorded one. */
+type ModelRecordHolder = PalaceModelStore & Pick<DrawerIndex, 'count'>;
+
 /**
  * The palace's record, written first when there is none: the given model for an empty palace,
  * UNRECORDED_PALACE_MODEL for one that already holds drawers.
  */
-export async function palaceModelRecord(drawers: DrawerIndex, model: ModelIdentity): Promise<PalaceModelRecord> {
+export async function palaceModelRecord(drawers: ModelRecordHolder, model: ModelIdentity): Promise<PalaceModelRecord> {
   const stored = await drawers.readModel();
   if (stored !== undefined) return stored;
   const first: PalaceModelRecord = { model: (await drawers.count()) > 0 ? UNRECORDED_PALACE_MODEL : model };
@@ -55,7 +60,7 @@ export async function palaceModelRecord(drawers: DrawerIndex, model: ModelIdenti
  * (servers, the CLI) or `accept` (a job worker, which must run the re-embed itself; its drawer
  * writes stay refused until the re-embed ends, see `modelBoundDrawers`).
  */
-export async function checkPalaceModel(drawers: DrawerIndex, embedder: Pick<Embedder, 'identity'>, whileReembedding: 'refuse' | 'accept' = 'refuse'): Promise<PalaceModelRecord> {
+export async function checkPalaceModel(drawers: ModelRecordHolder, embedder: Pick<Embedder, 'identity'>, whileReembedding: 'refuse' | 'accept' = 'refuse'): Promise<PalaceModelRecord> {
   const record = await palaceModelRecord(drawers, embedder.identity);
   if (record.reembed !== undefined) {
     if (whileReembedding === 'refuse') throw reembedUnderWay(record);
@@ -76,7 +81,7 @@ const DELETES = new Set<PropertyKey>(['delete', 'deleteWhere', 'deleteFileStates
  * runs (another process may have re-embedded the palace since this one opened it); deletes are
  * refused while a re-embed runs.
  */
-export function modelBoundDrawers(inner: DrawerIndex, model: ModelIdentity): DrawerIndex {
+export function modelBoundDrawers<T extends ModelRecordHolder>(inner: T, model: ModelIdentity): T {
   const check = async (adds: boolean) => {
     const record = await palaceModelRecord(inner, model);
     if (record.reembed !== undefined) throw reembedUnderWay(record);

@@ -6,7 +6,7 @@
  */
 import { invalidArgument, PalaceError } from '../core/errors.js';
 import { validateKgValue, validateOptionalName, wingSlug } from '../core/validate.js';
-import type { DrawerIndex } from '../stores/ports/drawer-index.js';
+import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
 import type { GraphStore } from '../stores/ports/graph-store.js';
 import { drawerMetadataPages } from './drawer-walk.js';
 

@@ -12,7 +12,7 @@ import { bm25Scores } from '../core/lexical.js';
 import { codePointLength } from '../core/text.js';
 import { dot } from '../core/vector.js';
 import { validateDateWindow, validateOptionalName, validateSourceFileFilter } from '../core/validate.js';
-import type { DrawerFilter } from '../stores/ports/drawer-index.js';
+import type { DrawerFilter } from '../stores/ports/drawers/drawer-index.js';
 import type { DrawerContext } from './context.js';
 import { sanitizeQuery } from './query-sanitizer.js';
 import { drawerKind, exchangePlace, fusedScores, queryShape } from './search-fusion.js';

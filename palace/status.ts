@@ -2,7 +2,7 @@
  * Palace overview counts (mcp-tools §2.1–2.4), answered from stored metadata only.
  */
 import { validateOptionalName } from '../core/validate.js';
-import type { DrawerIndex } from '../stores/ports/drawer-index.js';
+import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
 
 export async function taxonomy(drawers: DrawerIndex): Promise<Record<string, Record<string, number>>> {
   const out: Record<string, Record<string, number>> = {};

@@ -7,7 +7,7 @@ import { invalidArgument, isPalaceError, PalaceError } from '../core/errors.js';
 import { tunnelId } from '../core/ids.js';
 import { codePointLength, codePointSlice, replaceLoneSurrogates } from '../core/text.js';
 import { validateName, validateOptionalName, wingSlug } from '../core/validate.js';
-import type { DrawerIndex } from '../stores/ports/drawer-index.js';
+import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
 import type { TunnelEndpoint, TunnelKind, TunnelRecord, TunnelWrite } from '../stores/ports/graph-store.js';
 import { nowOf } from './context.js';
 import { recordedAt } from './kg.js';

@@ -9,7 +9,7 @@ import { WAKE_UP_PROTOCOL } from '../core/agent-rules.js';
 import { filedAtNow } from '../core/drawer.js';
 import { codePointLength, codePointSlice } from '../core/text.js';
 import type { Drawer } from '../core/drawer.js';
-import type { DrawerIndex } from '../stores/ports/drawer-index.js';
+import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
 import type { GraphStore, KgTriple } from '../stores/ports/graph-store.js';
 import { nowOf } from './context.js';
 import { taxonomy } from './status.js';

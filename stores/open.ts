@@ -12,20 +12,20 @@ import { openOpenSearchDrawerIndex } from './opensearch/opensearch-drawer-index.
 import { openSearchIndexMaintenance } from './opensearch/reindex-repair.js';
 import { openRedisJobStore } from './redis/redis-job-store.js';
 import { openRedisLocks } from './redis/redis-locks.js';
-import { openRedisLogstream } from './redis/redis-logstream.js';
+import { openRedisLogstream } from './redis/logstream/redis-logstream.js';
 import { RedisConnections } from './redis/connection.js';
 import { RedisSourceCredentials } from './redis/redis-source-credentials.js';
-import { openSqliteDrawerIndex } from './embedded/sqlite-drawer-index.js';
-import { embeddedIndexMaintenance } from './embedded/derived-index-repair.js';
+import { openSqliteDrawerIndex } from './embedded/drawers/sqlite-drawer-index.js';
+import { embeddedIndexMaintenance } from './embedded/drawers/derived-index-repair.js';
 import { sqliteIntegrityCheck } from './embedded/integrity.js';
-import { readOriginKeys, readPeersFile } from './embedded/logstream-peers.js';
+import { readOriginKeys, readPeersFile } from './shared/logstream/peers-file.js';
 import { openSqliteGraphStore } from './embedded/sqlite-graph-store.js';
 import { SqliteJobStore } from './embedded/sqlite-job-store.js';
 import { openSqliteLocks } from './embedded/sqlite-locks.js';
-import { openSqliteLogstream } from './embedded/sqlite-logstream.js';
+import { openSqliteLogstream } from './embedded/logstream/sqlite-logstream.js';
 import { FileSourceCredentials } from './embedded/file-source-credentials.js';
 import type { IndexMaintenance } from './ports/index-maintenance.js';
-import type { PalaceStores } from './palace-stores.js';
+import type { PalaceStores } from './ports/palace-stores.js';
 
 /** Whether an embedded palace exists at the configured directory. */
 export async function palaceExists(config: Config): Promise<boolean> {

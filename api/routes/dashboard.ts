@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import type { Router } from 'express';
 import { asPalaceError } from '../../core/errors.js';
-import { eventList, eventWait } from '../../palace/logstream.js';
+import { eventList, eventWait } from '../../palace/logstream/logstream.js';
 import { notificationsFor } from '../../palace/notifications.js';
 import { listSources } from '../../palace/registered-sources.js';
 import { palaceCounts } from '../../palace/status.js';

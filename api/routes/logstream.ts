@@ -10,9 +10,9 @@
  */
 import type { Request, Response, Router } from 'express';
 import { PalaceError, invalidArgument, isPalaceError } from '../../core/errors.js';
-import { eventList, eventWait, meshPeers } from '../../palace/logstream.js';
-import { versionVectorPayload } from '../../palace/logstream-estate.js';
-import { syncArtifact, syncOps } from '../../palace/logstream-sync.js';
+import { eventList, eventWait, meshPeers } from '../../palace/logstream/logstream.js';
+import { versionVectorPayload } from '../../palace/logstream/estate.js';
+import { syncArtifact, syncOps } from '../../palace/logstream/sync.js';
 import type { ApiDeps } from '../deps.js';
 import { sendPalaceError } from '../errors.js';
 import { sseOverCapacity } from '../limits.js';

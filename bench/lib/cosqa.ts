@@ -19,7 +19,7 @@ import type { Embedder } from '../../embed/embedder.js';
 import type { DrawerContext } from '../../palace/context.js';
 import { sanitizeQuery } from '../../palace/query-sanitizer.js';
 import { search } from '../../palace/search.js';
-import { openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
+import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 
 export const COSQA_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/data/cosqa-dev.json');
 export const COSQA_LIMIT = 10;

@@ -4,9 +4,9 @@
  * is unavailable.
  */
 import { EVENT_STATUSES } from '../../core/validate.js';
-import type { LogstreamContext } from '../../palace/logstream.js';
-import { artifactGet, artifactPut, eventAck, eventAppend, eventList, eventWait, meshPeers, patchSubmit, taskCreate } from '../../palace/logstream.js';
-import { ARTIFACT_KINDS } from '../../palace/logstream-validate.js';
+import type { LogstreamContext } from '../../palace/logstream/logstream.js';
+import { artifactGet, artifactPut, eventAck, eventAppend, eventList, eventWait, meshPeers, patchSubmit, taskCreate } from '../../palace/logstream/logstream.js';
+import { ARTIFACT_KINDS } from '../../palace/logstream/validate.js';
 import { ARTIFACT_RECORD, EVENT, arrayOf, bool, input, int, obj, output, shape, str, types } from '../schema.js';
 import type { JsonSchema } from '../schema.js';
 import type { ToolContext, ToolDef } from '../types.js';

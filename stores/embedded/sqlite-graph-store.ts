@@ -5,9 +5,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { isPalaceError, storeUnavailable } from '../../core/errors.js';
-import { defaultDynamics, dynamicsById, hallwayRecord, storedTunnel, toHallwayRecord, toKgTriple, toTunnelRecord, tunnelWriteFields, type StoredHallway, type StoredTunnel } from '../graph-records.js';
+import { defaultDynamics, dynamicsById, hallwayRecord, storedTunnel, toHallwayRecord, toKgTriple, toTunnelRecord, tunnelWriteFields, type StoredHallway, type StoredTunnel } from '../shared/graph-records.js';
+import { openSharedSqlite } from './sqlite-open.js';
 import type {
   ConnectionDynamics,
   GraphStore,
@@ -135,13 +136,15 @@ class SqliteGraphStore implements GraphStore {
   private readonly statements = new Map<string, Database.Statement>();
 
   constructor(file: string) {
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('foreign_keys = ON');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.exec(SCHEMA);
-    this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    this.db = openSharedSqlite(file, {
+      busyTimeoutMs: 5000,
+      synchronous: 'NORMAL',
+      setup: (db) => {
+        db.pragma('foreign_keys = ON');
+        db.exec(SCHEMA);
+        db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      },
+    });
   }
 
   /** Prepared once per connection: the same few statements run on every call. */

@@ -6,11 +6,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { storeUnavailable } from '../../core/errors.js';
-import { checkLeaseToken, leaseArgs } from '../lease-rules.js';
+import { checkLeaseToken, leaseArgs } from '../shared/lease-rules.js';
 import type { LeaseInfo, Locks } from '../ports/locks.js';
-import { writeWithBusyRetry } from './logstream-busy.js';
+import { writeWithBusyRetry } from './sqlite-busy.js';
+import { openSharedSqlite } from './sqlite-open.js';
 
 export const LOCKS_FILE = 'locks.sqlite3';
 const STORE = 'sqlite';
@@ -39,16 +40,7 @@ export class SqliteLocks implements Locks {
   private readonly db: Database.Database;
 
   private constructor(readonly file: string) {
-    this.db = new Database(file);
-    try {
-      this.db.pragma('busy_timeout = 10000');
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = FULL');
-      this.db.exec(SCHEMA);
-    } catch (e) {
-      this.db.close();
-      throw e;
-    }
+    this.db = openSharedSqlite(file, { busyTimeoutMs: 10_000, synchronous: 'FULL', setup: (db) => db.exec(SCHEMA) });
   }
 
   static async open(palaceDir: string): Promise<SqliteLocks> {

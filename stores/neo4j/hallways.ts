@@ -6,7 +6,7 @@
  */
 import neo4j, { type ManagedTransaction } from 'neo4j-driver';
 import { compareCodePoints } from '../../core/scan.js';
-import { dynamicsById, hallwayRecord, toHallwayRecord, type StoredHallway } from '../graph-records.js';
+import { dynamicsById, hallwayRecord, toHallwayRecord, type StoredHallway } from '../shared/graph-records.js';
 import type { ConnectionDynamics, HallwayRecord, HallwayWrite } from '../ports/graph-store.js';
 import { palaceKey } from './schema.js';
 

@@ -11,7 +11,7 @@
  */
 import neo4j, { type ManagedTransaction } from 'neo4j-driver';
 import { compareCodePoints } from '../../core/scan.js';
-import { toKgTriple } from '../graph-records.js';
+import { toKgTriple } from '../shared/graph-records.js';
 import type { KgDirection, KgEntityRef, KgInvertedInterval, KgStatsRow, KgTriple, KgTripleWrite } from '../ports/graph-store.js';
 import { Rollback } from './connection.js';
 import { palaceKey } from './schema.js';

@@ -5,7 +5,7 @@
  */
 import neo4j, { type ManagedTransaction } from 'neo4j-driver';
 import { compareCodePoints } from '../../core/scan.js';
-import { storedTunnel, toTunnelRecord, tunnelWriteFields, type StoredTunnel } from '../graph-records.js';
+import { storedTunnel, toTunnelRecord, tunnelWriteFields, type StoredTunnel } from '../shared/graph-records.js';
 import type { TunnelFilter, TunnelRecord, TunnelRestore, TunnelWrite } from '../ports/graph-store.js';
 import { palaceKey } from './schema.js';
 

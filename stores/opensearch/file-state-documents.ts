@@ -5,7 +5,7 @@
  * their types.
  */
 import { createHash } from 'node:crypto';
-import type { FileState } from '../ports/drawer-index.js';
+import type { FileState } from '../ports/drawers/file-states.js';
 
 export interface FileStateDocument {
   wing: string;

@@ -66,6 +66,27 @@ export async function guardRedis<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Host, port, credentials, TLS and database of a `redis://` or `rediss://` URL, for every client of the palace's Redis. */
+export function redisServerOptions(redisUrl: string): Pick<RedisOptions, 'host' | 'port' | 'username' | 'password' | 'tls' | 'db'> {
+  const refused = () => invalidArgument('redis.url', 'redis_url', `redis.url must be a redis:// or rediss:// URL, got ${JSON.stringify(redisUrl)}`);
+  let url: URL;
+  try {
+    url = new URL(redisUrl);
+  } catch {
+    throw refused();
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw refused();
+  const db = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
+  return {
+    host: url.hostname || '127.0.0.1',
+    port: url.port ? Number(url.port) : 6379,
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+    db: Number.isInteger(db) ? db : 0,
+  };
+}
+
 export class RedisConnections {
   readonly prefix: string;
   private readonly base: RedisOptions;
@@ -77,23 +98,8 @@ export class RedisConnections {
 
   constructor(readonly options: RedisConnectionOptions) {
     this.prefix = palacePrefix(options.palaceName);
-    let url: URL;
-    try {
-      url = new URL(options.url);
-    } catch {
-      throw invalidArgument('redis.url', 'redis_url', `redis.url must be a redis:// or rediss:// URL, got ${JSON.stringify(options.url)}`);
-    }
-    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-      throw invalidArgument('redis.url', 'redis_url', `redis.url must be a redis:// or rediss:// URL, got ${JSON.stringify(options.url)}`);
-    }
-    const db = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
     this.base = {
-      host: url.hostname || '127.0.0.1',
-      port: url.port ? Number(url.port) : 6379,
-      ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
-      ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
-      ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
-      db: Number.isInteger(db) ? db : 0,
+      ...redisServerOptions(options.url),
       // RESP2 keeps reply shapes (XREAD, HGETALL) identical on every server version.
       protocol: 2,
       connectTimeout: options.connectTimeoutMs ?? 3_000,

@@ -6,7 +6,7 @@
  * nobody replaced (`reclaim`). Every operation is one function call, atomic on the server, and
  * expiry is Redis's own clock, the same for every process.
  */
-import { checkLeaseToken, leaseArgs } from '../lease-rules.js';
+import { checkLeaseToken, leaseArgs } from '../shared/lease-rules.js';
 import type { LeaseInfo, Locks } from '../ports/locks.js';
 import { REDIS_STORE, RedisConnections, guardRedis, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary } from './functions.js';

@@ -6,16 +6,17 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
-import type { RemoteEvent, Logstream } from '../../stores/ports/logstream.js';
+import type { DrawerStore } from '../../stores/ports/palace-stores.js';
+import type { LogstreamStore } from '../../stores/ports/palace-stores.js';
+import type { RemoteEvent } from '../../stores/ports/logstream/records.js';
 import type { GraphStore, HallwayRecord, KgTriple, TunnelRestore } from '../../stores/ports/graph-store.js';
 import { rejectionOf } from '../helpers/errors.js';
 import { drawer, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
 
 export interface OpenedBackupStores {
-  drawers: DrawerIndex;
+  drawers: DrawerStore;
   graph: GraphStore;
-  logstream: Logstream;
+  logstream: LogstreamStore;
   cleanup(): Promise<void>;
 }
 

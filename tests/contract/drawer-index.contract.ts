@@ -7,14 +7,16 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Drawer, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError } from '../../core/errors.js';
 import { lexicalTokens } from '../../core/lexical.js';
-import type { DrawerFilter, DrawerIndex, FileState } from '../../stores/ports/drawer-index.js';
+import type { DrawerFilter } from '../../stores/ports/drawers/drawer-index.js';
+import type { DrawerStore } from '../../stores/ports/palace-stores.js';
+import type { FileState } from '../../stores/ports/drawers/file-states.js';
 import { dot } from '../../core/vector.js';
 import { bruteForce, codePointCompare, drawer, filedAt, nearVector, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
 
 export interface OpenedDrawerIndex {
-  index: DrawerIndex;
+  index: DrawerStore;
   /** Opens the same store again (after the caller closed `index`), to observe persistence. */
-  reopen: () => Promise<DrawerIndex>;
+  reopen: () => Promise<DrawerStore>;
   /** Closes every handle still open and removes the store. */
   cleanup: () => Promise<void>;
 }
@@ -86,7 +88,7 @@ const FILTER_CASES: { name: string; filter: DrawerFilter; keep: (d: DrawerWrite)
 export function describeDrawerIndexContract(adapterName: string, open: () => Promise<OpenedDrawerIndex>): void {
   describe(`DrawerIndex contract: ${adapterName}`, () => {
     let opened: OpenedDrawerIndex;
-    let index: DrawerIndex;
+    let index: DrawerStore;
     let dim: number;
 
     describe('single-store behaviour', () => {

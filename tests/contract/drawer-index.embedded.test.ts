@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lexicalText } from '../../core/lexical.js';
-import type { SqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
-import { DRAWER_ANN_FILE, DRAWER_DB_FILE, openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
-import { DRAWER_SCHEMA_VERSION } from '../../stores/embedded/drawer-schema.js';
+import type { SqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
+import { DRAWER_ANN_FILE, DRAWER_DB_FILE } from '../../stores/embedded/drawers/drawer-db.js';
+import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
+import { DRAWER_SCHEMA_VERSION } from '../../stores/embedded/drawers/schema.js';
 import { describeDrawerIndexContract } from './drawer-index.contract.js';
 import { bruteForce, drawer, nearVector, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
 

@@ -11,7 +11,7 @@ import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { aliasName, aliasTarget, dropPalaceIndices, reindexTo, versionedName, withBulkLoadSettings } from '../../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../../stores/opensearch/opensearch-drawer-index.js';
 import type { DrawerWrite } from '../../core/drawer.js';
-import type { DrawerFilter, DrawerIndex } from '../../stores/ports/drawer-index.js';
+import type { DrawerFilter, DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
 import { describeDrawerIndexContract } from './drawer-index.contract.js';
 import { codePointCompare, drawer, filedAt, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPalaceError } from '../../core/errors.js';
 import type { JobEngine, JobProgress, JobSpec } from '../../palace/jobs.js';
 import { lockKey } from '../../palace/jobs.js';
-import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
+import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import type { Locks } from '../../stores/ports/locks.js';
 import { generateProject } from '../fixtures/generate-project.js';
 import { drawerIds, generateSmallFiles, mineSpec } from '../integration/temporal-harness.js';
@@ -22,7 +22,7 @@ import { drawerIds, generateSmallFiles, mineSpec } from '../integration/temporal
 export interface OpenedJobEngine {
   engine: JobEngine;
   /** The stores the engine's jobs write to and lock in. */
-  drawers: DrawerIndex;
+  drawers: DrawerStore;
   locks: Locks;
   /** The palace the engine keys its locks by (`lockKey(palace, spec)`). */
   palace: string;

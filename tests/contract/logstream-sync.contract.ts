@@ -7,22 +7,23 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import * as ops from '../../palace/logstream.js';
-import type { LogstreamContext } from '../../palace/logstream.js';
-import { meshEstate } from '../../palace/logstream-estate.js';
-import { MeshReplicator } from '../../palace/logstream-replicator.js';
-import { remoteArtifact, remoteEvent } from '../../palace/logstream-remote.js';
-import { parsePublicKey, publicKeyText, signEvent } from '../../palace/logstream-signature.js';
-import { ORIGIN_ROUND_MAX_BYTES, pullFromPeer, syncArtifact, syncOps, type OriginKeys, type SyncPeer } from '../../palace/logstream-sync.js';
+import * as ops from '../../palace/logstream/logstream.js';
+import type { LogstreamContext } from '../../palace/logstream/logstream.js';
+import { meshEstate } from '../../palace/logstream/estate.js';
+import { MeshReplicator } from '../../palace/logstream/replicator.js';
+import { remoteArtifact, remoteEvent } from '../../palace/logstream/remote.js';
+import { parsePublicKey, publicKeyText, signEvent } from '../../palace/logstream/signature.js';
+import { ORIGIN_ROUND_MAX_BYTES, pullFromPeer, syncArtifact, syncOps, type OriginKeys, type SyncPeer } from '../../palace/logstream/sync.js';
 import type { Logger } from '../../core/log.js';
 import type { Locks } from '../../stores/ports/locks.js';
-import type { Logstream, StoredEvent } from '../../stores/ports/logstream.js';
+import type { LogstreamStore } from '../../stores/ports/palace-stores.js';
+import type { StoredEvent } from '../../stores/ports/logstream/records.js';
 import { rejectionOf } from '../helpers/errors.js';
 import { capturedLogger, quietLogger } from '../helpers/log.js';
 import { InProcessTransport } from '../helpers/sync-transport.js';
 
 export interface OpenedReplica {
-  logstream: Logstream;
+  logstream: LogstreamStore;
   locks: Locks;
   cleanup(): Promise<void>;
 }
@@ -39,24 +40,24 @@ export interface ReplicaIdentity {
 export function describeLogstreamSyncContract(adapterName: string, open: (identity?: ReplicaIdentity) => Promise<OpenedReplica>): void {
   describe(`Logstream replication contract — ${adapterName}`, () => {
     let replicas: OpenedReplica[];
-    let a: Logstream;
-    let b: Logstream;
-    let c: Logstream;
+    let a: LogstreamStore;
+    let b: LogstreamStore;
+    let c: LogstreamStore;
     let transport: InProcessTransport;
     const peer = (name: string): SyncPeer => ({ name, url: `mem://${name}` });
     // Every replica of the test trusts every other one, as a peers file listing their keys would.
     const originKeys = async () => Object.fromEntries(await Promise.all(replicas.map(async (r) => [await r.logstream.replicaId(), publicKeyText(await r.logstream.signingKey())] as const)));
     const trustAll = async (): Promise<OriginKeys> => new Map(Object.entries(await originKeys()).map(([id, key]) => [id, parsePublicKey(key, id)]));
-    const pull = async (into: Logstream, from: string, log?: Logger, trust?: OriginKeys) => pullFromPeer(into, transport, peer(from), { trust: trust ?? (await trustAll()), log });
-    const ctx = (logstream: Logstream): LogstreamContext => ({ logstream, mesh: { replicaName: 'contract-node' } });
-    const append = async (logstream: Logstream, args: Record<string, unknown> = {}) => (await ops.eventAppend(ctx(logstream), { ...base, ...args })).event;
-    const all = async (logstream: Logstream) => (await ops.eventList(ctx(logstream), { limit: 500 })).events;
+    const pull = async (into: LogstreamStore, from: string, log?: Logger, trust?: OriginKeys) => pullFromPeer(into, transport, peer(from), { trust: trust ?? (await trustAll()), log });
+    const ctx = (logstream: LogstreamStore): LogstreamContext => ({ logstream, mesh: { replicaName: 'contract-node' } });
+    const append = async (logstream: LogstreamStore, args: Record<string, unknown> = {}) => (await ops.eventAppend(ctx(logstream), { ...base, ...args })).event;
+    const all = async (logstream: LogstreamStore) => (await ops.eventList(ctx(logstream), { limit: 500 })).events;
     const byId = (events: StoredEvent[]) => new Map(events.map((e) => [e.id, e]));
     const verbatim = ({ seq: _seq, ...rest }: StoredEvent) => rest;
 
     beforeEach(async () => {
       replicas = [await open(), await open(), await open()];
-      [a, b, c] = replicas.map((r) => r.logstream) as [Logstream, Logstream, Logstream];
+      [a, b, c] = replicas.map((r) => r.logstream) as [LogstreamStore, LogstreamStore, LogstreamStore];
       transport = new InProcessTransport(new Map([['a', a], ['b', b], ['c', c]]));
     });
     afterEach(async () => {
@@ -188,7 +189,7 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
         const claimB = (await ops.eventAck(ctx(b), { event_id: task.id, from_agent: 'worker-2', status: 'claimed' })).event;
         await pull(a, 'b');
         await pull(b, 'a');
-        const winner = async (logstream: Logstream) => {
+        const winner = async (logstream: LogstreamStore) => {
           const claims = (await ops.eventList(ctx(logstream), { correlation_id: 'task_x_00000000', status: 'claimed' })).events;
           expect(claims.length).toBe(2);
           return [...claims].sort((x, y) => (x.hlc < y.hlc ? -1 : 1))[0]!.id;
@@ -222,7 +223,7 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
       type Served = Record<string, unknown> & { origin_seq: number; id: string };
       const opsOf = (body: Record<string, unknown>) => body.events as Served[];
       /** An event of `origin` as a forger makes it: any fields, signed with the forger's own key. */
-      const forgedEvent = async (signer: Logstream, origin: string, originSeq: number, prev: number, patch: Record<string, unknown> = {}) => {
+      const forgedEvent = async (signer: LogstreamStore, origin: string, originSeq: number, prev: number, patch: Record<string, unknown> = {}) => {
         const fields = {
           id: `evt_20260101T000000_${originSeq.toString(16).padStart(12, '0').slice(-12)}`, origin_replica: origin, origin_seq: originSeq,
           hlc: `${String(Date.now()).padStart(13, '0')}-000000-${origin}`, type: 'task.assign', stream: 'project/atlas', room: 'tasks', topic: null,

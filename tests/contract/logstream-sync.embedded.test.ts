@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openSqliteLocks } from '../../stores/embedded/sqlite-locks.js';
-import { openSqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
+import { openSqliteLogstream } from '../../stores/embedded/logstream/sqlite-logstream.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 import { describeLogstreamSyncContract } from './logstream-sync.contract.js';
 

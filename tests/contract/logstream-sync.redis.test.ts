@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../core/config.js';
 import { RedisConnections } from '../../stores/redis/connection.js';
 import { openRedisLocks } from '../../stores/redis/redis-locks.js';
-import { openRedisLogstream } from '../../stores/redis/redis-logstream.js';
+import { openRedisLogstream } from '../../stores/redis/logstream/redis-logstream.js';
 import { describeLogstreamSyncContract } from './logstream-sync.contract.js';
 
 // No skip when Redis is down: opening fails with store_unavailable and every test fails.

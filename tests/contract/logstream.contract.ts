@@ -6,12 +6,13 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
-import * as ops from '../../palace/logstream.js';
-import type { LogstreamContext, ToolArgs } from '../../palace/logstream.js';
-import type { Logstream, StoredEvent } from '../../stores/ports/logstream.js';
+import * as ops from '../../palace/logstream/logstream.js';
+import type { LogstreamContext, ToolArgs } from '../../palace/logstream/logstream.js';
+import type { LogstreamStore } from '../../stores/ports/palace-stores.js';
+import type { StoredEvent } from '../../stores/ports/logstream/records.js';
 
 export interface OpenedLogstream {
-  logstream: Logstream;
+  logstream: LogstreamStore;
   cleanup(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import { openSqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
+import { openSqliteLogstream } from '../../stores/embedded/logstream/sqlite-logstream.js';
 import { openInTempDir } from '../helpers/tmp.js';
 import { describeLogstreamContract } from './logstream.contract.js';
 

@@ -1,4 +1,4 @@
-import { openRedisLogstream } from '../../stores/redis/redis-logstream.js';
+import { openRedisLogstream } from '../../stores/redis/logstream/redis-logstream.js';
 import { openInThrowawayRedisPalace } from '../helpers/redis.js';
 import { describeLogstreamContract } from './logstream.contract.js';
 

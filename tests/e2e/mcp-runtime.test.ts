@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
-import { meshPeers } from '../../palace/logstream.js';
+import { meshPeers } from '../../palace/logstream/logstream.js';
 import type { Runtime } from '../../palace/runtime.js';
 import type { CallContext } from '../../mcp/types.js';
 import { PalaceMcp } from '../../mcp/server.js';

@@ -16,8 +16,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { publicKeyText, signEvent } from '../../palace/logstream-signature.js';
-import type { StoredEvent } from '../../stores/ports/logstream.js';
+import { publicKeyText, signEvent } from '../../palace/logstream/signature.js';
+import type { StoredEvent } from '../../stores/ports/logstream/records.js';
 import { Served, peerEntry, until, writePeersFile } from '../helpers/mesh-serve.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mesh-hostile-'));

@@ -13,10 +13,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
-import { openSqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
-import { openRedisLogstream } from '../../stores/redis/redis-logstream.js';
-import type { Logstream, StoredEvent } from '../../stores/ports/logstream.js';
-import { eventAppend } from '../../palace/logstream.js';
+import { openSqliteLogstream } from '../../stores/embedded/logstream/sqlite-logstream.js';
+import { openRedisLogstream } from '../../stores/redis/logstream/redis-logstream.js';
+import type { LogstreamStore } from '../../stores/ports/palace-stores.js';
+import type { StoredEvent } from '../../stores/ports/logstream/records.js';
+import { eventAppend } from '../../palace/logstream/logstream.js';
 import { Served, peerEntry, until, writePeersFile } from '../helpers/mesh-serve.js';
 import { dropClusterPalace } from '../helpers/cluster-palace.js';
 
@@ -46,7 +47,7 @@ async function converged(x: Served, y: Served, expected: string[]): Promise<bool
   return true;
 }
 
-async function appendThroughStore(logstream: Logstream, body: string): Promise<StoredEvent> {
+async function appendThroughStore(logstream: LogstreamStore, body: string): Promise<StoredEvent> {
   return (await eventAppend({ logstream, mesh: { replicaName: 'offline' } }, { ...base, body })).event;
 }
 
@@ -60,7 +61,7 @@ afterAll(async () => {
  * The scenario for a pair of servers: both ways, an artifact, restart without duplicates, and a
  * healed partition. `offline` opens the stopped side's store directly.
  */
-async function meshScenario(x: Served, y: Served, offline: () => Promise<Logstream>): Promise<void> {
+async function meshScenario(x: Served, y: Served, offline: () => Promise<LogstreamStore>): Promise<void> {
   await x.start();
   await y.start();
   await writePeers(x, y);

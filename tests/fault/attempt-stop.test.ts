@@ -20,7 +20,7 @@ import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobEngine, JobProgress } from '../../palace/jobs.js';
-import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
+import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import type { Locks } from '../../stores/ports/locks.js';
 import { MINE_BATCH_FILES } from '../../workflows/mine.js';
 import { cleanMineDrawerIds } from '../helpers/clean-mine.js';
@@ -57,7 +57,7 @@ afterAll(async () => {
 });
 
 /** The cancel came while the marked batch was held: it stopped there, wrote nothing, and counts match drawers. */
-async function expectStoppedInFlight(cancelled: JobProgress, holding: HoldingEmbedder, drawers: DrawerIndex, locks: Locks, wing: string): Promise<void> {
+async function expectStoppedInFlight(cancelled: JobProgress, holding: HoldingEmbedder, drawers: DrawerStore, locks: Locks, wing: string): Promise<void> {
   expect(cancelled.state).toBe('cancelled');
   expect(await holding.heldCallEnded(30_000)).toMatchObject({ abortedAfterHold: true, outcome: 'cancelled' });
   expect(cancelled.files_seen).toBeLessThan(FILES);
@@ -67,7 +67,7 @@ async function expectStoppedInFlight(cancelled: JobProgress, holding: HoldingEmb
 }
 
 /** A mine after the cancelled one completes the source with the clean run's drawers. */
-async function expectResumed(engine: JobEngine, drawers: DrawerIndex, wing: string): Promise<void> {
+async function expectResumed(engine: JobEngine, drawers: DrawerStore, wing: string): Promise<void> {
   const again = await engine.start(mineSpec(source, wing));
   const done = await engine.wait(again.job_id, 300_000);
   expect(done).toMatchObject({ state: 'completed', files_seen: FILES, errors: 0 });

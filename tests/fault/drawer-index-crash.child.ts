@@ -2,7 +2,7 @@
  * Child process of drawer-index-crash.test.ts: upserts deterministic batches into the palace
  * given as argv[2] until it is killed, reporting each committed batch on stdout.
  */
-import { openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
+import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 import { crashBatch } from './drawer-index-crash.rows.js';
 
 const palace = process.argv[2]!;

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DRAWER_DB_FILE, openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
+import { DRAWER_DB_FILE } from '../../stores/embedded/drawers/drawer-db.js';
+import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 import { CRASH_BATCH_SIZE, crashRow } from './drawer-index-crash.rows.js';
 
 const CHILD = fileURLToPath(new URL('./drawer-index-crash.child.ts', import.meta.url));

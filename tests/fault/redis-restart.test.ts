@@ -15,8 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PalaceError } from '../../core/errors.js';
-import type { EventDraft, StoredEvent } from '../../stores/ports/logstream.js';
-import { openRedisLogstream, type RedisLogstream } from '../../stores/redis/redis-logstream.js';
+import type { EventDraft, StoredEvent } from '../../stores/ports/logstream/records.js';
+import { openRedisLogstream, type RedisLogstream } from '../../stores/redis/logstream/redis-logstream.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import type { PalaceStores } from '../../stores/palace-stores.js';
+import type { PalaceStores } from '../../stores/ports/palace-stores.js';
 import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index.fixtures.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { StoredEvent } from '../../stores/ports/logstream.js';
+import type { StoredEvent } from '../../stores/ports/logstream/records.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');

@@ -4,9 +4,9 @@
  * over the wire. It can serve an artifact corrupted (a bad transfer), act as a peer that is down,
  * or let a test rewrite a peer's answers as a hostile peer would (`forge`).
  */
-import { versionVectorPayload } from '../../palace/logstream-estate.js';
-import { syncArtifact, syncOps, type SyncPeer, type SyncTransport } from '../../palace/logstream-sync.js';
-import type { Logstream } from '../../stores/ports/logstream.js';
+import { versionVectorPayload } from '../../palace/logstream/estate.js';
+import { syncArtifact, syncOps, type SyncPeer, type SyncTransport } from '../../palace/logstream/sync.js';
+import type { LogstreamReplication } from '../../stores/ports/logstream/replication.js';
 
 export class InProcessTransport implements SyncTransport {
   readonly calls: string[] = [];
@@ -16,7 +16,7 @@ export class InProcessTransport implements SyncTransport {
   readonly down = new Set<string>();
   /** Rewrites the answers of the peer it names: what a hostile peer would send instead. */
   forge: { peer: string; answer: (path: string, params: Record<string, string>, body: Record<string, unknown>) => unknown } | null = null;
-  constructor(readonly replicas: Map<string, Logstream>) {}
+  constructor(readonly replicas: Map<string, LogstreamReplication>) {}
 
   async request(peer: SyncPeer, path: string, params: Record<string, string>): Promise<{ status: number; body: unknown }> {
     const name = peer.url.replace('mem://', '');
@@ -28,7 +28,7 @@ export class InProcessTransport implements SyncTransport {
     return { status: 200, body: this.forge.answer(path, params, JSON.parse(JSON.stringify(answer.body)) as Record<string, unknown>) };
   }
 
-  private async answer(store: Logstream, name: string, path: string, params: Record<string, string>): Promise<{ status: number; body: unknown }> {
+  private async answer(store: LogstreamReplication, name: string, path: string, params: Record<string, string>): Promise<{ status: number; body: unknown }> {
     try {
       if (path === '/sync/version_vector') return { status: 200, body: await versionVectorPayload(store, { replicaName: name }) };
       if (path === '/sync/ops') return { status: 200, body: JSON.parse(JSON.stringify(await syncOps(store, params))) };

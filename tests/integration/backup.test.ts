@@ -29,9 +29,9 @@ import { kgAdd, kgInvalidate } from '../../palace/kg.js';
 import { migratePalace, palaceFigures, verifyCopy } from '../../palace/migrate.js';
 import { search } from '../../palace/search.js';
 import { createTunnel } from '../../palace/tunnels.js';
-import type { PalaceStores } from '../../stores/palace-stores.js';
+import type { PalaceStores } from '../../stores/ports/palace-stores.js';
 import { openStores } from '../../stores/open.js';
-import type { EventDraft } from '../../stores/ports/logstream.js';
+import type { EventDraft } from '../../stores/ports/logstream/records.js';
 import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
 import { rejectionOf } from '../helpers/errors.js';
 

@@ -18,7 +18,7 @@ import { palaceFigures } from '../../palace/migrate.js';
 import { openStores } from '../../stores/open.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
-import type { PalaceStores } from '../../stores/palace-stores.js';
+import type { PalaceStores } from '../../stores/ports/palace-stores.js';
 import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
 import { fillPalaceToCopy, killCopyMidway } from '../helpers/interrupted-copy.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';

@@ -23,10 +23,10 @@ import { encodeVector, EXPORT_FORMAT, EXPORT_VERSION } from '../../palace/backup
 import { exportPalace } from '../../palace/export.js';
 import { importPalace, importRecords } from '../../palace/import.js';
 import { openStores } from '../../stores/open.js';
-import type { PalaceStores } from '../../stores/palace-stores.js';
-import type { EventDraft } from '../../stores/ports/logstream.js';
+import type { PalaceStores } from '../../stores/ports/palace-stores.js';
+import type { EventDraft } from '../../stores/ports/logstream/records.js';
 import { RedisConnections } from '../../stores/redis/connection.js';
-import { LOGSTREAM_FILE } from '../../stores/embedded/sqlite-logstream.js';
+import { LOGSTREAM_FILE } from '../../stores/embedded/logstream/sqlite-logstream.js';
 import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
 import { rejectionOf } from '../helpers/errors.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';

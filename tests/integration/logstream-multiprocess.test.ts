@@ -8,9 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventAppend, eventList, eventWait, type LogstreamContext } from '../../palace/logstream.js';
-import type { StoredEvent } from '../../stores/ports/logstream.js';
-import { openSqliteLogstream, type SqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
+import { eventAppend, eventList, eventWait, type LogstreamContext } from '../../palace/logstream/logstream.js';
+import type { StoredEvent } from '../../stores/ports/logstream/records.js';
+import { openSqliteLogstream, type SqliteLogstream } from '../../stores/embedded/logstream/sqlite-logstream.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const writerScript = path.join(root, 'tests/fixtures/logstream-writer.ts');

@@ -22,7 +22,7 @@ import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobEngine, JobProgress } from '../../palace/jobs.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
-import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
+import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
 import { REEMBED_PAGE_DRAWERS } from '../../workflows/reembed.js';
 
@@ -53,7 +53,7 @@ async function refusal(p: Promise<unknown>): Promise<PalaceError> {
   return e as PalaceError;
 }
 
-async function allVectors(drawers: DrawerIndex): Promise<Map<string, Float32Array>> {
+async function allVectors(drawers: DrawerStore): Promise<Map<string, Float32Array>> {
   const { items } = await drawers.list({}, 0, 10_000);
   return drawers.embeddings(items.map((d) => d.id));
 }
@@ -68,7 +68,7 @@ function maxDifference(a: Map<string, Float32Array>, b: Map<string, Float32Array
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
 /** The palace holds int8 vectors of its own contents now, and records the int8 model. */
-async function expectInt8Palace(drawers: DrawerIndex): Promise<void> {
+async function expectInt8Palace(drawers: DrawerStore): Promise<void> {
   expect(await drawers.readModel()).toEqual({ model: int8.identity });
   const sample = (await drawers.list({}, 0, 20)).items;
   const fresh = await int8.embed(sample.map((d) => d.content));

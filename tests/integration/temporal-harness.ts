@@ -16,9 +16,9 @@ import type { Config } from '../../core/config.js';
 import { loadConfig } from '../../core/config.js';
 import type { Embedder } from '../../embed/embedder.js';
 import type { JobProgress, JobSpec, MineSpec } from '../../palace/jobs.js';
-import { openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
+import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
-import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
+import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import type { GraphStore } from '../../stores/ports/graph-store.js';
 import { RedisJobStore } from '../../stores/redis/redis-job-store.js';
 import { RedisLocks } from '../../stores/redis/redis-locks.js';
@@ -40,7 +40,7 @@ const TEMPORAL_BIN = process.env.TEMPORAL_CLI ?? fileURLToPath(new URL('../../.e
 export interface ClusterTestStores {
   palaceDir: string;
   palaceName: string;
-  drawers: DrawerIndex;
+  drawers: DrawerStore;
   graph: GraphStore;
   locks: RedisLocks;
   jobs: RedisJobStore<JobSpec, JobProgress>;
@@ -122,7 +122,7 @@ export const mineSpec = (source: string, wing: string, extra: Partial<MineSpec> 
   dryRun: false, extract: 'exchange', respectGitignore: true, includeIgnored: [], ...extra,
 });
 
-export async function drawerIds(drawers: DrawerIndex, wing: string): Promise<string[]> {
+export async function drawerIds(drawers: DrawerStore, wing: string): Promise<string[]> {
   const out: string[] = [];
   for (let offset = 0; ; offset += 5000) {
     const page = await drawers.list({ wing }, offset, 5000);

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
+import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import type { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
 import type { JobWorker } from '../../workflows/temporal/worker.js';
 import type { ClusterTestStores } from './temporal-harness.js';
@@ -29,14 +29,14 @@ let workerRun: Promise<void>;
 /** Errors the next batch writes throw, in order; `always` is thrown once they are used up. */
 const faults: { next: PalaceError[]; always: PalaceError | undefined; writes: number } = { next: [], always: undefined, writes: 0 };
 
-function faultyWrites(drawers: DrawerIndex): DrawerIndex {
+function faultyWrites(drawers: DrawerStore): DrawerStore {
   return new Proxy(drawers, {
     get(target, prop, receiver) {
       if (prop !== 'replaceFiles') {
         const value: unknown = Reflect.get(target, prop, receiver);
         return typeof value === 'function' ? value.bind(target) : value;
       }
-      return async (...args: Parameters<DrawerIndex['replaceFiles']>) => {
+      return async (...args: Parameters<DrawerStore['replaceFiles']>) => {
         faults.writes += 1;
         const fault = faults.next.shift() ?? faults.always;
         if (fault) throw fault;

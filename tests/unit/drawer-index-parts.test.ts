@@ -6,11 +6,12 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { thrownBy } from '../helpers/errors.js';
 import { cosineDistance } from '../../core/vector.js';
-import { decodeCursor, encodeCursor } from '../../stores/drawer-cursor.js';
-import { filterCondition, filterIsEmpty } from '../../stores/embedded/drawer-filter-sql.js';
-import { decodeVector, encodeVector } from '../../stores/embedded/drawer-rows.js';
-import { checkDrawerBatch } from '../../stores/port-args.js';
-import type { DrawerFilter } from '../../stores/ports/drawer-index.js';
+import { decodeCursor, encodeCursor } from '../../stores/shared/drawers/cursor.js';
+import { filterCondition } from '../../stores/embedded/drawers/filter-sql.js';
+import { filterIsEmpty } from '../../stores/shared/drawers/filter-rules.js';
+import { decodeVector, encodeVector } from '../../stores/embedded/drawers/rows.js';
+import { checkDrawerBatch } from '../../stores/shared/drawers/port-args.js';
+import type { DrawerFilter } from '../../stores/ports/drawers/drawer-index.js';
 import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index.fixtures.js';
 
 describe('filterCondition', () => {

@@ -4,7 +4,7 @@
  */
 import type { DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import type { GraphContext } from '../../palace/room-graph.js';
-import { openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
+import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 

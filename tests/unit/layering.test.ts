@@ -37,7 +37,7 @@ describe('the layering lint rule', () => {
     expect(await layeringErrors('palace/layering-probe.ts', typeImport('../activities/index.js'))).toHaveLength(1);
     expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/embedded/sqlite-locks.js'))).toHaveLength(1);
     expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/open.js'))).toHaveLength(1);
-    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/ports/drawer-index.js'))).toEqual([]);
+    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/ports/drawers/drawer-index.js'))).toEqual([]);
     expect(await layeringErrors('palace/layering-probe.ts', typeImport('../embed/embedder.js'))).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asciiLower, informativeTokenPositions } from '../../stores/lexical-tokens.js';
+import { asciiLower, informativeTokenPositions } from '../../stores/shared/drawers/lexical-tokens.js';
 
 describe('informativeTokenPositions', () => {
   it('keeps the tokens held by at least one and fewer than half the rows (FTS5 idf > 0), in query order', () => {

@@ -6,8 +6,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
-import * as ops from '../../palace/logstream.js';
-import { openSqliteLogstream, type SqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
+import * as ops from '../../palace/logstream/logstream.js';
+import { openSqliteLogstream, type SqliteLogstream } from '../../stores/embedded/logstream/sqlite-logstream.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 describe('logstream bad input (embedded)', () => {

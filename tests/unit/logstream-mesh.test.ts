@@ -9,15 +9,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
-import { backoffMs, mergeProfiles, MAX_BACKOFF_MS } from '../../palace/logstream-replicator.js';
-import { remoteArtifact, remoteEvent } from '../../palace/logstream-remote.js';
-import { artifactSignatureValid, eventSignatureValid, parsePublicKey, publicKeyText, signArtifact, signEvent } from '../../palace/logstream-signature.js';
-import { peerLabel, syncArtifact, syncOps } from '../../palace/logstream-sync.js';
-import { syncTransport } from '../../palace/logstream-transport.js';
-import { readOriginKeys, readPeersFile } from '../../stores/embedded/logstream-peers.js';
-import type { Logstream } from '../../stores/ports/logstream.js';
+import { backoffMs, mergeProfiles, MAX_BACKOFF_MS } from '../../palace/logstream/replicator.js';
+import { remoteArtifact, remoteEvent } from '../../palace/logstream/remote.js';
+import { artifactSignatureValid, eventSignatureValid, parsePublicKey, publicKeyText, signArtifact, signEvent } from '../../palace/logstream/signature.js';
+import { peerLabel, syncArtifact, syncOps } from '../../palace/logstream/sync.js';
+import { syncTransport } from '../../palace/logstream/transport.js';
+import { readOriginKeys, readPeersFile } from '../../stores/shared/logstream/peers-file.js';
+import type { LogstreamReplication } from '../../stores/ports/logstream/replication.js';
 
-const noStore = { replicaId: async () => 'rep_000000000009', opsAfter: async () => [], getArtifact: async () => null } as unknown as Logstream;
+const noStore = { replicaId: async () => 'rep_000000000009', opsAfter: async () => [], getArtifact: async () => null } as unknown as LogstreamReplication;
 const event = { id: 'evt_1', type: 't', stream: 's', room: 'r', from_agent: 'a', created_at: '2026-01-01T00:00:00Z', origin_replica: 'rep_000000000001', origin_seq: 3, hlc: '1767225600000-000000-rep_000000000001' };
 
 describe('sync settings (§8.3, §8.6, §8.10)', () => {

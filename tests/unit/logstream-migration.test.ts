@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventAppend, eventList } from '../../palace/logstream.js';
-import { loadOrMintReplicaId } from '../../stores/embedded/logstream-replica.js';
-import { openSqliteLogstream } from '../../stores/embedded/sqlite-logstream.js';
+import { eventAppend, eventList } from '../../palace/logstream/logstream.js';
+import { loadOrMintReplicaId } from '../../stores/embedded/logstream/replica.js';
+import { openSqliteLogstream } from '../../stores/embedded/logstream/sqlite-logstream.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 let dir: string;

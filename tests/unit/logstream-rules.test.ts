@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { metadataJson, pyRepr, slug, waitTimeoutMs, listLimit } from '../../palace/logstream-validate.js';
-import { observe, parseHlc, renderHlc, tick } from '../../stores/embedded/logstream-clock.js';
-import { fallbackDelayMs } from '../../stores/logstream-backoff.js';
+import { metadataJson, pyRepr, slug, waitTimeoutMs, listLimit } from '../../palace/logstream/validate.js';
+import { observe, parseHlc, renderHlc, tick } from '../../stores/embedded/logstream/clock.js';
+import { fallbackDelayMs } from '../../stores/shared/logstream/backoff.js';
 
 const REP = 'rep_0123456789abcdef0123456789abcdef';
 
@@ -70,7 +70,8 @@ describe('limits and timeouts', () => {
 describe('independence from the palace index (§6)', () => {
   it('imports no drawer store, embedder, vector index or graph code', () => {
     const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-    const files = ['palace/logstream.ts', 'palace/logstream-validate.ts', 'palace/logstream-estate.ts', 'stores/embedded/sqlite-logstream.ts'];
+    const folders = ['palace/logstream', 'stores/ports/logstream', 'stores/shared/logstream', 'stores/embedded/logstream', 'stores/redis/logstream'];
+    const files = folders.flatMap((folder) => fs.readdirSync(path.join(root, folder)).map((name) => path.join(folder, name)));
     for (const file of files) {
       const imports = [...fs.readFileSync(path.join(root, file), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
       for (const spec of imports) expect(spec).not.toMatch(/drawer|embed\/|graph|kg|search|opensearch|neo4j/);

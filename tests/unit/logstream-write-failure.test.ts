@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { writeWithBusyRetry } from '../../stores/embedded/logstream-busy.js';
+import { writeWithBusyRetry } from '../../stores/embedded/sqlite-busy.js';
 import { rejectionOf } from '../helpers/errors.js';
 
 describe('writeWithBusyRetry', () => {

@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DrawerWrite } from '../../core/drawer.js';
 import { PalaceError } from '../../core/errors.js';
 import { checkPalaceModel, modelBoundDrawers, UNRECORDED_PALACE_MODEL } from '../../palace/palace-model.js';
-import { openSqliteDrawerIndex } from '../../stores/embedded/sqlite-drawer-index.js';
-import type { DrawerIndex } from '../../stores/ports/drawer-index.js';
+import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
+import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 const modelA = { name: 'model-a', dimension: 384, weightsSha256: 'a'.repeat(64) };
@@ -27,7 +27,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
 
-async function freshIndex(): Promise<DrawerIndex> {
+async function freshIndex(): Promise<DrawerStore> {
   const dir = makeTempDir('palace-model-');
   const index = await openSqliteDrawerIndex(dir);
   cleanups.push(async () => { await index.close(); removeDir(dir); });

@@ -25,7 +25,7 @@ import type { SessionSave } from '../../palace/session-save.js';
 import { lockKey } from '../../palace/jobs.js';
 import type { DeliveryOutcome, DeliveryProgress, DeliveryRecord, JobNotification } from '../../palace/notifications.js';
 import { jobNotification } from '../../palace/notifications.js';
-import { palacePrefix } from '../../stores/redis/connection.js';
+import { palacePrefix, redisServerOptions } from '../../stores/redis/connection.js';
 import type { DeadLetter as PalaceDeadLetter } from '../../palace/notifications.js';
 
 export const TRIGGER_QUEUE = 'triggers';
@@ -68,22 +68,7 @@ export type { JobNotification };
 
 /** BullMQ connection options from a Redis URL (blocking workers need unlimited retries). */
 export function bullConnection(redisUrl: string): ConnectionOptions {
-  let url: URL;
-  try {
-    url = new URL(redisUrl);
-  } catch {
-    throw invalidArgument('redis.url', 'redis_url', `redis.url must be a redis:// or rediss:// URL, got ${JSON.stringify(redisUrl)}`);
-  }
-  const db = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
-  return {
-    host: url.hostname || '127.0.0.1',
-    port: url.port ? Number(url.port) : 6379,
-    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
-    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
-    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
-    db: Number.isInteger(db) ? db : 0,
-    maxRetriesPerRequest: null,
-  };
+  return { ...redisServerOptions(redisUrl), maxRetriesPerRequest: null };
 }
 
 function bullPrefix(palaceName: string): string {

@@ -1,0 +1,28 @@
+/**
+ * Opening a SQLite file the way the embedded stores share it between processes: WAL journal, a
+ * busy timeout, and the durability the store asks for. A file that cannot be set up is closed
+ * again, never left open half-configured.
+ */
+import Database from 'better-sqlite3';
+
+export interface SqliteOpenOptions {
+  busyTimeoutMs: number;
+  /** `FULL` where an acknowledged write must survive a power cut (logstream, leases), `NORMAL` where WAL's guarantees suffice. */
+  synchronous: 'FULL' | 'NORMAL';
+  /** Statements run once after the pragmas (the schema). */
+  setup?: (db: Database.Database) => void;
+}
+
+export function openSharedSqlite(file: string, options: SqliteOpenOptions): Database.Database {
+  const db = new Database(file);
+  try {
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.synchronous}`);
+    options.setup?.(db);
+    return db;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * The bulk drawer port: every row with its embedding, for backup, migration and re-embedding.
+ * Implemented by `embedded/drawers/` and `opensearch/`.
+ */
+import type { DrawerWrite } from '../../../core/drawer.js';
+
+export interface DrawerBulk {
+  /**
+   * Backup and migration: up to `limit` rows with their embeddings, every row once, ordered by
+   * id ascending (byte order of the UTF-8 text), starting after the row id `after`.
+   */
+  scanRows(after: string | undefined, limit: number): Promise<DrawerWrite[]>;
+  /**
+   * Replaces the embedding of stored rows by id, leaving their content, metadata and ids as
+   * they are; ids not stored are ignored. Returns the number of rows changed.
+   */
+  replaceEmbeddings(vectors: Map<string, Float32Array>): Promise<number>;
+}
