@@ -10,8 +10,11 @@ import { addDrawerId, chunkRowId, ID_RECIPE } from '../core/ids.js';
 import { splitContent } from '../core/chunking.js';
 import { codePointLength, codePointSlice, sha256Hex, stripLoneSurrogates } from '../core/text.js';
 import { validateContent, validateDateWindow, validateName, validateOptionalName } from '../core/validate.js';
+import { Type } from 'typebox';
+import { NON_BLANK } from '../core/schema.js';
 import type { DrawerContext } from './context.js';
 import { CHUNK_SIZE, nowOf } from './context.js';
+import { defineOperation } from './operation.js';
 
 export interface LogicalDrawer {
   id: string;
@@ -100,20 +103,28 @@ export async function addDrawer(ctx: DrawerContext, input: AddDrawerInput, extra
   return { success: true as const, drawer_id: id, wing, room, chunks: rows.length, chunk_ids: rows.map((r) => r.id) };
 }
 
-export async function checkDuplicate(ctx: DrawerContext, input: { content: unknown; threshold?: unknown }) {
-  if (typeof input.content !== 'string' || input.content.trim() === '') throw invalidArgument('content', 'non_empty_string', 'content must be a non-empty string');
-  let threshold = 0.9;
-  if (input.threshold !== undefined && input.threshold !== null) {
-    if (typeof input.threshold !== 'number' || !(input.threshold >= 0 && input.threshold <= 1)) throw invalidArgument('threshold', 'range', 'threshold must be a number between 0 and 1');
-    threshold = input.threshold;
-  }
-  const [vector] = await ctx.embedder.embed([stripLoneSurrogates(input.content)]);
-  const hits = await ctx.drawers.knn(vector!, 5, {});
-  const matches = hits
-    .map((h) => ({ id: h.drawer.id, wing: h.drawer.meta.wing || '?', room: h.drawer.meta.room || '?', similarity: Math.round(Math.max(0, 1 - h.distance) * 1000) / 1000, content: preview(h.drawer.content) }))
-    .filter((m) => m.similarity >= threshold);
-  return { is_duplicate: matches.length > 0, matches };
-}
+/** Before filing: the nearest drawers at or above a similarity threshold. */
+export const checkDuplicateOperation = defineOperation({
+  name: 'check_duplicate',
+  input: Type.Object({
+    content: Type.String({ description: 'Content to check.', pattern: NON_BLANK }),
+    threshold: Type.Optional(Type.Number({ description: 'Minimum similarity (0–1) to count as a duplicate.', minimum: 0, maximum: 1, default: 0.9 })),
+  }, { additionalProperties: false }),
+  output: Type.Object({
+    is_duplicate: Type.Boolean(),
+    matches: Type.Array(Type.Object({ id: Type.String(), wing: Type.String(), room: Type.String(), similarity: Type.Number(), content: Type.String({ description: 'A preview of the drawer.' }) })),
+  }),
+  context: (rt) => rt.drawerContext,
+  async run(input, ctx) {
+    const threshold = input.threshold ?? 0.9;
+    const [vector] = await ctx.embedder.embed([stripLoneSurrogates(input.content)]);
+    const hits = await ctx.drawers.knn(vector!, 5, {});
+    const matches = hits
+      .map((h) => ({ id: h.drawer.id, wing: h.drawer.meta.wing || '?', room: h.drawer.meta.room || '?', similarity: Math.round(Math.max(0, 1 - h.distance) * 1000) / 1000, content: preview(h.drawer.content) }))
+      .filter((m) => m.similarity >= threshold);
+    return { is_duplicate: matches.length > 0, matches };
+  },
+});
 
 export async function getDrawer(ctx: DrawerContext, input: { drawer_id: unknown }) {
   const id = requireId(input.drawer_id);
