@@ -126,20 +126,32 @@ export const checkDuplicateOperation = defineOperation({
   },
 });
 
-export async function getDrawer(ctx: DrawerContext, input: { drawer_id: unknown }) {
-  const id = requireId(input.drawer_id);
-  const d = await resolveDrawer(ctx, id);
-  if (!d) throw notFound('Drawer', id);
-  const metadata = publicMeta(d.meta);
-  const out: Record<string, unknown> = { drawer_id: d.id, content: d.content, content_sha256: sha256Hex(d.content), wing: d.meta.wing ?? '', room: d.meta.room ?? '', metadata };
-  if (d.chunked) {
-    out.chunks = d.rows.length;
-    out.chunk_ids = d.rows.map((r) => r.id);
+const DRAWER_ID_INPUT = Type.Object({ drawer_id: Type.String({ description: 'Logical or physical drawer id.', pattern: NON_BLANK }) }, { additionalProperties: false });
+/** Present on a drawer stored in chunks: how many, and their row ids. */
+const CHUNKED = { chunks: Type.Optional(Type.Integer()), chunk_ids: Type.Optional(Type.Array(Type.String())) };
+
+/** One drawer with its full content and metadata; `content_sha256` is the check-and-set token of an update. */
+export const getDrawerOperation = defineOperation({
+  name: 'get_drawer',
+  input: DRAWER_ID_INPUT,
+  output: Type.Object({
+    drawer_id: Type.String(), content: Type.String(), content_sha256: Type.String(), wing: Type.String(), room: Type.String(),
+    metadata: Type.Record(Type.String(), Type.Unknown()), ...CHUNKED,
+  }),
+  context: (rt) => rt.drawerContext,
+  async run(input, ctx) {
+    const id = input.drawer_id.trim();
+    const d = await resolveDrawer(ctx, id);
+    if (!d) throw notFound('Drawer', id);
+    const metadata = publicMeta(d.meta);
+    const out = { drawer_id: d.id, content: d.content, content_sha256: sha256Hex(d.content), wing: d.meta.wing ?? '', room: d.meta.room ?? '', metadata };
+    if (!d.chunked) return out;
+    const chunkIds = d.rows.map((r) => r.id);
     metadata.chunks = d.rows.length;
-    metadata.chunk_ids = out.chunk_ids;
-  }
-  return out;
-}
+    metadata.chunk_ids = chunkIds;
+    return { ...out, chunks: d.rows.length, chunk_ids: chunkIds };
+  },
+});
 
 export async function listDrawers(ctx: DrawerContext, input: { wing?: unknown; room?: unknown; since?: unknown; before?: unknown; limit?: unknown; offset?: unknown }) {
   const wing = validateOptionalName('wing', input.wing);
@@ -159,14 +171,21 @@ export async function listDrawers(ctx: DrawerContext, input: { wing?: unknown; r
   return { drawers, total: page.total, count: drawers.length, offset, limit };
 }
 
-export async function deleteDrawer(ctx: DrawerContext, input: { drawer_id: unknown }) {
-  const id = requireId(input.drawer_id);
-  const d = await resolveDrawer(ctx, id);
-  if (!d) throw notFound('Drawer', id);
-  const ids = d.rows.map((r) => r.id);
-  await ctx.drawers.delete(ids);
-  return { success: true as const, drawer_id: d.id, deleted_ids: ids, chunks_deleted: ids.length };
-}
+/** Deletes one drawer: a logical id all its chunks, a chunk id that row only. */
+export const deleteDrawerOperation = defineOperation({
+  name: 'delete_drawer',
+  input: DRAWER_ID_INPUT,
+  output: Type.Object({ success: Type.Literal(true), drawer_id: Type.String(), deleted_ids: Type.Array(Type.String()), chunks_deleted: Type.Integer() }),
+  context: (rt) => rt.drawerContext,
+  async run(input, ctx) {
+    const id = input.drawer_id.trim();
+    const d = await resolveDrawer(ctx, id);
+    if (!d) throw notFound('Drawer', id);
+    const ids = d.rows.map((r) => r.id);
+    await ctx.drawers.delete(ids);
+    return { success: true as const, drawer_id: d.id, deleted_ids: ids, chunks_deleted: ids.length };
+  },
+});
 
 export interface UpdateDrawerInput { drawer_id: unknown; content?: unknown; wing?: unknown; room?: unknown; if_unchanged?: unknown }
 
