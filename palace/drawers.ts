@@ -9,12 +9,12 @@ import { PalaceError, invalidArgument, notFound } from '../core/errors.js';
 import { addDrawerId, chunkRowId, ID_RECIPE } from '../core/ids.js';
 import { splitContent } from '../core/chunking.js';
 import { codePointLength, codePointSlice, sha256Hex, stripLoneSurrogates } from '../core/text.js';
-import { validateContent, validateDateWindow, validateName, validateOptionalName } from '../core/validate.js';
+import { NAME_RULES, validateContent, validateDateWindow, validateName } from '../core/validate.js';
 import { Type } from 'typebox';
-import { NON_BLANK } from '../core/schema.js';
+import { INPUT_FORMATS, NON_BLANK } from '../core/schema.js';
 import type { DrawerContext } from './context.js';
 import { CHUNK_SIZE, nowOf } from './context.js';
-import { defineOperation } from './operation.js';
+import { clampToSchema, defineOperation } from './operation.js';
 
 export interface LogicalDrawer {
   id: string;
@@ -153,23 +153,44 @@ export const getDrawerOperation = defineOperation({
   },
 });
 
-export async function listDrawers(ctx: DrawerContext, input: { wing?: unknown; room?: unknown; since?: unknown; before?: unknown; limit?: unknown; offset?: unknown }) {
-  const wing = validateOptionalName('wing', input.wing);
-  const room = validateOptionalName('room', input.room);
-  const window = validateDateWindow(input.since, input.before);
-  const limit = typeof input.limit === 'number' && Number.isFinite(input.limit) ? Math.min(100, Math.max(1, Math.trunc(input.limit))) : 20;
-  const offset = typeof input.offset === 'number' && Number.isFinite(input.offset) ? Math.max(0, Math.trunc(input.offset)) : 0;
-  const page = await ctx.drawers.list({ wing, room, since: window.since, before: window.before }, offset, limit);
-  const drawers = group(page.items).sort((a, b) => (a.id < b.id ? -1 : 1)).map((d) => ({
-    drawer_id: d.id,
-    wing: d.meta.wing,
-    room: d.meta.room,
-    content_preview: preview(d.content),
-    metadata: publicMeta(d.meta),
-    ...(d.chunked ? { chunks: d.rows.length, chunk_ids: d.rows.map((r) => r.id) } : {}),
-  }));
-  return { drawers, total: page.total, count: drawers.length, offset, limit };
-}
+const LIST_DRAWERS_INPUT = Type.Object({
+  wing: Type.Optional(Type.String({ description: 'Only this wing.', format: INPUT_FORMATS.name })),
+  room: Type.Optional(Type.String({ description: 'Only this room.', format: INPUT_FORMATS.name })),
+  since: Type.Optional(Type.String({ description: 'Filed on or after this ISO date/datetime.', format: INPUT_FORMATS.dateBound })),
+  before: Type.Optional(Type.String({ description: 'Filed strictly before this ISO date/datetime.', format: INPUT_FORMATS.dateBound })),
+  limit: Type.Optional(Type.Integer({ description: 'Page size (1–100, clamped).', minimum: 1, maximum: 100, default: 20 })),
+  offset: Type.Optional(Type.Integer({ description: 'Page start (≥ 0; negatives clamped to 0).', minimum: 0, default: 0 })),
+}, { additionalProperties: false });
+
+/** A page of logical drawers ordered by id, with previews. */
+export const listDrawersOperation = defineOperation({
+  name: 'list_drawers',
+  input: LIST_DRAWERS_INPUT,
+  output: Type.Object({
+    drawers: Type.Array(Type.Object({ drawer_id: Type.String(), wing: Type.String(), room: Type.String(), content_preview: Type.String(), metadata: Type.Record(Type.String(), Type.Unknown()), ...CHUNKED })),
+    total: Type.Integer(), count: Type.Integer(), offset: Type.Integer(), limit: Type.Integer(),
+  }),
+  clamped: ['limit', 'offset'],
+  rules: [...NAME_RULES, 'iso_date_or_datetime', 'window_order'],
+  context: (rt) => rt.drawerContext,
+  async run(input, ctx) {
+    const wing = input.wing?.trim() || undefined;
+    const room = input.room?.trim() || undefined;
+    const window = validateDateWindow(input.since, input.before);
+    const limit = clampToSchema(LIST_DRAWERS_INPUT.properties.limit, input.limit);
+    const offset = clampToSchema(LIST_DRAWERS_INPUT.properties.offset, input.offset);
+    const page = await ctx.drawers.list({ wing, room, since: window.since, before: window.before }, offset, limit);
+    const drawers = group(page.items).sort((a, b) => (a.id < b.id ? -1 : 1)).map((d) => ({
+      drawer_id: d.id,
+      wing: d.meta.wing,
+      room: d.meta.room,
+      content_preview: preview(d.content),
+      metadata: publicMeta(d.meta),
+      ...(d.chunked ? { chunks: d.rows.length, chunk_ids: d.rows.map((r) => r.id) } : {}),
+    }));
+    return { drawers, total: page.total, count: drawers.length, offset, limit };
+  },
+});
 
 /** Deletes one drawer: a logical id all its chunks, a chunk id that row only. */
 export const deleteDrawerOperation = defineOperation({

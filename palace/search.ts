@@ -26,19 +26,18 @@ export type CandidateStrategy = (typeof CANDIDATE_STRATEGIES)[number];
 /** Candidate pool per strategy, as a multiple of the results asked for (DECISIONS 13). */
 const POOL_FACTOR = 4;
 
-const optional = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) => Type.Optional(schema);
 
 export const SEARCH_INPUT = Type.Object({
   query: Type.String({ description: 'Search keywords or one short question (up to 250 characters are meant; on MCP a longer one is reduced to its last question).', pattern: NON_BLANK, maxLength: 250 }),
-  limit: optional(Type.Integer({ description: 'Maximum results (1–100; out-of-range values are clamped).', minimum: 1, maximum: 100, default: 5 })),
-  wing: optional(Type.String({ description: 'Only drawers in this wing.', format: INPUT_FORMATS.name })),
-  room: optional(Type.String({ description: 'Only drawers in this room.', format: INPUT_FORMATS.name })),
-  source_file: optional(Type.String({ description: 'Only drawers whose full stored source path equals this (use a hit\'s source_path).', format: INPUT_FORMATS.sourceFileFilter })),
-  since: optional(Type.String({ description: 'Only drawers filed at or after this ISO date/datetime.', format: INPUT_FORMATS.dateBound })),
-  before: optional(Type.String({ description: 'Only drawers filed strictly before this ISO date/datetime.', format: INPUT_FORMATS.dateBound })),
-  max_distance: optional(Type.Number({ description: 'Drop results whose cosine distance exceeds this (0 identical … 2 opposite; 0 disables). Default 1.5 on MCP, 0 (off) on REST and the CLI.', minimum: 0 })),
-  candidate_strategy: optional(Type.Enum([...CANDIDATE_STRATEGIES], { description: '"union" (default) adds BM25 lexical candidates to the vector ones; "vector" uses vectors only.' })),
-  context: optional(Type.String({ description: 'Background for your own benefit; never embedded or used for ranking.' })),
+  limit: Type.Optional(Type.Integer({ description: 'Maximum results (1–100; out-of-range values are clamped).', minimum: 1, maximum: 100, default: 5 })),
+  wing: Type.Optional(Type.String({ description: 'Only drawers in this wing.', format: INPUT_FORMATS.name })),
+  room: Type.Optional(Type.String({ description: 'Only drawers in this room.', format: INPUT_FORMATS.name })),
+  source_file: Type.Optional(Type.String({ description: 'Only drawers whose full stored source path equals this (use a hit\'s source_path).', format: INPUT_FORMATS.sourceFileFilter })),
+  since: Type.Optional(Type.String({ description: 'Only drawers filed at or after this ISO date/datetime.', format: INPUT_FORMATS.dateBound })),
+  before: Type.Optional(Type.String({ description: 'Only drawers filed strictly before this ISO date/datetime.', format: INPUT_FORMATS.dateBound })),
+  max_distance: Type.Optional(Type.Number({ description: 'Drop results whose cosine distance exceeds this (0 identical … 2 opposite; 0 disables). Default 1.5 on MCP, 0 (off) on REST and the CLI.', minimum: 0 })),
+  candidate_strategy: Type.Optional(Type.Enum([...CANDIDATE_STRATEGIES], { type: 'string', description: '"union" (default) adds BM25 lexical candidates to the vector ones; "vector" uses vectors only.' })),
+  context: Type.Optional(Type.String({ description: 'Background for your own benefit; never embedded or used for ranking.' })),
 }, { additionalProperties: false });
 
 export type SearchInput = Static<typeof SEARCH_INPUT>;
@@ -58,8 +57,8 @@ export const SEARCH_HIT = Type.Object({
   distance: nullable(Type.Number()),
   effective_distance: nullable(Type.Number()),
   bm25_score: Type.Number(),
-  matched_via: Type.Enum(['drawer', 'bm25']),
-  also_in: optional(Type.Array(ALSO_IN, { description: 'The same text in other source files, folded into this hit.' })),
+  matched_via: Type.Enum(['drawer', 'bm25'], { type: 'string' }),
+  also_in: Type.Optional(Type.Array(ALSO_IN, { description: 'The same text in other source files, folded into this hit.' })),
 });
 
 export type SearchHit = Static<typeof SEARCH_HIT>;
@@ -67,13 +66,13 @@ export type SearchHit = Static<typeof SEARCH_HIT>;
 export const SEARCH_OUTPUT = Type.Object({
   query: Type.String({ description: 'The query actually searched.' }),
   filters: Type.Object({ wing: nullable(Type.String()), room: nullable(Type.String()), source_file: nullable(Type.String()), since: nullable(Type.String()), before: nullable(Type.String()) }),
-  candidate_strategy: Type.Enum([...CANDIDATE_STRATEGIES]),
+  candidate_strategy: Type.Enum([...CANDIDATE_STRATEGIES], { type: 'string' }),
   results: Type.Array(SEARCH_HIT),
   total_before_filter: Type.Integer({ description: 'Candidates the vector stage returned.' }),
   available_in_scope: Type.Integer({ description: 'Drawers matching the filters.' }),
-  query_sanitized: optional(Type.Literal(true)),
-  sanitizer: optional(Type.Object({ method: Type.String(), original_length: Type.Integer(), clean_length: Type.Integer(), clean_query: Type.String() })),
-  context_received: optional(Type.Literal(true)),
+  query_sanitized: Type.Optional(Type.Literal(true)),
+  sanitizer: Type.Optional(Type.Object({ method: Type.String(), original_length: Type.Integer(), clean_length: Type.Integer(), clean_query: Type.String() })),
+  context_received: Type.Optional(Type.Literal(true)),
 });
 
 export type SearchResult = Static<typeof SEARCH_OUTPUT>;

@@ -3,13 +3,13 @@
  * delete_by_source, sync), and the two drawer reads documented beside them.
  */
 import { checkpoint } from '../../palace/checkpoint.js';
-import { addDrawer, deleteDrawerOperation, getDrawerOperation, listDrawers, updateDrawer } from '../../palace/drawers.js';
+import { addDrawer, deleteDrawerOperation, getDrawerOperation, listDrawersOperation, updateDrawer } from '../../palace/drawers.js';
 import { toolOf } from '../bind.js';
 import type { JobKind } from '../../palace/jobs.js';
 import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_ENUM_MESSAGES, MINE_REQUEST, SYNC_REQUEST, parseJobRequest } from '../../palace/job-requests.js';
 import { sourcePolicy } from '../../palace/sources.js';
 import { runJob } from '../jobs.js';
-import { arrayOf, input, int, output, pick, shape, str, types } from '../schema.js';
+import { arrayOf, input, output, pick, shape, str, types } from '../schema.js';
 import type { ToolDef } from '../types.js';
 
 const { S, I, B, O } = types;
@@ -120,23 +120,11 @@ export const palaceWriteTools: ToolDef[] = [
     guards: {},
     errorShape: 'error',
   }),
-  {
-    name: 'mempalace_list_drawers',
+  toolOf(listDrawersOperation, {
     description: 'Page through drawers (one entry per logical drawer, ordered by id) with optional wing, room and filed-at window filters. Returns previews; fetch full text with mempalace_get_drawer.',
-    inputSchema: input({
-      wing: str('Only this wing.'),
-      room: str('Only this room.'),
-      since: str('Filed on or after this ISO date/datetime.'),
-      before: str('Filed strictly before this ISO date/datetime.'),
-      limit: int('Page size (1–100, clamped).', { minimum: 1, maximum: 100, default: 20 }),
-      offset: int('Page start (≥ 0; negatives clamped to 0).', { minimum: 0, default: 0 }),
-    }),
-    outputSchema: output(shape({ drawers: arrayOf(shape({ drawer_id: S, wing: S, room: S, content_preview: S, metadata: O }, LOGICAL)), total: I, count: I, offset: I, limit: I })),
     guards: {},
     errorShape: 'error',
-    advisory: ['limit', 'offset'],
-    handler: (args, ctx) => listDrawers(ctx.runtime.drawerContext, args),
-  },
+  }),
   {
     name: 'mempalace_update_drawer',
     description: 'Change a drawer\'s content and/or move it to another wing/room; the id never changes. Pass if_unchanged (content_sha256 from mempalace_get_drawer) to refuse the write if someone changed the drawer since you read it — a refusal returns conflict: true and both digests.',
