@@ -12,8 +12,13 @@ import type { JsonSchema } from '../core/schema.js';
 import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_RULES, MINE_REQUEST, SYNC_REQUEST } from '../palace/job-requests.js';
 import { JOB_KINDS } from '../palace/jobs.js';
 import type { JobKind } from '../palace/jobs.js';
-import { CANDIDATE_STRATEGIES } from '../palace/search.js';
-import { ADD_SOURCE_REQUEST, ADD_SOURCE_RULES, LIST_QUERY, SEARCH_REQUEST, SEARCH_RULES } from './requests.js';
+import { jsonSchemaOf } from '../core/schema.js';
+import { routeScope } from '../core/scopes.js';
+import { SEARCH_HIT, searchOperation } from '../palace/search.js';
+import { taxonomyOperation } from '../palace/status.js';
+import type { RouteBinding } from './bind.js';
+import { ADD_SOURCE_REQUEST, ADD_SOURCE_RULES, LIST_QUERY } from './requests.js';
+import { PALACE_ROUTES } from './routes/palace.js';
 
 type Schema = JsonSchema;
 
@@ -30,7 +35,7 @@ const SCHEMAS: Record<string, Schema> = {
   MineRequest: MINE_REQUEST,
   SyncRequest: SYNC_REQUEST,
   DeleteBySourceRequest: DELETE_BY_SOURCE_REQUEST,
-  SearchRequest: SEARCH_REQUEST,
+  SearchRequest: jsonSchemaOf(searchOperation.input),
   AddSourceRequest: ADD_SOURCE_REQUEST,
   Error: {
     type: 'object',
@@ -66,30 +71,13 @@ const SCHEMAS: Record<string, Schema> = {
     type: 'object', required: ['job_id', 'progress'],
     properties: { job_id: str(), progress: ref('JobProgress'), events_url: str('SSE stream of this job\'s progress.') },
   },
-  SearchHit: {
-    type: 'object', required: ['text', 'wing', 'room', 'source_file', 'drawer_id', 'similarity', 'bm25_score'],
-    properties: {
-      text: str(), wing: str(), room: str(), source_file: str(), source_path: str(), drawer_id: str(), created_at: str(), filed_at: str(),
-      similarity: { type: ['number', 'null'] }, distance: { type: ['number', 'null'] }, effective_distance: { type: ['number', 'null'] },
-      bm25_score: { type: 'number' }, matched_via: str(undefined, { enum: ['drawer', 'bm25'] }),
-      also_in: { type: 'array', items: { type: 'object' } },
-    },
-  },
-  SearchResult: {
-    type: 'object', required: ['query', 'filters', 'candidate_strategy', 'results', 'total_before_filter', 'available_in_scope'],
-    properties: {
-      query: str(), filters: { type: 'object' }, candidate_strategy: str(undefined, { enum: [...CANDIDATE_STRATEGIES] }),
-      results: { type: 'array', items: ref('SearchHit') }, total_before_filter: int(), available_in_scope: int(),
-    },
-  },
+  SearchHit: jsonSchemaOf(SEARCH_HIT),
+  SearchResult: jsonSchemaOf(searchOperation.output),
   Status: {
     type: 'object', required: ['palace', 'profile', 'total_drawers', 'wings', 'rooms', 'backend', 'jobs_running'],
     properties: { palace: str(), profile: str(), total_drawers: int(), wings: counts, rooms: counts, backend: str(), jobs_running: int() },
   },
-  Taxonomy: {
-    type: 'object', required: ['taxonomy'],
-    properties: { taxonomy: { type: 'object', description: 'wing → room → drawer count', additionalProperties: counts } },
-  },
+  Taxonomy: jsonSchemaOf(taxonomyOperation.output),
   EngineHealth: {
     type: 'object', required: ['status', 'engine', 'latency_ms'],
     properties: { status: str(undefined, { enum: ['up', 'down'] }), engine: str(), latency_ms: int(), error: str() },
@@ -207,6 +195,38 @@ function queryParams(model: Schema) {
   });
 }
 
+/** Components that name an operation's schemas; other schemas of a bound route are inlined. */
+const COMPONENT_OF = new Map<object, string>([[searchOperation.input, 'SearchRequest'], [searchOperation.output, 'SearchResult'], [taxonomyOperation.output, 'Taxonomy']]);
+const schemaOf = (schema: object): Schema => (COMPONENT_OF.has(schema) ? ref(COMPONENT_OF.get(schema)!) : jsonSchemaOf(schema as never));
+
+/** The documented operation of a bound route (api/bind.ts): its input, its output, its rules beyond the schema. */
+function boundRoute(row: RouteBinding) {
+  const op = row.operation;
+  const input = jsonSchemaOf(op.input);
+  const takesInput = Object.keys(input.properties as object).length > 0;
+  return {
+    summary: row.summary,
+    tags: ['palace'],
+    'x-scope': routeScope(row.method, row.path),
+    ...(row.from === 'query'
+      ? (takesInput ? { parameters: queryParams(input) } : {})
+      : { requestBody: { required: ((input.required ?? []) as string[]).length > 0, content: { 'application/json': { schema: schemaOf(op.input) } } } }),
+    responses: {
+      200: json(schemaOf(op.output), 'The operation\'s result.'),
+      ...(takesInput ? { 400: badInput(op.rules) } : {}),
+      ...(row.from === 'body' ? { 413: err('Body too large.') } : {}),
+      ...AUTH_ERRORS,
+    },
+  };
+}
+
+/** The paths of the bound routes, one item per path with a member per method. */
+function boundPaths(rows: readonly RouteBinding[]) {
+  const paths: Record<string, Record<string, ReturnType<typeof boundRoute>>> = {};
+  for (const row of rows) (paths[row.path] ??= {})[row.method] = boundRoute(row);
+  return paths;
+}
+
 const startJob = (summary: string, request: SchemaName, kind: JobKind) => ({
   summary,
   tags: ['jobs'],
@@ -228,11 +248,7 @@ export const OPENAPI_DOCUMENT = {
   paths: {
     '/v1/openapi.json': { get: { summary: 'This document.', tags: ['ops'], security: [], responses: { 200: json({ type: 'object' }, 'OpenAPI 3.1 document.') } } },
     '/v1/status': { get: { summary: 'Drawer counts per wing and room, running jobs.', tags: ['palace'], 'x-scope': 'read', responses: { 200: json(ref('Status'), 'Palace status.'), ...AUTH_ERRORS } } },
-    '/v1/taxonomy': { get: { summary: 'Wing → room → drawer count.', tags: ['palace'], 'x-scope': 'read', responses: { 200: json(ref('Taxonomy'), 'Taxonomy.'), ...AUTH_ERRORS } } },
-    '/v1/search': {
-      get: { summary: 'Hybrid search (query parameters).', tags: ['palace'], 'x-scope': 'read', parameters: queryParams(SEARCH_REQUEST), responses: { 200: json(ref('SearchResult'), 'Hits, best first.'), 400: badInput(SEARCH_RULES), ...AUTH_ERRORS } },
-      post: { summary: 'Hybrid search (JSON body).', tags: ['palace'], 'x-scope': 'read', requestBody: body('SearchRequest'), responses: { 200: json(ref('SearchResult'), 'Hits, best first.'), 400: badInput(SEARCH_RULES), 413: err('Body too large.'), ...AUTH_ERRORS } },
-    },
+    ...boundPaths(PALACE_ROUTES),
     '/v1/jobs': { get: { summary: 'Recent jobs, newest first.', tags: ['jobs'], 'x-scope': 'read', parameters: queryParams(LIST_QUERY), responses: { 200: json(ref('JobList'), 'Jobs.'), 400: badInput(), ...AUTH_ERRORS } } },
     '/v1/jobs/mine': { post: startJob('Start mining a directory or git repository.', 'MineRequest', 'mine') },
     '/v1/jobs/sync': { post: startJob('Start a sync (prune stale drawers; dry run unless apply).', 'SyncRequest', 'sync') },

@@ -13,6 +13,7 @@ import { MINE_MODES } from '../palace/jobs.js';
 import { sourcePolicy } from '../palace/sources.js';
 import { parseJobRequest } from '../palace/job-requests.js';
 import { search } from '../palace/search.js';
+import type { SearchOptions } from '../palace/search.js';
 import { initProject } from '../palace/project-init.js';
 import { palaceCounts } from '../palace/status.js';
 import { mcpSetupText } from '../mcp/setup.js';
@@ -158,6 +159,9 @@ program
     }, 'reembed');
   });
 
+/** The CLI searches the query as given, with no default distance cut-off (palace-behaviour §8.2, §8.6). */
+const CLI_SEARCH_OPTIONS: SearchOptions = { sanitize: false, defaultMaxDistance: 0 };
+
 program
   .command('search')
   .description('hybrid (vector + BM25) search of the palace')
@@ -170,10 +174,11 @@ program
   .action(async (words: string[], o: { wing?: string; room?: string; sourceFile?: string; since?: string; before?: string; results: string; strategy: string; maxDistance: string }) => {
     const g = program.opts<GlobalOpts>();
     await withRuntime(g, async (rt) => {
+      // `--results` is the CLI's name for the operation's `limit`; its bounds and the clamp are the operation's.
       const r = await search(rt.drawerContext, {
         query: words.join(' '), limit: intOption('results', o.results), wing: o.wing, room: o.room, source_file: o.sourceFile,
         since: o.since, before: o.before, candidate_strategy: o.strategy, max_distance: Number(o.maxDistance),
-      }, { sanitize: false, defaultMaxDistance: 0 });
+      }, CLI_SEARCH_OPTIONS);
       if (g.json) return printJson(r);
       if (r.results.length === 0) return console.log(`No results for "${r.query}" (${r.available_in_scope} drawers in scope).`);
       console.log(table(['#', 'similarity', 'bm25', 'wing/room', 'source', 'text'], r.results.map((h, i) => [

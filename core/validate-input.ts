@@ -7,9 +7,11 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { PalaceError } from './errors.js';
-import { invalidArgument } from './errors.js';
+import { invalidArgument, isPalaceError } from './errors.js';
 import type { JsonSchema } from './schema.js';
-import { NON_BLANK } from './schema.js';
+import { INPUT_FORMATS, NON_BLANK } from './schema.js';
+import type { InputFormat } from './schema.js';
+import { validateDateBound, validateOptionalName, validateSourceFileFilter } from './validate.js';
 
 export interface InputCheck {
   /** What the input is, named when the whole of it is at fault (`arguments`, `body`, `query`). */
@@ -22,8 +24,38 @@ export interface InputCheck {
 
 // `verbose` keeps the offending value on each error, for messages that quote it.
 const OPTIONS = { strict: true, allowUnionTypes: true, allErrors: false, verbose: true, useDefaults: false } as const;
-const plain = new Ajv2020(OPTIONS);
-const coercing = new Ajv2020({ ...OPTIONS, coerceTypes: true });
+/**
+ * The rule of each named format (core/schema.ts): a format is a rule too rich for plain JSON
+ * Schema (trimming, several sub-rules with their own names), checked by the same function the
+ * message comes from, so the schema and the refusal never disagree.
+ */
+const FORMAT_RULES: Record<InputFormat, (field: string, value: string) => unknown> = {
+  [INPUT_FORMATS.name]: validateOptionalName,
+  [INPUT_FORMATS.dateBound]: validateDateBound,
+  [INPUT_FORMATS.sourceFileFilter]: (field, value) => validateSourceFileFilter(value, field),
+};
+
+/** The refusal of `value` by a format's rule, or undefined when it conforms. */
+function formatViolation(format: string, field: string, value: unknown): PalaceError | undefined {
+  const rule = FORMAT_RULES[format as InputFormat];
+  try {
+    rule(field, String(value));
+    return undefined;
+  } catch (e) {
+    if (isPalaceError(e)) return e;
+    throw e;
+  }
+}
+
+function withFormats(ajv: Ajv2020): Ajv2020 {
+  for (const format of Object.keys(FORMAT_RULES)) {
+    ajv.addFormat(format, { type: 'string', validate: (value: string) => formatViolation(format, format, value) === undefined });
+  }
+  return ajv;
+}
+
+const plain = withFormats(new Ajv2020(OPTIONS));
+const coercing = withFormats(new Ajv2020({ ...OPTIONS, coerceTypes: true }));
 const compiled = new WeakMap<Ajv2020, WeakMap<JsonSchema, ValidateFunction>>([[plain, new WeakMap()], [coercing, new WeakMap()]]);
 
 /** The compiled validator of a schema (compiled once per schema object). */
@@ -76,6 +108,8 @@ export function describeViolation(e: ErrorObject, opts: InputCheck = {}): Palace
     case 'pattern':
       if (params.pattern === NON_BLANK) return invalidArgument(field, 'non_empty_string', `${field} must be a non-empty string`);
       return invalidArgument(field, 'pattern', `${field} must match ${String(params.pattern)}`);
+    case 'format':
+      return formatViolation(String(params.format), field, e.data) ?? invalidArgument(field, 'format', `${field} must be a ${String(params.format)}`);
     default:
       return invalidArgument(field, e.keyword, `${field} ${e.message ?? 'is invalid'} (${e.keyword})`);
   }

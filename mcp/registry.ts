@@ -54,6 +54,7 @@ function annotationsOf(tool: ToolDef): ToolAnnotations {
 }
 
 function validationSchema(tool: ToolDef): JsonSchema {
+  if (tool.validation) return tool.validation;
   const props = { ...((tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>) };
   for (const name of tool.advisory ?? []) props[name] = {};
   return { ...tool.inputSchema, properties: props };

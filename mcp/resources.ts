@@ -5,7 +5,8 @@
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { isPalaceError } from '../core/errors.js';
 import { AAAK_SPEC, PALACE_PROTOCOL } from '../core/protocol.js';
-import { getDrawer } from '../palace/drawers.js';
+import { getDrawerOperation } from '../palace/drawers.js';
+import { invoke } from '../palace/operation.js';
 import type { JobProgress } from '../palace/jobs.js';
 import type { Runtime } from '../palace/runtime.js';
 import { taxonomy } from '../palace/status.js';
@@ -45,7 +46,7 @@ export async function readResource(runtime: Runtime, uri: string) {
   if (uri === RESOURCE_PROTOCOL) return text(PALACE_PROTOCOL);
   if (uri === RESOURCE_AAAK) return text(AAAK_SPEC);
   try {
-    if (uri.startsWith(DRAWER_PREFIX)) return json(await getDrawer(runtime.drawerContext, { drawer_id: decodeURIComponent(uri.slice(DRAWER_PREFIX.length)) }));
+    if (uri.startsWith(DRAWER_PREFIX)) return json(await invoke(getDrawerOperation, { drawer_id: decodeURIComponent(uri.slice(DRAWER_PREFIX.length)) }, runtime.drawerContext, undefined));
     if (uri.startsWith(JOB_PREFIX)) return json(progressWithResult(await runtime.jobs.progress(decodeURIComponent(uri.slice(JOB_PREFIX.length)))));
   } catch (e) {
     if (isPalaceError(e) && e.code === 'not_found') throw new McpError(-32002, `Resource not found: ${uri}`, { uri });

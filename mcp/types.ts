@@ -70,6 +70,8 @@ export interface ToolDef {
   openWorld?: boolean;
   /** Shape of this tool's tool-level failures: `{ error }` or `{ success: false, error }`. */
   errorShape: 'error' | 'success_false';
+  /** The schema arguments are checked against when it is not `inputSchema` (an operation's, palace/operation.ts). */
+  validation?: JsonSchema;
   /** Properties whose published bounds are hints: handlers clamp instead of the schema rejecting. */
   advisory?: string[];
   /** Argument paths naming the writing agent, checked against an HTTP caller's identity. */

@@ -6,7 +6,7 @@
 import { isPalaceError } from '../core/errors.js';
 import type { DrawerContext } from './context.js';
 import { diaryWrite } from './diary.js';
-import { addDrawer, checkDuplicate } from './drawers.js';
+import { addDrawer, checkDuplicateOperation } from './drawers.js';
 
 export interface CheckpointInput {
   items: unknown;
@@ -16,7 +16,7 @@ export interface CheckpointInput {
 }
 
 type Added = Awaited<ReturnType<typeof addDrawer>>;
-type Duplicate = { room: string; matches: Awaited<ReturnType<typeof checkDuplicate>>['matches'] };
+type Duplicate = { room: string; matches: Awaited<ReturnType<typeof checkDuplicateOperation.run>>['matches'] };
 type ItemError = { item: unknown; error: string } | { diary: unknown; error: string } | { success: false; error: string };
 
 const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
@@ -51,7 +51,7 @@ export async function checkpoint(ctx: DrawerContext, input: CheckpointInput) {
       continue;
     }
     try {
-      const dup = await checkDuplicate(ctx, { content: item.content, threshold });
+      const dup = await checkDuplicateOperation.run({ content: item.content, threshold }, ctx, undefined);
       if (dup.is_duplicate) {
         duplicates.push({ room: item.room, matches: dup.matches });
         continue;

@@ -9,9 +9,12 @@ import { PalaceError, invalidArgument, notFound } from '../core/errors.js';
 import { addDrawerId, chunkRowId, ID_RECIPE } from '../core/ids.js';
 import { splitContent } from '../core/chunking.js';
 import { codePointLength, codePointSlice, sha256Hex, stripLoneSurrogates } from '../core/text.js';
-import { validateContent, validateDateWindow, validateName, validateOptionalName } from '../core/validate.js';
+import { NAME_RULES, validateContent, validateDateWindow, validateName } from '../core/validate.js';
+import { Type } from 'typebox';
+import { INPUT_FORMATS, NON_BLANK } from '../core/schema.js';
 import type { DrawerContext } from './context.js';
 import { CHUNK_SIZE, nowOf } from './context.js';
+import { clampToSchema, defineOperation } from './operation.js';
 
 export interface LogicalDrawer {
   id: string;
@@ -100,62 +103,110 @@ export async function addDrawer(ctx: DrawerContext, input: AddDrawerInput, extra
   return { success: true as const, drawer_id: id, wing, room, chunks: rows.length, chunk_ids: rows.map((r) => r.id) };
 }
 
-export async function checkDuplicate(ctx: DrawerContext, input: { content: unknown; threshold?: unknown }) {
-  if (typeof input.content !== 'string' || input.content.trim() === '') throw invalidArgument('content', 'non_empty_string', 'content must be a non-empty string');
-  let threshold = 0.9;
-  if (input.threshold !== undefined && input.threshold !== null) {
-    if (typeof input.threshold !== 'number' || !(input.threshold >= 0 && input.threshold <= 1)) throw invalidArgument('threshold', 'range', 'threshold must be a number between 0 and 1');
-    threshold = input.threshold;
-  }
-  const [vector] = await ctx.embedder.embed([stripLoneSurrogates(input.content)]);
-  const hits = await ctx.drawers.knn(vector!, 5, {});
-  const matches = hits
-    .map((h) => ({ id: h.drawer.id, wing: h.drawer.meta.wing || '?', room: h.drawer.meta.room || '?', similarity: Math.round(Math.max(0, 1 - h.distance) * 1000) / 1000, content: preview(h.drawer.content) }))
-    .filter((m) => m.similarity >= threshold);
-  return { is_duplicate: matches.length > 0, matches };
-}
+/** Before filing: the nearest drawers at or above a similarity threshold. */
+export const checkDuplicateOperation = defineOperation({
+  name: 'check_duplicate',
+  input: Type.Object({
+    content: Type.String({ description: 'Content to check.', pattern: NON_BLANK }),
+    threshold: Type.Optional(Type.Number({ description: 'Minimum similarity (0–1) to count as a duplicate.', minimum: 0, maximum: 1, default: 0.9 })),
+  }, { additionalProperties: false }),
+  output: Type.Object({
+    is_duplicate: Type.Boolean(),
+    matches: Type.Array(Type.Object({ id: Type.String(), wing: Type.String(), room: Type.String(), similarity: Type.Number(), content: Type.String({ description: 'A preview of the drawer.' }) })),
+  }),
+  context: (rt) => rt.drawerContext,
+  async run(input, ctx) {
+    const threshold = input.threshold ?? 0.9;
+    const [vector] = await ctx.embedder.embed([stripLoneSurrogates(input.content)]);
+    const hits = await ctx.drawers.knn(vector!, 5, {});
+    const matches = hits
+      .map((h) => ({ id: h.drawer.id, wing: h.drawer.meta.wing || '?', room: h.drawer.meta.room || '?', similarity: Math.round(Math.max(0, 1 - h.distance) * 1000) / 1000, content: preview(h.drawer.content) }))
+      .filter((m) => m.similarity >= threshold);
+    return { is_duplicate: matches.length > 0, matches };
+  },
+});
 
-export async function getDrawer(ctx: DrawerContext, input: { drawer_id: unknown }) {
-  const id = requireId(input.drawer_id);
-  const d = await resolveDrawer(ctx, id);
-  if (!d) throw notFound('Drawer', id);
-  const metadata = publicMeta(d.meta);
-  const out: Record<string, unknown> = { drawer_id: d.id, content: d.content, content_sha256: sha256Hex(d.content), wing: d.meta.wing ?? '', room: d.meta.room ?? '', metadata };
-  if (d.chunked) {
-    out.chunks = d.rows.length;
-    out.chunk_ids = d.rows.map((r) => r.id);
+const DRAWER_ID_INPUT = Type.Object({ drawer_id: Type.String({ description: 'Logical or physical drawer id.', pattern: NON_BLANK }) }, { additionalProperties: false });
+/** Present on a drawer stored in chunks: how many, and their row ids. */
+const CHUNKED = { chunks: Type.Optional(Type.Integer()), chunk_ids: Type.Optional(Type.Array(Type.String())) };
+
+/** One drawer with its full content and metadata; `content_sha256` is the check-and-set token of an update. */
+export const getDrawerOperation = defineOperation({
+  name: 'get_drawer',
+  input: DRAWER_ID_INPUT,
+  output: Type.Object({
+    drawer_id: Type.String(), content: Type.String(), content_sha256: Type.String(), wing: Type.String(), room: Type.String(),
+    metadata: Type.Record(Type.String(), Type.Unknown()), ...CHUNKED,
+  }),
+  context: (rt) => rt.drawerContext,
+  async run(input, ctx) {
+    const id = input.drawer_id.trim();
+    const d = await resolveDrawer(ctx, id);
+    if (!d) throw notFound('Drawer', id);
+    const metadata = publicMeta(d.meta);
+    const out = { drawer_id: d.id, content: d.content, content_sha256: sha256Hex(d.content), wing: d.meta.wing ?? '', room: d.meta.room ?? '', metadata };
+    if (!d.chunked) return out;
+    const chunkIds = d.rows.map((r) => r.id);
     metadata.chunks = d.rows.length;
-    metadata.chunk_ids = out.chunk_ids;
-  }
-  return out;
-}
+    metadata.chunk_ids = chunkIds;
+    return { ...out, chunks: d.rows.length, chunk_ids: chunkIds };
+  },
+});
 
-export async function listDrawers(ctx: DrawerContext, input: { wing?: unknown; room?: unknown; since?: unknown; before?: unknown; limit?: unknown; offset?: unknown }) {
-  const wing = validateOptionalName('wing', input.wing);
-  const room = validateOptionalName('room', input.room);
-  const window = validateDateWindow(input.since, input.before);
-  const limit = typeof input.limit === 'number' && Number.isFinite(input.limit) ? Math.min(100, Math.max(1, Math.trunc(input.limit))) : 20;
-  const offset = typeof input.offset === 'number' && Number.isFinite(input.offset) ? Math.max(0, Math.trunc(input.offset)) : 0;
-  const page = await ctx.drawers.list({ wing, room, since: window.since, before: window.before }, offset, limit);
-  const drawers = group(page.items).sort((a, b) => (a.id < b.id ? -1 : 1)).map((d) => ({
-    drawer_id: d.id,
-    wing: d.meta.wing,
-    room: d.meta.room,
-    content_preview: preview(d.content),
-    metadata: publicMeta(d.meta),
-    ...(d.chunked ? { chunks: d.rows.length, chunk_ids: d.rows.map((r) => r.id) } : {}),
-  }));
-  return { drawers, total: page.total, count: drawers.length, offset, limit };
-}
+const LIST_DRAWERS_INPUT = Type.Object({
+  wing: Type.Optional(Type.String({ description: 'Only this wing.', format: INPUT_FORMATS.name })),
+  room: Type.Optional(Type.String({ description: 'Only this room.', format: INPUT_FORMATS.name })),
+  since: Type.Optional(Type.String({ description: 'Filed on or after this ISO date/datetime.', format: INPUT_FORMATS.dateBound })),
+  before: Type.Optional(Type.String({ description: 'Filed strictly before this ISO date/datetime.', format: INPUT_FORMATS.dateBound })),
+  limit: Type.Optional(Type.Integer({ description: 'Page size (1–100, clamped).', minimum: 1, maximum: 100, default: 20 })),
+  offset: Type.Optional(Type.Integer({ description: 'Page start (≥ 0; negatives clamped to 0).', minimum: 0, default: 0 })),
+}, { additionalProperties: false });
 
-export async function deleteDrawer(ctx: DrawerContext, input: { drawer_id: unknown }) {
-  const id = requireId(input.drawer_id);
-  const d = await resolveDrawer(ctx, id);
-  if (!d) throw notFound('Drawer', id);
-  const ids = d.rows.map((r) => r.id);
-  await ctx.drawers.delete(ids);
-  return { success: true as const, drawer_id: d.id, deleted_ids: ids, chunks_deleted: ids.length };
-}
+/** A page of logical drawers ordered by id, with previews. */
+export const listDrawersOperation = defineOperation({
+  name: 'list_drawers',
+  input: LIST_DRAWERS_INPUT,
+  output: Type.Object({
+    drawers: Type.Array(Type.Object({ drawer_id: Type.String(), wing: Type.String(), room: Type.String(), content_preview: Type.String(), metadata: Type.Record(Type.String(), Type.Unknown()), ...CHUNKED })),
+    total: Type.Integer(), count: Type.Integer(), offset: Type.Integer(), limit: Type.Integer(),
+  }),
+  clamped: ['limit', 'offset'],
+  rules: [...NAME_RULES, 'iso_date_or_datetime', 'window_order'],
+  context: (rt) => rt.drawerContext,
+  async run(input, ctx) {
+    const wing = input.wing?.trim() || undefined;
+    const room = input.room?.trim() || undefined;
+    const window = validateDateWindow(input.since, input.before);
+    const limit = clampToSchema(LIST_DRAWERS_INPUT.properties.limit, input.limit);
+    const offset = clampToSchema(LIST_DRAWERS_INPUT.properties.offset, input.offset);
+    const page = await ctx.drawers.list({ wing, room, since: window.since, before: window.before }, offset, limit);
+    const drawers = group(page.items).sort((a, b) => (a.id < b.id ? -1 : 1)).map((d) => ({
+      drawer_id: d.id,
+      wing: d.meta.wing,
+      room: d.meta.room,
+      content_preview: preview(d.content),
+      metadata: publicMeta(d.meta),
+      ...(d.chunked ? { chunks: d.rows.length, chunk_ids: d.rows.map((r) => r.id) } : {}),
+    }));
+    return { drawers, total: page.total, count: drawers.length, offset, limit };
+  },
+});
+
+/** Deletes one drawer: a logical id all its chunks, a chunk id that row only. */
+export const deleteDrawerOperation = defineOperation({
+  name: 'delete_drawer',
+  input: DRAWER_ID_INPUT,
+  output: Type.Object({ success: Type.Literal(true), drawer_id: Type.String(), deleted_ids: Type.Array(Type.String()), chunks_deleted: Type.Integer() }),
+  context: (rt) => rt.drawerContext,
+  async run(input, ctx) {
+    const id = input.drawer_id.trim();
+    const d = await resolveDrawer(ctx, id);
+    if (!d) throw notFound('Drawer', id);
+    const ids = d.rows.map((r) => r.id);
+    await ctx.drawers.delete(ids);
+    return { success: true as const, drawer_id: d.id, deleted_ids: ids, chunks_deleted: ids.length };
+  },
+});
 
 export interface UpdateDrawerInput { drawer_id: unknown; content?: unknown; wing?: unknown; room?: unknown; if_unchanged?: unknown }
 

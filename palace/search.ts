@@ -4,16 +4,19 @@
  * BM25 over the pool, one rerank, identical passages from different files folded.
  */
 import path from 'node:path';
+import { Type } from 'typebox';
+import type { Static } from 'typebox';
 import type { Drawer } from '../core/drawer.js';
 import { logicalDrawerId } from '../core/drawer.js';
-import { invalidArgument } from '../core/errors.js';
+import { INPUT_FORMATS, NON_BLANK, nullable } from '../core/schema.js';
 import { maskUrlCredentials } from '../core/url-credentials.js';
 import { bm25Scores } from '../core/lexical.js';
 import { codePointLength } from '../core/text.js';
 import { dot } from '../core/vector.js';
-import { validateDateWindow, validateOptionalName, validateSourceFileFilter } from '../core/validate.js';
+import { NAME_RULES, validateDateWindow } from '../core/validate.js';
 import type { DrawerFilter } from '../stores/ports/drawers/drawer-index.js';
 import type { DrawerContext } from './context.js';
+import { clampToSchema, defineOperation, invoke } from './operation.js';
 import { sanitizeQuery } from './query-sanitizer.js';
 import { drawerKind, exchangePlace, fusedScores, queryShape } from './search-fusion.js';
 import { commonSpeakerTokens, lexicalQueryTokens } from './query-terms.js';
@@ -25,61 +28,63 @@ export type CandidateStrategy = (typeof CANDIDATE_STRATEGIES)[number];
 /** Candidate pool per strategy, as a multiple of the results asked for (DECISIONS 13). */
 const POOL_FACTOR = 4;
 
-export interface SearchInput {
-  query: unknown;
-  limit?: unknown;
-  wing?: unknown;
-  room?: unknown;
-  source_file?: unknown;
-  since?: unknown;
-  before?: unknown;
-  max_distance?: unknown;
-  candidate_strategy?: unknown;
-  context?: unknown;
-}
 
+export const SEARCH_INPUT = Type.Object({
+  query: Type.String({ description: 'Search keywords or one short question (up to 250 characters are meant; on MCP a longer one is reduced to its last question).', pattern: NON_BLANK, maxLength: 250 }),
+  limit: Type.Optional(Type.Integer({ description: 'Maximum results (1–100; out-of-range values are clamped).', minimum: 1, maximum: 100, default: 5 })),
+  wing: Type.Optional(Type.String({ description: 'Only drawers in this wing.', format: INPUT_FORMATS.name })),
+  room: Type.Optional(Type.String({ description: 'Only drawers in this room.', format: INPUT_FORMATS.name })),
+  source_file: Type.Optional(Type.String({ description: 'Only drawers whose full stored source path equals this (use a hit\'s source_path).', format: INPUT_FORMATS.sourceFileFilter })),
+  since: Type.Optional(Type.String({ description: 'Only drawers filed at or after this ISO date/datetime.', format: INPUT_FORMATS.dateBound })),
+  before: Type.Optional(Type.String({ description: 'Only drawers filed strictly before this ISO date/datetime.', format: INPUT_FORMATS.dateBound })),
+  max_distance: Type.Optional(Type.Number({ description: 'Drop results whose cosine distance exceeds this (0 identical … 2 opposite; 0 disables). Default 1.5 on MCP, 0 (off) on REST and the CLI.', minimum: 0 })),
+  candidate_strategy: Type.Optional(Type.Enum([...CANDIDATE_STRATEGIES], { type: 'string', description: '"union" (default) adds BM25 lexical candidates to the vector ones; "vector" uses vectors only.' })),
+  context: Type.Optional(Type.String({ description: 'Background for your own benefit; never embedded or used for ranking.' })),
+}, { additionalProperties: false });
+
+export type SearchInput = Static<typeof SEARCH_INPUT>;
+
+const ALSO_IN = Type.Object({ drawer_id: Type.String(), source_file: Type.String(), source_path: Type.String(), wing: Type.String(), room: Type.String() });
+
+export const SEARCH_HIT = Type.Object({
+  text: Type.String({ description: 'The drawer\'s verbatim text.' }),
+  wing: Type.String(),
+  room: Type.String(),
+  source_file: Type.String({ description: 'Base name of the stored source path ("?" when none).' }),
+  source_path: Type.String({ description: 'The full stored source path; use it for the source_file filter.' }),
+  drawer_id: Type.String(),
+  created_at: Type.String({ description: 'When the drawer was filed.' }),
+  filed_at: Type.String(),
+  similarity: nullable(Type.Number()),
+  distance: nullable(Type.Number()),
+  effective_distance: nullable(Type.Number()),
+  bm25_score: Type.Number(),
+  matched_via: Type.Enum(['drawer', 'bm25'], { type: 'string' }),
+  also_in: Type.Optional(Type.Array(ALSO_IN, { description: 'The same text in other source files, folded into this hit.' })),
+});
+
+export type SearchHit = Static<typeof SEARCH_HIT>;
+
+export const SEARCH_OUTPUT = Type.Object({
+  query: Type.String({ description: 'The query actually searched.' }),
+  filters: Type.Object({ wing: nullable(Type.String()), room: nullable(Type.String()), source_file: nullable(Type.String()), since: nullable(Type.String()), before: nullable(Type.String()) }),
+  candidate_strategy: Type.Enum([...CANDIDATE_STRATEGIES], { type: 'string' }),
+  results: Type.Array(SEARCH_HIT),
+  total_before_filter: Type.Integer({ description: 'Candidates the vector stage returned.' }),
+  available_in_scope: Type.Integer({ description: 'Drawers matching the filters.' }),
+  query_sanitized: Type.Optional(Type.Literal(true)),
+  sanitizer: Type.Optional(Type.Object({ method: Type.String(), original_length: Type.Integer(), clean_length: Type.Integer(), clean_query: Type.String() })),
+  context_received: Type.Optional(Type.Literal(true)),
+});
+
+export type SearchResult = Static<typeof SEARCH_OUTPUT>;
+
+/** What a binding of search declares as its own (palace-behaviour §8.2, §8.6). */
 export interface SearchOptions {
-  /** Tool path: reduce contaminated long queries (§8.2). The CLI searches the query as given. */
+  /** Reduce contaminated long queries (§8.2): the MCP tool path; REST and the CLI search the query as given. */
   sanitize: boolean;
-  /** Default `max_distance` when absent: 1.5 on the tool path, 0 (off) elsewhere (§8.6). */
+  /** `max_distance` when absent: 1.5 on the MCP tool path, 0 (off) on REST and the CLI (§8.6). */
   defaultMaxDistance: number;
-}
-
-export interface AlsoIn {
-  drawer_id: string;
-  source_file: string;
-  source_path: string;
-  wing: string;
-  room: string;
-}
-
-export interface SearchHit {
-  text: string;
-  wing: string;
-  room: string;
-  source_file: string;
-  source_path: string;
-  drawer_id: string;
-  created_at: string;
-  filed_at: string;
-  similarity: number | null;
-  distance: number | null;
-  effective_distance: number | null;
-  bm25_score: number;
-  matched_via: 'drawer' | 'bm25';
-  also_in?: AlsoIn[];
-}
-
-export interface SearchResult {
-  query: string;
-  filters: { wing: string | null; room: string | null; source_file: string | null; since: string | null; before: string | null };
-  candidate_strategy: CandidateStrategy;
-  results: SearchHit[];
-  total_before_filter: number;
-  available_in_scope: number;
-  query_sanitized?: true;
-  sanitizer?: { method: string; original_length: number; clean_length: number; clean_query: string };
-  context_received?: true;
 }
 
 interface Candidate {
@@ -91,26 +96,6 @@ interface Candidate {
 }
 
 const round = (x: number, places: number) => Math.round(x * 10 ** places) / 10 ** places;
-
-function clampLimit(value: unknown): number {
-  if (value === undefined || value === null) return 5;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidArgument('limit', 'integer', 'limit must be an integer');
-  return Math.min(100, Math.max(1, Math.trunc(value)));
-}
-
-function parseMaxDistance(value: unknown, dflt: number): number {
-  if (value === undefined || value === null) return dflt;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw invalidArgument('max_distance', 'non_negative_number', 'max_distance must be a number ≥ 0 (0 disables the filter)');
-  }
-  return value;
-}
-
-function parseStrategy(value: unknown): CandidateStrategy {
-  if (value === undefined || value === null) return 'union';
-  if (typeof value === 'string' && (CANDIDATE_STRATEGIES as readonly string[]).includes(value)) return value as CandidateStrategy;
-  throw invalidArgument('candidate_strategy', 'one_of', `candidate_strategy must be one of: ${CANDIDATE_STRATEGIES.join(', ')}`);
-}
 
 function toHit(c: Candidate): SearchHit {
   const m = c.drawer.meta;
@@ -154,17 +139,14 @@ function foldCopies(ranked: Candidate[]): SearchHit[] {
   return out;
 }
 
-export async function search(ctx: DrawerContext, input: SearchInput, opts: SearchOptions): Promise<SearchResult> {
-  if (typeof input.query !== 'string' || input.query.trim() === '') {
-    throw invalidArgument('query', 'non_empty_string', 'query must be a non-empty string');
-  }
-  const limit = clampLimit(input.limit);
-  const wing = validateOptionalName('wing', input.wing);
-  const room = validateOptionalName('room', input.room);
-  const sourceFile = validateSourceFileFilter(input.source_file);
+async function runSearch(input: SearchInput, ctx: DrawerContext, opts: SearchOptions): Promise<SearchResult> {
+  const limit = clampToSchema(SEARCH_INPUT.properties.limit, input.limit);
+  const wing = input.wing?.trim() || undefined;
+  const room = input.room?.trim() || undefined;
+  const sourceFile = input.source_file?.trim() || undefined;
   const window = validateDateWindow(input.since, input.before);
-  const maxDistance = parseMaxDistance(input.max_distance, opts.defaultMaxDistance);
-  const strategy = parseStrategy(input.candidate_strategy);
+  const maxDistance = input.max_distance ?? opts.defaultMaxDistance;
+  const strategy = input.candidate_strategy ?? 'union';
 
   const sanitized = opts.sanitize ? sanitizeQuery(input.query) : { query: input.query.trim(), method: 'passthrough' as const, originalLength: codePointLength(input.query) };
   const query = sanitized.query;
@@ -220,6 +202,24 @@ export async function search(ctx: DrawerContext, input: SearchInput, opts: Searc
     result.query_sanitized = true;
     result.sanitizer = { method: sanitized.method, original_length: sanitized.originalLength, clean_length: codePointLength(query), clean_query: query };
   }
-  if (typeof input.context === 'string' && input.context.trim() !== '') result.context_received = true;
+  if (input.context !== undefined && input.context.trim() !== '') result.context_received = true;
   return result;
+}
+
+/** `mempalace_search`, `GET|POST /v1/search`, `mempalace search`: hybrid search of the drawers. */
+export const searchOperation = defineOperation({
+  name: 'search',
+  input: SEARCH_INPUT,
+  output: SEARCH_OUTPUT,
+  clamped: ['query', 'limit'],
+  enumMessages: { candidate_strategy: (v) => `candidate_strategy must be one of: ${CANDIDATE_STRATEGIES.join(', ')} (got ${JSON.stringify(v)})` },
+  /** Wing and room filters are names (their format), and since < before. */
+  rules: [...NAME_RULES, 'iso_date_or_datetime', 'window_order'],
+  context: (rt) => rt.drawerContext,
+  run: runSearch,
+});
+
+/** Search from code (CLI, eval, benchmarks, tests): the input is checked like any face's. */
+export function search(ctx: DrawerContext, input: unknown, opts: SearchOptions): Promise<SearchResult> {
+  return invoke(searchOperation, input, ctx, opts);
 }

@@ -3,12 +3,13 @@
  * delete_by_source, sync), and the two drawer reads documented beside them.
  */
 import { checkpoint } from '../../palace/checkpoint.js';
-import { addDrawer, deleteDrawer, getDrawer, listDrawers, updateDrawer } from '../../palace/drawers.js';
+import { addDrawer, deleteDrawerOperation, getDrawerOperation, listDrawersOperation, updateDrawer } from '../../palace/drawers.js';
+import { toolOf } from '../bind.js';
 import type { JobKind } from '../../palace/jobs.js';
 import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_ENUM_MESSAGES, MINE_REQUEST, SYNC_REQUEST, parseJobRequest } from '../../palace/job-requests.js';
 import { sourcePolicy } from '../../palace/sources.js';
 import { runJob } from '../jobs.js';
-import { arrayOf, input, int, output, pick, shape, str, types } from '../schema.js';
+import { arrayOf, input, output, pick, shape, str, types } from '../schema.js';
 import type { ToolDef } from '../types.js';
 
 const { S, I, B, O } = types;
@@ -66,16 +67,12 @@ export const palaceWriteTools: ToolDef[] = [
     advisory: ['items'],
     handler: (args, ctx) => checkpoint(ctx.runtime.drawerContext, args as { items: unknown }),
   },
-  {
-    name: 'mempalace_delete_drawer',
+  toolOf(deleteDrawerOperation, {
     description: 'Delete one drawer, irreversibly. A logical id deletes all its chunks; a chunk id deletes that row only. Returns the deleted row ids.',
-    inputSchema: input({ drawer_id: str('Logical or physical drawer id.') }, ['drawer_id']),
-    outputSchema: output(shape({ success: { const: true }, drawer_id: S, deleted_ids: arrayOf(S), chunks_deleted: I })),
     guards: { mutating: true, vectorWrite: true, readOnlyRefused: true },
     destructive: true,
     errorShape: 'success_false',
-    handler: (args, ctx) => deleteDrawer(ctx.runtime.drawerContext, args as { drawer_id: unknown }),
-  },
+  }),
   {
     name: 'mempalace_mine',
     description: 'Mine a directory (or, in convos mode, one conversation file) into the palace: projects = code and docs, convos = chat transcripts, extract = office documents. Runs as a job: waits a bounded time and returns the miner\'s summary, or { status: "running", job_id, progress } if it is still going — call again for the same source to see its progress (the answer is an already-running error with the same job_id). Re-mining unchanged files is a no-op.',
@@ -118,32 +115,16 @@ export const palaceWriteTools: ToolDef[] = [
     errorShape: 'success_false',
     handler: jobHandler('sync', 'another mine is in progress'),
   },
-  {
-    name: 'mempalace_get_drawer',
+  toolOf(getDrawerOperation, {
     description: 'Fetch one drawer with its full content and metadata. content_sha256 is the token to pass as if_unchanged to mempalace_update_drawer for a check-and-set edit.',
-    inputSchema: input({ drawer_id: str('Logical or physical drawer id.') }, ['drawer_id']),
-    outputSchema: output(shape({ drawer_id: S, content: S, content_sha256: S, wing: S, room: S, metadata: O }, LOGICAL)),
     guards: {},
     errorShape: 'error',
-    handler: (args, ctx) => getDrawer(ctx.runtime.drawerContext, args as { drawer_id: unknown }),
-  },
-  {
-    name: 'mempalace_list_drawers',
+  }),
+  toolOf(listDrawersOperation, {
     description: 'Page through drawers (one entry per logical drawer, ordered by id) with optional wing, room and filed-at window filters. Returns previews; fetch full text with mempalace_get_drawer.',
-    inputSchema: input({
-      wing: str('Only this wing.'),
-      room: str('Only this room.'),
-      since: str('Filed on or after this ISO date/datetime.'),
-      before: str('Filed strictly before this ISO date/datetime.'),
-      limit: int('Page size (1–100, clamped).', { minimum: 1, maximum: 100, default: 20 }),
-      offset: int('Page start (≥ 0; negatives clamped to 0).', { minimum: 0, default: 0 }),
-    }),
-    outputSchema: output(shape({ drawers: arrayOf(shape({ drawer_id: S, wing: S, room: S, content_preview: S, metadata: O }, LOGICAL)), total: I, count: I, offset: I, limit: I })),
     guards: {},
     errorShape: 'error',
-    advisory: ['limit', 'offset'],
-    handler: (args, ctx) => listDrawers(ctx.runtime.drawerContext, args),
-  },
+  }),
   {
     name: 'mempalace_update_drawer',
     description: 'Change a drawer\'s content and/or move it to another wing/room; the id never changes. Pass if_unchanged (content_sha256 from mempalace_get_drawer) to refuse the write if someone changed the drawer since you read it — a refusal returns conflict: true and both digests.',

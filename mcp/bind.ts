@@ -1,0 +1,30 @@
+/**
+ * An MCP tool as a binding of a palace operation (palace/operation.ts): the tool takes its
+ * name, input and output schemas and its input rules from the declaration, and adds only what
+ * is MCP's own (description, guards, annotations) and the operation's binding options.
+ */
+import type { TObject, TSchema } from 'typebox';
+import { jsonSchemaOf } from '../core/schema.js';
+import type { Operation } from '../palace/operation.js';
+import { validationSchema } from '../palace/operation.js';
+import { output } from './schema.js';
+import type { ToolDef } from './types.js';
+
+type McpOwn = Omit<ToolDef, 'name' | 'inputSchema' | 'outputSchema' | 'validation' | 'advisory' | 'enumMessages' | 'handler'>;
+
+/** What the MCP face adds to an operation; `options` is required exactly when the operation has some. */
+export type ToolBinding<Options> = McpOwn & (Options extends undefined ? { options?: undefined } : { options: Options });
+
+export function toolOf<In extends TObject, Out extends TSchema, Ctx, Options>(op: Operation<In, Out, Ctx, Options>, binding: ToolBinding<Options>): ToolDef {
+  const { options, ...own } = binding;
+  return {
+    ...own,
+    name: `mempalace_${op.name}`,
+    inputSchema: jsonSchemaOf(op.input),
+    outputSchema: output(jsonSchemaOf(op.output)),
+    validation: validationSchema(op),
+    ...(op.enumMessages ? { enumMessages: op.enumMessages } : {}),
+    // The registry has checked the arguments against `validation` before any handler runs.
+    handler: (args, ctx) => op.run(args as Parameters<typeof op.run>[0], op.context(ctx.runtime), options as Options),
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * One declaration per operation: for every operation bound both as an MCP tool and as a REST
+ * route, the published MCP input schema is the OpenAPI request schema (body or query
+ * parameters) and the MCP success shape is the OpenAPI 200 response, built in-process from the
+ * tool table and the OpenAPI document. Also: the search bounds and name rules refuse and clamp
+ * the same way whichever face parses the input.
+ */
+import { describe, expect, it } from 'vitest';
+import { OPENAPI_DOCUMENT } from '../../api/openapi.js';
+import { PALACE_ROUTES } from '../../api/routes/palace.js';
+import { operationBody, operationQuery } from '../../api/validate.js';
+import { isPalaceError } from '../../core/errors.js';
+import type { JsonSchema } from '../../core/schema.js';
+import { TOOLS_BY_NAME, validationError } from '../../mcp/registry.js';
+import { clampToSchema, parseOperationInput } from '../../palace/operation.js';
+import { SEARCH_INPUT, searchOperation } from '../../palace/search.js';
+
+type Doc = { paths: Record<string, Record<string, Record<string, unknown>>>; components: { schemas: Record<string, JsonSchema> } };
+const doc = OPENAPI_DOCUMENT as unknown as Doc;
+
+/** A component reference replaced by the component (one level: the document's components are flat). */
+function resolved(schema: JsonSchema): JsonSchema {
+  const ref = schema.$ref;
+  return typeof ref === 'string' ? doc.components.schemas[ref.replace('#/components/schemas/', '')]! : schema;
+}
+
+/** The request schema of a documented operation: its JSON body, or the object its query parameters make. */
+function requestSchema(path: string, method: string): JsonSchema {
+  const op = doc.paths[path]![method]!;
+  const body = op.requestBody as { content: Record<string, { schema: JsonSchema }> } | undefined;
+  if (body) return resolved(body.content['application/json']!.schema);
+  const params = (op.parameters ?? []) as { name: string; required: boolean; schema: JsonSchema; description?: string }[];
+  const required = params.filter((p) => p.required).map((p) => p.name);
+  return {
+    type: 'object',
+    ...(required.length > 0 ? { required } : {}),
+    properties: Object.fromEntries(params.map((p) => [p.name, { ...p.schema, ...(p.description ? { description: p.description } : {}) }])),
+    additionalProperties: false,
+  };
+}
+
+const plain = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema));
+
+describe('an operation bound to MCP and REST', () => {
+  const bound = PALACE_ROUTES.filter((row) => TOOLS_BY_NAME.has(`mempalace_${row.operation.name}`));
+
+  it('binds at least search and taxonomy on both faces', () => {
+    expect(new Set(bound.map((r) => r.operation.name))).toEqual(new Set(['search', 'get_taxonomy']));
+  });
+
+  for (const row of bound) {
+    const tool = TOOLS_BY_NAME.get(`mempalace_${row.operation.name}`)!;
+
+    it(`publishes the same input schema on MCP and in OpenAPI (${row.method.toUpperCase()} ${row.path})`, () => {
+      const mcp = plain(tool.inputSchema) as JsonSchema;
+      const rest = plain(requestSchema(row.path, row.method)) as JsonSchema;
+      expect(rest.properties).toEqual(mcp.properties);
+      expect(rest.required ?? []).toEqual(mcp.required ?? []);
+      expect(rest.additionalProperties).toBe(false);
+      expect(mcp.additionalProperties).toBe(false);
+    });
+
+    it(`publishes the same success shape on MCP and in OpenAPI (${row.method.toUpperCase()} ${row.path})`, () => {
+      const responses = doc.paths[row.path]![row.method]!.responses as Record<string, { content: Record<string, { schema: JsonSchema }> }>;
+      const rest = resolved(responses['200']!.content['application/json']!.schema);
+      const mcpSuccess = (tool.outputSchema.anyOf as JsonSchema[])[0];
+      expect(plain(rest)).toEqual(plain(mcpSuccess));
+    });
+  }
+});
+
+describe('search input on every face', () => {
+  const tool = TOOLS_BY_NAME.get('mempalace_search')!;
+  /** The error MCP reports for these arguments (after its coercion), or undefined when accepted. */
+  const mcpRefusal = (args: Record<string, unknown>) => (tool.validate(args) ? undefined : validationError(tool, tool.validate.errors![0]!));
+  const refusal = (f: () => unknown) => {
+    try {
+      f();
+      return undefined;
+    } catch (e) {
+      if (isPalaceError(e)) return e;
+      throw e;
+    }
+  };
+  const faces = {
+    mcp: (args: Record<string, unknown>) => mcpRefusal(args),
+    restBody: (args: Record<string, unknown>) => refusal(() => operationBody(searchOperation, args)),
+    restQuery: (args: Record<string, unknown>) => refusal(() => operationQuery(searchOperation, Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)])))),
+    code: (args: Record<string, unknown>) => refusal(() => parseOperationInput(searchOperation, args)),
+  };
+
+  const refused: [Record<string, unknown>, string, string][] = [
+    [{ query: '  ' }, 'query', 'non_empty_string'],
+    [{ query: 'x', wing: 'a/b' }, 'wing', 'path_characters'],
+    [{ query: 'x', room: 'a..b' }, 'room', 'path_characters'],
+    [{ query: 'x', wing: '-bad-' }, 'wing', 'name_pattern'],
+    [{ query: 'x', since: '2026-02-30' }, 'since', 'iso_date_or_datetime'],
+    [{ query: 'x', max_distance: -1 }, 'max_distance', 'minimum'],
+    [{ query: 'x', candidate_strategy: 'magic' }, 'candidate_strategy', 'enum'],
+    [{ query: 'x', colour: 'blue' }, 'colour', 'unknown_property'],
+  ];
+  for (const [args, field, rule] of refused) {
+    it(`refuses ${JSON.stringify(args)} naming ${field} and ${rule} on MCP, REST (body and query) and in code`, () => {
+      for (const [face, check] of Object.entries(faces)) {
+        const e = check(args);
+        expect(e, face).toBeDefined();
+        expect({ face, field: e!.field, rule: e!.rule }).toEqual({ face, field, rule });
+      }
+    });
+  }
+
+  it('accepts an out-of-range limit and a long query everywhere, and clamps the limit to the declared bounds', () => {
+    for (const [face, check] of Object.entries(faces)) {
+      expect(check({ query: 'q'.repeat(400), limit: 0 }), face).toBeUndefined();
+      expect(check({ query: 'x', limit: 1_000_000 }), face).toBeUndefined();
+    }
+    expect(clampToSchema(SEARCH_INPUT.properties.limit, 0)).toBe(1);
+    expect(clampToSchema(SEARCH_INPUT.properties.limit, 1_000_000)).toBe(100);
+    expect(clampToSchema(SEARCH_INPUT.properties.limit, undefined)).toBe(5);
+    expect(tool.inputSchema.properties).toMatchObject({ limit: { minimum: 1, maximum: 100 }, query: { maxLength: 250 } });
+  });
+});
