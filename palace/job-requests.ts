@@ -13,6 +13,7 @@ import { invalidArgument } from '../core/errors.js';
 import { splitUrlCredential } from '../core/url-credentials.js';
 import type { SourceCredentials } from '../stores/ports/source-credentials.js';
 import { parseInput } from '../core/validate-input.js';
+import { NAME_RULES, validateOptionalName } from '../core/validate.js';
 import type { DeleteBySourceSpec, JobKind, JobSpec, MineSpec, ReembedSpec, SyncSpec } from './jobs.js';
 import { MINE_MODES } from './jobs.js';
 import type { SourcePolicy } from './sources.js';
@@ -62,7 +63,7 @@ export const JOB_REQUEST_ENUM_MESSAGES: Readonly<Record<JobKind, Record<string, 
 
 /** The rules beyond the schema by which `parseJobRequest` may refuse a request of each kind. */
 export const JOB_REQUEST_RULES: Readonly<Record<JobKind, readonly string[]>> = {
-  mine: SOURCE_RULES, sync: [...SOURCE_RULES, 'scope_required'], delete_by_source: SOURCE_RULES, reembed: [],
+  mine: [...NAME_RULES, ...SOURCE_RULES], sync: [...NAME_RULES, ...SOURCE_RULES, 'scope_required'], delete_by_source: SOURCE_RULES, reembed: [],
 };
 
 interface MineRequest {
@@ -88,13 +89,15 @@ function present(value: string | undefined): string | undefined {
 }
 
 async function mineSpec(r: MineRequest, caller: RequestCaller): Promise<MineSpec> {
+  // The drawer tools' name rule, checked first: a credential is kept below, and nothing may be written for a refused request.
+  const wing = validateOptionalName('wing', r.wing);
   const mode = r.mode ?? 'projects';
   const split = present(r.ref) === undefined ? { url: r.source } : splitUrlCredential('source', r.source.trim());
   if (split.credential && !caller.credentials) throw invalidArgument('source', 'git_credential_store', 'source carries a credential, and this entry point has no credential store to keep it apart');
   const source = await resolveMineSource({ source: split.url, ref: r.ref, allowFile: mode === 'convos' }, caller.policy);
   if (split.credential && source.kind === 'git') await caller.credentials!.put(source.url, split.credential);
   return {
-    kind: 'mine', source, mode, wing: present(r.wing), sourceBounds: caller.policy.bounds,
+    kind: 'mine', source, mode, wing, sourceBounds: caller.policy.bounds,
     agent: present(r.agent) ?? caller.agent ?? 'mempalace',
     limit: r.limit ?? 0, dryRun: r.dry_run === true, extract: r.extract ?? 'exchange',
     respectGitignore: r.respect_gitignore !== false, includeIgnored: (r.include_ignored ?? []).map((s) => s.trim()),
@@ -102,7 +105,7 @@ async function mineSpec(r: MineRequest, caller: RequestCaller): Promise<MineSpec
 }
 
 async function syncSpec(r: SyncRequest, caller: RequestCaller): Promise<SyncSpec> {
-  const wing = present(r.wing);
+  const wing = validateOptionalName('wing', r.wing);
   const dir = present(r.project_dir);
   const projectDir = dir === undefined ? undefined : await resolveLocalSource('project_dir', dir, caller.policy);
   const apply = r.apply === true;
