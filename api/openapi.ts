@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document of the HTTP API (`GET /v1/openapi.json`), generated from the request
- * models: the job requests of palace/job-requests.ts (the same objects the MCP job tools take
+ * models: the job requests of jobs/requests.ts (the same objects the MCP job tools take
  * their input schemas from) and the REST-only requests of api/requests.ts. The routes validate with these
  * very objects (api/validate.ts), request bodies and query parameters are derived from them,
  * and the e2e fuzzer checks real responses against the documented ones, so the document cannot
@@ -9,9 +9,9 @@
  */
 import { ERROR_CODES } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
-import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_RULES, MINE_REQUEST, SYNC_REQUEST } from '../palace/job-requests.js';
-import { JOB_KINDS } from '../palace/jobs.js';
-import type { JobKind } from '../palace/jobs.js';
+import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_RULES, MINE_REQUEST, SYNC_REQUEST } from '../jobs/requests.js';
+import { JOB_KINDS } from '../jobs/job.js';
+import type { JobKind } from '../jobs/job.js';
 import { CANDIDATE_STRATEGIES } from '../palace/search.js';
 import { ADD_SOURCE_REQUEST, ADD_SOURCE_RULES, LIST_QUERY, SEARCH_REQUEST, SEARCH_RULES } from './requests.js';
 

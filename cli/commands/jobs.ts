@@ -6,7 +6,7 @@
  */
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import type { JobProgress } from '../../palace/jobs.js';
+import type { JobProgress } from '../../jobs/job.js';
 import { printJson, table } from '../output.js';
 import type { Runtime } from '../../palace/runtime.js';
 import type { CliContext } from './context.js';

@@ -1,5 +1,5 @@
 /**
- * One request model per job kind (palace/job-requests.ts): the same bad input sent as an MCP
+ * One request model per job kind (jobs/requests.ts): the same bad input sent as an MCP
  * tool call and as a REST request is refused naming the same field, the same rule and the same
  * message, and starts nothing on either transport (no job record is written).
  */

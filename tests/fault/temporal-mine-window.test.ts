@@ -16,10 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import type { JobProgress } from '../../palace/jobs.js';
-import { MINE_BATCH_FILES } from '../../workflows/mine.js';
-import type { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
-import type { MineWorkflowInput } from '../../workflows/temporal/types.js';
+import type { JobProgress } from '../../jobs/job.js';
+import { MINE_BATCH_FILES } from '../../jobs/mine/orchestration.js';
+import type { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
+import type { MineWorkflowInput } from '../../jobs/workflow-types.js';
 import {
   drawerIds, exited, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, spawnWorker, startOwnDevServer, uniquePalaceName,
 } from '../integration/temporal-harness.js';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import type { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
+import type { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
 import type { ClusterTestStores } from '../integration/temporal-harness.js';
 import {
   drawerIds, exited, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, spawnWorker, startOwnDevServer, uniquePalaceName,

@@ -20,8 +20,8 @@ import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
 import { openNeo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
 import { RedisConnections } from '../../stores/redis/connection.js';
-import { TriggerQueue } from '../../workflows/queues/queues.js';
-import type { AutoSaveRequest } from '../../workflows/queues/queues.js';
+import { TriggerQueue } from '../../jobs/engines/queues/queues.js';
+import type { AutoSaveRequest } from '../../jobs/engines/queues/queues.js';
 import { hookInput, writeSession } from '../fixtures/agent-sessions.js';
 import { uniquePalaceName } from './temporal-harness.js';
 

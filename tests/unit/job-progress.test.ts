@@ -3,10 +3,10 @@
  * key, the first record (new or resumed), rate and ETA after a batch, the final record, failures.
  */
 import { describe, expect, it } from 'vitest';
-import { advanceProgress, emptyCounters, failureFields, finishProgress, newJobRecord, newProgress } from '../../palace/job-progress.js';
-import { specWrites } from '../../palace/jobs.js';
-import type { JobSpec, MineSpec } from '../../palace/jobs.js';
-import { jobLockKey, lockKey, waitForJob } from '../../palace/jobs.js';
+import { advanceProgress, emptyCounters, failureFields, finishProgress, newJobRecord, newProgress } from '../../jobs/progress.js';
+import { specWrites } from '../../jobs/job.js';
+import type { JobSpec, MineSpec } from '../../jobs/job.js';
+import { jobLockKey, lockKey, waitForJob } from '../../jobs/job.js';
 
 const mine = (dryRun: boolean): MineSpec => ({
   kind: 'mine', source: { kind: 'dir', path: '/data/src' }, mode: 'projects', agent: 'a', limit: 0, dryRun,

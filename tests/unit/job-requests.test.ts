@@ -1,5 +1,5 @@
 /**
- * The job request models (palace/job-requests.ts): what a request becomes, and how a bad one is
+ * The job request models (jobs/requests.ts): what a request becomes, and how a bad one is
  * refused (field, rule, message), independent of the transport that brought it.
  */
 import fs from 'node:fs';
@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PalaceError } from '../../core/errors.js';
-import { parseJobRequest } from '../../palace/job-requests.js';
+import { parseJobRequest } from '../../jobs/requests.js';
 import { sourcePolicy } from '../../palace/sources.js';
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'job-requests-')));
