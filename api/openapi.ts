@@ -10,7 +10,7 @@
 import { ERROR_CODES } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
 import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_RULES, MINE_REQUEST, SYNC_REQUEST } from '../jobs/requests.js';
-import { JOB_KINDS } from '../jobs/job.js';
+import { JOB_KINDS, MINE_MODES } from '../jobs/job.js';
 import type { JobKind } from '../jobs/job.js';
 import { CANDIDATE_STRATEGIES } from '../palace/search.js';
 import { ADD_SOURCE_REQUEST, ADD_SOURCE_RULES, LIST_QUERY, SEARCH_REQUEST, SEARCH_RULES } from './requests.js';
@@ -50,6 +50,8 @@ const SCHEMAS: Record<string, Schema> = {
     required: ['job_id', 'kind', 'lock_key', 'state', 'started_at', 'updated_at', 'files_total', 'files_seen', 'files_skipped', 'files_mined', 'drawers_written', 'errors', 'rate', 'eta_s', 'recent_errors'],
     properties: {
       job_id: str(), kind: str(undefined, { enum: [...JOB_KINDS] }), lock_key: str(),
+      source: str('What the job works on: the directory or git URL mined, the project directory of a sync, the source_file of a delete (absent on records older than this field).'),
+      ref: str('The git ref mined.'), wing: str('The wing the job was given.'), mode: str('The mine mode.', { enum: [...MINE_MODES] }),
       state: str(undefined, { enum: ['running', 'completed', 'failed', 'cancelled'] }),
       started_at: str(undefined, { format: 'date-time' }), updated_at: str(undefined, { format: 'date-time' }), finished_at: str(undefined, { format: 'date-time' }),
       files_total: int(), files_seen: int(), files_skipped: int(), files_mined: int(), drawers_written: int(), errors: int(),

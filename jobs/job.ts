@@ -67,7 +67,19 @@ export interface JobCounters {
   errors: number;
 }
 
-export interface JobProgress extends JobCounters {
+/**
+ * What a job works on, as an operator reads it: the source (a directory, a git URL, a project
+ * directory for a sync, a stored source_file for a delete), the git ref, the wing and the mine
+ * mode. Records written before these were kept lack them.
+ */
+export interface JobSubject {
+  source?: string;
+  ref?: string;
+  wing?: string;
+  mode?: MineMode;
+}
+
+export interface JobProgress extends JobCounters, JobSubject {
   job_id: string;
   kind: JobKind;
   lock_key: string;

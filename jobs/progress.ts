@@ -6,10 +6,26 @@
  * reach a Node built-in; the clock is the caller's (workflow time inside a workflow).
  */
 import type { JobRecord } from '../stores/ports/job-store.js';
-import type { JobCounters, JobKind, JobProgress, JobSpec, JobState } from './job.js';
+import type { JobCounters, JobKind, JobProgress, JobSpec, JobState, JobSubject } from './job.js';
 
 export function emptyCounters(): JobCounters {
   return { files_total: 0, files_seen: 0, files_skipped: 0, files_mined: 0, drawers_written: 0, errors: 0 };
+}
+
+/** What the job of `spec` works on (its progress record carries it from the start). */
+export function jobSubject(spec: JobSpec): JobSubject {
+  switch (spec.kind) {
+    case 'mine': {
+      const source = spec.source.kind === 'git' ? { source: spec.source.url, ref: spec.source.ref } : { source: spec.source.path };
+      return { ...source, ...(spec.wing === undefined ? {} : { wing: spec.wing }), mode: spec.mode };
+    }
+    case 'sync':
+      return { ...(spec.projectDir === undefined ? {} : { source: spec.projectDir }), ...(spec.wing === undefined ? {} : { wing: spec.wing }) };
+    case 'delete_by_source':
+      return { source: spec.sourceFile };
+    case 'reembed':
+      return {};
+  }
 }
 
 /** Where a job stands after a batch: its counters and the tail of its errors. */
@@ -20,10 +36,10 @@ export interface ProgressStep {
 }
 
 /** The record of a job that starts now, or that a run resumes at `step` (continue-as-new). */
-export function newProgress(job: { jobId: string; kind: JobKind; lockKey: string }, now: string, resumed?: { startedAt: string; step: ProgressStep }): JobProgress {
+export function newProgress(job: { jobId: string; kind: JobKind; lockKey: string; subject?: JobSubject }, now: string, resumed?: { startedAt: string; step: ProgressStep }): JobProgress {
   const step = resumed?.step;
   return {
-    job_id: job.jobId, kind: job.kind, lock_key: job.lockKey, state: 'running', started_at: resumed?.startedAt ?? now, updated_at: now,
+    job_id: job.jobId, kind: job.kind, lock_key: job.lockKey, ...job.subject, state: 'running', started_at: resumed?.startedAt ?? now, updated_at: now,
     rate: 0, eta_s: null, recent_errors: step?.recentErrors ?? [], ...(step?.counters ?? emptyCounters()),
     ...(step?.lastFile === undefined ? {} : { last_file: step.lastFile }),
   };

@@ -8,8 +8,8 @@ import {
   ActivityCancellationType, ActivityFailure, ApplicationFailure, defineQuery, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo,
 } from '@temporalio/workflow';
 import type { ProgressStep } from './progress.js';
-import { advanceProgress, failureFields, finishProgress, newJobRecord, newProgress } from './progress.js';
-import type { JobKind, JobProgress, JobSpec } from './job.js';
+import { advanceProgress, failureFields, finishProgress, jobSubject, newJobRecord, newProgress } from './progress.js';
+import type { JobProgress, JobSpec } from './job.js';
 import type { Fence, JobTimeouts, WorkerActivities } from './workflow-types.js';
 import { CANCEL_SIGNAL, PROGRESS_QUERY } from './workflow-types.js';
 
@@ -66,12 +66,12 @@ export class JobRun {
   private readonly onCancelRequested: (() => void)[] = [];
 
   /** `carried`: what a run continued as new takes over (the job's start time and where it stood). */
-  constructor(kind: JobKind, readonly lockKey: string, readonly timeouts: JobTimeouts, carried?: { startedAt: string; step: ProgressStep; fence?: Fence; cancelled: boolean }) {
+  constructor(spec: JobSpec, readonly lockKey: string, readonly timeouts: JobTimeouts, carried?: { startedAt: string; step: ProgressStep; fence?: Fence; cancelled: boolean }) {
     const info = workflowInfo();
     this.jobId = info.firstExecutionRunId;
     this.workflowId = info.workflowId;
     this.acts = activitiesFor(timeouts);
-    this.progress = newProgress({ jobId: this.jobId, kind, lockKey }, new Date().toISOString(), carried);
+    this.progress = newProgress({ jobId: this.jobId, kind: spec.kind, lockKey, subject: jobSubject(spec) }, new Date().toISOString(), carried);
     this.fence = carried?.fence;
     this.cancelRequested = carried?.cancelled ?? false;
     setHandler(progressQuery, () => this.progress);

@@ -10,7 +10,7 @@ import type { SyncWorkflowInput } from '../workflow-types.js';
 import { JobRun } from '../workflow-run.js';
 
 export async function syncWorkflow(input: SyncWorkflowInput): Promise<JobProgress> {
-  const run = new JobRun('sync', input.lockKey, input.timeouts);
+  const run = new JobRun(input.spec, input.lockKey, input.timeouts);
   await run.register(input.spec);
   const { work } = run.acts;
   const acts: SyncActivities = {

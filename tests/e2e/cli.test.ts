@@ -78,7 +78,10 @@ describe('mempalace init, mine, search', () => {
 
   // sync runs through the CLI's tool-call path, whose refusals carry the tool's failure shape (no `code`).
   it('refuses a sync of a wing that breaks the name rule, naming the field and rule, and starts no job', () => {
-    const before = mempalace('jobs', 'list').json.count;
+    const listed = mempalace('jobs', 'list').json as { count: number; jobs: Record<string, unknown>[] };
+    // The mine above, with what it worked on.
+    expect(listed.jobs[0]).toMatchObject({ kind: 'mine', source: fs.realpathSync(project), mode: 'projects' });
+    const before = listed.count;
     const res = mempalace('sync', '--wing', 'a/b', '--apply');
     expect(res.code).not.toBe(0);
     expect(res.json).toMatchObject({ field: 'wing', rule: 'path_characters' });

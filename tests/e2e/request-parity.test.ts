@@ -81,5 +81,9 @@ describe('MCP and REST refuse the same bad job request the same way', () => {
     expect(jobs.length).toBe(res.status === 202 ? 2 : 1);
     expect(jobs.every((j) => j.kind === 'mine')).toBe(true);
     expect(new Set(jobs.map((j) => j.lock_key)).size).toBe(1);
+    // What the jobs work on, as GET /v1/jobs shows it.
+    const listed = (await (await h.call('/v1/jobs')).json()) as { jobs: Record<string, unknown>[] };
+    expect(listed.jobs.length).toBe(jobs.length);
+    for (const j of listed.jobs) expect(j).toMatchObject({ kind: 'mine', source: fs.realpathSync(args.source), wing: 'parity', mode: 'projects' });
   });
 });

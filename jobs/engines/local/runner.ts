@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { PalaceError } from '../../../core/errors.js';
-import { advanceProgress, failureFields, finishProgress, newJobRecord, newProgress } from '../../progress.js';
+import { advanceProgress, failureFields, finishProgress, jobSubject, newJobRecord, newProgress } from '../../progress.js';
 import type { Fence, JobEngine, JobProgress, JobSpec, MineSpec, ReembedSpec } from '../../job.js';
 import { alreadyRunning, jobLockKey, specWrites, waitForJob } from '../../job.js';
 import type { JobRecord, JobStore } from '../../../stores/ports/job-store.js';
@@ -83,7 +83,7 @@ export class LocalJobEngine implements JobEngine {
       record = previous;
     } else {
       if (previous) await this.finish(previous, 'failed', { error: 'abandoned: its runner stopped and a different job took the source' });
-      record = newJobRecord(spec, newProgress({ jobId, kind: spec.kind, lockKey: key }, new Date().toISOString()));
+      record = newJobRecord(spec, newProgress({ jobId, kind: spec.kind, lockKey: key, subject: jobSubject(spec) }, new Date().toISOString()));
       await this.deps.jobs.create(record);
     }
     const fence: Fence | undefined = lease ? { key, token: lease.token, holder: this.holder, ttlMs: this.leaseMs } : undefined;

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { PalaceError, isPalaceError, storeUnavailable } from '../../../core/errors.js';
-import { failureFields, finishProgress, newJobRecord, newProgress } from '../../progress.js';
+import { failureFields, finishProgress, jobSubject, newJobRecord, newProgress } from '../../progress.js';
 import type { JobEngine, JobProgress, JobSpec } from '../../job.js';
 import { alreadyRunning, jobLockKey, specWrites, waitForJob } from '../../job.js';
 import type { JobRecord, JobStore } from '../../../stores/ports/job-store.js';
@@ -92,7 +92,7 @@ export class TemporalJobEngine implements JobEngine {
       if (e instanceof WorkflowExecutionAlreadyStartedError) throw alreadyRunning(await this.runningOn(key));
       throw storeUnavailable(TEMPORAL, e);
     }
-    const progress = newProgress({ jobId: runId, kind: spec.kind, lockKey: key }, new Date().toISOString());
+    const progress = newProgress({ jobId: runId, kind: spec.kind, lockKey: key, subject: jobSubject(spec) }, new Date().toISOString());
     try {
       await this.deps.jobs.create(newJobRecord(spec, progress));
     } catch (e) {
