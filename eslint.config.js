@@ -1,5 +1,9 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
 
 // The arrows of ARCHITECTURE.md's layout, one entry per folder: what its files may not import.
 // Project folders are matched on relative specifiers (`../cli/x.js`, `../../app/y.js`), static
@@ -18,22 +22,31 @@ function packages(names) {
   return `^(?:${names.map((n) => n.replace(/[/.]/g, '\\$&')).join('|')})(?:/|$)`;
 }
 
+// Jobs (ARCHITECTURE.md `jobs/`): the model at the root is the JobEngine port, the one file of
+// jobs/ that palace/ and the faces may reach (the faces also send requests); the kinds' folders
+// and the engines import inward, never the other way.
+const JOB_KIND_OR_ENGINE = '^(?:\\.\\./)+jobs/(?!job\\.js$|requests\\.js$)';
+const PALACE_JOB_IMPORTS = '^(?:\\.\\./)+jobs/(?!job\\.js$)';
+const JOB_ENGINES = '^(?:\\./|(?:\\.\\./)+)(?:jobs/)?engines/';
+// The workflow sandbox: the files Temporal's workflow bundle (jobs/workflows.ts) reaches.
+const ORCHESTRATION = ['jobs/workflows.ts', 'jobs/workflow-run.ts', 'jobs/workflow-types.ts', 'jobs/progress.ts', 'jobs/*/orchestration.ts', 'jobs/*/workflow.ts'];
+
 const LAYERS = [
-  { files: ['core/**/*.ts'], why: 'core/ imports nothing of the project', banned: [folders('embed', 'stores', 'palace', 'activities', 'workflows', 'mcp', 'api', 'app', 'cli'), packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['embed/**/*.ts'], why: 'embed/ uses core/ only', banned: [folders('stores', 'palace', 'activities', 'workflows', 'mcp', 'api', 'app', 'cli'), packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['stores/*.ts'], ignores: ['stores/open.ts'], why: 'a port names no adapter and no database client', banned: [folders('palace', 'activities', 'workflows', 'mcp', 'api', 'app', 'cli'), '^\\./(?:embedded|opensearch|neo4j|redis)/', packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['stores/open.ts'], why: 'stores/open.ts picks adapters; the adapters hold the clients', banned: [folders('palace', 'activities', 'workflows', 'mcp', 'api', 'app', 'cli'), packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['stores/*/**/*.ts'], why: 'an adapter implements ports for the layers above it', banned: [folders('palace', 'activities', 'workflows', 'mcp', 'api', 'app', 'cli'), packages([...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['palace/**/*.ts'], why: 'palace/ uses core/, embed/ and the ports of stores/ only', banned: [folders('activities', 'workflows', 'mcp', 'api', 'app', 'cli'), ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  // Activities implement the activity interfaces their orchestrations declare (workflows/activity-types.ts, workflows/reembed.ts), and nothing else of workflows/.
-  { files: ['activities/**/*.ts'], why: 'activities/ call palace/ and the ports', banned: [folders('mcp', 'api', 'app', 'cli'), '^(?:\\.\\./)+workflows/(?!activity-types\\.js$|reembed\\.js$)', ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['workflows/**/*.ts'], ignores: ['workflows/temporal/**', 'workflows/queues/**'], why: 'orchestration is pure; the engines live in workflows/temporal/ and workflows/queues/', banned: [folders('mcp', 'api', 'app', 'cli'), ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['workflows/temporal/**/*.ts'], why: 'the Temporal engine receives its ports', banned: [folders('mcp', 'api', 'app', 'cli'), ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...QUEUE_ENGINE])] },
+  { files: ['core/**/*.ts'], why: 'core/ imports nothing of the project', banned: [folders('embed', 'stores', 'palace', 'jobs', 'mcp', 'api', 'app', 'cli'), packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['embed/**/*.ts'], why: 'embed/ uses core/ only', banned: [folders('stores', 'palace', 'jobs', 'mcp', 'api', 'app', 'cli'), packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['stores/*.ts'], ignores: ['stores/open.ts'], why: 'a port names no adapter and no database client', banned: [folders('palace', 'jobs', 'mcp', 'api', 'app', 'cli'), '^\\./(?:embedded|opensearch|neo4j|redis)/', packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['stores/open.ts'], why: 'stores/open.ts picks adapters; the adapters hold the clients', banned: [folders('palace', 'jobs', 'mcp', 'api', 'app', 'cli'), packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['stores/*/**/*.ts'], why: 'an adapter implements ports for the layers above it', banned: [folders('palace', 'jobs', 'mcp', 'api', 'app', 'cli'), packages([...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['palace/**/*.ts'], why: 'palace/ uses core/, embed/, the ports of stores/ and the job model (jobs/job.ts, the JobEngine port)', banned: [folders('mcp', 'api', 'app', 'cli'), PALACE_JOB_IMPORTS, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['jobs/**/*.ts'], ignores: ['jobs/engines/**', ...ORCHESTRATION], why: 'a job kind calls palace/ and the ports; the engines run it from outside', banned: [folders('mcp', 'api', 'app', 'cli'), JOB_ENGINES, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ORCHESTRATION, why: 'orchestration is pure; only it imports @temporalio/workflow', banned: [folders('mcp', 'api', 'app', 'cli'), JOB_ENGINES, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL.filter((p) => p !== '@temporalio/workflow'), ...QUEUE_ENGINE])] },
+  { files: ['jobs/engines/local/**/*.ts'], why: 'the local runner receives its ports and runs the kinds in-process', banned: [folders('mcp', 'api', 'app', 'cli'), '^\\.\\./(?:temporal|queues)/', ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['jobs/engines/temporal/**/*.ts'], why: 'the Temporal engine receives its ports; workflow code is orchestration', banned: [folders('mcp', 'api', 'app', 'cli'), '^\\.\\./(?:local|queues)/', ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, '@temporalio/workflow', ...QUEUE_ENGINE])] },
   // BullMQ keeps its keys under the palace's Redis prefix, so the queues share that one naming rule of stores/redis/connection.ts.
-  { files: ['workflows/queues/**/*.ts'], why: 'the BullMQ engine receives its ports', banned: [folders('mcp', 'api', 'app', 'cli'), '^(?:\\.\\./)+stores/(?:embedded|opensearch|neo4j)/', '^(?:\\.\\./)+stores/redis/(?!connection\\.js$)', STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL])] },
-  { files: ['mcp/**/*.ts'], why: 'mcp/ calls palace/ through interfaces declared inward', banned: [folders('api', 'app', 'cli', 'activities', 'workflows'), ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['api/**/*.ts'], why: 'api/ calls palace/ (and serves mcp/) through interfaces declared inward', banned: [folders('app', 'cli', 'activities', 'workflows'), ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['cli/**/*.ts'], why: 'cli/ gets its runtime from app/ and calls palace/', banned: [folders('workflows'), ADAPTERS, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['jobs/engines/queues/**/*.ts'], why: 'the BullMQ engine receives its ports', banned: [folders('mcp', 'api', 'app', 'cli'), '^\\.\\./(?:local|temporal)/', '^(?:\\.\\./)+stores/(?:embedded|opensearch|neo4j)/', '^(?:\\.\\./)+stores/redis/(?!connection\\.js$)', STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL])] },
+  { files: ['mcp/**/*.ts'], why: 'mcp/ calls palace/ through interfaces declared inward, and starts jobs through their requests and the JobEngine port', banned: [folders('api', 'app', 'cli'), JOB_KIND_OR_ENGINE, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['api/**/*.ts'], why: 'api/ calls palace/ (and serves mcp/) through interfaces declared inward, and starts jobs through their requests and the JobEngine port', banned: [folders('app', 'cli'), JOB_KIND_OR_ENGINE, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['cli/**/*.ts'], why: 'cli/ gets its runtime from app/ and calls palace/', banned: [JOB_KIND_OR_ENGINE, ADAPTERS, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
   { files: ['app/**/*.ts'], why: 'app/ composes the layers below the entry points; engines and clients come through their folders', banned: [folders('mcp', 'api', 'cli'), ADAPTERS, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
 ];
 
@@ -50,6 +63,38 @@ function layerRules({ files, ignores, why, banned }) {
   };
 }
 
+const ORCHESTRATION_FILE = new RegExp(`^(?:${ORCHESTRATION.map((g) => g.replaceAll('.', '\\.').replaceAll('*', '[^/]+')).join('|')})$`);
+
+/**
+ * What Temporal's workflow bundle may import: @temporalio/workflow, the other orchestration files,
+ * and types (`import type`/`export type`, erased before bundling). Anything else would put I/O,
+ * Node built-ins or nondeterminism into workflow code, which replays.
+ */
+const workflowSandbox = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { outside: `the workflow sandbox imports only @temporalio/workflow, the orchestration files (${ORCHESTRATION.join(', ')}) and types; '{{source}}' is none of these` },
+  },
+  create(context) {
+    const here = path.relative(ROOT, context.filename).split(path.sep).join('/');
+    const allowed = (source) => {
+      if (source === '@temporalio/workflow') return true;
+      if (typeof source !== 'string' || !source.startsWith('.')) return false;
+      return ORCHESTRATION_FILE.test(path.posix.join(path.posix.dirname(here), source).replace(/\.js$/, '.ts'));
+    };
+    const check = (node, source, typeOnly) => {
+      if (!typeOnly && !allowed(source)) context.report({ node, messageId: 'outside', data: { source: String(source) } });
+    };
+    return {
+      ImportDeclaration: (node) => check(node, node.source.value, node.importKind === 'type'),
+      ExportNamedDeclaration: (node) => node.source && check(node, node.source.value, node.exportKind === 'type'),
+      ExportAllDeclaration: (node) => check(node, node.source.value, node.exportKind === 'type'),
+      ImportExpression: (node) => check(node, node.source.type === 'Literal' ? node.source.value : undefined, false),
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.engines/**', 'deploy/local/**/target/**', 'api/dashboard/**/*.js'] },
   js.configs.recommended,
@@ -62,4 +107,5 @@ export default tseslint.config(
     },
   },
   ...LAYERS.map(layerRules),
+  { files: ORCHESTRATION, plugins: { mempalace: { rules: { 'workflow-sandbox': workflowSandbox } } }, rules: { 'mempalace/workflow-sandbox': 'error' } },
 );

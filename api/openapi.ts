@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document of the HTTP API (`GET /v1/openapi.json`), generated from the request
- * models: the job requests of palace/job-requests.ts (the same objects the MCP job tools take
+ * models: the job requests of jobs/requests.ts (the same objects the MCP job tools take
  * their input schemas from) and the REST-only requests of api/requests.ts. The routes validate with these
  * very objects (api/validate.ts), request bodies and query parameters are derived from them,
  * and the e2e fuzzer checks real responses against the documented ones, so the document cannot
@@ -9,9 +9,9 @@
  */
 import { ERROR_CODES } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
-import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_RULES, MINE_REQUEST, SYNC_REQUEST } from '../palace/job-requests.js';
-import { JOB_KINDS } from '../palace/jobs.js';
-import type { JobKind } from '../palace/jobs.js';
+import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_RULES, MINE_REQUEST, SYNC_REQUEST } from '../jobs/requests.js';
+import { JOB_KINDS, MINE_MODES } from '../jobs/job.js';
+import type { JobKind } from '../jobs/job.js';
 import { jsonSchemaOf } from '../core/schema.js';
 import { routeScope } from '../core/scopes.js';
 import { SEARCH_HIT, searchOperation } from '../palace/search.js';
@@ -55,6 +55,8 @@ const SCHEMAS: Record<string, Schema> = {
     required: ['job_id', 'kind', 'lock_key', 'state', 'started_at', 'updated_at', 'files_total', 'files_seen', 'files_skipped', 'files_mined', 'drawers_written', 'errors', 'rate', 'eta_s', 'recent_errors'],
     properties: {
       job_id: str(), kind: str(undefined, { enum: [...JOB_KINDS] }), lock_key: str(),
+      source: str('What the job works on: the directory or git URL mined, the project directory of a sync, the source_file of a delete (absent on records older than this field).'),
+      ref: str('The git ref mined.'), wing: str('The wing the job was given.'), mode: str('The mine mode.', { enum: [...MINE_MODES] }),
       state: str(undefined, { enum: ['running', 'completed', 'failed', 'cancelled'] }),
       started_at: str(undefined, { format: 'date-time' }), updated_at: str(undefined, { format: 'date-time' }), finished_at: str(undefined, { format: 'date-time' }),
       files_total: int(), files_seen: int(), files_skipped: int(), files_mined: int(), drawers_written: int(), errors: int(),

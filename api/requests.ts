@@ -1,12 +1,12 @@
 /**
- * The request models of the REST routes that are neither jobs (palace/job-requests.ts) nor
+ * The request models of the REST routes that are neither jobs (jobs/requests.ts) nor
  * bindings of palace operations (api/bind.ts): the routes validate with these objects (api/validate.ts) and the
  * OpenAPI document's request bodies and query parameters are generated from them.
  */
 import type { JsonSchema } from '../core/schema.js';
 import { input, int, str, text } from '../core/schema.js';
 import { NAME_RULES } from '../core/validate.js';
-import { MINE_MODES } from '../palace/jobs.js';
+import { MINE_MODES } from '../jobs/job.js';
 import { SOURCE_RULES } from '../palace/sources.js';
 
 /** `?limit=` of the job, source and notification lists. */

@@ -9,18 +9,18 @@ import type { Logger } from '../core/log.js';
 import { createLogger } from '../core/log.js';
 import type { Embedder } from '../embed/embedder.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
-import { createJobActivities } from '../activities/index.js';
-import type { JobEngine, JobProgress, JobSpec } from '../palace/jobs.js';
+import { createJobActivities } from '../jobs/activities.js';
+import type { JobEngine, JobProgress, JobSpec } from '../jobs/job.js';
 import type { LogstreamContext } from '../palace/logstream/logstream.js';
 import { checkPalaceModel, modelBoundDrawers } from '../palace/palace-model.js';
 import type { Runtime } from '../palace/runtime.js';
 import type { PalaceStores } from '../stores/ports/palace-stores.js';
 import { openStores } from '../stores/open.js';
-import { LocalJobEngine } from '../workflows/local/runner.js';
-import { checkNotifySettings, deliverJobEnd } from '../activities/notify.js';
+import { LocalJobEngine } from '../jobs/engines/local/runner.js';
+import { checkNotifySettings, deliverJobEnd } from '../jobs/notify.js';
 import { migrateRegisteredSources, refreshRegisteredSource } from '../palace/registered-sources.js';
-import { InlineNotifications } from '../workflows/local/inline-notifications.js';
-import { RefreshDebouncer } from '../workflows/local/refresh-debouncer.js';
+import { InlineNotifications } from '../jobs/engines/local/inline-notifications.js';
+import { RefreshDebouncer } from '../jobs/engines/local/refresh-debouncer.js';
 
 /**
  * The logger LOG_LEVEL and LOG_FORMAT ask for; without LOG_FORMAT, server processes (`serve`,
@@ -78,7 +78,7 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
   let inline: InlineNotifications | undefined;
   let jobs: JobEngine;
   if (config.profile === 'cluster') {
-    jobs = await (await import('../workflows/temporal/job-engine.js')).TemporalJobEngine.connect({ palace: stores.palace, jobs: stores.jobs, temporal: config.temporal, timeouts: { leaseMs: config.jobLeaseMs }, mineWindow: config.mineParallelBatches });
+    jobs = await (await import('../jobs/engines/temporal/job-engine.js')).TemporalJobEngine.connect({ palace: stores.palace, jobs: stores.jobs, temporal: config.temporal, timeouts: { leaseMs: config.jobLeaseMs }, mineWindow: config.mineParallelBatches });
   } else {
     const notifications = new InlineNotifications(
       (event, progress) => deliverJobEnd({ palace: config.palaceName, urls: config.hooks.notifyUrls, secret: config.hooks.notifySecret, logstream: stores.logstream }, event, progress),
@@ -124,7 +124,7 @@ function logstreamContextOf(config: Config, stores: PalaceStores, embedder: Embe
 
 /** The cluster profile's BullMQ queues: depths, refresh requests, dead letters (their consumers run in `mempalace worker`). */
 async function openQueues(config: Config) {
-  const { NotificationQueue, TriggerQueue } = await import('../workflows/queues/queues.js');
+  const { NotificationQueue, TriggerQueue } = await import('../jobs/engines/queues/queues.js');
   const { queueNotifications, queueRefreshScheduler, queueSettings } = await import('./short-jobs.js');
   const settings = queueSettings(config);
   const queues = { trigger: new TriggerQueue(settings, config.hooks.refreshDebounceMs, config.hooks.refreshMaxWaitMs), notification: new NotificationQueue(settings) };

@@ -3,20 +3,20 @@
  * trigger queue, the notifications port over both queues) and the consumer side that runs in
  * every `mempalace worker` (refreshes of registered sources, auto-saves, job-end deliveries).
  */
-import { deliverJobEnd } from '../activities/notify.js';
+import { deliverJobEnd } from '../jobs/notify.js';
 import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { Embedder } from '../embed/embedder.js';
 import { runAutoSave } from '../palace/session-save.js';
-import type { JobEngine } from '../palace/jobs.js';
+import type { JobEngine } from '../jobs/job.js';
 import type { DeadLetter, Notifications } from '../palace/notifications.js';
 import { deliveryError } from '../palace/notifications.js';
 import type { RefreshScheduler } from '../palace/registered-sources.js';
 import { refreshRegisteredSource, refreshSpec } from '../palace/registered-sources.js';
 import type { PalaceStores } from '../stores/ports/palace-stores.js';
-import type { AutoSaveRequest, NotificationQueue, QueueSettings } from '../workflows/queues/queues.js';
-import { TriggerQueue, refreshWithJobEngine, startNotificationDeliveryWorker, startTriggerWorker } from '../workflows/queues/queues.js';
+import type { AutoSaveRequest, NotificationQueue, QueueSettings } from '../jobs/engines/queues/queues.js';
+import { TriggerQueue, refreshWithJobEngine, startNotificationDeliveryWorker, startTriggerWorker } from '../jobs/engines/queues/queues.js';
 
 export function queueSettings(config: Config): QueueSettings {
   return { redisUrl: config.redis.url, palaceName: config.palaceName };

@@ -1,17 +1,17 @@
 /**
  * `mempalace worker`: the composition of a job worker over the runtime's stores and embedder.
- * It builds the job activities, hands them to a Temporal worker (workflows/temporal/worker.ts)
+ * It builds the job activities, hands them to a Temporal worker (jobs/engines/temporal/worker.ts)
  * until SIGINT/SIGTERM (the SDK's runtime turns those into a graceful shutdown), publishes job
  * ends to the notification queue, and consumes the short-job queues (source refreshes,
  * auto-saves, job-end deliveries).
  */
 import path from 'node:path';
-import { createJobActivities } from '../activities/index.js';
-import { checkNotifySettings } from '../activities/notify.js';
+import { createJobActivities } from '../jobs/activities.js';
+import { checkNotifySettings } from '../jobs/notify.js';
 import type { Runtime } from '../palace/runtime.js';
-import { NotificationQueue } from '../workflows/queues/queues.js';
-import type { JobWorkerOptions } from '../workflows/temporal/worker.js';
-import { createJobWorker, installTemporalLogging } from '../workflows/temporal/worker.js';
+import { NotificationQueue } from '../jobs/engines/queues/queues.js';
+import type { JobWorkerOptions } from '../jobs/engines/temporal/worker.js';
+import { createJobWorker, installTemporalLogging } from '../jobs/engines/temporal/worker.js';
 import { notificationQueueSettings, startShortJobWorkers } from './short-jobs.js';
 
 export async function runJobWorker(rt: Runtime, limits: Pick<JobWorkerOptions, 'maxConcurrentActivities' | 'shutdownGraceMs'> = {}): Promise<void> {

@@ -15,14 +15,14 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createJobActivities } from '../activities/index.js';
+import { createJobActivities } from '../jobs/activities.js';
 import { loadConfig } from '../core/config.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { openStores } from '../stores/open.js';
-import { LocalJobEngine } from '../workflows/local/runner.js';
+import { LocalJobEngine } from '../jobs/engines/local/runner.js';
 import { generateSmallFiles, mineSpec, openClusterTestStores, uniquePalaceName } from '../tests/integration/temporal-harness.js';
 import { machine, peakRssMb } from './lib/stats.js';
-import type { JobProgress, JobSpec } from '../palace/jobs.js';
+import type { JobProgress, JobSpec } from '../jobs/job.js';
 
 const args = process.argv.slice(2);
 

@@ -26,7 +26,7 @@ import { loadConfig } from '../core/config.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
-import type { MineSpec } from '../palace/jobs.js';
+import type { MineSpec } from '../jobs/job.js';
 import { machine, median, peakRssMb, seeded } from './lib/stats.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

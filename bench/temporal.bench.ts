@@ -41,10 +41,10 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { openRuntime } from '../app/runtime.js';
 import { loadConfig } from '../core/config.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
-import type { JobProgress } from '../palace/jobs.js';
+import type { JobProgress } from '../jobs/job.js';
 import type { DrawerStore } from '../stores/ports/palace-stores.js';
-import { workflowsPath } from '../workflows/temporal/worker.js';
-import type { JobWorker } from '../workflows/temporal/worker.js';
+import { workflowsPath } from '../jobs/engines/temporal/worker.js';
+import type { JobWorker } from '../jobs/engines/temporal/worker.js';
 import { generateProject } from '../tests/fixtures/generate-project.js';
 import type { ClusterTestStores } from '../tests/integration/temporal-harness.js';
 import {

@@ -3,7 +3,7 @@
  * input field and the rule it broke when the caller is at fault, and whether retrying can help.
  * Transports map it once, each in one function of (code, retryable): MCP to a tool-level error or
  * JSON-RPC error (mcp/results.ts), REST to a status code and Retry-After (api/errors.ts), Temporal
- * to a retryable or non-retryable failure (workflows/temporal/activities.ts), the CLI to an exit
+ * to a retryable or non-retryable failure (jobs/engines/temporal/activities.ts), the CLI to an exit
  * code (cli/output.ts).
  */
 export const ERROR_CODES = [

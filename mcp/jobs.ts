@@ -5,7 +5,7 @@
  * the same job id and the current progress.
  */
 import { isPalaceError } from '../core/errors.js';
-import type { JobProgress, JobSpec } from '../palace/jobs.js';
+import type { JobProgress, JobSpec } from '../jobs/job.js';
 import type { ToolContext } from './types.js';
 
 const OUTPUT_TAIL = 4000;

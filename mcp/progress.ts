@@ -5,7 +5,7 @@
  * job update that does not advance it is not sent (the first one, while scanning, always is).
  */
 import type { ProgressToken, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { JobProgress } from '../palace/jobs.js';
+import type { JobProgress } from '../jobs/job.js';
 
 export function progressMessage(p: JobProgress): string {
   if (p.files_total === 0 && p.state === 'running') return `${p.kind}: scanning`;

@@ -7,7 +7,7 @@ import { isPalaceError } from '../core/errors.js';
 import { AAAK_SPEC, PALACE_PROTOCOL } from '../core/protocol.js';
 import { getDrawerOperation } from '../palace/drawers.js';
 import { invoke } from '../palace/operation.js';
-import type { JobProgress } from '../palace/jobs.js';
+import type { JobProgress } from '../jobs/job.js';
 import type { Runtime } from '../palace/runtime.js';
 import { taxonomy } from '../palace/status.js';
 import { progressView } from './jobs.js';

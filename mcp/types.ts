@@ -5,7 +5,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/caller.js';
 import type { Runtime } from '../palace/runtime.js';
-import type { JobProgress } from '../palace/jobs.js';
+import type { JobProgress } from '../jobs/job.js';
 import type { JsonSchema } from './schema.js';
 import type { Logger } from '../core/log.js';
 

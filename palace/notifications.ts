@@ -3,9 +3,9 @@
  * went, and the `Notifications` port the API and dashboard read (dead letters, recent
  * deliveries, a retry). The cluster implements it over the BullMQ notification queue, the
  * embedded profile in-process; the delivery itself (outbound POSTs and the `job.finished`
- * logstream event) is activities/notify.ts.
+ * logstream event) is jobs/notify.ts.
  */
-import type { JobProgress } from './jobs.js';
+import type { JobProgress } from '../jobs/job.js';
 
 /** Where job ends appear in the logstream, so agents can `event_wait` on a job (correlation_id = job id). */
 export const JOB_EVENTS = { stream: 'ops', room: 'jobs', type: 'job.finished', from_agent: 'mempalace' } as const;

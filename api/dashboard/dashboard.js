@@ -32,11 +32,20 @@ function formatEta(seconds) {
   return m < 60 ? `${m} min ${Math.round(seconds % 60)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
+/** What a job works on: its source (and git ref), wing and mine mode; records older than these fields show a dash. */
+function jobSubject(j) {
+  const parts = [];
+  if (j.source) parts.push(j.ref ? `${j.source} @ ${j.ref}` : j.source);
+  if (j.wing) parts.push(`wing ${j.wing}`);
+  if (j.mode) parts.push(j.mode);
+  return parts.length > 0 ? parts.join(' · ') : '–';
+}
+
 function renderJobs({ jobs }) {
   const body = $('jobs').tBodies[0];
   body.replaceChildren();
   if (!jobs || jobs.length === 0) {
-    body.append(el('tr', { class: 'empty' }, el('td', { colspan: '9' }, 'No jobs yet.')));
+    body.append(el('tr', { class: 'empty' }, el('td', { colspan: '10' }, 'No jobs yet.')));
     return;
   }
   for (const j of jobs) {
@@ -57,6 +66,7 @@ function renderJobs({ jobs }) {
     body.append(el('tr', { 'data-job-id': j.job_id },
       el('td', {}, el('code', {}, j.job_id.slice(0, 8))),
       el('td', {}, j.kind),
+      el('td', { class: 'subject' }, jobSubject(j)),
       el('td', { class: `state-${j.state}` }, j.state),
       el('td', {}, bar),
       el('td', {}, `${j.files_seen} / ${j.files_total}`),

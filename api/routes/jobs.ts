@@ -5,8 +5,8 @@
  */
 import type { Request, Response, Router } from 'express';
 import { invalidArgument } from '../../core/errors.js';
-import { parseJobRequest } from '../../palace/job-requests.js';
-import type { JobKind, JobProgress } from '../../palace/jobs.js';
+import { parseJobRequest } from '../../jobs/requests.js';
+import type { JobKind, JobProgress } from '../../jobs/job.js';
 import { sourcePolicy } from '../../palace/sources.js';
 import { assertOwnIdentity, hasScope } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
@@ -23,7 +23,7 @@ function summary(p: JobProgress): Omit<JobProgress, 'result'> {
 
 export function registerJobRoutes(router: Router, deps: ApiDeps): void {
   /**
-   * Start a job from its request (palace/job-requests.ts): a missing body is `{}`; a mine names
+   * Start a job from its request (jobs/requests.ts): a missing body is `{}`; a mine names
    * the token's identity as its agent unless the token is admin.
    */
   const start = (kind: JobKind) => async (req: Request, res: Response) => {

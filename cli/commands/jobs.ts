@@ -6,7 +6,7 @@
  */
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import type { JobProgress } from '../../palace/jobs.js';
+import type { JobProgress } from '../../jobs/job.js';
 import { printJson, table } from '../output.js';
 import type { Runtime } from '../../palace/runtime.js';
 import type { CliContext } from './context.js';
@@ -41,8 +41,14 @@ export async function watchJob(rt: Runtime, jobId: string, json: boolean): Promi
   }
 }
 
+/** What a job works on, in one cell: source (and git ref) and mine mode; records older than these fields have none. */
+function subjectCell(j: JobProgress): string {
+  const source = j.source === undefined ? '' : j.ref === undefined ? j.source : `${j.source} @ ${j.ref}`;
+  return [source, j.mode ?? ''].filter(Boolean).join(' · ');
+}
+
 function jobRows(jobs: JobProgress[]): (string | number)[][] {
-  return jobs.map((j) => [j.job_id, j.kind, j.state, `${j.files_seen}/${j.files_total}`, j.drawers_written, j.started_at ?? '']);
+  return jobs.map((j) => [j.job_id, j.kind, subjectCell(j), j.wing ?? '', j.state, `${j.files_seen}/${j.files_total}`, j.drawers_written, j.started_at ?? '']);
 }
 
 export function registerJobCommands(program: Command, ctx: CliContext): void {
@@ -52,13 +58,14 @@ export function registerJobCommands(program: Command, ctx: CliContext): void {
     ctx.withRuntime(async (rt) => {
       const list = await rt.jobs.list(ctx.intOption('limit', o.limit));
       if (json()) return printJson({ jobs: list, count: list.length });
-      console.log(list.length === 0 ? 'No jobs.' : table(['job', 'kind', 'state', 'files', 'drawers', 'started'], jobRows(list)));
+      console.log(list.length === 0 ? 'No jobs.' : table(['job', 'kind', 'source', 'wing', 'state', 'files', 'drawers', 'started'], jobRows(list)));
     }));
   jobs.command('show').argument('<job-id>').action((id: string) =>
     ctx.withRuntime(async (rt) => {
       const p = await rt.jobs.progress(id);
       if (json()) return printJson(p);
-      console.log(`${p.kind} ${p.state}: ${progressLine(p)}${p.error ? `\nerror: ${p.error}` : ''}`);
+      const subject = [subjectCell(p), p.wing ? `wing ${p.wing}` : ''].filter(Boolean).join(' · ');
+      console.log(`${p.kind} ${p.state}: ${progressLine(p)}${subject ? `\non: ${subject}` : ''}${p.error ? `\nerror: ${p.error}` : ''}`);
     }));
   jobs.command('cancel').argument('<job-id>').action((id: string) =>
     ctx.withRuntime(async (rt) => {

@@ -5,7 +5,7 @@
  */
 import { Option } from 'commander';
 import type { Command } from 'commander';
-import { MINE_MODES } from '../../palace/jobs.js';
+import { MINE_MODES } from '../../jobs/job.js';
 import { sourcePolicy } from '../../palace/sources.js';
 import { addSource, listSources, removeSource, startRefresh } from '../../palace/registered-sources.js';
 import type { RegisteredSource } from '../../stores/ports/job-store.js';

@@ -5,8 +5,8 @@
 import { checkpoint } from '../../palace/checkpoint.js';
 import { addDrawer, deleteDrawerOperation, getDrawerOperation, listDrawersOperation, updateDrawer } from '../../palace/drawers.js';
 import { toolOf } from '../bind.js';
-import type { JobKind } from '../../palace/jobs.js';
-import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_ENUM_MESSAGES, MINE_REQUEST, SYNC_REQUEST, parseJobRequest } from '../../palace/job-requests.js';
+import type { JobKind } from '../../jobs/job.js';
+import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_ENUM_MESSAGES, MINE_REQUEST, SYNC_REQUEST, parseJobRequest } from '../../jobs/requests.js';
 import { sourcePolicy } from '../../palace/sources.js';
 import { runJob } from '../jobs.js';
 import { arrayOf, input, output, pick, shape, str, types } from '../schema.js';
@@ -15,7 +15,7 @@ import type { ToolDef } from '../types.js';
 const { S, I, B, O } = types;
 
 /**
- * A job tool: its arguments become the job's spec (palace/job-requests.ts), then it runs
+ * A job tool: its arguments become the job's spec (jobs/requests.ts), then it runs
  * (mcp/jobs.ts). Sources a caller may use: the server's roots, the token's roots and the
  * client's MCP roots. An HTTP caller's identity is already the default agent (the dispatcher
  * fills agentFields).

@@ -2,7 +2,7 @@
  * The source credential store port: the secrets split off source URLs (core/url-credentials.ts),
  * kept apart from every record that is listed, exported or replayed (sources, job specs, drawers,
  * workflow inputs), keyed by the URL without its credential. Git reads one only at clone/fetch
- * time (activities/git.ts). Implemented by `embedded/` (a 0600 file in the palace) and `redis/`
+ * time (jobs/source/git.ts). Implemented by `embedded/` (a 0600 file in the palace) and `redis/`
  * (a hash of the palace, so every worker that clones can read it).
  */
 import type { GitCredential } from '../../core/url-credentials.js';

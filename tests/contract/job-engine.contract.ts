@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPalaceError } from '../../core/errors.js';
-import type { JobEngine, JobProgress, JobSpec } from '../../palace/jobs.js';
-import { lockKey } from '../../palace/jobs.js';
+import type { JobEngine, JobProgress, JobSpec } from '../../jobs/job.js';
+import { lockKey } from '../../jobs/job.js';
 import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import type { Locks } from '../../stores/ports/locks.js';
 import { generateProject } from '../fixtures/generate-project.js';
@@ -61,7 +61,7 @@ export function describeJobEngineContract(engineName: string, open: () => Promis
       const refused = [a, b].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(started).toHaveLength(1);
       expect(refused).toHaveLength(1);
-      expect(started[0]!.value).toMatchObject({ state: 'running', kind: 'mine', lock_key: lockKey(opened.palace, spec) });
+      expect(started[0]!.value).toMatchObject({ state: 'running', kind: 'mine', lock_key: lockKey(opened.palace, spec), source, wing: 'race', mode: 'projects' });
       const error = refused[0]!.reason as unknown;
       expect(isPalaceError(error) && error.code).toBe('already_running');
       const details = (error as { details: { job_id: string; progress: JobProgress } }).details;
@@ -76,7 +76,8 @@ export function describeJobEngineContract(engineName: string, open: () => Promis
       for (let i = 1; i < seen.length; i++) expect(seen[i]!.files_seen).toBeGreaterThanOrEqual(seen[i - 1]!.files_seen);
       expect(await opened.drawers.count({ wing: 'race' })).toBe(300);
       expect(await engine.progress(done.job_id)).toEqual(done);
-      expect((await engine.list(50)).map((j) => j.job_id)).toContain(done.job_id);
+      expect((await engine.list(50)).find((j) => j.job_id === done.job_id)).toMatchObject({ source, wing: 'race', mode: 'projects' });
+      expect(done).toMatchObject({ source, wing: 'race', mode: 'projects' });
       // A finished job frees the source: the next start runs (and finds every file unchanged).
       const again = await run(spec);
       expect(again).toMatchObject({ state: 'completed', files_seen: 300, files_skipped: 300 });

@@ -3,8 +3,8 @@
  * /metrics and a `queues` frame on the dashboard stream. Real Redis, OpenSearch and Neo4j.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobProgress } from '../../palace/jobs.js';
-import { NotificationQueue } from '../../workflows/queues/queues.js';
+import type { JobProgress } from '../../jobs/job.js';
+import { NotificationQueue } from '../../jobs/engines/queues/queues.js';
 import type { ApiHarness } from './api-harness.js';
 import { readSse, startApi } from './api-harness.js';
 

@@ -92,8 +92,9 @@ describe('ops dashboard in a browser', () => {
     const drawers = await h.runtime.stores.drawers.count();
     await expect.poll(() => page.locator('#stat-drawers').textContent(), { timeout: 10_000 }).toBe(String(drawers));
     const row = page.locator(`tr[data-job-id="${jobId}"]`);
-    await expect.poll(() => row.locator('td').nth(2).textContent()).toBe('completed');
-    expect(await row.locator('td').nth(4).textContent()).toBe(`${FILES} / ${FILES}`);
+    await expect.poll(() => row.locator('td').nth(3).textContent()).toBe('completed');
+    expect(await row.locator('td').nth(2).textContent()).toBe(`${fs.realpathSync(project)} · wing dash · projects`);
+    expect(await row.locator('td').nth(5).textContent()).toBe(`${FILES} / ${FILES}`);
     expect(await page.locator('#job-announcer').textContent()).toContain('completed');
     expect(await bar.getAttribute('aria-label')).toMatch(/^Progress of mine job /);
 

@@ -16,9 +16,9 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import { Ajv } from 'ajv';
 import express from 'express';
 import { expect } from 'vitest';
-import { createJobActivities } from '../../activities/index.js';
+import { createJobActivities } from '../../jobs/activities.js';
 import { openRuntime } from '../../app/runtime.js';
-import { createJobWorker } from '../../workflows/temporal/worker.js';
+import { createJobWorker } from '../../jobs/engines/temporal/worker.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { bearerTokenResolver, mcpRouter } from '../../mcp/http.js';

@@ -1,7 +1,7 @@
 /**
- * One request model per job kind (palace/job-requests.ts): the same bad input sent as an MCP
+ * One request model per job kind (jobs/requests.ts): the same bad input sent as an MCP
  * tool call and as a REST request is refused naming the same field, the same rule and the same
- * message, and starts nothing on either transport.
+ * message, and starts nothing on either transport (no job record is written).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,12 +40,15 @@ describe('MCP and REST refuse the same bad job request the same way', () => {
       { kind: 'mine', args: { source: project(), limit: 10_000_001 }, field: 'limit', rule: 'maximum' },
       { kind: 'mine', args: { source: project(), dry_run: 'yes' }, field: 'dry_run', rule: 'type' },
       { kind: 'mine', args: { source: project(), wing: ['a'] }, field: 'wing', rule: 'type' },
+      { kind: 'mine', args: { source: project(), wing: 'a/b' }, field: 'wing', rule: 'path_characters' },
+      { kind: 'mine', args: { source: project(), wing: 'w?' }, field: 'wing', rule: 'name_pattern' },
       { kind: 'mine', args: { source: outside }, field: 'source', rule: 'allowed_roots' },
       { kind: 'mine', args: { source: path.join(root, 'missing') }, field: 'source', rule: 'exists' },
       { kind: 'mine', args: { source: 'https://example.invalid/repo.git' }, field: 'source', rule: 'local_directory' },
       { kind: 'sync', args: { apply: true }, field: 'apply', rule: 'scope_required' },
       { kind: 'sync', args: { project_dir: outside }, field: 'project_dir', rule: 'allowed_roots' },
       { kind: 'sync', args: { wing: 7 }, field: 'wing', rule: 'type' },
+      { kind: 'sync', args: { wing: 'a/b', apply: true }, field: 'wing', rule: 'path_characters' },
       { kind: 'sync', args: { apply: 'true' }, field: 'apply', rule: 'type' },
       { kind: 'delete_by_source', args: { source_file: '   ' }, field: 'source_file', rule: 'non_empty_string' },
       { kind: 'delete_by_source', args: { source_file: path.join(outside, 'a.md') }, field: 'source_file', rule: 'allowed_roots' },
@@ -78,5 +81,9 @@ describe('MCP and REST refuse the same bad job request the same way', () => {
     expect(jobs.length).toBe(res.status === 202 ? 2 : 1);
     expect(jobs.every((j) => j.kind === 'mine')).toBe(true);
     expect(new Set(jobs.map((j) => j.lock_key)).size).toBe(1);
+    // What the jobs work on, as GET /v1/jobs shows it.
+    const listed = (await (await h.call('/v1/jobs')).json()) as { jobs: Record<string, unknown>[] };
+    expect(listed.jobs.length).toBe(jobs.length);
+    for (const j of listed.jobs) expect(j).toMatchObject({ kind: 'mine', source: fs.realpathSync(args.source), wing: 'parity', mode: 'projects' });
   });
 });

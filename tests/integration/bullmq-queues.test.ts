@@ -14,11 +14,11 @@ import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { checkpoint } from '../../palace/checkpoint.js';
-import type { JobProgress } from '../../palace/jobs.js';
-import type { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
-import type { JobWorker } from '../../workflows/temporal/worker.js';
-import type { AutoSaveRequest, JobNotification } from '../../workflows/queues/queues.js';
-import { NotificationQueue, TriggerQueue, refreshWithJobEngine, startNotificationWorker, startTriggerWorker } from '../../workflows/queues/queues.js';
+import type { JobProgress } from '../../jobs/job.js';
+import type { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
+import type { JobWorker } from '../../jobs/engines/temporal/worker.js';
+import type { AutoSaveRequest, JobNotification } from '../../jobs/engines/queues/queues.js';
+import { NotificationQueue, TriggerQueue, refreshWithJobEngine, startNotificationWorker, startTriggerWorker } from '../../jobs/engines/queues/queues.js';
 import type { ClusterTestStores } from './temporal-harness.js';
 import { REDIS_URL, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName } from './temporal-harness.js';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import type { JobProgress, JobSpec, MineSpec } from '../../palace/jobs.js';
+import type { JobProgress, JobSpec, MineSpec } from '../../jobs/job.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { generateProject } from '../fixtures/generate-project.js';

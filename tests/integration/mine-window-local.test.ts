@@ -13,8 +13,8 @@ import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import type { MineCursor } from '../../workflows/mine.js';
-import { MINE_BATCH_FILES, MINE_LOOKAHEAD_WINDOWS } from '../../workflows/mine.js';
+import type { MineCursor } from '../../jobs/mine/orchestration.js';
+import { MINE_BATCH_FILES, MINE_LOOKAHEAD_WINDOWS } from '../../jobs/mine/orchestration.js';
 import { drawerIds, generateSmallFiles, mineSpec } from './temporal-harness.js';
 
 const FILES = 12 * MINE_BATCH_FILES;

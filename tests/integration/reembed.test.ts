@@ -19,12 +19,12 @@ import { loadConfig } from '../../core/config.js';
 import type { DrawerWrite } from '../../core/drawer.js';
 import { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import type { JobEngine, JobProgress } from '../../palace/jobs.js';
+import type { JobEngine, JobProgress } from '../../jobs/job.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
 import type { DrawerStore } from '../../stores/ports/palace-stores.js';
-import { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
-import { REEMBED_PAGE_DRAWERS } from '../../workflows/reembed.js';
+import { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
+import { REEMBED_PAGE_DRAWERS } from '../../jobs/reembed/orchestration.js';
 
 const FP32 = 'all-MiniLM-L6-v2';
 const INT8 = 'all-MiniLM-L6-v2-q';

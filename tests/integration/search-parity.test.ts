@@ -15,13 +15,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJobActivities } from '../../activities/index.js';
+import { createJobActivities } from '../../jobs/activities.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import type { Config } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import type { JobProgress, JobSpec, MineSpec } from '../../palace/jobs.js';
+import type { JobProgress, JobSpec, MineSpec } from '../../jobs/job.js';
 import { search } from '../../palace/search.js';
 import type { SearchInput, SearchResult } from '../../palace/search.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
@@ -33,7 +33,7 @@ import { OpenSearchDrawerIndex } from '../../stores/opensearch/opensearch-drawer
 import type { GraphStore } from '../../stores/ports/graph-store.js';
 import type { JobStore } from '../../stores/ports/job-store.js';
 import type { Locks } from '../../stores/ports/locks.js';
-import { LocalJobEngine } from '../../workflows/local/runner.js';
+import { LocalJobEngine } from '../../jobs/engines/local/runner.js';
 import { generateProject } from '../fixtures/generate-project.js';
 
 const QUERIES = [

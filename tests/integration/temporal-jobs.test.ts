@@ -10,9 +10,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import type { JobProgress, JobSpec } from '../../palace/jobs.js';
-import type { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
-import type { JobWorker } from '../../workflows/temporal/worker.js';
+import type { JobProgress, JobSpec } from '../../jobs/job.js';
+import type { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
+import type { JobWorker } from '../../jobs/engines/temporal/worker.js';
 import type { ClusterTestStores } from './temporal-harness.js';
 import { inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName } from './temporal-harness.js';
 

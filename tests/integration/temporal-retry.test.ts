@@ -14,8 +14,8 @@ import { loadConfig } from '../../core/config.js';
 import { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { DrawerStore } from '../../stores/ports/palace-stores.js';
-import type { TemporalJobEngine } from '../../workflows/temporal/job-engine.js';
-import type { JobWorker } from '../../workflows/temporal/worker.js';
+import type { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
+import type { JobWorker } from '../../jobs/engines/temporal/worker.js';
 import type { ClusterTestStores } from './temporal-harness.js';
 import { generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName } from './temporal-harness.js';
 

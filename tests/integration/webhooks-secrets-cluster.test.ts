@@ -11,7 +11,7 @@ import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConnections } from '../../stores/redis/connection.js';
 import type { RegisteredSource } from '../../stores/ports/job-store.js';
-import { TriggerQueue, startTriggerWorker } from '../../workflows/queues/queues.js';
+import { TriggerQueue, startTriggerWorker } from '../../jobs/engines/queues/queues.js';
 import type { ApiHarness } from '../e2e/api-harness.js';
 import { startApi, tempDir } from '../e2e/api-harness.js';
 import { githubPush } from '../helpers/hooks.js';

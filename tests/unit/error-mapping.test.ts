@@ -16,7 +16,7 @@ import type { ErrorCode } from '../../core/errors.js';
 import { ERROR_CODES, PalaceError, asPalaceError } from '../../core/errors.js';
 import { TOOLS } from '../../mcp/registry.js';
 import { toolFailure, wrapResult } from '../../mcp/results.js';
-import { toFailure } from '../../workflows/temporal/activities.js';
+import { toFailure } from '../../jobs/engines/temporal/activities.js';
 import { quietLogger } from '../helpers/log.js';
 
 interface Row {

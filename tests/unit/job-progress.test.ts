@@ -3,10 +3,10 @@
  * key, the first record (new or resumed), rate and ETA after a batch, the final record, failures.
  */
 import { describe, expect, it } from 'vitest';
-import { advanceProgress, emptyCounters, failureFields, finishProgress, newJobRecord, newProgress } from '../../palace/job-progress.js';
-import { specWrites } from '../../palace/jobs.js';
-import type { JobSpec, MineSpec } from '../../palace/jobs.js';
-import { jobLockKey, lockKey, waitForJob } from '../../palace/jobs.js';
+import { advanceProgress, emptyCounters, failureFields, finishProgress, jobSubject, newJobRecord, newProgress } from '../../jobs/progress.js';
+import { specWrites } from '../../jobs/job.js';
+import type { JobSpec, MineSpec } from '../../jobs/job.js';
+import { jobLockKey, lockKey, waitForJob } from '../../jobs/job.js';
 
 const mine = (dryRun: boolean): MineSpec => ({
   kind: 'mine', source: { kind: 'dir', path: '/data/src' }, mode: 'projects', agent: 'a', limit: 0, dryRun,
@@ -76,5 +76,23 @@ describe('job progress', () => {
     expect(seen).toEqual(['a', 'b']);
     const still = await waitForJob(async () => records[0]!, 5, 1);
     expect(still.state).toBe('running');
+  });
+
+  it('a record carries what its job works on from the start to the end, and a record without it still reads', () => {
+    const git: MineSpec = { ...mine(false), source: { kind: 'git', url: 'https://git.example.test/r.git', ref: 'main' }, wing: 'w', mode: 'convos' };
+    expect(jobSubject(mine(false))).toEqual({ source: '/data/src', mode: 'projects' });
+    expect(jobSubject(git)).toEqual({ source: 'https://git.example.test/r.git', ref: 'main', wing: 'w', mode: 'convos' });
+    expect(jobSubject({ kind: 'sync', wing: 'w', projectDir: '/p', apply: false })).toEqual({ source: '/p', wing: 'w' });
+    expect(jobSubject({ kind: 'sync', apply: false })).toEqual({});
+    expect(jobSubject({ kind: 'delete_by_source', sourceFile: '/f.md', dryRun: true })).toEqual({ source: '/f.md' });
+    expect(jobSubject({ kind: 'reembed', model: 'm' })).toEqual({});
+    const started = newProgress({ jobId: 'j', kind: 'mine', lockKey: 'k', subject: jobSubject(git) }, '2026-01-01T00:00:00.000Z');
+    const advanced = advanceProgress(started, { counters: emptyCounters(), recentErrors: [] }, Date.parse('2026-01-01T00:00:01.000Z'));
+    const finished = finishProgress(advanced, 'completed', {}, '2026-01-01T00:00:02.000Z');
+    expect(finished).toMatchObject({ source: 'https://git.example.test/r.git', ref: 'main', wing: 'w', mode: 'convos' });
+    expect(newJobRecord(git, started).progress).toMatchObject(jobSubject(git));
+    const old = newProgress({ jobId: 'j', kind: 'mine', lockKey: 'k' }, '2026-01-01T00:00:00.000Z');
+    expect(old).not.toHaveProperty('source');
+    expect(finishProgress(old, 'completed', {}, '2026-01-01T00:00:02.000Z').source).toBeUndefined();
   });
 });

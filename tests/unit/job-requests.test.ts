@@ -1,5 +1,5 @@
 /**
- * The job request models (palace/job-requests.ts): what a request becomes, and how a bad one is
+ * The job request models (jobs/requests.ts): what a request becomes, and how a bad one is
  * refused (field, rule, message), independent of the transport that brought it.
  */
 import fs from 'node:fs';
@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PalaceError } from '../../core/errors.js';
-import { parseJobRequest } from '../../palace/job-requests.js';
+import { parseJobRequest } from '../../jobs/requests.js';
 import { sourcePolicy } from '../../palace/sources.js';
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'job-requests-')));
@@ -44,6 +44,14 @@ describe('parseJobRequest', () => {
     expect(await refusal(parseJobRequest('sync', { wing: 'w', apply: true, force: 'yes' }, { policy }))).toMatchObject({ code: 'invalid_argument', field: 'force' });
   });
 
+  it('checks the wing name before it keeps a git credential, so a refused mine writes nothing', async () => {
+    const kept: string[] = [];
+    const credentials = { put: async (url: string) => { kept.push(url); } };
+    const request = { source: 'https://user:secret@git.example.test/repo.git', ref: 'main', wing: 'a/b' };
+    expect(await refusal(parseJobRequest('mine', request, { policy, credentials }))).toMatchObject({ field: 'wing', rule: 'path_characters' });
+    expect(kept).toEqual([]);
+  });
+
   it('keeps a delete_by_source value exactly, dry run by default', async () => {
     expect(await parseJobRequest('delete_by_source', { source_file: ' notes.md ' }, { policy })).toEqual({ kind: 'delete_by_source', sourceFile: ' notes.md ', dryRun: true, sourceBounds: policy.bounds });
   });
@@ -61,6 +69,10 @@ describe('parseJobRequest', () => {
       ['mine', { source: '/etc' }, 'source', 'allowed_roots', `source '/etc' is outside the allowed roots (${root})`],
       ['delete_by_source', { source_file: 7 }, 'source_file', 'type', 'source_file must be a non-empty string'],
       ['reembed', { model: '' }, 'model', 'non_empty_string', 'model must be a non-empty string'],
+      ['mine', { source: 'x', wing: 'a/b' }, 'wing', 'path_characters', 'wing contains invalid path characters'],
+      ['mine', { source: 'x', wing: '-w-' }, 'wing', 'name_pattern', 'wing contains invalid characters'],
+      ['sync', { wing: '..' }, 'wing', 'path_characters', 'wing contains invalid path characters'],
+      ['sync', { wing: 'w'.repeat(129), apply: true }, 'wing', 'max_length', 'wing exceeds maximum length of 128 characters'],
     ];
     for (const [kind, request, field, rule, message] of cases) {
       expect(await refusal(parseJobRequest(kind, request, { policy })), JSON.stringify(request)).toEqual({ code: 'invalid_argument', field, rule, message });

@@ -1,7 +1,7 @@
 /**
- * The lint rule that enforces ARCHITECTURE.md's arrows (eslint.config.js, per-folder
- * `no-restricted-imports` and `no-restricted-syntax` for `import()`): a back-arrow placed in a
- * folder is an error, the allowed arrow beside it is not. Each probe is linted as if it were a
+ * The lint rules that enforce ARCHITECTURE.md's arrows (eslint.config.js, per-folder
+ * `no-restricted-imports` and `no-restricted-syntax` for `import()`, and the workflow sandbox of
+ * jobs/): a back-arrow placed in a folder is an error, the allowed arrow beside it is not. Each probe is linted as if it were a
  * file of that folder (ESLint's `lintText` with a file path), so the tree itself is untouched.
  */
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const LAYER_RULES = new Set(['no-restricted-imports', 'no-restricted-syntax']);
+const LAYER_RULES = new Set(['no-restricted-imports', 'no-restricted-syntax', 'mempalace/workflow-sandbox']);
 const eslint = new ESLint({ cwd: ROOT });
 
 async function layeringErrors(file: string, code: string): Promise<string[]> {
@@ -32,9 +32,11 @@ describe('the layering lint rule', () => {
     expect(await layeringErrors('api/layering-probe.ts', typeImport('../core/caller.js'))).toEqual([]);
   });
 
-  it('keeps palace/ on core/, embed/ and the ports of stores/', async () => {
-    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../workflows/local/runner.js'))).toHaveLength(1);
-    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../activities/index.js'))).toHaveLength(1);
+  it('keeps palace/ on core/, embed/, the ports of stores/ and the job model', async () => {
+    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../jobs/engines/local/runner.js'))).toHaveLength(1);
+    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../jobs/activities.js'))).toHaveLength(1);
+    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../jobs/mine/orchestration.js'))).toHaveLength(1);
+    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../jobs/job.js'))).toEqual([]);
     expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/embedded/sqlite-locks.js'))).toHaveLength(1);
     expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/open.js'))).toHaveLength(1);
     expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/ports/drawers/drawer-index.js'))).toEqual([]);
@@ -53,12 +55,43 @@ describe('the layering lint rule', () => {
   });
 
   it('keeps the Temporal and BullMQ SDKs in their engine folders, and core/ free of the project', async () => {
-    expect(await layeringErrors('workflows/local/layering-probe.ts', valueImport('@temporalio/workflow'))).toHaveLength(1);
+    expect(await layeringErrors('jobs/engines/local/layering-probe.ts', valueImport('@temporalio/workflow'))).toHaveLength(1);
+    expect(await layeringErrors('jobs/engines/temporal/layering-probe.ts', valueImport('@temporalio/workflow'))).toHaveLength(1);
+    expect(await layeringErrors('jobs/mine/layering-probe.ts', valueImport('@temporalio/activity'))).toHaveLength(1);
     expect(await layeringErrors('app/layering-probe.ts', valueImport('@temporalio/worker'))).toHaveLength(1);
-    expect(await layeringErrors('workflows/temporal/layering-probe.ts', valueImport('@temporalio/worker'))).toEqual([]);
+    expect(await layeringErrors('jobs/engines/temporal/layering-probe.ts', valueImport('@temporalio/worker'))).toEqual([]);
     expect(await layeringErrors('mcp/layering-probe.ts', valueImport('bullmq'))).toHaveLength(1);
-    expect(await layeringErrors('workflows/queues/layering-probe.ts', valueImport('bullmq'))).toEqual([]);
-    expect(await layeringErrors('core/layering-probe.ts', typeImport('../palace/jobs.js'))).toHaveLength(1);
+    expect(await layeringErrors('jobs/engines/queues/layering-probe.ts', valueImport('bullmq'))).toEqual([]);
+    expect(await layeringErrors('core/layering-probe.ts', typeImport('../jobs/job.js'))).toHaveLength(1);
     expect(await layeringErrors('core/chat/layering-probe.ts', typeImport('../errors.js'))).toEqual([]);
+  });
+
+  it('lets the engines import the job kinds, and never the other way', async () => {
+    expect(await layeringErrors('jobs/mine/layering-probe.ts', typeImport('../engines/temporal/worker.js'))).toHaveLength(1);
+    expect(await layeringErrors('jobs/layering-probe.ts', valueImport('./engines/local/runner.js'))).toHaveLength(1);
+    expect(await layeringErrors('jobs/sync/layering-probe.ts', dynamicImport('../engines/queues/queues.js'))).toHaveLength(1);
+    expect(await layeringErrors('jobs/engines/local/layering-probe.ts', valueImport('../temporal/job-engine.js'))).toHaveLength(1);
+    expect(await layeringErrors('jobs/engines/temporal/layering-probe.ts', typeImport('../../activities.js'))).toEqual([]);
+    expect(await layeringErrors('jobs/engines/local/layering-probe.ts', valueImport('../../mine/orchestration.js'))).toEqual([]);
+    expect(await layeringErrors('jobs/mine/layering-probe.ts', valueImport('../../palace/hallways.js'))).toEqual([]);
+    expect(await layeringErrors('mcp/layering-probe.ts', typeImport('../jobs/engines/temporal/job-engine.js'))).toHaveLength(1);
+    expect(await layeringErrors('api/routes/layering-probe.ts', valueImport('../../jobs/mine/activities.js'))).toHaveLength(1);
+    expect(await layeringErrors('cli/layering-probe.ts', valueImport('../jobs/engines/local/runner.js'))).toHaveLength(1);
+    expect(await layeringErrors('api/routes/layering-probe.ts', valueImport('../../jobs/requests.js'))).toEqual([]);
+  });
+
+  it('keeps the workflow sandbox to @temporalio/workflow, the orchestration files and types', async () => {
+    const [outside] = await layeringErrors('jobs/mine/workflow.ts', valueImport('../../palace/sources.js'));
+    expect(outside).toContain('workflow sandbox');
+    expect(await layeringErrors('jobs/mine/orchestration.ts', valueImport('../fence.js'))).toHaveLength(1);
+    expect(await layeringErrors('jobs/workflow-run.ts', valueImport('node:fs'))).toHaveLength(1);
+    expect(await layeringErrors('jobs/sync/orchestration.ts', dynamicImport('./activities.js'))).toHaveLength(1);
+    expect(await layeringErrors('jobs/reembed/workflow.ts', `export { stopIfAborted } from '../cancellation.js';\n`)).toHaveLength(1);
+    expect(await layeringErrors('jobs/mine/workflow.ts', valueImport('@temporalio/workflow'))).toEqual([]);
+    expect(await layeringErrors('jobs/mine/workflow.ts', valueImport('./orchestration.js'))).toEqual([]);
+    expect(await layeringErrors('jobs/sync/workflow.ts', valueImport('../workflow-run.js'))).toEqual([]);
+    expect(await layeringErrors('jobs/mine/orchestration.ts', valueImport('../progress.js'))).toEqual([]);
+    expect(await layeringErrors('jobs/mine/orchestration.ts', typeImport('../../palace/sources.js'))).toEqual([]);
+    expect(await layeringErrors('jobs/mine/activities.ts', valueImport('../../palace/sources.js'))).toEqual([]);
   });
 });

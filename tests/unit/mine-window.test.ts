@@ -7,10 +7,10 @@
  * in flight have finished.
  */
 import { describe, expect, it } from 'vitest';
-import type { MineSpec } from '../../palace/jobs.js';
-import type { BatchInput, BatchResult, MineActivities, ScanResult } from '../../workflows/activity-types.js';
-import type { MineCursor, MineHooks } from '../../workflows/mine.js';
-import { MINE_BATCH_FILES, MINE_LOOKAHEAD_WINDOWS, mineOrchestration, newMineCursor } from '../../workflows/mine.js';
+import type { MineSpec } from '../../jobs/job.js';
+import type { BatchInput, BatchResult, MineActivities, ScanResult } from '../../jobs/mine/types.js';
+import type { MineCursor, MineHooks } from '../../jobs/mine/orchestration.js';
+import { MINE_BATCH_FILES, MINE_LOOKAHEAD_WINDOWS, mineOrchestration, newMineCursor } from '../../jobs/mine/orchestration.js';
 
 const spec: MineSpec = {
   kind: 'mine', source: { kind: 'dir', path: '/src' }, mode: 'projects', wing: 'w', agent: 'a', limit: 0,

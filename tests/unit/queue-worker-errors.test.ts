@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { NOTIFICATION_QUEUE, startNotificationWorker } from '../../workflows/queues/queues.js';
+import { NOTIFICATION_QUEUE, startNotificationWorker } from '../../jobs/engines/queues/queues.js';
 
 /** A loopback port that nothing listens on: bound once by the OS, then released. */
 async function closedPort(): Promise<number> {

@@ -14,7 +14,7 @@ import { migrateRegisteredSources, repoMatchKey } from '../../palace/registered-
 import { FileSourceCredentials } from '../../stores/embedded/file-source-credentials.js';
 import { SqliteJobStore } from '../../stores/embedded/sqlite-job-store.js';
 import type { RegisteredSource } from '../../stores/ports/job-store.js';
-import { RefreshDebouncer } from '../../workflows/local/refresh-debouncer.js';
+import { RefreshDebouncer } from '../../jobs/engines/local/refresh-debouncer.js';
 import { capturedLogger, quietLogger } from '../helpers/log.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-sources-secrets-'));

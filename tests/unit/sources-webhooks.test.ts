@@ -5,13 +5,13 @@
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkNotifySettings, signature } from '../../activities/notify.js';
+import { checkNotifySettings, signature } from '../../jobs/notify.js';
 import { isPushEvent, parsePush, providerOf, signatureValid } from '../../api/webhooks.js';
 import { loadConfig } from '../../core/config.js';
 import type { GitPush } from '../../palace/registered-sources.js';
 import { isRepoUrl, repoMatchKey, sourcesForPush } from '../../palace/registered-sources.js';
 import type { RegisteredSource } from '../../stores/ports/job-store.js';
-import { RefreshDebouncer } from '../../workflows/local/refresh-debouncer.js';
+import { RefreshDebouncer } from '../../jobs/engines/local/refresh-debouncer.js';
 import { quietLogger } from '../helpers/log.js';
 
 const source = (id: string, location: string, ref = 'main'): RegisteredSource => ({

@@ -1,0 +1,29 @@
+/**
+ * delete_by_source as a Temporal workflow: counts and a sample on a dry run, otherwise one
+ * pushed-down delete fenced by the source's lease (palace-behaviour §13.1).
+ */
+import type { JobProgress } from '../job.js';
+import type { DeleteBySourceActivities } from './types.js';
+import { deleteBySourceOrchestration } from './orchestration.js';
+import type { DeleteBySourceWorkflowInput } from '../workflow-types.js';
+import { JobRun } from '../workflow-run.js';
+
+export async function deleteBySourceWorkflow(input: DeleteBySourceWorkflowInput): Promise<JobProgress> {
+  const run = new JobRun(input.spec, input.lockKey, input.timeouts);
+  await run.register(input.spec);
+  const { work } = run.acts;
+  const acts: DeleteBySourceActivities = {
+    deleteBySourceCount: (i) => work.deleteBySourceCount(i),
+    deleteBySourceApply: (i) => run.fenced((fence) => work.deleteBySourceApply({ ...i, fence })),
+  };
+  let result: Record<string, unknown>;
+  try {
+    if (input.writes) await run.acquireLease();
+    result = await deleteBySourceOrchestration(input.spec, acts);
+  } catch (e) {
+    await run.releaseLease();
+    return run.fail(e);
+  }
+  await run.releaseLease();
+  return run.finish('completed', { result });
+}

@@ -1,0 +1,25 @@
+/**
+ * After the last batch of a mine (palace-behaviour §4.9): rebuild the wing's hallways from the
+ * entities its drawers carry, then its entity tunnels. A failure here is a warning, never a
+ * failed mine: the drawers are already filed.
+ */
+import { buildHallwaysForWing } from '../../palace/hallways.js';
+import { buildEntityTunnels } from '../../palace/tunnels.js';
+import type { Fence, MineSpec } from '../job.js';
+import type { ScanResult } from './types.js';
+import type { ActivityDeps } from '../activity-deps.js';
+import { checkFence } from '../fence.js';
+
+export async function finishMine(deps: ActivityDeps, input: { jobId: string; spec: MineSpec; scan: ScanResult; fence?: Fence }): Promise<{ hallways: number; warnings: string[] }> {
+  const warnings: string[] = [];
+  const ctx = { graph: deps.stores.graph, drawers: deps.stores.drawers };
+  let hallways = 0;
+  try {
+    if (input.fence) await checkFence(deps.stores.locks, input.fence);
+    hallways = (await buildHallwaysForWing(ctx, input.scan.wing)).length;
+    await buildEntityTunnels(ctx, input.scan.wing);
+  } catch (e) {
+    warnings.push(`hallways/tunnels for wing ${input.scan.wing} not rebuilt: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return { hallways, warnings };
+}

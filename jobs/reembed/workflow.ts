@@ -1,0 +1,44 @@
+/**
+ * `mempalace reembed` as a Temporal workflow: the shared re-embed orchestration with its pages as
+ * activities on any worker, each fenced by the palace's re-embed lease. History stays small: a
+ * page is one activity, the cursor is three numbers, and the run continues as new when the server
+ * suggests it.
+ */
+import { continueAsNew, workflowInfo } from '@temporalio/workflow';
+import type { JobProgress } from '../job.js';
+import type { ReembedActivities, ReembedOutcome } from './orchestration.js';
+import { reembedOrchestration, reembedStep, reembedSummary } from './orchestration.js';
+import type { ReembedWorkflowInput } from '../workflow-types.js';
+import { JobRun } from '../workflow-run.js';
+
+export async function reembedWorkflow(input: ReembedWorkflowInput): Promise<JobProgress> {
+  const { spec, carried } = input;
+  const run = new JobRun(input.spec, input.lockKey, input.timeouts, carried && { startedAt: carried.startedAt, step: reembedStep(carried.cursor), ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled });
+  if (!carried) await run.register(spec);
+  const { work } = run.acts;
+  const acts: ReembedActivities = {
+    reembedStart: (i) => work.reembedStart(i),
+    reembedPage: (i) => run.fenced((fence) => work.reembedPage({ ...i, fence })),
+    reembedFinish: (i) => run.fenced((fence) => work.reembedFinish({ ...i, fence })),
+  };
+  let outcome: ReembedOutcome;
+  try {
+    if (!run.fence) await run.acquireLease();
+    outcome = await reembedOrchestration(run.jobId, spec, acts, {
+      progress: (cursor) => run.report(reembedStep(cursor)),
+      cancelRequested: () => run.cancelRequested,
+      handOverRequested: () => workflowInfo().continueAsNewSuggested,
+    }, carried?.cursor);
+  } catch (e) {
+    await run.releaseLease();
+    return run.fail(e);
+  }
+  if (outcome.status === 'handover') {
+    return continueAsNew<typeof reembedWorkflow>({
+      ...input,
+      carried: { cursor: outcome.cursor, ...(run.fence ? { fence: run.fence } : {}), startedAt: run.progress.started_at, cancelled: run.cancelRequested },
+    });
+  }
+  await run.releaseLease();
+  return run.finish(outcome.status, { result: { success: outcome.status === 'completed', model: spec.model, output: reembedSummary(spec, outcome) } });
+}

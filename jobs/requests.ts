@@ -1,0 +1,146 @@
+/**
+ * One request model per job kind: the schema of what a caller may send to start a mine, a sync,
+ * a delete by source or a re-embed, and `parseJobRequest`, which turns such a request into the
+ * job's spec. Every transport goes through it once: the MCP tools (their input schemas are
+ * these, restricted to the fields the tool offers), the REST routes (the OpenAPI request bodies
+ * are these) and the CLI. Validation is core/validate-input.ts, so a bad field gets the same
+ * message over each; sources are resolved here, by palace/sources.ts, and nowhere else.
+ */
+import { stripLoneSurrogates } from '../core/text.js';
+import type { JsonSchema } from '../core/schema.js';
+import { bool, input, int, str, text } from '../core/schema.js';
+import { invalidArgument } from '../core/errors.js';
+import { splitUrlCredential } from '../core/url-credentials.js';
+import type { SourceCredentials } from '../stores/ports/source-credentials.js';
+import { parseInput } from '../core/validate-input.js';
+import { NAME_RULES, validateOptionalName } from '../core/validate.js';
+import type { DeleteBySourceSpec, JobKind, JobSpec, MineSpec, ReembedSpec, SyncSpec } from './job.js';
+import { MINE_MODES } from './job.js';
+import type { SourcePolicy } from '../palace/sources.js';
+import { SOURCE_RULES, assertStoredSourceAllowed, resolveLocalSource, resolveMineSource } from '../palace/sources.js';
+
+/** The most files one mine may be limited to (0 = all). */
+const MAX_MINE_LIMIT = 10_000_000;
+
+export const MINE_REQUEST: JsonSchema = input({
+  source: text('Directory to mine (~ expanded); with mode "convos" also a single conversation file; with ref (REST, CLI) a git URL.'),
+  ref: text('Mine a git repository at this ref; source is then its URL.'),
+  mode: str('What the source holds.', { enum: [...MINE_MODES], default: 'projects' }),
+  wing: str('Target wing (default: derived from the source directory name).'),
+  agent: str('Recorded on every drawer (default "mempalace"; over HTTP the token\'s identity unless admin).'),
+  limit: int('Maximum files to process; 0 = all.', { minimum: 0, maximum: MAX_MINE_LIMIT, default: 0 }),
+  dry_run: bool('Walk and chunk, report, write nothing.'),
+  extract: str('Conversation extraction strategy (convos mode only).', { enum: ['exchange', 'general'], default: 'exchange' }),
+  respect_gitignore: bool('Apply .gitignore files (default true).'),
+  include_ignored: { type: 'array', items: text('A path to mine even if ignored.'), description: 'Paths to mine even if ignored.' },
+}, ['source']);
+
+export const SYNC_REQUEST: JsonSchema = input({
+  project_dir: str('Project root scoping the sync (default: detected from drawer metadata; blank = absent).'),
+  wing: str('Only this wing (blank = absent).'),
+  apply: bool('Actually delete (default false: report only); needs wing or project_dir.'),
+  force: bool('Apply even when the sync guard stops it: a source root that is not the filesystem it was mined from (an unmounted volume), or most of a source\'s drawers to delete (default false).'),
+});
+
+export const DELETE_BY_SOURCE_REQUEST: JsonSchema = input({
+  source_file: text('The exact stored source_file value, e.g. the full mined path (a search hit\'s source_path).'),
+  dry_run: bool('Preview only (default true); false deletes.'),
+}, ['source_file']);
+
+export const REEMBED_REQUEST: JsonSchema = input({
+  model: text('The model to convert to (a MEMPALACE_EMBED_MODEL value).'),
+}, ['model']);
+
+export const JOB_REQUESTS: Readonly<Record<JobKind, JsonSchema>> = {
+  mine: MINE_REQUEST, sync: SYNC_REQUEST, delete_by_source: DELETE_BY_SOURCE_REQUEST, reembed: REEMBED_REQUEST,
+};
+
+/** Spec-exact enum messages of the request models, by field (mcp-tools §3.4). */
+export const JOB_REQUEST_ENUM_MESSAGES: Readonly<Record<JobKind, Record<string, (value: unknown) => string>>> = {
+  mine: { mode: (v) => `invalid mode '${String(v)}'; expected one of: ${MINE_MODES.join(', ')}` },
+  sync: {}, delete_by_source: {}, reembed: {},
+};
+
+/** The rules beyond the schema by which `parseJobRequest` may refuse a request of each kind. */
+export const JOB_REQUEST_RULES: Readonly<Record<JobKind, readonly string[]>> = {
+  mine: [...NAME_RULES, ...SOURCE_RULES], sync: [...NAME_RULES, ...SOURCE_RULES, 'scope_required'], delete_by_source: SOURCE_RULES, reembed: [],
+};
+
+interface MineRequest {
+  source: string; ref?: string; mode?: MineSpec['mode']; wing?: string; agent?: string; limit?: number; dry_run?: boolean;
+  extract?: MineSpec['extract']; respect_gitignore?: boolean; include_ignored?: string[];
+}
+interface SyncRequest { project_dir?: string; wing?: string; apply?: boolean; force?: boolean }
+interface DeleteBySourceRequest { source_file: string; dry_run?: boolean }
+interface ReembedRequest { model: string }
+
+/** Who sends a request: what they may read, and who files drawers when the request names no agent. */
+export interface RequestCaller {
+  policy: SourcePolicy;
+  /** The default `agent` of a mine (default "mempalace"). */
+  agent?: string | undefined;
+  /** Where a credential written into a git source URL is kept (the spec carries the URL without it). */
+  credentials?: Pick<SourceCredentials, 'put'> | undefined;
+}
+
+function present(value: string | undefined): string | undefined {
+  const t = value?.trim();
+  return t ? t : undefined;
+}
+
+async function mineSpec(r: MineRequest, caller: RequestCaller): Promise<MineSpec> {
+  // The drawer tools' name rule, checked first: a credential is kept below, and nothing may be written for a refused request.
+  const wing = validateOptionalName('wing', r.wing);
+  const mode = r.mode ?? 'projects';
+  const split = present(r.ref) === undefined ? { url: r.source } : splitUrlCredential('source', r.source.trim());
+  if (split.credential && !caller.credentials) throw invalidArgument('source', 'git_credential_store', 'source carries a credential, and this entry point has no credential store to keep it apart');
+  const source = await resolveMineSource({ source: split.url, ref: r.ref, allowFile: mode === 'convos' }, caller.policy);
+  if (split.credential && source.kind === 'git') await caller.credentials!.put(source.url, split.credential);
+  return {
+    kind: 'mine', source, mode, wing, sourceBounds: caller.policy.bounds,
+    agent: present(r.agent) ?? caller.agent ?? 'mempalace',
+    limit: r.limit ?? 0, dryRun: r.dry_run === true, extract: r.extract ?? 'exchange',
+    respectGitignore: r.respect_gitignore !== false, includeIgnored: (r.include_ignored ?? []).map((s) => s.trim()),
+  };
+}
+
+async function syncSpec(r: SyncRequest, caller: RequestCaller): Promise<SyncSpec> {
+  const wing = validateOptionalName('wing', r.wing);
+  const dir = present(r.project_dir);
+  const projectDir = dir === undefined ? undefined : await resolveLocalSource('project_dir', dir, caller.policy);
+  const apply = r.apply === true;
+  if (apply && !wing && !projectDir) throw invalidArgument('apply', 'scope_required', 'apply: true needs wing or project_dir, so one call never prunes every wing of the palace');
+  return { kind: 'sync', wing, projectDir, apply, ...(r.force === true ? { force: true } : {}), sourceBounds: caller.policy.bounds };
+}
+
+async function deleteBySourceSpec(r: DeleteBySourceRequest, caller: RequestCaller): Promise<DeleteBySourceSpec> {
+  // Matched exactly as given: lone surrogates stripped (they cannot be stored), never trimmed.
+  const sourceFile = stripLoneSurrogates(r.source_file);
+  await assertStoredSourceAllowed('source_file', sourceFile, caller.policy);
+  return { kind: 'delete_by_source', sourceFile, dryRun: r.dry_run !== false, sourceBounds: caller.policy.bounds };
+}
+
+/**
+ * The spec of a job from a request of any transport: validated against the kind's model, its
+ * source resolved against the caller's policy. Bad input is an `invalid_argument` error naming
+ * the field and the rule; nothing has started.
+ */
+export async function parseJobRequest<K extends JobKind>(kind: K, request: unknown, caller: RequestCaller): Promise<Extract<JobSpec, { kind: K }>> {
+  return (await specOf(kind, request, caller)) as Extract<JobSpec, { kind: K }>;
+}
+
+async function specOf(kind: JobKind, request: unknown, caller: RequestCaller): Promise<JobSpec> {
+  const opts = { where: 'body', enumMessages: JOB_REQUEST_ENUM_MESSAGES[kind] };
+  switch (kind) {
+    case 'mine':
+      return mineSpec(parseInput<MineRequest>(MINE_REQUEST, request, opts), caller);
+    case 'sync':
+      return syncSpec(parseInput<SyncRequest>(SYNC_REQUEST, request, opts), caller);
+    case 'delete_by_source':
+      return deleteBySourceSpec(parseInput<DeleteBySourceRequest>(DELETE_BY_SOURCE_REQUEST, request, opts), caller);
+    case 'reembed': {
+      const r = parseInput<ReembedRequest>(REEMBED_REQUEST, request, opts);
+      return { kind: 'reembed', model: r.model.trim() } satisfies ReembedSpec;
+    }
+  }
+}
