@@ -1,6 +1,6 @@
 /**
  * Bearer tokens of the HTTP API and `/mcp`: each token maps to one agent identity and its scopes
- * (DECISIONS "Identity in the team deployment").
+ * (docs/decisions.md "Identity in the team deployment").
  *
  * Sources, merged in this order (a token listed twice is a configuration error):
  *
@@ -17,7 +17,7 @@
  *   `s3cret=alice:read+write,t0ken=ops:admin`. The scopes follow the last `:` and the agent the
  *   last `=` before it, so tokens may contain `=` and agent names may contain `:`; neither may
  *   contain `,`.
- * - `MEMPALACE_MCP_HTTP_TOKEN` (logstream.md §7.1): one shared token; it acts as the admin
+ * - `MEMPALACE_MCP_HTTP_TOKEN` (docs/logstream.md §7.1): one shared token; it acts as the admin
  *   identity `local`, like the original's single-user server where any name was accepted.
  *
  * Scopes imply the ones below them: `admin` ⊇ `write` ⊇ `read` ⊇ `replicate` (core/scopes.ts holds
@@ -298,7 +298,7 @@ export function missingScope(caller: Caller, scope: Scope): PalaceError {
   });
 }
 
-/** Fields that name the writing agent (DECISIONS "Identity"); `agent` is mine's. */
+/** Fields that name the writing agent (docs/decisions.md "Identity"); `agent` is mine's. */
 export const IDENTITY_FIELDS = ['added_by', 'from_agent', 'agent_name', 'created_by', 'agent'] as const;
 
 /**
@@ -319,7 +319,7 @@ export function assertOwnIdentity(caller: Caller, body: unknown): void {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
-/** logstream.md §7.1: a non-loopback bind without any token is refused unless explicitly allowed. */
+/** docs/logstream.md §7.1: a non-loopback bind without any token is refused unless explicitly allowed. */
 export function assertBindAllowed(host: string, auth: Authenticator, config: Config): void {
   if (!auth.open || config.api.allowInsecureNoToken || LOOPBACK.has(host.toLowerCase()) || host.startsWith('127.')) return;
   throw invalidArgument('host', 'token_required', `refusing to listen on ${host} without a bearer token: configure MEMPALACE_TOKENS_FILE or MEMPALACE_API_TOKENS (or set MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN=1 behind a trusted proxy)`);

@@ -2,7 +2,7 @@
  * What bounds a request: per-token rate limits (a token bucket per principal, 429 with
  * Retry-After), body size caps (413), the cap on concurrent SSE streams (503), security headers
  * (helmet), CORS (off unless origins are configured) and the Host/Origin pin that `/mcp` also
- * applies (DNS-rebinding defence, logstream.md §7.1).
+ * applies (DNS-rebinding defence, docs/logstream.md §7.1).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
@@ -11,7 +11,7 @@ import { MAX_MESSAGE_BYTES, errorReply } from '../mcp/envelope.js';
 import { sendPalaceError } from './errors.js';
 import { LOCAL_HOSTS, hostnameOf } from '../core/host-header.js';
 
-/** `/mcp` must accept 16 MiB so a 4 MiB artifact survives JSON escaping (logstream.md §7.1). */
+/** `/mcp` must accept 16 MiB so a 4 MiB artifact survives JSON escaping (docs/logstream.md §7.1). */
 export const MCP_BODY_LIMIT_BYTES = MAX_MESSAGE_BYTES;
 /** REST bodies carry no artifacts; the largest is a search or job request. Matches the event body cap. */
 export const REST_BODY_LIMIT_BYTES = 256 * 1024;
@@ -71,7 +71,7 @@ export function rateLimit(buckets: TokenBuckets, keyOf: (req: Request) => string
   };
 }
 
-/** Counts concurrent SSE streams against the configured cap (DECISIONS Q7). */
+/** Counts concurrent SSE streams against the configured cap (docs/decisions.md Q7). */
 export class SseGate {
   private active = 0;
   constructor(readonly max: number) {}
@@ -91,7 +91,7 @@ export class SseGate {
   }
 }
 
-/** logstream.md §7.2: the over-capacity answer. */
+/** docs/logstream.md §7.2: the over-capacity answer. */
 export function sseOverCapacity(res: Response): void {
   res.status(503).set({ 'Retry-After': '5', 'Content-Length': '0', Connection: 'close' }).end();
 }

@@ -128,7 +128,7 @@ const SCHEMAS: Record<string, Schema> = {
     },
   },
   MeshEstate: {
-    type: 'object', description: 'logstream.md §8.9; the same payload as mempalace_mesh_peers.',
+    type: 'object', description: 'docs/logstream.md §8.9; the same payload as mempalace_mesh_peers.',
     required: ['self', 'peers', 'unnamed_origins', 'origin_profiles', 'sync_interval_s', 'estate_source'],
     properties: {
       self: { type: 'object', required: ['replica_id', 'name', 'public_key', 'version_vector', 'profile'], properties: { replica_id: str(), name: str(), public_key: str(), version_vector: counts, profile: { type: 'object' } } },
@@ -145,7 +145,7 @@ const SCHEMAS: Record<string, Schema> = {
 const STREAM_ERROR: Schema = { type: 'object', required: ['error', 'code', 'retryable'], properties: { error: str(), code: str(), retryable: { type: 'boolean' } } };
 const orStreamError = (schema: Schema): Schema => ({ anyOf: [schema, STREAM_ERROR] });
 const LOGSTREAM_EVENT: Schema = {
-  type: 'object', description: 'A logstream event (logstream.md §5); on the dashboard with preview keys when its body was shortened.',
+  type: 'object', description: 'A logstream event (docs/logstream.md §5); on the dashboard with preview keys when its body was shortened.',
   required: ['id', 'seq', 'type', 'stream', 'room', 'from_agent', 'body', 'created_at'],
   properties: { id: str(), seq: int(), type: str(), stream: str(), room: str(), from_agent: str(), body: str(), created_at: str() },
 };
@@ -306,17 +306,17 @@ export const OPENAPI_DOCUMENT = {
     },
     '/logstream/stream': {
       get: {
-        summary: 'Live tail of the logstream (logstream.md §7.2): replay after the cursor, then live events (`event: logstream`).',
+        summary: 'Live tail of the logstream (docs/logstream.md §7.2): replay after the cursor, then live events (`event: logstream`).',
         tags: ['logstream'], 'x-scope': 'read',
         parameters: [...LOGSTREAM_FILTERS.map((n) => q(n, str())), q('since_event_id', str(), 'Cursor; else the Last-Event-ID header; else start at the newest event.'), lastEventId('Resume after this event id.')],
         responses: { 200: sse('Event stream.', LOGSTREAM_EVENTS), 400: err('Bad filter or unknown cursor.'), 503: { description: 'Too many open streams; Retry-After: 5.' }, ...AUTH_ERRORS },
       },
     },
-    '/sync/peers': { get: { summary: 'The mesh estate (logstream.md §8.9).', tags: ['logstream'], 'x-scope': 'read', responses: { 200: json(ref('MeshEstate'), 'Estate.'), ...AUTH_ERRORS } } },
-    '/sync/version_vector': { get: { summary: 'Replication (logstream.md §7.3): this replica\'s id, version vector { origin: highest origin_seq }, profile and known profiles.', tags: ['logstream'], 'x-scope': 'replicate', responses: { 200: json({ type: 'object', required: ['replica_id', 'public_key', 'version_vector', 'profile', 'profiles'], properties: { replica_id: str(), public_key: str(), version_vector: { type: 'object', additionalProperties: int() }, profile: { type: 'object' }, profiles: { type: 'object' } } }, 'Version vector.'), ...AUTH_ERRORS } } },
+    '/sync/peers': { get: { summary: 'The mesh estate (docs/logstream.md §8.9).', tags: ['logstream'], 'x-scope': 'read', responses: { 200: json(ref('MeshEstate'), 'Estate.'), ...AUTH_ERRORS } } },
+    '/sync/version_vector': { get: { summary: 'Replication (docs/logstream.md §7.3): this replica\'s id, version vector { origin: highest origin_seq }, profile and known profiles.', tags: ['logstream'], 'x-scope': 'replicate', responses: { 200: json({ type: 'object', required: ['replica_id', 'public_key', 'version_vector', 'profile', 'profiles'], properties: { replica_id: str(), public_key: str(), version_vector: { type: 'object', additionalProperties: int() }, profile: { type: 'object' }, profiles: { type: 'object' } } }, 'Version vector.'), ...AUTH_ERRORS } } },
     '/sync/ops': {
       get: {
-        summary: 'Replication (logstream.md §7.3): full events authored by `origin` with origin_seq > `after`, ascending origin_seq.',
+        summary: 'Replication (docs/logstream.md §7.3): full events authored by `origin` with origin_seq > `after`, ascending origin_seq.',
         tags: ['logstream'], 'x-scope': 'replicate',
         parameters: [{ ...q('origin', str()), required: true }, q('after', int(), 'Default 0.'), q('limit', int(), 'Default and maximum 500.')],
         responses: { 200: json({ type: 'object', required: ['origin', 'events', 'count'], properties: { origin: str(), events: { type: 'array', items: { type: 'object' } }, count: int() } }, 'One page of ops.'), 400: err('Bad parameter.'), ...AUTH_ERRORS },
@@ -324,7 +324,7 @@ export const OPENAPI_DOCUMENT = {
     },
     '/sync/artifact': {
       get: {
-        summary: 'Replication (logstream.md §7.3): one artifact with its content.',
+        summary: 'Replication (docs/logstream.md §7.3): one artifact with its content.',
         tags: ['logstream'], 'x-scope': 'replicate',
         parameters: [{ ...q('id', str()), required: true }],
         responses: { 200: json({ type: 'object', required: ['artifact'], properties: { artifact: { type: 'object', required: ['id', 'kind', 'sha256', 'size_bytes', 'content', 'created_by', 'created_at'] } } }, 'The artifact.'), 400: err('Empty id.'), 404: err('Unknown artifact.'), ...AUTH_ERRORS },

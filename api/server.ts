@@ -1,6 +1,6 @@
 /**
  * Listening: the HTTP server of `mempalace serve`, with timeouts that let a five-minute
- * `event_wait` and endless SSE streams live (logstream.md §5.4: request and idle timeouts must
+ * `event_wait` and endless SSE streams live (docs/logstream.md §5.4: request and idle timeouts must
  * exceed 310 s), and a shutdown that closes open streams.
  */
 import type { Server } from 'node:http';
@@ -85,7 +85,7 @@ export async function startApiServer(runtime: Runtime, opts: ServeOptions): Prom
   };
 }
 
-/** The logstream sync loop of this serving process (logstream.md §8.6), over the current stores. */
+/** The logstream sync loop of this serving process (docs/logstream.md §8.6), over the current stores. */
 function meshReplicator(mcp: PalaceMcp, log: Logger): MeshReplicator {
   const config = mcp.runtime.config;
   const stores = () => mcp.runtime.stores;

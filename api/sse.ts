@@ -1,5 +1,5 @@
 /**
- * One Server-Sent Events response: headers of logstream.md §7.2, frames, a `: ping` comment
+ * One Server-Sent Events response: headers of docs/logstream.md §7.2, frames, a `: ping` comment
  * after 15 s without a frame, and an AbortSignal that fires when the client goes away.
  */
 import type { Request, Response } from 'express';

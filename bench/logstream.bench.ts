@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     `| event_list, limit 50, since_event_id cursor, 5 000 events stored | ${fmt(listAll)} lists/s |`,
     `| event_list, stream + to_agent filters, limit 50, cursor | ${fmt(listFiltered)} lists/s |`,
     '',
-    'Appends are bound by one fsync per commit (synchronous=FULL, logstream.md §10.4), not by CPU; concurrent processes do not share commits. Cross-process wake-up is bound by the data_version poll interval (about half of it at the median).',
+    'Appends are bound by one fsync per commit (synchronous=FULL, docs/logstream.md §10.4), not by CPU; concurrent processes do not share commits. Cross-process wake-up is bound by the data_version poll interval (about half of it at the median).',
   ].join('\n');
   publishTable('## Embedded logstream', 'npx tsx bench/logstream.bench.ts --write', table);
 }

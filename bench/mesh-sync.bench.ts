@@ -1,5 +1,5 @@
 /**
- * Logstream mesh benchmark: how fast one anti-entropy round (logstream.md §8.3) pulls N events
+ * Logstream mesh benchmark: how fast one anti-entropy round (docs/logstream.md §8.3) pulls N events
  * (every tenth citing a 2 KiB artifact) from one replica into another, for each pair of
  * adapters, and what a round costs when there is nothing to pull. Replicas talk through the
  * in-process transport (the palace functions behind `/sync/*`, JSON in between), so the figures

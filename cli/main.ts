@@ -159,7 +159,7 @@ program
     }, 'reembed');
   });
 
-/** The CLI searches the query as given, with no default distance cut-off (palace-behaviour §8.2, §8.6). */
+/** The CLI searches the query as given, with no default distance cut-off (docs/palace-behaviour.md §8.2, §8.6). */
 const CLI_SEARCH_OPTIONS: SearchOptions = { sanitize: false, defaultMaxDistance: 0 };
 
 program

@@ -1,4 +1,4 @@
-/** An authenticated HTTP caller (DECISIONS "Identity"); absent over stdio. */
+/** An authenticated HTTP caller (docs/decisions.md "Identity"); absent over stdio. */
 export interface Caller {
   identity: string;
   scopes: string[];

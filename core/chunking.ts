@@ -1,9 +1,9 @@
 /**
- * The two chunkers of the palace, both counting Unicode code points (spec §0):
+ * The two chunkers of the palace, both counting Unicode code points (docs/tools.md §0):
  *
- * - `chunkText` (palace-behaviour §4.5) cuts mined files into overlapping, stripped pieces with
+ * - `chunkText` (docs/palace-behaviour.md §4.5) cuts mined files into overlapping, stripped pieces with
  *   approximate line numbers; short pieces are dropped.
- * - `splitContent` (mcp-tools §0.4) cuts add_drawer and diary content into rows whose
+ * - `splitContent` (docs/tools.md §0.4) cuts add_drawer and diary content into rows whose
  *   concatenation is the input byte for byte, preferring natural boundaries.
  */
 import { strip } from './text.js';
@@ -40,7 +40,7 @@ function intAtLeast(value: unknown, minimum: number, dflt: number): number {
 }
 
 /**
- * The config repair rules of §4.5. Spec-silent minimums: a chunk holds at least one code point,
+ * The config repair rules of docs/palace-behaviour.md §4.5. Spec-silent minimums: a chunk holds at least one code point,
  * overlap may be 0, and a kept chunk holds at least one code point (an empty drawer is useless).
  */
 export function repairChunkParams(opts: ChunkOptions = {}): ChunkParams {
@@ -67,7 +67,7 @@ function lastIndexIn(cps: readonly string[], needle: readonly string[], from: nu
 const BLANK_LINE = ['\n', '\n'];
 const NEWLINE = ['\n'];
 
-/** §4.5 `chunk_text`, with the guaranteed-progress fix of its [QUIRK]. */
+/** docs/palace-behaviour.md §4.5 `chunk_text`, with the guaranteed-progress fix of its [QUIRK]. */
 export function chunkText(content: string, opts: ChunkOptions = {}): TextChunk[] {
   const { size, overlap, min } = repairChunkParams(opts);
   const cps = Array.from(strip(content));
@@ -115,7 +115,7 @@ function headingStartsAt(cps: readonly string[], i: number): boolean {
 }
 
 /**
- * The best cut in (lo, hi] by §0.4 preference: before a heading line, after a blank line, after
+ * The best cut in (lo, hi] by docs/tools.md §0.4 preference: before a heading line, after a blank line, after
  * a newline, after a space; -1 if none. A cut position is the index where the next row starts.
  */
 function preferredCut(cps: readonly string[], lo: number, hi: number): number {
@@ -139,9 +139,9 @@ function preferredCut(cps: readonly string[], lo: number, hi: number): number {
 }
 
 /**
- * mcp-tools §0.4: rows of at most `chunkSize` code points whose concatenation equals `content`.
+ * docs/tools.md §0.4: rows of at most `chunkSize` code points whose concatenation equals `content`.
  * Content that fits in one row is returned whole. `minChunks` is `chunk_boundary_min_chunks`
- * (DECISIONS A2: default 0, always snap): when plain fixed-size slicing would give fewer rows
+ * (docs/decisions.md A2: default 0, always snap): when plain fixed-size slicing would give fewer rows
  * than it, rows are cut at fixed positions instead.
  */
 export function splitContent(content: string, chunkSize = 800, minChunks = DEFAULT_BOUNDARY_MIN_CHUNKS): string[] {

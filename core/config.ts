@@ -13,7 +13,7 @@ import { LOG_FORMATS, LOG_LEVELS } from './log.js';
 
 const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
 
-/** Spec rule (mcp-tools §11): truthy values are 1/true/yes/on, case-insensitive and trimmed. */
+/** Spec rule (docs/tools.md §11): truthy values are 1/true/yes/on, case-insensitive and trimmed. */
 export function isTruthy(value: string | undefined): boolean {
   return value !== undefined && TRUTHY.has(value.trim().toLowerCase());
 }
@@ -125,7 +125,7 @@ export interface Config {
     maxResponseChars: number;
   };
   logstream: { durable: boolean; sseMaxClients: number };
-  /** The logstream mesh (logstream.md §8.6, §8.10): sync loop interval (0 = off), peer HTTP timeout, peers file, transport. */
+  /** The logstream mesh (docs/logstream.md §8.6, §8.10): sync loop interval (0 = off), peer HTTP timeout, peers file, transport. */
   sync: { intervalS: number; httpTimeoutS: number; peersFile: string; transport: string };
   /** The HTTP API (`mempalace serve`): tokens, CORS, Host pin, per-token rate limit. */
   api: {
@@ -244,7 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sseMaxClients: read.lenient('MEMPALACE_SSE_MAX_CLIENTS', positiveInteger, profile === 'cluster' ? 256 : 8),
     },
     sync: {
-      // logstream.md §8.6: `0` or less disables the loop.
+      // docs/logstream.md §8.6: `0` or less disables the loop.
       intervalS: Math.max(0, read.lenient('MEMPALACE_SYNC_INTERVAL', signedNumber, 15)),
       httpTimeoutS: read.lenient('MEMPALACE_SYNC_HTTP_TIMEOUT', positiveNumber, 30),
       peersFile: path.resolve(env.MEMPALACE_PEERS_FILE ?? path.join(palaceDir, 'peers.json')),
@@ -283,7 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobLeaseMs: read.get('MEMPALACE_JOB_LEASE_MS', atLeast(1000), 15_000),
     mineParallelBatches: read.get('MEMPALACE_MINE_PARALLEL_BATCHES', count, 0),
     gitWorkspaceBytes: read.get('MEMPALACE_GIT_WORKSPACE_MB', positiveInteger, 4096) * 1024 * 1024,
-    // palace-behaviour.md §4.4: negative or non-integer values warn and fall back to the default cap.
+    // docs/palace-behaviour.md §4.4: negative or non-integer values warn and fall back to the default cap.
     maxChunksPerFile: read.lenient('MEMPALACE_MAX_CHUNKS_PER_FILE', count, 0),
     log: { level: read.get('LOG_LEVEL', oneOf(LOG_LEVELS), 'info'), format: read.get('LOG_FORMAT', oneOf(LOG_FORMATS), undefined) },
     warnings: read.warnings,

@@ -1,5 +1,5 @@
 /**
- * The `content_date` of a mined file (palace-behaviour §4.7.3): the date the content is about,
+ * The `content_date` of a mined file (docs/palace-behaviour.md §4.7.3): the date the content is about,
  * from the file name, YAML front matter, the first lines of the body, or the file's mtime, first
  * hit wins. Only complete dates count; nothing is parsed fuzzily.
  */
@@ -14,7 +14,7 @@ const ORDINAL = '(?:st|nd|rd|th)?';
 
 const ISO_RE = new RegExp(String.raw`${NOT_WORD_BEFORE}([0-9]{4})[-/.]([0-9]{1,2})[-/.]([0-9]{1,2})${NOT_WORD_AFTER}`, 'u');
 const SLASH_RE = new RegExp(String.raw`${NOT_WORD_BEFORE}([0-9]{1,2})[/-]([0-9]{1,2})[/-]([0-9]{2,4})${NOT_WORD_AFTER}`, 'gu');
-/** The three complete shapes of §4.7.3 1b: Y-M-D, month D Y, D month Y. */
+/** The three complete shapes of docs/palace-behaviour.md §4.7.3 1b: Y-M-D, month D Y, D month Y. */
 const SHAPES: readonly { re: RegExp; ymd: (m: RegExpExecArray) => [string, string, string] }[] = [
   {
     re: new RegExp(String.raw`${NOT_WORD_BEFORE}([0-9]{4})(?:[-/.]|\s+)([0-9]{1,2})(?:[-/.]|\s+)([0-9]{1,2})${NOT_WORD_AFTER}`, 'u'),
@@ -152,7 +152,7 @@ export interface ContentDateInput {
   mtimeZone?: 'local' | 'utc';
 }
 
-/** §4.7.3: `YYYY-MM-DD` from name, front matter, body or mtime; undefined if none. */
+/** docs/palace-behaviour.md §4.7.3: `YYYY-MM-DD` from name, front matter, body or mtime; undefined if none. */
 export function contentDate(input: ContentDateInput): string | undefined {
   const fromName = dateFromFileName(input.fileName);
   if (fromName) return fromName;

@@ -1,5 +1,5 @@
 /**
- * The drawer model (palace-behaviour §2.2, mcp-tools §0.4): one verbatim text with flat metadata.
+ * The drawer model (docs/palace-behaviour.md §2.2, docs/tools.md §0.4): one verbatim text with flat metadata.
  * Metadata values are strings, numbers or booleans only; lists are `;`-joined strings.
  */
 export type MetaValue = string | number | boolean;
@@ -11,7 +11,7 @@ export interface DrawerMeta {
   source_file: string;
   chunk_index: number;
   added_by: string;
-  /** UTC instant, `YYYY-MM-DDTHH:MM:SS.ffffffZ` (DECISIONS, palace behaviour 9). */
+  /** UTC instant, `YYYY-MM-DDTHH:MM:SS.ffffffZ` (docs/decisions.md palace 9). */
   filed_at: string;
   id_recipe?: string;
   hall?: string;
@@ -36,7 +36,7 @@ export function filedAtNow(now: Date = new Date()): string {
   return now.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
-/** The logical id a hit belongs to (spec §8.7 `drawer_id`). */
+/** The logical id a hit belongs to (docs/palace-behaviour.md §8.7 `drawer_id`). */
 export function logicalDrawerId(d: Drawer): string {
   return d.meta.parent_drawer_id ?? d.meta.parent_entry_id ?? d.id;
 }

@@ -1,7 +1,7 @@
 /**
- * Entities: the `entities` label of a drawer (palace-behaviour §4.8; DECISIONS palace behaviour 5
- * extends it to conversation drawers), the entity registry `known_entities.json` (§7.2), and the
- * pure parts of entity discovery at init (§7.1): project names from manifests, people from git
+ * Entities: the `entities` label of a drawer (docs/palace-behaviour.md §4.8; docs/decisions.md palace 5
+ * extends it to conversation drawers), the entity registry `known_entities.json` (docs/palace-behaviour.md §7.2), and the
+ * pure parts of entity discovery at init (docs/palace-behaviour.md §7.1): project names from manifests, people from git
  * authors, and people/projects from prose.
  */
 import { parse as parseToml } from 'smol-toml';
@@ -76,13 +76,13 @@ function candidateWords(window: string, locales: readonly EntityLocale[], minLen
 }
 
 export interface EntityDetectorOptions {
-  /** Names from the registry (§7.2 `registryNames`). */
+  /** Names from the registry (docs/palace-behaviour.md §7.2 `registryNames`). */
   knownNames?: readonly string[];
   languages?: readonly string[];
 }
 
 /**
- * Compile the §4.8 detector once per registry and reuse it for every drawer. The result is the
+ * Compile the docs/palace-behaviour.md §4.8 detector once per registry and reuse it for every drawer. The result is the
  * sorted (code-point order) list of at most 25 names; join it with `;` for the metadata value.
  */
 export function compileEntityDetector(options: EntityDetectorOptions = {}): (text: string) => string[] {
@@ -105,13 +105,13 @@ export function compileEntityDetector(options: EntityDetectorOptions = {}): (tex
   };
 }
 
-/** One-off §4.8 detection; the metadata value is the result joined with `;`. */
+/** One-off docs/palace-behaviour.md §4.8 detection; the metadata value is the result joined with `;`. */
 export function detectEntities(text: string, options: EntityDetectorOptions = {}): string[] {
   return compileEntityDetector(options)(text);
 }
 
 // ---------------------------------------------------------------------------------------------
-// The registry (§7.2)
+// The registry (docs/palace-behaviour.md §7.2)
 
 export type RegistryCategory = string[] | Record<string, string | null>;
 
@@ -207,7 +207,7 @@ export function setWingTopics(registry: EntityRegistry, wing: string, topics: re
 }
 
 // ---------------------------------------------------------------------------------------------
-// Discovery at init (§7.1), the pure parts: callers read the files and run git.
+// Discovery at init (docs/palace-behaviour.md §7.1), the pure parts: callers read the files and run git.
 
 export type EntityKind = 'person' | 'project' | 'uncertain';
 
@@ -309,7 +309,7 @@ class UnionFind {
 }
 
 /**
- * §7.1 signal 2: people from git authors (bots dropped, identities sharing a name or e-mail
+ * docs/palace-behaviour.md §7.1 signal 2: people from git authors (bots dropped, identities sharing a name or e-mail
  * merged, shown by their most frequent real-looking name) and projects with their confidence.
  */
 export function discoverFromGit(repos: readonly RepositoryHistory[], user: { name?: string | undefined; email?: string | undefined } = {}): GitDiscovery {
@@ -365,7 +365,7 @@ export function discoverFromGit(repos: readonly RepositoryHistory[], user: { nam
   return { people: people.sort(byStrength).slice(0, 15), projects: projects.sort(byStrength).slice(0, 15) };
 }
 
-/** §7.1 signal 3: a Claude Code project folder's name, from a session's `cwd` or the folder name. */
+/** docs/palace-behaviour.md §7.1 signal 3: a Claude Code project folder's name, from a session's `cwd` or the folder name. */
 export function projectNameFromClaudeFolder(folderName: string, newestSessionCwd?: string): string {
   const fromCwd = newestSessionCwd?.split(/[\\/]/).filter((p) => p !== '').pop();
   if (fromCwd) return fromCwd;
@@ -385,7 +385,7 @@ function countMatches(text: string, re: RegExp): number {
   return [...text.matchAll(re)].length;
 }
 
-/** §7.1 signal 4 scoring of one candidate over the prose windows. */
+/** docs/palace-behaviour.md §7.1 signal 4 scoring of one candidate over the prose windows. */
 export function scoreProseCandidate(name: string, text: string, frequency: number, locale: EntityLocale = ENTITY_LOCALES.en!): ProseScore {
   const W = locale.wordClass;
   const b = `(?<!${W})`;
@@ -427,7 +427,7 @@ export function scoreProseCandidate(name: string, text: string, frequency: numbe
   };
 }
 
-/** §7.1 classification of a scored candidate. */
+/** docs/palace-behaviour.md §7.1 classification of a scored candidate. */
 export function classifyProse(s: ProseScore): { kind: EntityKind; confidence: number } {
   const total = s.personScore + s.projectScore;
   if (total === 0) return { kind: 'uncertain', confidence: Math.min(0.4, s.frequency / 50) };
@@ -441,7 +441,7 @@ export function classifyProse(s: ProseScore): { kind: EntityKind; confidence: nu
 }
 
 /**
- * §7.1 signal 4 over prose windows (callers pass the first 5,000 characters of up to 10 prose
+ * docs/palace-behaviour.md §7.1 signal 4 over prose windows (callers pass the first 5,000 characters of up to 10 prose
  * files): candidates seen at least 3 times, scored and classified; 15 people, 10 projects,
  * 8 uncertain, strongest first.
  */

@@ -1,5 +1,5 @@
 /**
- * The hall label of a drawer (palace-behaviour §4.7.1): the hall whose keywords occur most in the
+ * The hall label of a drawer (docs/palace-behaviour.md §4.7.1): the hall whose keywords occur most in the
  * first 3,000 code points. Substring matching is the original's behaviour (`real` fires on
  * "already"); the labels are coarse by design.
  */

@@ -1,5 +1,5 @@
 /**
- * Deterministic identifiers (palace-behaviour §3, DECISIONS A1 and §18.1): the length-prefixed
+ * Deterministic identifiers (docs/palace-behaviour.md §3, docs/decisions.md A1 and docs/palace-behaviour.md §18.1): the length-prefixed
  * recipe, tagged `id_recipe = "v4"` on the drawers it produces.
  */
 import { hashN, lengthPrefixed } from './text.js';
@@ -14,7 +14,7 @@ export function addDrawerId(wing: string, room: string, content: string): string
 /**
  * Mined chunk: position-keyed so re-mining overwrites. Source identity is the absolute directory
  * of a local source or the repository URL of a git source; the path is relative to the source
- * root, so any worker in any workspace computes the same id (DECISIONS, palace behaviour 1).
+ * root, so any worker in any workspace computes the same id (docs/decisions.md palace 1).
  */
 export function minedChunkId(p: {
   wing: string;

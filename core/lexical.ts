@@ -1,5 +1,5 @@
 /**
- * The product's own lexical analysis (DECISIONS, palace behaviour 8). Both profiles index the
+ * The product's own lexical analysis (docs/decisions.md palace 8). Both profiles index the
  * token stream produced here with a plain whitespace analyser and compute BM25 themselves over
  * the candidate pool, so a given pool ranks identically whatever engine stored it.
  */
@@ -22,7 +22,7 @@ function parts(run: string): string[] {
 /**
  * Lowercased tokens of `text`: every identifier whole, followed by its parts when it has more
  * than one (`parseHttpURL` → `parsehttpurl parse http url`). Tokens shorter than two code
- * points are dropped, as in the BM25 of the spec (§8.5).
+ * points are dropped, as in the BM25 of the spec (docs/palace-behaviour.md §8.5).
  */
 export function lexicalTokens(text: string | null | undefined): string[] {
   if (!text) return [];
@@ -52,7 +52,7 @@ export const BM25_B = 0.75;
 
 /**
  * BM25 of each document against the query, with IDF relative to the given candidate pool
- * (spec §8.5). Scores are raw (unnormalised).
+ * (docs/palace-behaviour.md §8.5). Scores are raw (unnormalised).
  */
 export function bm25Scores(query: string, documents: readonly string[]): number[] {
   const q = new Set(lexicalTokens(query));

@@ -1,7 +1,7 @@
 /**
- * The project configuration of projects-mode mining (palace-behaviour §4.1): `mempalace.yaml`
+ * The project configuration of projects-mode mining (docs/palace-behaviour.md §4.1): `mempalace.yaml`
  * (fallback `mempal.yaml`) in the project root names the wing and the rooms. Names written in the
- * file are validated like tool input (§2.5 [QUIRK]); a bad value fails with the file and key.
+ * file are validated like tool input (docs/palace-behaviour.md §2.5 [QUIRK]); a bad value fails with the file and key.
  */
 import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
@@ -39,7 +39,7 @@ function nameFrom(file: string, key: string, value: unknown): string {
   }
 }
 
-/** The wing slug of a directory name (§2.5), which must still be a valid wing name. */
+/** The wing slug of a directory name (docs/palace-behaviour.md §2.5), which must still be a valid wing name. */
 export function wingFromDirectory(projectDir: string): string {
   const dir = resolve(projectDir);
   const slug = wingSlug(basename(dir));

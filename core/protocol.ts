@@ -1,5 +1,5 @@
 /**
- * The two texts an agent loads on wake-up (mcp-tools §13, §14): the memory protocol, which says
+ * The two texts an agent loads on wake-up (docs/tools.md §13, §14): the memory protocol, which says
  * when to read and write the palace, and the AAAK dialect, the compact note format used mostly
  * for diary entries. Both are the project's own wording.
  */

@@ -1,6 +1,6 @@
 /**
- * Rooms of projects and extract mining: which configured room a file belongs to (palace-behaviour
- * §4.6), and the rooms `init` proposes for a project before the first mine (§4.6.1).
+ * Rooms of projects and extract mining: which configured room a file belongs to (docs/palace-behaviour.md
+ * §4.6), and the rooms `init` proposes for a project before the first mine (docs/palace-behaviour.md §4.6.1).
  */
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -30,7 +30,7 @@ function countNonOverlapping(haystack: string, needle: string): number {
 }
 
 /**
- * §4.6 `detect_room`: folder match (every directory component top-down, room names and keywords),
+ * docs/palace-behaviour.md §4.6 `detect_room`: folder match (every directory component top-down, room names and keywords),
  * then file stem against room names, then keyword counts in the first 2,000 code points.
  * `relativePath` is the file's POSIX path relative to the project root.
  */
@@ -60,7 +60,7 @@ export function detectRoom(relativePath: string, text: string, rooms: readonly R
   return best ? best.name : 'general';
 }
 
-/** Folder names (keys: lowercase, `-` → `_`) and the room each proposes (§4.6.1). */
+/** Folder names (keys: lowercase, `-` → `_`) and the room each proposes (docs/palace-behaviour.md §4.6.1). */
 export const FOLDER_ROOMS: Readonly<Record<string, string>> = Object.fromEntries([
   ...['frontend', 'front-end', 'front_end', 'client', 'ui', 'views', 'components', 'pages'].map((k) => [k, 'frontend']),
   ...['backend', 'back-end', 'back_end', 'server', 'api', 'routes', 'services', 'controllers', 'models', 'database', 'db'].map((k) => [k, 'backend']),
@@ -97,7 +97,7 @@ function isValidRoomName(name: string): boolean {
 }
 
 /**
- * §4.6.1 step 1: rooms from top-level folder names, then mapped second-level names; first
+ * docs/palace-behaviour.md §4.6.1 step 1: rooms from top-level folder names, then mapped second-level names; first
  * proposal per room wins; `general` is appended. Names that would not pass room validation are
  * not proposed (the config loader would reject them).
  */
@@ -126,7 +126,7 @@ export function proposeRoomsFromFolders(topLevel: readonly TopLevelDir[]): RoomC
 }
 
 /**
- * §4.6.1 step 2: one hit per map keyword contained in a lowercased file name (`-` and space →
+ * docs/palace-behaviour.md §4.6.1 step 2: one hit per map keyword contained in a lowercased file name (`-` and space →
  * `_`); rooms with at least two hits, most first, at most six; else a single `general`.
  */
 export function proposeRoomsFromFileNames(fileNames: Iterable<string>): RoomConfig[] {
@@ -169,7 +169,7 @@ async function* fileNamesUnder(dir: string): AsyncGenerator<string> {
   }
 }
 
-/** §4.6.1 over a project directory: folder proposals, falling back to file names. */
+/** docs/palace-behaviour.md §4.6.1 over a project directory: folder proposals, falling back to file names. */
 export async function proposeRooms(projectDir: string): Promise<RoomConfig[]> {
   const topNames = await subdirectories(projectDir);
   const topLevel = await Promise.all(topNames.map(async (name) => ({ name, children: await subdirectories(join(projectDir, name)) })));

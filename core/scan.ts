@@ -1,7 +1,7 @@
 /**
- * The file walk of projects-mode mining (palace-behaviour §4.2, §4.3): which files of a project
+ * The file walk of projects-mode mining (docs/palace-behaviour.md §4.2, §4.3): which files of a project
  * directory are mined. Paths come out in code-point order of the project-relative POSIX path, so
- * `limit` and summaries are deterministic (§4.2 [QUIRK]).
+ * `limit` and summaries are deterministic (docs/palace-behaviour.md §4.2 [QUIRK]).
  *
  * Beyond the spec, every file is sniffed (first 8 KiB): files with NUL bytes are skipped as
  * binary and files that are not UTF-8 are skipped with a reason, instead of being decoded with
@@ -93,7 +93,7 @@ export function compareCodePoints(a: string, b: string): number {
   }
 }
 
-/** Each entry stripped of whitespace and surrounding `/` (§4.2 force-include). */
+/** Each entry stripped of whitespace and surrounding `/` (docs/palace-behaviour.md §4.2 force-include). */
 export function normaliseIncludePaths(paths: readonly string[]): string[] {
   return paths.map((p) => p.trim().replace(/^\/+|\/+$/g, '')).filter((p) => p !== '');
 }
@@ -125,12 +125,12 @@ export type GitignoreCache = Map<string, Matcher | null>;
 async function loadGitignore(dirAbs: string, base: string): Promise<Matcher | null> {
   let text: string;
   try {
-    // toString('utf8') replaces invalid bytes, as §4.3 asks.
+    // toString('utf8') replaces invalid bytes, as docs/palace-behaviour.md §4.3 asks.
     text = (await readFile(join(dirAbs, '.gitignore'))).toString('utf8');
   } catch {
     return null;
   }
-  // Git globbing is case-sensitive (§4.3); the library's default is not.
+  // Git globbing is case-sensitive (docs/palace-behaviour.md §4.3); the library's default is not.
   const ig = ignore({ ignorecase: false }).add(text);
   return { base, ig };
 }

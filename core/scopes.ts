@@ -1,6 +1,6 @@
 /**
  * The one table of scopes: what an HTTP caller's token must hold for every MCP tool and every
- * HTTP route (DECISIONS "Identity in the team deployment"). Scopes imply the ones below them:
+ * HTTP route (docs/decisions.md "Identity in the team deployment"). Scopes imply the ones below them:
  * `admin` ⊇ `write` ⊇ `read` ⊇ `replicate`; `open` routes need no token at all. `replicate`
  * alone lets a mesh peer pull the log (`/sync/version_vector`, `/sync/ops`, `/sync/artifact`)
  * and nothing else: no tool, no drawer, not `/mcp` (issue 24).

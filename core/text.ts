@@ -1,5 +1,5 @@
 /**
- * Text primitives that count Unicode code points, as the spec requires everywhere (§0): a
+ * Text primitives that count Unicode code points, as the spec requires everywhere (docs/palace-behaviour.md §0): a
  * JavaScript string's `.length` counts UTF-16 units and would change chunk sizes and IDs on text
  * outside the Basic Multilingual Plane.
  */

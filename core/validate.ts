@@ -1,5 +1,5 @@
 /**
- * The shared input validators of mcp-tools.md §0.2. Each returns the normalised value or throws
+ * The shared input validators of docs/tools.md §0.2. Each returns the normalised value or throws
  * an `invalid_argument` PalaceError naming the field and the rule; messages keep the spec's
  * exact substrings because clients and tests match on them.
  */
@@ -7,7 +7,7 @@ import { invalidArgument } from './errors.js';
 import { codePointLength, hasLoneSurrogate, replaceLoneSurrogates, stripLoneSurrogates } from './text.js';
 
 const NAME_MAX = 128;
-// First and last a letter/digit (combining marks allowed after the first, spec §2.5 MAY);
+// First and last a letter/digit (combining marks allowed after the first, docs/palace-behaviour.md §2.5 MAY);
 // inside: word characters, space, dot, apostrophe, hyphen.
 const NAME_PATTERN = /^(?:[\p{L}\p{N}]|[\p{L}\p{N}][\p{L}\p{N}\p{M}_ .'-]{0,126}[\p{L}\p{N}\p{M}])$/u;
 
@@ -97,7 +97,7 @@ const DATEBOUND_RE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\
 
 /**
  * DATEBOUND: `since`/`before` on search and list. Returns a UTC instant string comparable with
- * stored `filed_at` values (DECISIONS 9: filed_at is a UTC instant); the offset of the input is
+ * stored `filed_at` values (docs/decisions.md palace 9: filed_at is a UTC instant); the offset of the input is
  * dropped and the wall-clock value is read as UTC, the spec's naive comparison rule.
  */
 export function validateDateBound(field: string, value: unknown): string | undefined {
@@ -162,7 +162,7 @@ export function validateInt(field: string, value: unknown, dflt: number, min: nu
   return value;
 }
 
-/** Wing slug derived from a directory name (§2.5): lowercase, spaces and hyphens to `_`. */
+/** Wing slug derived from a directory name (docs/palace-behaviour.md §2.5): lowercase, spaces and hyphens to `_`. */
 export function wingSlug(name: string): string {
   return name.toLowerCase().replace(/[ -]/g, '_');
 }

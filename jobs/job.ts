@@ -121,7 +121,7 @@ export interface JobEngine {
   close(): Promise<void>;
 }
 
-/** The identity a source is locked and keyed by (DECISIONS, palace behaviour 1). */
+/** The identity a source is locked and keyed by (docs/decisions.md palace 1). */
 export function sourceIdentity(source: SourceSpec): string {
   return source.kind === 'dir' ? path.resolve(source.path) : source.url;
 }
@@ -141,7 +141,7 @@ export function lockKey(palace: string, spec: JobSpec): string {
   return `mempalace:${palace}:source:${hashN(target, 24)}`;
 }
 
-/** Whether the job writes to the palace: dry runs write nothing, so they take no lock (palace-behaviour §4.4). */
+/** Whether the job writes to the palace: dry runs write nothing, so they take no lock (docs/palace-behaviour.md §4.4). */
 export function specWrites(spec: JobSpec): boolean {
   switch (spec.kind) {
     case 'mine':

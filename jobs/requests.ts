@@ -55,7 +55,7 @@ export const JOB_REQUESTS: Readonly<Record<JobKind, JsonSchema>> = {
   mine: MINE_REQUEST, sync: SYNC_REQUEST, delete_by_source: DELETE_BY_SOURCE_REQUEST, reembed: REEMBED_REQUEST,
 };
 
-/** Spec-exact enum messages of the request models, by field (mcp-tools §3.4). */
+/** Spec-exact enum messages of the request models, by field (docs/tools.md §3.4). */
 export const JOB_REQUEST_ENUM_MESSAGES: Readonly<Record<JobKind, Record<string, (value: unknown) => string>>> = {
   mine: { mode: (v) => `invalid mode '${String(v)}'; expected one of: ${MINE_MODES.join(', ')}` },
   sync: {}, delete_by_source: {}, reembed: {},

@@ -1,5 +1,5 @@
 /**
- * The arguments of a `tools/call` before the handler sees them (mcp-tools §9.3–§9.4): unknown
+ * The arguments of a `tools/call` before the handler sees them (docs/tools.md §9.3–§9.4): unknown
  * parameters refused, numbers coerced, `null` read as absent, required parameters present
  * (given under their alias where the tool declares one). Each failure is -32602.
  */
@@ -13,7 +13,7 @@ function quoteList(keys: string[]): string {
 const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
 const NUMBER_TEXT = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
 
-/** mcp-tools §9.4: integers truncate or parse; numbers parse; other types pass through. */
+/** docs/tools.md §9.4: integers truncate or parse; numbers parse; other types pass through. */
 function coerce(tool: RegisteredTool, args: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(args)) {
     const type = tool.propertyTypes.get(key);
@@ -27,7 +27,7 @@ function coerce(tool: RegisteredTool, args: Record<string, unknown>): void {
       if (typeof value === 'string' && NUMBER_TEXT.test(value)) args[key] = Number(value.trim());
       else throw invalid();
     } else if (value === null && !tool.required.includes(key)) {
-      // null means "absent" for every optional non-numeric parameter (§0.2).
+      // null means "absent" for every optional non-numeric parameter (docs/tools.md §0.2).
       delete args[key];
     }
   }

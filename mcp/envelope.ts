@@ -1,6 +1,6 @@
 /**
  * The JSON-RPC envelope check both transports run before a message reaches the SDK's `Server`,
- * so stdio and Streamable HTTP answer malformed input alike (mcp-tools §9.1, issue 15):
+ * so stdio and Streamable HTTP answer malformed input alike (docs/tools.md §9.1, issue 15):
  *
  * - unparseable text ⇒ -32700 `Parse error`, `id: null`;
  * - not an object, a batch array, a bad `jsonrpc`/`method`/`id` ⇒ -32600 `Invalid Request`;
@@ -22,7 +22,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCErrorResponse, JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
-/** The largest message either transport reads: 16 MiB, so a 4 MiB artifact survives JSON escaping (logstream.md §7.1). */
+/** The largest message either transport reads: 16 MiB, so a 4 MiB artifact survives JSON escaping (docs/logstream.md §7.1). */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 export type Screened =

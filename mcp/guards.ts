@@ -1,7 +1,7 @@
 /**
- * The gates of mcp-tools §11 and the checks around them: read-only mode (-32003), the integrity
- * gate (-32002), the stale-library gate (-32005), the identity rule for HTTP callers (DECISIONS
- * "Identity"), and the `status` decorations (§12).
+ * The gates of docs/tools.md §11 and the checks around them: read-only mode (-32003), the integrity
+ * gate (-32002), the stale-library gate (-32005), the identity rule for HTTP callers (docs/decisions.md
+ * "Identity"), and the `status` decorations (docs/tools.md §12).
  */
 import fs from 'node:fs';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -217,7 +217,7 @@ function valueAt(args: Record<string, unknown>, dotted: string): unknown {
 }
 
 /**
- * DECISIONS "Identity": over HTTP a tool needs the scope its row in core/scopes.ts names, and a
+ * docs/decisions.md "Identity": over HTTP a tool needs the scope its row in core/scopes.ts names, and a
  * write naming an agent must name the token's identity unless the token has admin scope. Returns the refusal message, or undefined when the call may proceed.
  */
 export function identityRefusal(tool: ToolDef, args: Record<string, unknown>, caller: Caller | undefined): string | undefined {
@@ -235,7 +235,7 @@ export function identityRefusal(tool: ToolDef, args: Record<string, unknown>, ca
   return undefined;
 }
 
-// --- status decorations (§12) ------------------------------------------------------------------
+// --- status decorations (docs/tools.md §12) ------------------------------------------------------------------
 
 export interface UpdateStatus {
   enabled: false;

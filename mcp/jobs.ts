@@ -1,5 +1,5 @@
 /**
- * Long-running tools (DECISIONS "Long-running tools"): start a job through the JobEngine, wait a
+ * Long-running tools (docs/decisions.md "Long-running tools"): start a job through the JobEngine, wait a
  * bounded time while relaying progress, then return the finished result or a `running` handle.
  * A second call for the same source while the job runs gets the already-running error carrying
  * the same job id and the current progress.
@@ -10,7 +10,7 @@ import type { ToolContext } from './types.js';
 
 const OUTPUT_TAIL = 4000;
 
-/** The miner's summary is capped to its last 4000 characters, never silently (§3.4). */
+/** The miner's summary is capped to its last 4000 characters, never silently (docs/tools.md §3.4). */
 function capOutput(result: Record<string, unknown>): Record<string, unknown> {
   const output = result.output;
   if (typeof output !== 'string') return result;

@@ -1,5 +1,5 @@
 /**
- * The one table of all 45 tools, in the stable `tools/list` order of mcp-tools §1, with their
+ * The one table of all 45 tools, in the stable `tools/list` order of docs/tools.md §1, with their
  * schemas, guard sets, MCP annotations and compiled input validators.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -41,7 +41,7 @@ export interface RegisteredTool extends ToolDef {
   required: string[];
 }
 
-/** DECISIONS "Tool annotations": derived from the guard sets and the tool's declared nature. */
+/** docs/decisions.md "Tool annotations": derived from the guard sets and the tool's declared nature. */
 function annotationsOf(tool: ToolDef): ToolAnnotations {
   const readOnly = !tool.guards.readOnlyRefused;
   return {

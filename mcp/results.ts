@@ -1,6 +1,6 @@
 /**
  * How a tool's outcome becomes a `tools/call` result: the JSON text plus `structuredContent`
- * (DECISIONS A7), with `isError: true` on tool-level errors (MCP 2025-11-25: input-validation and
+ * (docs/decisions.md A7), with `isError: true` on tool-level errors (MCP 2025-11-25: input-validation and
  * execution errors are results the model sees, and clients treat a result without the flag as a
  * success). The structured error payload stays in `structuredContent`, so clients reading either
  * keep working.
@@ -34,7 +34,7 @@ export function mcpErrorOf({ code, retryable }: ErrorKind): McpErrorMapping {
 
 /** A PalaceError the caller can act on becomes a tool-level result; anything else is -32000. */
 export function toolFailure(tool: RegisteredTool, e: unknown): Record<string, unknown> | undefined {
-  // KG domain errors are -32000 with error_class ValueError whatever their code (mcp-tools §9).
+  // KG domain errors are -32000 with error_class ValueError whatever their code (docs/tools.md §9).
   if (!isPalaceError(e) || e.details?.error_class === 'ValueError') return undefined;
   const mapping = mcpErrorOf(e);
   if (!mapping.toolLevel) return undefined;

@@ -1,7 +1,7 @@
 /**
  * Builders for the tools' JSON Schemas: input builders are the shared ones of core/schema.ts;
  * output objects describe the `structuredContent` of a result: the success shapes, or a
- * tool-level error (DECISIONS A7).
+ * tool-level error (docs/decisions.md A7).
  */
 import type { JsonSchema } from '../core/schema.js';
 

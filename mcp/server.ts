@@ -1,6 +1,6 @@
 /**
- * The MCP server's state and its `tools/call` pipeline (mcp-tools §9.3): the registry drives
- * `tools/list` and `tools/call`, so gates can answer with the JSON-RPC errors of mcp-tools §10.
+ * The MCP server's state and its `tools/call` pipeline (docs/tools.md §9.3): the registry drives
+ * `tools/list` and `tools/call`, so gates can answer with the JSON-RPC errors of docs/tools.md §10.
  *
  * `PalaceMcp` holds what outlives one connection (the runtime, the gates' state);
  * `createServer` makes one SDK server over it (sdk-server.ts) — one for a stdio session, one per
@@ -93,11 +93,11 @@ export class PalaceMcp implements McpService {
     }));
   }
 
-  /** The tools/call pipeline of mcp-tools §9.3. */
+  /** The tools/call pipeline of docs/tools.md §9.3. */
   async callTool(name: string, rawArgs: Record<string, unknown> | undefined, cctx: CallContext): Promise<CallToolResult> {
     this.watchdogs.request();
     const tool = TOOLS_BY_NAME.get(name);
-    // MCP's tools page answers an unknown tool with -32602 (issue 15; mcp-tools §9.3 said -32601).
+    // MCP's tools page answers an unknown tool with -32602 (issue 15; docs/tools.md §9.3 said -32601).
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const args = coercedArguments(tool, rawArgs);
     const refusal = readOnlyRefusal(tool, this.readOnly) ?? this.integrity.refusal(tool) ?? this.library.refusal(tool);

@@ -9,7 +9,7 @@ import type { JobProgress } from '../jobs/job.js';
 import type { JsonSchema } from './schema.js';
 import type { Logger } from '../core/log.js';
 
-/** Guard sets of mcp-tools §1 (the spec's letters in brackets). */
+/** Guard sets of docs/tools.md §1 (the spec's letters in brackets). */
 export interface Guards {
   /** [M] Mutating: refused by the stale-library gate. */
   mutating?: true;
@@ -78,7 +78,7 @@ export interface ToolDef {
   agentFields?: string[];
   /** Required parameters that may be given under an alias (parameter → alias): the alias fills the parameter when it is absent. */
   requiredAliases?: Record<string, string>;
-  /** The result is decorated with this server's diagnostics: integrity, library versions, updates (mcp-tools §12). */
+  /** The result is decorated with this server's diagnostics: integrity, library versions, updates (docs/tools.md §12). */
   serverDiagnostics?: true;
   /** Swaps the runtime itself (mempalace_reconnect): it drains the runtime gate, so the call does not hold it. */
   swapsRuntime?: true;

@@ -1,5 +1,5 @@
 /**
- * The operational timers of mcp-tools §11.6 for a long-lived server process: exit after a
+ * The operational timers of docs/tools.md §11.6 for a long-lived server process: exit after a
  * stretch without requests (an agent host that forgot its server should not keep the palace open
  * for days), and warn about — or exit on — a vector-index write that has not returned (a stuck
  * writer holds SQLite's write lock and stalls every other agent).

@@ -1,5 +1,5 @@
 /**
- * A whole session in one call (mcp-tools §3.2): each item is checked for near-duplicates, the
+ * A whole session in one call (docs/tools.md §3.2): each item is checked for near-duplicates, the
  * rest are filed with add_drawer semantics, then one diary entry is written. One bad item never
  * aborts the batch; its problem is reported under `errors`.
  */

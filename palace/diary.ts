@@ -1,6 +1,6 @@
 /**
- * Agent diaries (palace-behaviour §2.6, mcp-tools §6): drawers in room `diary` of the agent's
- * wing; reads return one entry per write, newest first (DECISIONS A4).
+ * Agent diaries (docs/palace-behaviour.md §2.6, docs/tools.md §6): drawers in room `diary` of the agent's
+ * wing; reads return one entry per write, newest first (docs/decisions.md A4).
  */
 import { filedAtNow } from '../core/drawer.js';
 import type { DrawerMeta } from '../core/drawer.js';

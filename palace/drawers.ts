@@ -1,5 +1,5 @@
 /**
- * Drawer reads and writes of the tool contract (mcp-tools §2.6, §3.1, §3.3, §3.7–3.9): add with
+ * Drawer reads and writes of the tool contract (docs/tools.md §2.6, §3.1, §3.3, §3.7–3.9): add with
  * exact-content idempotency, logical resolution of chunked drawers, check-and-set updates.
  */
 import path from 'node:path';
@@ -33,7 +33,7 @@ function preview(text: string, n = 200): string {
   return codePointLength(text) > n ? `${codePointSlice(text, 0, n)}...` : text;
 }
 
-/** Metadata as returned to callers: `source_file` reduced to its basename (§3.7). */
+/** Metadata as returned to callers: `source_file` reduced to its basename (docs/tools.md §3.7). */
 function publicMeta(meta: DrawerMeta): Record<string, unknown> {
   const out: Record<string, unknown> = { ...meta };
   if (typeof meta.source_file === 'string' && meta.source_file !== '') out.source_file = path.basename(meta.source_file);
@@ -50,13 +50,13 @@ function group(rows: Drawer[]): LogicalDrawer[] {
   }
   return [...byId.entries()].map(([id, list]) => {
     const chunks = list.filter((r) => r.id !== id);
-    // A legacy single row sharing the logical id is hidden behind its chunk group (§3.8).
+    // A legacy single row sharing the logical id is hidden behind its chunk group (docs/tools.md §3.8).
     const parts = (chunks.length > 0 ? chunks : list).sort((a, b) => a.meta.chunk_index - b.meta.chunk_index || (a.id < b.id ? -1 : 1));
     return { id, rows: parts, content: parts.map((r) => r.content).join(''), meta: parts[0]!.meta, chunked: chunks.length > 0 };
   });
 }
 
-/** Resolve a physical row id or a logical id (§0.4). */
+/** Resolve a physical row id or a logical id (docs/tools.md §0.4). */
 export async function resolveDrawer(ctx: DrawerContext, id: string): Promise<LogicalDrawer | undefined> {
   const [row] = await ctx.drawers.get([id]);
   if (row) {

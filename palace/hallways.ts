@@ -1,5 +1,5 @@
 /**
- * Hallways (palace-behaviour §7.3, mcp-tools §5.7–5.8): two entities that travel together in
+ * Hallways (docs/palace-behaviour.md §7.3, docs/tools.md §5.7–5.8): two entities that travel together in
  * the drawers of one wing. Built from the drawers' `entities` metadata after a mine, with the
  * later spelling canonicalisation (`auth.py`, `Auth` and `auth` are one entity).
  */

@@ -1,7 +1,7 @@
 /**
- * The temporal knowledge graph (palace-behaviour §10, mcp-tools §4): validation, entity and
+ * The temporal knowledge graph (docs/palace-behaviour.md §10, docs/tools.md §4): validation, entity and
  * predicate normalisation, validity keys and result shapes. Validity is half-open at the
- * instant level (DECISIONS 7): a date-only start means 00:00:00Z of that day, a date-only end
+ * instant level (docs/decisions.md palace 7): a date-only start means 00:00:00Z of that day, a date-only end
  * covers the whole day (it ends at 00:00:00Z of the next), and a supersede boundary belongs to
  * the new fact only.
  */
@@ -38,19 +38,19 @@ export function endKey(value: string): string {
 }
 
 /**
- * The latest start an interval ending at `value` may have without being inverted (§10.4 step 1):
+ * The latest start an interval ending at `value` may have without being inverted (docs/palace-behaviour.md §10.4 step 1):
  * the instant itself, or for a date its last second (the spec's `DT23:59:59Z` end key).
  */
 export function latestStartKey(value: string): string {
   return DATE_ONLY.test(value) ? `${value}T23:59:59Z` : value;
 }
 
-/** Entity id (§10.2): lowercase, spaces to `_`, apostrophes removed; nothing else changes. */
+/** Entity id (docs/palace-behaviour.md §10.2): lowercase, spaces to `_`, apostrophes removed; nothing else changes. */
 export function entityId(name: string): string {
   return name.toLowerCase().replaceAll(' ', '_').replaceAll("'", '');
 }
 
-/** Stored predicate (§10.2): lowercase, spaces to `_`. */
+/** Stored predicate (docs/palace-behaviour.md §10.2): lowercase, spaces to `_`. */
 export function normalisePredicate(predicate: string): string {
   return predicate.toLowerCase().replaceAll(' ', '_');
 }
@@ -111,7 +111,7 @@ function confidenceOf(value: unknown): number {
   return value;
 }
 
-/** A domain error of the graph (spec §4: surfaces as JSON-RPC -32000, `ValueError`). */
+/** A domain error of the graph (docs/tools.md §4: surfaces as JSON-RPC -32000, `ValueError`). */
 function invertedInterval(field: string, end: string, start: string | null): PalaceError {
   return new PalaceError('invalid_argument', `${field}=${end} is earlier than valid_from=${String(start)}: inverted interval would be invisible to every query`, {
     field,
@@ -200,7 +200,7 @@ export interface KgInvalidateInput {
 export async function kgInvalidate(ctx: KgContext, input: KgInvalidateInput): Promise<{ success: true; fact: string; ended: string }> {
   const subject = validateKgValue('subject', input.subject);
   const predicateName = validateName('predicate', input.predicate);
-  // The object is a lookup key here, exempt from the length limit ([LATER] §2.5).
+  // The object is a lookup key here, exempt from the length limit ([LATER] docs/palace-behaviour.md §2.5).
   const object = validateKgValue('object', input.object, null);
   const ended = validateTemporal('ended', input.ended) ?? localDate(nowOf(ctx));
   const result = await ctx.graph.kgInvalidate({

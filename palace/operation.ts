@@ -17,7 +17,7 @@ export interface Operation<In extends TObject = TObject, Out extends TSchema = T
   input: In;
   output: Out;
   /**
-   * Properties whose published bounds are clamped, never refused (mcp-tools §9: "clamped"):
+   * Properties whose published bounds are clamped, never refused (docs/tools.md §9: "clamped"):
    * the input is checked without those bounds and `run` clamps with `clampToSchema`.
    */
   clamped?: readonly (keyof Static<In> & string)[];

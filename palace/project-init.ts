@@ -1,5 +1,5 @@
 /**
- * `mempalace init <dir>` for a project (palace-behaviour §4.1, §4.6.1): propose the wing and the
+ * `mempalace init <dir>` for a project (docs/palace-behaviour.md §4.1, §4.6.1): propose the wing and the
  * rooms of a project that has no configuration yet and write them to `mempalace.yaml`, so the
  * user can review and edit the rooms before the first mine. An existing configuration is never
  * overwritten; it is read back and reported instead.
@@ -38,7 +38,7 @@ export async function initProject(projectDir: string): Promise<ProjectInit> {
   const existing = await loadProjectConfig(dir);
   if (existing.configFile !== null) return { config_file: existing.configFile, written: false, wing: existing.wing, rooms: existing.rooms };
   const wing = wingFromDirectory(dir);
-  // A folder whose name is not a valid room name (§2.5) is left to the `general` room.
+  // A folder whose name is not a valid room name (docs/palace-behaviour.md §2.5) is left to the `general` room.
   const rooms = (await proposeRooms(dir)).filter((r) => isValidName(r.name));
   const file = join(dir, PROJECT_CONFIG_FILES[0]);
   const text = `# Proposed by \`mempalace init\`: review the rooms, then run \`mempalace mine ${dir}\`.\n${stringify({ wing, rooms })}`;

@@ -1,8 +1,8 @@
 /**
- * The room graph (palace-behaviour §11.1–11.3, mcp-tools §5.1–5.3), derived from drawer
+ * The room graph (docs/palace-behaviour.md §11.1–11.3, docs/tools.md §5.1–5.3), derived from drawer
  * metadata: a node is a room name spanning every wing that has a room of that name; rooms that
  * share a wing are adjacent; a room in two or more wings is an implicit ("passive") tunnel.
- * `general` rooms are nodes too (DECISIONS 6).
+ * `general` rooms are nodes too (docs/decisions.md palace 6).
  */
 import { invalidArgument, PalaceError } from '../core/errors.js';
 import { validateKgValue, validateOptionalName, wingSlug } from '../core/validate.js';

@@ -1,5 +1,5 @@
 /**
- * Hybrid search (palace-behaviour §8.4 with the refinements adopted in DECISIONS 13 and 14):
+ * Hybrid search (docs/palace-behaviour.md §8.4 with the refinements adopted in docs/decisions.md palace 13 and 14):
  * vector candidates ∪ lexical candidates, exact cosine distances for both, the product's own
  * BM25 over the pool, one rerank, identical passages from different files folded.
  */
@@ -25,7 +25,7 @@ import { sessionDate } from './query-dates.js';
 export const CANDIDATE_STRATEGIES = ['vector', 'union'] as const;
 export type CandidateStrategy = (typeof CANDIDATE_STRATEGIES)[number];
 
-/** Candidate pool per strategy, as a multiple of the results asked for (DECISIONS 13). */
+/** Candidate pool per strategy, as a multiple of the results asked for (docs/decisions.md palace 13). */
 const POOL_FACTOR = 4;
 
 
@@ -79,11 +79,11 @@ export const SEARCH_OUTPUT = Type.Object({
 
 export type SearchResult = Static<typeof SEARCH_OUTPUT>;
 
-/** What a binding of search declares as its own (palace-behaviour §8.2, §8.6). */
+/** What a binding of search declares as its own (docs/palace-behaviour.md §8.2, §8.6). */
 export interface SearchOptions {
-  /** Reduce contaminated long queries (§8.2): the MCP tool path; REST and the CLI search the query as given. */
+  /** Reduce contaminated long queries (docs/palace-behaviour.md §8.2): the MCP tool path; REST and the CLI search the query as given. */
   sanitize: boolean;
-  /** `max_distance` when absent: 1.5 on the MCP tool path, 0 (off) on REST and the CLI (§8.6). */
+  /** `max_distance` when absent: 1.5 on the MCP tool path, 0 (off) on REST and the CLI (docs/palace-behaviour.md §8.6). */
   defaultMaxDistance: number;
 }
 
@@ -171,7 +171,7 @@ async function runSearch(input: SearchInput, ctx: DrawerContext, opts: SearchOpt
     for (const d of fresh) {
       const v = vectors.get(d.id);
       if (!v) continue;
-      // Lexical candidates get their exact distance too, and obey max_distance (DECISIONS 13).
+      // Lexical candidates get their exact distance too, and obey max_distance (docs/decisions.md palace 13).
       const distance = 1 - dot(vector, v);
       if (maxDistance > 0 && distance > maxDistance) continue;
       candidates.set(d.id, { drawer: d, distance, via: 'bm25', bm25: 0, score: 0 });

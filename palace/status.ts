@@ -1,5 +1,5 @@
 /**
- * Palace overview counts (mcp-tools §2.1–2.4), answered from stored metadata only, and the
+ * Palace overview counts (docs/tools.md §2.1–2.4), answered from stored metadata only, and the
  * operations that serve them.
  */
 import { Type } from 'typebox';

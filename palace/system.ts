@@ -1,5 +1,5 @@
 /**
- * The auto-save hook's two tools (mcp-tools §7.1, §7.2). Both live in the user's MemPalace home
+ * The auto-save hook's two tools (docs/tools.md §7.1, §7.2). Both live in the user's MemPalace home
  * (`~/.mempalace`): hook settings under `hooks` in config.json, the save hook's last record in
  * hook_state/last_checkpoint.
  */

@@ -1,5 +1,5 @@
 /**
- * Explicit, topic and entity tunnels (palace-behaviour §11.4, mcp-tools §5.4–5.6, 5.9):
+ * Explicit, topic and entity tunnels (docs/palace-behaviour.md §11.4, docs/tools.md §5.4–5.6, 5.9):
  * undirected links between two (wing, room) locations, kept in the GraphStore so they survive
  * rebuilds of the drawer index. Wings are stored verbatim and compared by slug.
  */
@@ -162,7 +162,7 @@ export async function followTunnels(ctx: Pick<GraphContext, 'graph' | 'drawers'>
 }
 
 // ---------------------------------------------------------------------------------------------
-// Tunnels made by mining (§4.9 steps 1 and 3)
+// Tunnels made by mining (docs/palace-behaviour.md §4.9 steps 1 and 3)
 
 /**
  * Topic tunnels after a projects/extract mine: for the mined wing and every other wing of the

@@ -1,5 +1,5 @@
 /**
- * The wake-up context (palace-behaviour §16.1, ranked by real signals rather than storage order):
+ * The wake-up context (docs/palace-behaviour.md §16.1, ranked by real signals rather than storage order):
  * who the agent is, the protocol in brief, then the palace's most important current facts — the
  * valid knowledge-graph facts of the entities with the most valid facts, the latest diary entries,
  * and the map of wings and rooms — cut to a token budget counted with the embedding model's

@@ -1,6 +1,6 @@
 /**
- * `GET /logstream/stream` (logstream.md §7.2) and the replication routes `GET /sync/peers`,
- * `/sync/version_vector`, `/sync/ops`, `/sync/artifact` (§7.3, §8.9), bearer-protected like every
+ * `GET /logstream/stream` (docs/logstream.md §7.2) and the replication routes `GET /sync/peers`,
+ * `/sync/version_vector`, `/sync/ops`, `/sync/artifact` (docs/logstream.md §7.3, §8.9), bearer-protected like every
  * read route; bad parameters are `400 { error }`, an unknown artifact `404 { error }`.
  *
  * The stream is a loop of `event_wait` calls on the store (the Logstream port blocks on the
@@ -44,7 +44,7 @@ export function registerLogstreamRoutes(router: Router, deps: ApiDeps): void {
       if (cursor === undefined) cursor = (await eventList(ctx, { order: 'desc', limit: 1 })).events[0]?.id;
       first = await eventWait(ctx, { ...filters, ...(cursor === undefined ? {} : { since_event_id: cursor }), timeout_ms: 0, limit: PAGE });
     } catch (e) {
-      // §7.2: a bad filter or an unknown cursor is 400 { error }, never a half-open stream.
+      // docs/logstream.md §7.2: a bad filter or an unknown cursor is 400 { error }, never a half-open stream.
       if (isPalaceError(e) && (e.code === 'invalid_argument' || e.code === 'not_found')) {
         sendPalaceError(res, new PalaceError('invalid_argument', e.message, { field: e.field, rule: e.rule }));
         return;

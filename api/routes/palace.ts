@@ -10,7 +10,7 @@ import { palaceCounts, taxonomyOperation } from '../../palace/status.js';
 import { registerRoutes, routeOf } from '../bind.js';
 import type { ApiDeps } from '../deps.js';
 
-/** REST searches the query as given, with no default distance cut-off, like the CLI (palace-behaviour §8.2, §8.6). */
+/** REST searches the query as given, with no default distance cut-off, like the CLI (docs/palace-behaviour.md §8.2, §8.6). */
 export const REST_SEARCH_OPTIONS: SearchOptions = { sanitize: false, defaultMaxDistance: 0 };
 
 export const PALACE_ROUTES = [

@@ -1,5 +1,5 @@
 /**
- * ChatGPT exports (spec §5.2): a conversation object holds a `mapping` of nodes forming a tree;
+ * ChatGPT exports (docs/palace-behaviour.md §5.2): a conversation object holds a `mapping` of nodes forming a tree;
  * the transcript follows the first child from the root (the first branch of every edit).
  *
  * Fix of the original's quirk: the file ChatGPT actually exports, `conversations.json`, is an

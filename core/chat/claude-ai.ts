@@ -1,5 +1,5 @@
 /**
- * Claude.ai exports (spec §5.2): either one conversation (an object with `messages` or
+ * Claude.ai exports (docs/palace-behaviour.md §5.2): either one conversation (an object with `messages` or
  * `chat_messages`, or a bare list of messages) or the privacy export, a list of conversations
  * each with `chat_messages`. Messages name their author in `role` or `sender`.
  */

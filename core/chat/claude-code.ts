@@ -1,8 +1,8 @@
 /**
- * Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`, spec §5.2): one JSON
+ * Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`, docs/palace-behaviour.md §5.2): one JSON
  * object per line; `user`/`human` and `assistant` entries carry `message.content` as a string,
  * a list of blocks, or an object with `text`. Tool calls are summarised to one line and tool
- * results are trimmed: they are tool chrome, not conversation (spec §15).
+ * results are trimmed: they are tool chrome, not conversation (docs/palace-behaviour.md §15).
  */
 import { codePointLength, codePointSlice, strip } from '../text.js';
 import { stripNoise } from './noise.js';

@@ -1,5 +1,5 @@
 /**
- * Codex CLI session logs (`~/.codex/sessions/.../rollout-*.jsonl`, spec §5.2). Only
+ * Codex CLI session logs (`~/.codex/sessions/.../rollout-*.jsonl`, docs/palace-behaviour.md §5.2). Only
  * `event_msg` entries of type `user_message`/`agent_message` are read; `response_item` entries
  * repeat the same turns and carry injected context, so they are ignored.
  */

@@ -1,5 +1,5 @@
 /**
- * One conversation file from bytes to drawer-ready chunks (spec §5.2–§5.8), without I/O: the
+ * One conversation file from bytes to drawer-ready chunks (docs/palace-behaviour.md §5.2–§5.8), without I/O: the
  * miner reads the file, calls this, and either writes the chunks or records the skip reason in
  * the file's mining state.
  */
@@ -20,7 +20,7 @@ export interface RoomedChunk {
   room: string;
 }
 
-/** Why a conversation file produced no drawers (spec §5.8); the miner records it and goes on. */
+/** Why a conversation file produced no drawers (docs/palace-behaviour.md §5.8); the miner records it and goes on. */
 export type ConversationSkipReason = 'too_large' | 'too_short' | 'no_chunks';
 
 export type ConversationResult =

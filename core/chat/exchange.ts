@@ -1,9 +1,9 @@
 /**
- * Exchange chunking (spec §5.5, `extract = exchange`): one drawer per question and its answer,
+ * Exchange chunking (docs/palace-behaviour.md §5.5, `extract = exchange`): one drawer per question and its answer,
  * cut into `chunkSize`-code-point slices when longer; text without enough quoted turns is chunked
  * by paragraph.
  *
- * Fixes of the original's quirks (spec §5.5, §15, DECISIONS palace 4), so nothing is lost:
+ * Fixes of the original's quirks (docs/palace-behaviour.md §5.5, §15, docs/decisions.md palace 4), so nothing is lost:
  * - answer lines keep their line breaks and indentation (joined with `\n`, not spaces);
  * - a `---` line is part of the answer instead of ending the exchange and dropping what follows;
  * - text before the first quoted line is filed as its own unit;
@@ -79,7 +79,7 @@ function newlineCount(text: string): number {
   return n;
 }
 
-/** Paragraphs of a text, or groups of 25 lines when it has one long paragraph (spec §5.5). */
+/** Paragraphs of a text, or groups of 25 lines when it has one long paragraph (docs/palace-behaviour.md §5.5). */
 export function paragraphUnits(text: string, newlineThreshold: (text: string) => boolean): string[] {
   const paragraphs = text.split('\n\n').map(strip).filter((p) => p !== '');
   if (paragraphs.length <= 1 && newlineThreshold(text)) {

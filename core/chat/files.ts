@@ -1,5 +1,5 @@
 /**
- * Which files conversations mode reads, and the wing of AI-agent session folders (spec §5.1).
+ * Which files conversations mode reads, and the wing of AI-agent session folders (docs/palace-behaviour.md §5.1).
  * Pure predicates over names and paths; the scanner does the walking.
  */
 

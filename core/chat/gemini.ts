@@ -1,5 +1,5 @@
 /**
- * Gemini CLI session logs (spec §5.2): a `session_metadata` entry opens the session (anything
+ * Gemini CLI session logs (docs/palace-behaviour.md §5.2): a `session_metadata` entry opens the session (anything
  * before it is ignored); `user` and `gemini` entries carry `content` as a list of blocks whose
  * non-blank `text` parts form the message. Other entry types (`message_update`, …) are skipped.
  */

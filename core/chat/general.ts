@@ -1,5 +1,5 @@
 /**
- * General extraction (spec §5.6, `extract = general`): segments a conversation into turns or
+ * General extraction (docs/palace-behaviour.md §5.6, `extract = general`): segments a conversation into turns or
  * paragraphs, scores each against five families of markers, and files the segments that
  * clearly are a decision, preference, milestone, problem or emotional moment. The type becomes
  * the drawer's room. Segments are filed verbatim (stripped), sliced at `chunkSize` code points.
@@ -18,7 +18,7 @@ export interface GeneralMemory extends ConversationChunk {
   room: MemoryType;
 }
 
-// Word boundaries with Unicode word characters (spec §0); JavaScript's `\b` is ASCII-only.
+// Word boundaries with Unicode word characters (docs/palace-behaviour.md §0); JavaScript's `\b` is ASCII-only.
 const WORD = '[\\p{L}\\p{N}_]';
 const B = `(?<!${WORD})`;
 const E = `(?!${WORD})`;

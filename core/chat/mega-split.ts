@@ -1,5 +1,5 @@
 /**
- * Mega-file splitting (spec §5.9): a `.txt` holding several concatenated Claude Code terminal
+ * Mega-file splitting (docs/palace-behaviour.md §5.9): a `.txt` holding several concatenated Claude Code terminal
  * sessions is cut at each true session start into one file per session, named from the source,
  * the session's timestamp, the people in it and its first real prompt. Pure: the caller reads
  * the file, writes the parts and renames the original to `.mega_backup`.

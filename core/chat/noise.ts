@@ -1,5 +1,5 @@
 /**
- * Noise stripping for Claude Code messages (spec §5.3): removes chrome that the client or hooks
+ * Noise stripping for Claude Code messages (docs/palace-behaviour.md §5.3): removes chrome that the client or hooks
  * inject into a session (system reminders, hook banners, collapsed-output markers), never prose a
  * person wrote. Every pattern is anchored at a line start, optionally behind a `> ` quote.
  */

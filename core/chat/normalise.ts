@@ -1,7 +1,7 @@
 /**
- * Conversation normalisation (spec §5.2): decode a chat export, recognise its format and render
+ * Conversation normalisation (docs/palace-behaviour.md §5.2): decode a chat export, recognise its format and render
  * it as a transcript (`> ` user turns, verbatim answers, blank line between exchanges).
- * Pure over the file's bytes; the caller reads the file and applies the §5.1 file filters.
+ * Pure over the file's bytes; the caller reads the file and applies the docs/palace-behaviour.md §5.1 file filters.
  */
 import { PalaceError } from '../errors.js';
 import { strip } from '../text.js';
@@ -14,7 +14,7 @@ import { isQuotedTranscript } from './plain-text.js';
 import { parseSlackJson } from './slack.js';
 import type { ChatFormat, NormalisedConversation, NormaliseNote, ParsedChat } from './types.js';
 
-/** Conversation files above this size are refused (spec §5.1, §5.2). */
+/** Conversation files above this size are refused (docs/palace-behaviour.md §5.1, §5.2). */
 export const MAX_CONVERSATION_BYTES = 500 * 1024 * 1024;
 
 const JSONL_PARSERS: readonly [ChatFormat, (content: string) => ParsedChat | null][] = [

@@ -1,5 +1,5 @@
 /**
- * Plain text and ready-made transcripts (spec §5.2 steps 3 and 5): a text with at least three
+ * Plain text and ready-made transcripts (docs/palace-behaviour.md §5.2 steps 3 and 5): a text with at least three
  * `>`-quoted lines is already a transcript; any other text is filed as it is and chunked by
  * paragraph.
  */

@@ -1,5 +1,5 @@
 /**
- * The room of a conversation file in exchange mode (spec §5.7): the topic whose keywords occur
+ * The room of a conversation file in exchange mode (docs/palace-behaviour.md §5.7): the topic whose keywords occur
  * most often (as substrings, each counted once) in the first 3,000 code points of the
  * lowercased transcript; ties go to the earlier topic, no hit gives `general`.
  */

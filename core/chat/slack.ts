@@ -1,5 +1,5 @@
 /**
- * Slack channel exports (spec §5.2): a JSON array of message objects. Slack has no
+ * Slack channel exports (docs/palace-behaviour.md §5.2): a JSON array of message objects. Slack has no
  * user/assistant roles, so roles alternate by speaker to keep exchange chunking working, and a
  * footer says so.
  */

@@ -1,8 +1,8 @@
 /**
- * Transcript rendering (spec §5.4): each user turn is quoted with `> `, the assistant's reply
+ * Transcript rendering (docs/palace-behaviour.md §5.4): each user turn is quoted with `> `, the assistant's reply
  * follows it verbatim, and a blank line closes the exchange.
  *
- * Fixes of the original's quirks (spec §5.4, §15):
+ * Fixes of the original's quirks (docs/palace-behaviour.md §5.4, §15):
  * - User text is never altered (no spell-correction).
  * - Every line of a multi-line user turn is quoted (`> `, or a bare `>` for a blank line), so its
  *   later lines no longer leak into the answer; the chunkers treat a run of quoted lines as one

@@ -1,4 +1,4 @@
-/** Shared shapes of the conversation side of mining (spec §5). */
+/** Shared shapes of the conversation side of mining (docs/palace-behaviour.md §5). */
 
 export type ChatRole = 'user' | 'assistant';
 
@@ -8,7 +8,7 @@ export interface ChatMessage {
   text: string;
 }
 
-/** Every input shape `normaliseConversation` recognises, in detection order (spec §5.2). */
+/** Every input shape `normaliseConversation` recognises, in detection order (docs/palace-behaviour.md §5.2). */
 export type ChatFormat =
   | 'empty'
   | 'quoted-transcript'
@@ -32,7 +32,7 @@ export type NormaliseNote =
 
 export interface NormalisedConversation {
   format: ChatFormat;
-  /** The transcript (spec §5.4), or the raw text for `plain-text`/`quoted-transcript`/`empty`. */
+  /** The transcript (docs/palace-behaviour.md §5.4), or the raw text for `plain-text`/`quoted-transcript`/`empty`. */
   transcript: string;
   /** Messages the format parser read (0 for formats filed as they are). */
   messageCount: number;
@@ -45,7 +45,7 @@ export interface ParsedChat {
   messageCount: number;
 }
 
-/** One drawer-to-be cut from a conversation (spec §5.5, §5.6). */
+/** One drawer-to-be cut from a conversation (docs/palace-behaviour.md §5.5, §5.6). */
 export interface ConversationChunk {
   content: string;
   chunkIndex: number;

@@ -17,7 +17,7 @@ export function jsonLines(content: string): JsonRecord[] {
       const value: unknown = JSON.parse(trimmed);
       if (isRecord(value)) entries.push(value);
     } catch {
-      // Invalid lines are skipped (spec §5.2); a truncated last line is the usual case.
+      // Invalid lines are skipped (docs/palace-behaviour.md §5.2); a truncated last line is the usual case.
     }
   }
   return entries;

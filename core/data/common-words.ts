@@ -1,6 +1,6 @@
 /**
  * The 1,000 most frequent English words (lowercase, letters only, at least two letters), used to
- * keep ordinary sentence-initial words out of capitalised-entity detection (spec §4.8).
+ * keep ordinary sentence-initial words out of capitalised-entity detection (docs/palace-behaviour.md §4.8).
  * Derived from the frequency ranking of the wordfreq 3.1.1 package (data CC BY-SA 4.0, Robyn Speer),
  * with proper nouns, calendar names, abbreviations and profanity removed.
  */

@@ -1,5 +1,5 @@
 /**
- * Per-language entity patterns (palace-behaviour §7.1 "Languages"): the candidate word patterns,
+ * Per-language entity patterns (docs/palace-behaviour.md §7.1 "Languages"): the candidate word patterns,
  * the multi-word phrase pattern, the capitalised stop-list and the signal words of prose
  * detection. The union over the configured languages applies. Patterns are regex sources used
  * with the `u` flag; `NAME` in a signal pattern stands for the escaped candidate.

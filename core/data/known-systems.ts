@@ -1,6 +1,6 @@
 /**
  * Multi-word (or punctuated) product and system names, in their canonical spelling. The entity
- * pre-pass (palace-behaviour §4.8) counts them whole so the single-word pass does not split
+ * pre-pass (docs/palace-behaviour.md §4.8) counts them whole so the single-word pass does not split
  * "Claude Code" into "Claude" and a common word.
  */
 export const KNOWN_SYSTEMS: readonly string[] = [

@@ -1,5 +1,5 @@
 /**
- * Text extraction for extract mode (spec §6): pick the converter by extension, run it on the
+ * Text extraction for extract mode (docs/palace-behaviour.md §6): pick the converter by extension, run it on the
  * file's bytes, and turn every failure into a structured PalaceError whose `rule` and
  * `details.status` name the spec's outcome (empty, too large, unrecognised, encrypted, corrupt).
  */

@@ -1,5 +1,5 @@
 /**
- * RTF to plain text (spec §6). The bytes are decoded as UTF-8, else Windows-1252, else UTF-8
+ * RTF to plain text (docs/palace-behaviour.md §6). The bytes are decoded as UTF-8, else Windows-1252, else UTF-8
  * with replacement; then an RTF stripper keeps the text runs and drops formatting, font and
  * colour tables, metadata and embedded pictures. No maintained npm package strips general RTF
  * (the RTF packages target Outlook-encapsulated HTML or render to a DOM), so this is a small

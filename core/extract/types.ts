@@ -1,9 +1,9 @@
-/** Shapes and outcomes of document text extraction (spec §6). */
+/** Shapes and outcomes of document text extraction (docs/palace-behaviour.md §6). */
 import { PalaceError } from '../errors.js';
 
 export type DocumentFormat = 'pdf' | 'docx' | 'pptx' | 'xlsx' | 'epub' | 'rtf';
 
-/** Extensions extract mode mines (spec §6), lowercase with the dot. */
+/** Extensions extract mode mines (docs/palace-behaviour.md §6), lowercase with the dot. */
 export const DOCUMENT_EXTENSIONS: Readonly<Record<string, DocumentFormat>> = {
   '.pdf': 'pdf',
   '.docx': 'docx',
@@ -13,7 +13,7 @@ export const DOCUMENT_EXTENSIONS: Readonly<Record<string, DocumentFormat>> = {
   '.rtf': 'rtf',
 };
 
-/** Documents above this size are skipped (spec §6). */
+/** Documents above this size are skipped (docs/palace-behaviour.md §6). */
 export const MAX_DOCUMENT_BYTES = 500 * 1024 * 1024;
 
 export interface DocumentMetadata {
@@ -25,7 +25,7 @@ export interface DocumentMetadata {
   slides?: number;
   /** XLSX sheet names in workbook order. */
   sheets?: string[];
-  /** How an RTF file's bytes were decoded (spec §6). */
+  /** How an RTF file's bytes were decoded (docs/palace-behaviour.md §6). */
   encoding?: 'utf-8' | 'windows-1252' | 'utf-8-replaced';
   /** Non-fatal converter messages (e.g. unrecognised Word styles). */
   warnings?: string[];
@@ -39,7 +39,7 @@ export interface ExtractedDocument {
 }
 
 /**
- * Per-file outcome names of extract mode (spec §6). The converter reports the content-related
+ * Per-file outcome names of extract mode (docs/palace-behaviour.md §6). The converter reports the content-related
  * ones; the scanner reports the file-system ones (symlinks, cloud placeholders, permissions).
  */
 export type ExtractStatus =
@@ -58,7 +58,7 @@ export type ExtractStatus =
   | 'SKIP_ENCRYPTED'
   | 'SKIP_EXTRACTION_ERROR';
 
-/** Outcomes that are not remembered, so the file is retried on the next run (spec §6). */
+/** Outcomes that are not remembered, so the file is retried on the next run (docs/palace-behaviour.md §6). */
 export const TRANSIENT_STATUSES: ReadonlySet<ExtractStatus> = new Set([
   'SKIP_NO_MARKITDOWN',
   'SKIP_NO_STRIPRTF',

@@ -1,5 +1,5 @@
 /**
- * delete_by_source orchestration (palace-behaviour §13.1): count and sample on a dry run,
+ * delete_by_source orchestration (docs/palace-behaviour.md §13.1): count and sample on a dry run,
  * otherwise one pushed-down delete of every drawer with that exact `source_file`.
  */
 import type { DeleteBySourceSpec, Fence } from '../job.js';

@@ -1,6 +1,6 @@
 /**
  * delete_by_source as a Temporal workflow: counts and a sample on a dry run, otherwise one
- * pushed-down delete fenced by the source's lease (palace-behaviour §13.1).
+ * pushed-down delete fenced by the source's lease (docs/palace-behaviour.md §13.1).
  */
 import type { JobProgress } from '../job.js';
 import type { DeleteBySourceActivities } from './types.js';

@@ -86,7 +86,7 @@ export async function scanSource(deps: MineDeps, input: { jobId: string; spec: M
   const sourceRoot = spec.source.kind === 'dir' ? await readRootIdentity(dir) : undefined;
   let wing: string;
   if (spec.mode === 'projects' || spec.mode === 'extract') {
-    // Rooms come from mempalace.yaml when present (extract mode too, §6), else `general`.
+    // Rooms come from mempalace.yaml when present (extract mode too, docs/palace-behaviour.md §6), else `general`.
     const project = await loadProjectConfig(dir, spec.wing);
     wing = project.wing;
     warnings.push(...project.warnings);

@@ -1,5 +1,5 @@
 /**
- * After the last batch of a mine (palace-behaviour §4.9): rebuild the wing's hallways from the
+ * After the last batch of a mine (docs/palace-behaviour.md §4.9): rebuild the wing's hallways from the
  * entities its drawers carry, then its entity tunnels. A failure here is a warning, never a
  * failed mine: the drawers are already filed.
  */

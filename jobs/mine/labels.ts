@@ -1,7 +1,7 @@
 /**
- * Per-drawer labels computed while mining (palace-behaviour §4.7–4.8): the content date once per
+ * Per-drawer labels computed while mining (docs/palace-behaviour.md §4.7–4.8): the content date once per
  * file, the hall and the entities per chunk. Entities feed the wing's hallways. Entity detection
- * knows the names of the entity registry (`known_entities.json`, §7.2), re-read when its mtime
+ * knows the names of the entity registry (`known_entities.json`, docs/palace-behaviour.md §7.2), re-read when its mtime
  * changes, so names confirmed while a long mine runs apply to the batches after.
  */
 import fs from 'node:fs';
@@ -16,7 +16,7 @@ type Detector = (text: string) => string[];
 
 export interface DrawerLabels {
   forFile(entry: ManifestEntry, text: string): Record<string, MetaValue>;
-  /** Hall of every chunk; entities only for project files (conversation drawers get none, §4.8). */
+  /** Hall of every chunk; entities only for project files (conversation drawers get none, docs/palace-behaviour.md §4.8). */
   forChunk(text: string, opts: { entities: boolean }): Record<string, MetaValue>;
 }
 

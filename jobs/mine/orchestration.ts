@@ -160,7 +160,7 @@ export async function mineOrchestration(jobId: string, spec: MineSpec, acts: Min
   return { status: 'completed', cursor, hallways: finish.hallways, warnings: [...scan.warnings, ...finish.warnings] };
 }
 
-/** The human-readable summary the mine tool returns as `output` (palace-behaviour §4.10). */
+/** The human-readable summary the mine tool returns as `output` (docs/palace-behaviour.md §4.10). */
 export function mineSummary(spec: MineSpec, outcome: MineOutcome): string {
   const { counters: c, byRoom, scan } = outcome.cursor;
   const lines = [

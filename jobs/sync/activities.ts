@@ -1,5 +1,5 @@
 /**
- * Sync steps (palace-behaviour §12): classify every stored source in scope, then delete only the
+ * Sync steps (docs/palace-behaviour.md §12): classify every stored source in scope, then delete only the
  * provably stale ones — files ignored by .gitignore now, and files that are gone while a sibling
  * in the same directory is still visible (a deleted file leaves neighbours; an unmounted volume
  * takes them all, and such sources stay `unresolved`).

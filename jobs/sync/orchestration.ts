@@ -1,7 +1,7 @@
 /**
  * Sync orchestration: classify every source in scope (dry run stops there, and so does an apply
  * the sync guard stops without `force`), then remove only the provably stale drawers
- * (palace-behaviour §12). The plan is stored by the scan activity and
+ * (docs/palace-behaviour.md §12). The plan is stored by the scan activity and
  * referenced by id, so nothing large travels through the orchestration.
  */
 import type { Fence, SyncSpec } from '../job.js';

@@ -1,5 +1,5 @@
 /**
- * Coordination tools over the logstream (mcp-tools §8): tasks, events, waits, acks, artifacts,
+ * Coordination tools over the logstream (docs/tools.md §8): tasks, events, waits, acks, artifacts,
  * patches and the mesh estate. They never touch the drawer index, so they keep working while it
  * is unavailable.
  */

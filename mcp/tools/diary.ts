@@ -1,5 +1,5 @@
 /**
- * Agent diary tools (mcp-tools §6).
+ * Agent diary tools (docs/tools.md §6).
  */
 import { diaryRead, diaryWrite } from '../../palace/diary.js';
 import { arrayOf, input, int, output, shape, str, types } from '../schema.js';

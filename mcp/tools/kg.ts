@@ -1,5 +1,5 @@
 /**
- * Knowledge-graph tools (mcp-tools §4): temporal facts subject → predicate → object.
+ * Knowledge-graph tools (docs/tools.md §4): temporal facts subject → predicate → object.
  */
 import { kgAdd, kgInvalidate, kgQuery, kgStats, kgSupersede, kgTimeline } from '../../palace/kg.js';
 import type { KgContext } from '../../palace/kg.js';

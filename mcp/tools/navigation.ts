@@ -1,5 +1,5 @@
 /**
- * Navigation tools (mcp-tools §5): the room graph derived from drawer metadata, explicit
+ * Navigation tools (docs/tools.md §5): the room graph derived from drawer metadata, explicit
  * tunnels between locations, and hallways (entity co-occurrence within a wing).
  */
 import { deleteHallway, listHallways } from '../../palace/hallways.js';

@@ -1,5 +1,5 @@
 /**
- * Palace read tools (mcp-tools §2): overview, wings, rooms, taxonomy, search, duplicate check,
+ * Palace read tools (docs/tools.md §2): overview, wings, rooms, taxonomy, search, duplicate check,
  * the AAAK spec. Each is a binding of a palace operation (palace/operation.ts): the schemas and
  * input rules are the operation's; this table says what is MCP's own.
  */
@@ -9,7 +9,7 @@ import { aaakSpecOperation, listRoomsOperation, listWingsOperation, statusOperat
 import { toolOf } from '../bind.js';
 import type { ToolDef } from '../types.js';
 
-/** The tool path's difference from REST and the CLI (palace-behaviour §8.2, §8.6): long queries are sanitised, max_distance defaults to 1.5. */
+/** The tool path's difference from REST and the CLI (docs/palace-behaviour.md §8.2, §8.6): long queries are sanitised, max_distance defaults to 1.5. */
 export const MCP_SEARCH_OPTIONS = { sanitize: true, defaultMaxDistance: 1.5 };
 
 export const palaceReadTools: ToolDef[] = [

@@ -1,5 +1,5 @@
 /**
- * Palace write tools (mcp-tools §3): add, checkpoint, delete, the three long-running jobs (mine,
+ * Palace write tools (docs/tools.md §3): add, checkpoint, delete, the three long-running jobs (mine,
  * delete_by_source, sync), and the two drawer reads documented beside them.
  */
 import { checkpoint } from '../../palace/checkpoint.js';

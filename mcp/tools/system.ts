@@ -1,5 +1,5 @@
 /**
- * System tools (mcp-tools §7): the save hook's settings and acknowledgement, and reconnect.
+ * System tools (docs/tools.md §7): the save hook's settings and acknowledgement, and reconnect.
  */
 import { hookSettings, memoriesFiledAway } from '../../palace/system.js';
 import { arrayOf, bool, input, output, shape, types } from '../schema.js';

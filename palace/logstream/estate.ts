@@ -1,6 +1,6 @@
 /**
- * The mesh estate of this node (logstream.md §8.8–§8.9), the payload of `mesh_peers` and
- * `GET /sync/peers`, and the version-vector answer of `GET /sync/version_vector` (§7.3). Peer
+ * The mesh estate of this node (docs/logstream.md §8.8–§8.9), the payload of `mesh_peers` and
+ * `GET /sync/peers`, and the version-vector answer of `GET /sync/version_vector` (docs/logstream.md §7.3). Peer
  * state records and known profiles come from the store, where the process holding the sync
  * lease publishes them after every round (palace/logstream-replicator.ts), so every process of
  * the palace answers with the same data. A peer never synced yet is listed as `{ name, url }`.
@@ -16,7 +16,7 @@ import type { LogstreamReplication } from '../../stores/ports/logstream/replicat
 import type { MeshState } from '../../stores/ports/logstream/records.js';
 import { publicKeyText } from './signature.js';
 
-/** The lease of the sync loop: one process per palace runs it (§8.6, §11.8). */
+/** The lease of the sync loop: one process per palace runs it (docs/logstream.md §8.6, §11.8). */
 export const SYNC_LEASE_KEY = 'logstream:sync';
 
 /** This process as the sync-lease holder; the estate compares it with the lease to set `in_process`. */
@@ -80,7 +80,7 @@ export async function selfProfile(options: MeshOptions, authoredEvents: number):
   try {
     if (options.nodeFacts) facts = await options.nodeFacts();
   } catch {
-    // Best-effort (§6): an unavailable palace index degrades the profile, never the estate.
+    // Best-effort (docs/logstream.md §6): an unavailable palace index degrades the profile, never the estate.
   }
   const roles: NodeProfile['roles'] = [];
   if (facts.drawerStore) roles.push('replica');
@@ -106,7 +106,7 @@ async function publishedState(logstream: LogstreamReplication): Promise<MeshStat
   }
 }
 
-/** §8.8 snapshot: published profiles, overlaid by the fresh self profile (self always wins for self). */
+/** docs/logstream.md §8.8 snapshot: published profiles, overlaid by the fresh self profile (self always wins for self). */
 function knownProfiles(state: MeshState, replicaId: string, profile: NodeProfile): Record<string, NodeProfile> {
   return { ...(state.profiles as unknown as Record<string, NodeProfile>), [replicaId]: profile };
 }
@@ -120,7 +120,7 @@ function lagEvents(remote: unknown, local: Record<string, number>, self: string)
   return lag;
 }
 
-/** `GET /sync/version_vector` (§7.3): the vector plus this node's profile and the known profiles. */
+/** `GET /sync/version_vector` (docs/logstream.md §7.3): the vector plus this node's profile and the known profiles. */
 export async function versionVectorPayload(logstream: LogstreamReplication, options: MeshOptions): Promise<{ replica_id: string; public_key: string; version_vector: Record<string, number>; profile: NodeProfile; profiles: Record<string, NodeProfile> }> {
   const replicaId = await logstream.replicaId();
   const versionVector = await logstream.versionVector();

@@ -1,7 +1,7 @@
 /**
- * The nine coordination operations behind the MCP tools (mcp-tools.md §8, logstream.md §5).
+ * The nine coordination operations behind the MCP tools (docs/tools.md §8, docs/logstream.md §5).
  * They take the ports through a context and never touch the drawer store, the embedder or the
- * knowledge graph, so coordination keeps working while the palace index is unavailable (§6).
+ * knowledge graph, so coordination keeps working while the palace index is unavailable (docs/logstream.md §6).
  * Failures are thrown as PalaceErrors carrying the spec's message; `logstreamFailure` turns them
  * into the tool-level payloads (`{ success: false, error }` or `{ error }`).
  */
@@ -28,7 +28,7 @@ import {
 export interface LogstreamContext {
   /** The local log; `mesh_peers` also reads the replication state of the same store. */
   logstream: LogstreamStore;
-  /** Cap on one serialised event_list / event_wait result in characters (§5.1); 0 or absent disables it. */
+  /** Cap on one serialised event_list / event_wait result in characters (docs/logstream.md §5.1); 0 or absent disables it. */
   maxResponseChars?: number | undefined;
   /** What `mesh_peers` reports about this node and its peers. */
   mesh: MeshOptions;
@@ -36,7 +36,7 @@ export interface LogstreamContext {
 
 export type ToolArgs = Record<string, unknown>;
 
-/** An event as listed, with the preview keys when its body was shortened (§5.3). */
+/** An event as listed, with the preview keys when its body was shortened (docs/logstream.md §5.3). */
 export type ListedEvent = StoredEvent & { body_truncated?: true; body_length?: number };
 
 export interface EventPage {
@@ -113,7 +113,7 @@ function withWarnings(record: ArtifactRecord, kind: string, content: string): Ar
 }
 
 export async function patchSubmit(ctx: LogstreamContext, args: ToolArgs): Promise<{ success: true; artifact: ArtifactResult; event: StoredEvent }> {
-  // Both halves are validated before anything is written (decision D2).
+  // Both halves are validated before anything is written (docs/logstream.md §13 decision D2).
   const artifact = artifactDraft({ kind: 'patch', created_by: args.from_agent, content: args.content, metadata: args.metadata }, 'from_agent');
   const room = args.room === undefined || args.room === null || args.room === '' ? 'patches' : args.room;
   const event = eventDraft({ ...pick(args, ['stream', 'topic', 'from_agent', 'to_agent', 'correlation_id', 'branch', 'base_commit', 'body', 'metadata']), type: 'patch.ready', room, status: 'ready', artifact_ids: [] });
@@ -194,7 +194,7 @@ function previewed(event: StoredEvent): ListedEvent {
   return { ...event, body: codePointSlice(event.body, 0, PREVIEW_CHARS), body_truncated: true, body_length: length };
 }
 
-/** §5.1 response cap: drop whole events from the end, never below one. */
+/** docs/logstream.md §5.1 response cap: drop whole events from the end, never below one. */
 function capped<T extends { events: ListedEvent[]; count: number }>(payload: T, maxChars: number | undefined): T & EventPage {
   if (!maxChars || maxChars <= 0) return payload;
   const size = (p: unknown) => codePointLength(JSON.stringify(p, null, 2));

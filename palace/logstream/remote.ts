@@ -3,7 +3,7 @@
  * M4): the same validators a local `event_append` or `artifact_put` runs — routing fields,
  * type, status, body and metadata limits, artifact kind and content limit — plus the fields only
  * a replicated record has (origin, origin_seq, hlc, created_at, signature, chain link). This
- * overrides logstream.md §8.4's "stored as received": a record a local caller could not have
+ * overrides docs/logstream.md §8.4's "stored as received": a record a local caller could not have
  * written is refused, never stored. Each refusal names the field and the rule.
  */
 import { createHash } from 'node:crypto';

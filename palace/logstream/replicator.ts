@@ -1,5 +1,5 @@
 /**
- * The sync loop of logstream.md §8.6–§8.7: in the HTTP-serving process, every
+ * The sync loop of docs/logstream.md §8.6–§8.7: in the HTTP-serving process, every
  * `MEMPALACE_SYNC_INTERVAL` seconds, one anti-entropy round against each peer of the peers file
  * (re-read every round), then the peer state records and known profiles are published to the
  * store for every process of the palace to answer `mesh_peers` with.
@@ -47,7 +47,7 @@ export function backoffMs(intervalMs: number, failures: number): number {
 }
 
 /**
- * §8.8: an incoming profile replaces the held one only when strictly newer by `advertised_at`.
+ * docs/logstream.md §8.8: an incoming profile replaces the held one only when strictly newer by `advertised_at`.
  * A profile dated beyond this clock plus PROFILE_SKEW_MS (or not a UTC instant) is ignored, so
  * a peer cannot pin a profile for ever by dating it 9999.
  */
@@ -74,7 +74,7 @@ export class MeshReplicator {
 
   constructor(private readonly options: ReplicatorOptions) {}
 
-  /** Sleeps one interval before the first round (§8.6). */
+  /** Sleeps one interval before the first round (docs/logstream.md §8.6). */
   start(): void {
     if (this.options.intervalMs <= 0) return;
     this.schedule();
@@ -112,7 +112,7 @@ export class MeshReplicator {
       return { peers, trust };
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
-      // Logged once per transition, retried every round (§8.6).
+      // Logged once per transition, retried every round (docs/logstream.md §8.6).
       if (message !== this.lastPeersError) this.options.log.warn(`mempalace sync: ${message}`);
       this.lastPeersError = message;
       return null;

@@ -1,5 +1,5 @@
 /**
- * Peer replication of the logstream (logstream.md §7.3, §8.2–§8.4): the three pull endpoints a
+ * Peer replication of the logstream (docs/logstream.md §7.3, §8.2–§8.4): the three pull endpoints a
  * replica serves and one anti-entropy round against one peer. A round resumes from the local
  * version vector, which the store keeps durably, so a crash mid-round costs only a re-pull of the
  * tail and every apply is idempotent.
@@ -29,7 +29,7 @@ export const PEER_ROUND_MAX_BYTES = 64 * 1024 * 1024;
 /** Per round, the events stored from one origin (many tiny events cost rows, not bytes). */
 export const ORIGIN_ROUND_MAX_EVENTS = 10_000;
 
-/** A configured peer (§8.6); the token never leaves the transport. */
+/** A configured peer (docs/logstream.md §8.6); the token never leaves the transport. */
 export interface SyncPeer {
   name: string;
   url: string;
@@ -41,12 +41,12 @@ export type OriginKeys = ReadonlyMap<string, KeyObject>;
 
 export type SyncPath = '/sync/version_vector' | '/sync/ops' | '/sync/artifact';
 
-/** The transport seam of §8.10: one authenticated round trip to a peer. */
+/** The transport seam of docs/logstream.md §8.10: one authenticated round trip to a peer. */
 export interface SyncTransport {
   request(peer: SyncPeer, path: SyncPath, params: Record<string, string>): Promise<{ status: number; body: unknown }>;
 }
 
-/** The peer's url with any user-info removed, for messages (§8.6). */
+/** The peer's url with any user-info removed, for messages (docs/logstream.md §8.6). */
 export function peerLabel(url: string): string {
   try {
     const u = new URL(url);
@@ -114,7 +114,7 @@ export async function syncArtifact(logstream: LogstreamReplication, params: Reco
   return { artifact: { id: a.id, kind: a.kind, sha256: a.sha256, size_bytes: a.size_bytes, content: a.content, created_by: a.created_by, created_at: a.created_at, origin_replica: a.origin_replica, metadata: a.metadata, sig } };
 }
 
-// --- one round against one peer (§8.3) ------------------------------------------------------
+// --- one round against one peer (docs/logstream.md §8.3) ------------------------------------------------------
 
 /** A record of a peer this replica would not store, and why (reported in `mesh_peers`). */
 export interface Refusal {
@@ -235,7 +235,7 @@ class OriginPull {
   }
 
   /**
-   * Pull from `after` up to the advertised top. For our own origin (§10.7) each page is proven
+   * Pull from `after` up to the advertised top. For our own origin (docs/logstream.md §10.7) each page is proven
    * whole first — every event signed by our own key and chained — and own appends are moved
    * above the highest proven number before anything is stored, so no number a peer proves it
    * holds is minted twice, and nothing merely claimed moves our sequence.
@@ -289,7 +289,7 @@ export interface PullOptions {
 
 /**
  * Pull everything `peer` holds that this replica lacks: for every origin the peer advertises
- * (our own only when the peer claims more of it than we hold — §10.7), the ops after the local
+ * (our own only when the peer claims more of it than we hold — docs/logstream.md §10.7), the ops after the local
  * watermark, artifacts before the events that cite them. Transport failures throw (the peer is
  * unreachable); records that fail a check are refused per origin and reported.
  */

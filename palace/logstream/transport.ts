@@ -1,5 +1,5 @@
 /**
- * The `https` transport of logstream.md §8.10 (the default, and the only one): one GET per
+ * The `https` transport of docs/logstream.md §8.10 (the default, and the only one): one GET per
  * round trip with the peer's bearer token and a timeout of `MEMPALACE_SYNC_HTTP_TIMEOUT`
  * seconds. Plain `http://` urls work too (loopback peers, a TLS-terminating proxy in front).
  * The token goes only into the Authorization header — never into a url, a message or a log.
@@ -68,7 +68,7 @@ export class HttpsSyncTransport implements SyncTransport {
   }
 }
 
-/** §8.10: any transport other than `https` fails loudly at startup rather than falling back. */
+/** docs/logstream.md §8.10: any transport other than `https` fails loudly at startup rather than falling back. */
 export function syncTransport(name: string, timeoutMs: number): SyncTransport {
   if (name !== 'https') throw invalidArgument('MEMPALACE_TRANSPORT', 'known_transport', `MEMPALACE_TRANSPORT=${name} is not supported; the only transport is https`);
   return new HttpsSyncTransport(timeoutMs);

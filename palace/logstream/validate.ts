@@ -1,5 +1,5 @@
 /**
- * Normalisation and validation of logstream input (logstream.md §3.2, §4, §5.3–§5.4). Pure: no
+ * Normalisation and validation of logstream input (docs/logstream.md §3.2, §4, §5.3–§5.4). Pure: no
  * store is touched, so the SQLite and Redis profiles share every rule and message. Messages are
  * the spec's exact strings; each error names the field and the rule it broke.
  */
@@ -45,7 +45,7 @@ export function pyRepr(value: unknown): string {
 }
 
 /**
- * A routing field (§3.2 item 2): trimmed, lone surrogates become U+FFFD (the logstream keeps
+ * A routing field (docs/logstream.md §3.2 item 2): trimmed, lone surrogates become U+FFFD (the logstream keeps
  * them visible as replacement characters rather than silently dropping them), ≤ 256 characters,
  * no control characters. Returns null for an absent optional field.
  */
@@ -64,7 +64,7 @@ export function eventType(value: unknown): string {
   }
 }
 
-/** §3.2 item 3: exact, case-sensitive, untrimmed; null or "" means none. */
+/** docs/logstream.md §3.2 item 3: exact, case-sensitive, untrimmed; null or "" means none. */
 export function eventStatus(value: unknown, field = 'status'): string | null {
   if (value === undefined || value === null || value === '') return null;
   if (typeof value !== 'string' || !(EVENT_STATUSES as readonly string[]).includes(value)) {
@@ -99,7 +99,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** Canonical JSON of §3.2 item 5: sorted keys at every level, `", "` and `": "` separators. */
+/** Canonical JSON of docs/logstream.md §3.2 item 5: sorted keys at every level, `", "` and `": "` separators. */
 function canonical(value: unknown, seen: Set<object>, path: string): string {
   if (value === null) return 'null';
   switch (typeof value) {
@@ -130,13 +130,13 @@ function canonical(value: unknown, seen: Set<object>, path: string): string {
   }
 }
 
-/** Canonical text of a replicated or imported event's metadata: stored as received, never size-checked (§8.4, DECISIONS Q5). */
+/** Canonical text of a replicated or imported event's metadata: stored as received, never size-checked (docs/logstream.md §8.4, docs/decisions.md Q5). */
 export function remoteMetadataJson(value: unknown): string {
   if (value === undefined || value === null || !isPlainObject(value)) return '{}';
   return canonical(value, new Set(), 'metadata');
 }
 
-/** §3.2 item 5: the canonical text that is stored. */
+/** docs/logstream.md §3.2 item 5: the canonical text that is stored. */
 export function metadataJson(value: unknown): string {
   if (value === undefined || value === null) return '{}';
   if (!isPlainObject(value)) throw invalidArgument('metadata', 'object', 'metadata must be an object');
@@ -150,7 +150,7 @@ export function metadataJson(value: unknown): string {
   return text;
 }
 
-/** §3.2 item 6 (the existence check happens inside the write). */
+/** docs/logstream.md §3.2 item 6 (the existence check happens inside the write). */
 export function artifactIds(value: unknown): string[] {
   if (value === undefined || value === null) return [];
   const fail = () => invalidArgument('artifact_ids', 'list_of_ids', 'artifact_ids must be a list of artifact id strings');
@@ -163,7 +163,7 @@ export function artifactIds(value: unknown): string[] {
   return out;
 }
 
-/** The event fields of §3.2, validated in the spec's order. */
+/** The event fields of docs/logstream.md §3.2, validated in the spec's order. */
 export function eventDraft(input: Record<string, unknown>): EventDraft {
   const type = eventType(input.type);
   const stream = routingField('stream', input.stream, true)!;
@@ -191,7 +191,7 @@ export function patchWarnings(content: string): string[] {
   return warnings;
 }
 
-/** §4, in order: kind, created_by (reported under `creatorField`), content, metadata. */
+/** docs/logstream.md §4, in order: kind, created_by (reported under `creatorField`), content, metadata. */
 export function artifactDraft(input: { kind: unknown; created_by: unknown; content: unknown; metadata: unknown }, creatorField = 'created_by'): ArtifactDraft {
   if (typeof input.kind !== 'string' || !(ARTIFACT_KINDS as readonly string[]).includes(input.kind)) {
     throw invalidArgument('kind', 'one_of', `kind=${pyRepr(input.kind)} is not one of: ${ARTIFACT_KINDS.join(', ')}`);
@@ -207,7 +207,7 @@ export function artifactDraft(input: { kind: unknown; created_by: unknown; conte
 }
 
 /**
- * An integer argument (mcp-tools §9.4): integers pass, finite numbers are truncated toward
+ * An integer argument (docs/tools.md §9.4): integers pass, finite numbers are truncated toward
  * zero, strings holding a decimal integer are parsed; booleans and anything else are refused.
  */
 export function integerArgument(field: string, value: unknown): number | undefined {
@@ -262,7 +262,7 @@ function filterField(field: string, value: unknown): string | undefined {
 
 export type QueryFilters = Omit<EventQuery, 'afterSeq' | 'beforeSeq' | 'order' | 'limit'>;
 
-/** The filters of §5.3 in a fixed order, so the first invalid one is reported deterministically. */
+/** The filters of docs/logstream.md §5.3 in a fixed order, so the first invalid one is reported deterministically. */
 export function queryFilters(input: Record<string, unknown>): QueryFilters {
   const filters: QueryFilters = {
     stream: filterField('stream', input.stream),
@@ -278,7 +278,7 @@ export function queryFilters(input: Record<string, unknown>): QueryFilters {
   return filters;
 }
 
-/** Task slug of §5.9. */
+/** Task slug of docs/logstream.md §5.9. */
 export function slug(text: string, fallback: string): string {
   const s = text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 40).replace(/_+$/g, '');
   return s === '' ? fallback : s;

@@ -1,5 +1,5 @@
 /**
- * The read-only integrity check of the embedded palace's SQLite files (mcp-tools §11.3): run on
+ * The read-only integrity check of the embedded palace's SQLite files (docs/tools.md §11.3): run on
  * its own connection so it never holds up the stores serving calls.
  */
 import fs from 'node:fs';

@@ -16,7 +16,7 @@
  * - `content`: stored in `_source` only (returned verbatim, never searched).
  * - `lexical`: the product's token stream (core/lexical) under a plain whitespace analyser, BM25;
  *   `lexical_tf` the same stream under a similarity that scores a term by its raw frequency, so a
- *   search can read each query token's exact frequency per document (DECISIONS 8: the product
+ *   search can read each query token's exact frequency per document (docs/decisions.md palace 8: the product
  *   ranks lexical candidates itself); `lexical_length` the number of tokens.
  * - keyword fields for every filter: wing, room, source_file, parent ids, `logical_id`, `id`.
  *   `filed_at` is a keyword, not a date: the embedded profile compares the stored UTC instant

@@ -1,5 +1,5 @@
 /**
- * Per-file mining state (DECISIONS, palace behaviour 12) as documents of the palace's second
+ * Per-file mining state (docs/decisions.md palace 12) as documents of the palace's second
  * index, `<prefix>-file-states`: one document per (wing, source_file), keyword fields for lookups
  * and ordering, the state itself kept whole and unindexed so its `extra` facts round-trip with
  * their types.

@@ -1,6 +1,6 @@
 /**
  * Which rows a lexical candidate fetch returns, decided the way the embedded profile decides it,
- * so both profiles hand the product the same candidate set (DECISIONS 8). The embedded adapter
+ * so both profiles hand the product the same candidate set (docs/decisions.md palace 8). The embedded adapter
  * orders matches by SQLite FTS5's `bm25()` over its whole table, then by id; this computes that
  * same function from statistics the adapter reads exactly from OpenSearch (row count, total and
  * per-row token counts, per-token document frequency, per-row token frequency), instead of taking

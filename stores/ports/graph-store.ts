@@ -5,7 +5,7 @@
 
 /**
  * Validity keys: the palace turns each temporal value into a UTC instant `YYYY-MM-DDTHH:MM:SSZ`
- * once (start key for `valid_from`/`as_of`/`at`, end key for `valid_to`/`ended`, DECISIONS 7),
+ * once (start key for `valid_from`/`as_of`/`at`, end key for `valid_to`/`ended`, docs/decisions.md palace 7),
  * so every adapter compares plain strings and never parses dates. A fact holds at instant `t`
  * iff `(from_key IS NULL OR from_key <= t) AND (to_key IS NULL OR to_key > t)`.
  */
@@ -82,7 +82,7 @@ export interface TunnelEndpoint {
 
 export type TunnelKind = 'explicit' | 'topic' | 'entity';
 
-/** Connection dynamics (palace-behaviour §11.5), kept across re-creation and recomputation. */
+/** Connection dynamics (docs/palace-behaviour.md §11.5), kept across re-creation and recomputation. */
 export interface ConnectionDynamics {
   strength: number;
   stability: number;

@@ -5,7 +5,7 @@
  */
 import type { ConnectionDynamics, HallwayRecord, HallwayWrite, KgTriple, TunnelEndpoint, TunnelKind, TunnelRecord, TunnelRestore, TunnelWrite } from '../ports/graph-store.js';
 
-/** Defaults of §11.5 for a record created at `at`. */
+/** Defaults of docs/palace-behaviour.md §11.5 for a record created at `at`. */
 export function defaultDynamics(at: string): ConnectionDynamics {
   return { strength: 1.0, stability: 1.0, last_activated: at, access_count: 0 };
 }

@@ -2,7 +2,7 @@
  * The port methods backup, restore and migration rely on, written once and run against every
  * adapter: full scans with cursors (drawer rows with vectors, KG triples, artifacts), verbatim
  * restores (file states, triples, tunnels, hallways) and verbatim imports of events and
- * artifacts made elsewhere (logstream.md §8.4). Each test gets fresh, empty stores.
+ * artifacts made elsewhere (docs/logstream.md §8.4). Each test gets fresh, empty stores.
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The replication half of the logstream contract (logstream.md §7.3, §8.2–§8.7, §12 items 18
+ * The replication half of the logstream contract (docs/logstream.md §7.3, §8.2–§8.7, §12 items 18
  * and 19), run against every adapter of the `Logstream` port: the port methods behind the
  * pull endpoints and the remote apply, and whole anti-entropy rounds between replicas of the
  * same adapter. Replicas talk through an in-process transport that calls the same palace
@@ -127,7 +127,7 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
         expect((await append(c)).hlc < bogus).toBe(true);
       });
 
-      it('wakes a waiter on a replicated event well before its timeout (§12.11)', async () => {
+      it('wakes a waiter on a replicated event well before its timeout (docs/logstream.md §12.11)', async () => {
         const e = await append(a, { to_agent: 'worker-9' });
         const waiting = ops.eventWait(ctx(b), { to_agent: 'worker-9', timeout_ms: 60_000 });
         await new Promise((r) => setTimeout(r, 100));
@@ -147,7 +147,7 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
       });
     });
 
-    describe('sync rounds (§12.18)', () => {
+    describe('sync rounds (docs/logstream.md §12.18)', () => {
       it('two replicas converge both ways, artifacts land before the events citing them, and a second round pulls nothing', async () => {
         await append(a, { body: 'from a' });
         const patch = await ops.patchSubmit(ctx(a), { stream: 'project/atlas', from_agent: 'mac-claude', content: 'patch body\n' });
@@ -376,7 +376,7 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
       });
     });
 
-    describe('restores (§10.7, D5)', () => {
+    describe('restores (docs/logstream.md §10.7, D5)', () => {
       it('a replica restored behind its peers mints no origin_seq they hold, pulls its own events back, and its new events reach them', async () => {
         const patch = async () => (await ops.patchSubmit(ctx(a), { stream: 'project/atlas', from_agent: 'mac-claude', content: 'a2 patch\n' }));
         const first = await append(a, { body: 'a1' });
@@ -410,7 +410,7 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
       });
     });
 
-    describe('sync loop and estate (§8.7, §12.19)', () => {
+    describe('sync loop and estate (docs/logstream.md §8.7, §12.19)', () => {
       it('publishes peer records with lag; a failed peer keeps its last profile and vector and is retried with backoff', async () => {
         const logs = capturedLogger();
         const replicator = new MeshReplicator({

@@ -1,5 +1,5 @@
 /**
- * The logstream contract (logstream.md §12, items 1–15 and the estate shape of 19), written once
+ * The logstream contract (docs/logstream.md §12, items 1–15 and the estate shape of 19), written once
  * and run against every adapter of the `Logstream` port through the palace operations the MCP
  * tools call. Each test gets a fresh, empty store from `open`.
  */
@@ -58,7 +58,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
     const all = async () => (await ops.eventList(ctx, { limit: 500 })).events;
     const ids = (events: StoredEvent[]) => events.map((e) => e.id);
 
-    describe('append and round trip (§12.1)', () => {
+    describe('append and round trip (docs/logstream.md §12.1)', () => {
       it('assigns id, seq, created_at, origin and an increasing hlc', async () => {
         const replica = await opened.logstream.replicaId();
         expect(replica).toMatch(/^rep_(?:[0-9a-f]{32}|[0-9a-f]{12})$/);
@@ -106,7 +106,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('validation (§12.2)', () => {
+    describe('validation (docs/logstream.md §12.2)', () => {
       const cases: [string, ToolArgs, string, string][] = [
         ['missing type', { type: undefined }, 'type', 'type must be a non-empty string'],
         ['blank type', { type: '   ' }, 'type', 'type must be a non-empty string'],
@@ -142,7 +142,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
         });
       }
 
-      it('reports the first failure in the order of §3.2', async () => {
+      it('reports the first failure in the order of docs/logstream.md §3.2', async () => {
         const err = await rejectionOf(ops.eventAppend(ctx, { type: 'X', stream: '', room: '', from_agent: '', status: 'bad', body: 1 }));
         expect(err.field).toBe('type');
         const err2 = await rejectionOf(ops.eventAppend(ctx, { ...base, to_agent: '\u0001', status: 'bad' }));
@@ -162,7 +162,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('size limits (§12.3)', () => {
+    describe('size limits (docs/logstream.md §12.3)', () => {
       it('accepts a body of exactly 262144 bytes and refuses one more, counting bytes', async () => {
         await append({ body: 'a'.repeat(262_144) });
         await append({ body: 'é'.repeat(131_072) });
@@ -191,7 +191,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('lone surrogates (§12.4)', () => {
+    describe('lone surrogates (docs/logstream.md §12.4)', () => {
       it('stores them as U+FFFD in body, routing fields, metadata and artifact content', async () => {
         const e = await append({ body: 'a\uD800b\uDC00c', from_agent: 'agent\uDBFF', topic: '\uDC00t', metadata: { k: 'v\uD801' } });
         expect(e.body).toBe('a\uFFFDb\uFFFDc');
@@ -212,7 +212,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('artifact references (§12.5)', () => {
+    describe('artifact references (docs/logstream.md §12.5)', () => {
       it('refuses unknown ids, keeps known ones, collapses duplicates', async () => {
         const a1 = (await ops.artifactPut(ctx, { kind: 'note', content: 'one', created_by: 'a' })).artifact;
         const a2 = (await ops.artifactPut(ctx, { kind: 'note', content: 'two', created_by: 'a' })).artifact;
@@ -227,7 +227,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('filters (§12.6)', () => {
+    describe('filters (docs/logstream.md §12.6)', () => {
       it('applies each filter alone and combined, with to_agent matching broadcasts', async () => {
         const e1 = await append({ stream: 's1', room: 'r1', topic: 't1', type: 'task.request', to_agent: 'bob', from_agent: 'alice', correlation_id: 'c1', status: 'open' });
         const e2 = await append({ stream: 's1', room: 'r2', topic: 't2', type: 'task.reply', to_agent: '*', from_agent: 'bob', correlation_id: 'c1', status: 'ready' });
@@ -259,7 +259,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('cursors and order (§12.7)', () => {
+    describe('cursors and order (docs/logstream.md §12.7)', () => {
       it('since_event_id is strictly after, even within one second; before_event_id and both', async () => {
         const es: StoredEvent[] = [];
         for (let i = 0; i < 6; i++) es.push(await append({ body: String(i) }));
@@ -314,7 +314,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('since_created_at (§12.8)', () => {
+    describe('since_created_at (docs/logstream.md §12.8)', () => {
       it('is inclusive, accepts a bare date and normalises +00:00', async () => {
         const e = await append();
         const day = e.created_at.slice(0, 10);
@@ -338,7 +338,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('limit (§12.9)', () => {
+    describe('limit (docs/logstream.md §12.9)', () => {
       it('defaults to 50, clamps to 500, coerces decimal strings, refuses 0, negatives and booleans', async () => {
         const port = opened.logstream;
         for (let i = 0; i < 501; i++) await port.append({ type: 'bulk', stream: 's', room: 'r', topic: null, from_agent: 'a', to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, body: String(i), metadata_json: '{}', artifact_ids: [] });
@@ -354,7 +354,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('preview (§12.10)', () => {
+    describe('preview (docs/logstream.md §12.10)', () => {
       it('shortens long bodies to 200 code points and leaves short ones untouched', async () => {
         const long = `${'🎉'.repeat(150)}${'x'.repeat(4_850)}`;
         const e1 = await append({ body: long });
@@ -371,7 +371,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('response cap (§5.1)', () => {
+    describe('response cap (docs/logstream.md §5.1)', () => {
       it('drops whole events from the end, reports the total, and always keeps the first', async () => {
         for (let i = 0; i < 5; i++) await append({ body: `${i}`.repeat(400) });
         const capped: LogstreamContext = { ...ctx, maxResponseChars: 3_000 };
@@ -391,7 +391,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('wait (§12.11)', () => {
+    describe('wait (docs/logstream.md §12.11)', () => {
       it('returns existing matches at once, oldest first', async () => {
         const e1 = await append({ correlation_id: 'w' });
         const e2 = await append({ correlation_id: 'w' });
@@ -426,7 +426,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('ack (§12.12)', () => {
+    describe('ack (docs/logstream.md §12.12)', () => {
       it('routes back to the writer, copies stream/room/topic, falls back to the target id, leaves the target unchanged', async () => {
         const target = await append({ from_agent: 'alice', to_agent: 'bob', topic: 'auth', type: 'task.request' });
         const ack = (await ops.eventAck(ctx, { event_id: target.id, from_agent: 'bob', status: 'claimed', body: 'mine' })).event;
@@ -456,7 +456,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('artifacts (§12.13)', () => {
+    describe('artifacts (docs/logstream.md §12.13)', () => {
       it('stores exact content and hash, returns the record without content', async () => {
         const content = 'line 1\r\nzeile 2 ü\n\n  ';
         const put = await ops.artifactPut(ctx, { kind: 'file', content, created_by: ' alice ', metadata: { branch: 'b' } });
@@ -507,7 +507,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('patch submit (§12.14)', () => {
+    describe('patch submit (docs/logstream.md §12.14)', () => {
       it('stores the artifact and a patch.ready event citing it', async () => {
         const content = 'diff --git a/f b/f\n+1\n';
         const r = await ops.patchSubmit(ctx, { content, from_agent: 'bob', stream: 'project/atlas', to_agent: 'alice', correlation_id: 'task_x_1', branch: 'b', base_commit: 'abc1234', body: 'notes', metadata: { tests: 'pass' } });
@@ -533,7 +533,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('task create (§12.15)', () => {
+    describe('task create (docs/logstream.md §12.15)', () => {
       const task: ToolArgs = { project: 'Atlas', from_agent: ' alice ', to_agent: 'bob', goal: 'Add CSV export to the billing page.', branch: 'feature/csv', base_commit: ' ABCDEF1234 ', done: 'Tests pass.\nDocs updated.' };
 
       it('stores the canonical task.request and returns the handoff line', async () => {
@@ -575,7 +575,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
     });
 
-    describe('estate (§12.19, this node)', () => {
+    describe('estate (docs/logstream.md §12.19, this node)', () => {
       it('describes this node, its version vector and no peers when none are configured', async () => {
         await append();
         await append();

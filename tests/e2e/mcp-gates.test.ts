@@ -186,7 +186,7 @@ describe('long-running tools', () => {
   }, 300_000);
 });
 
-describe('operational timers (mcp-tools §11.6)', () => {
+describe('operational timers (docs/tools.md §11.6)', () => {
   it('a stdio server exits by itself after MEMPALACE_MCP_IDLE_HOURS without a request', async () => {
     const idleMs = 0.0005 * 3_600_000;
     h = await startStdio({ env: { MEMPALACE_MCP_IDLE_HOURS: '0.0005' } });

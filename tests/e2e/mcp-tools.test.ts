@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Harness } from './mcp-harness.js';
 import { call, items, learnSchemas, makeProject, rpcError, snapshot, startClusterWorker, startHttp, startStdio } from './mcp-harness.js';
 
-/** mcp-tools §1, typed from the spec. */
+/** docs/tools.md §1, typed from the spec. */
 const EXPECTED_ORDER = `status list_wings list_rooms get_taxonomy get_aaak_spec kg_query kg_add kg_invalidate
 kg_supersede kg_timeline kg_stats traverse find_tunnels graph_stats mesh_peers create_tunnel list_tunnels delete_tunnel
 list_hallways delete_hallway follow_tunnels search check_duplicate add_drawer checkpoint delete_drawer mine

@@ -1,5 +1,5 @@
 /**
- * The logstream mesh between real `mempalace serve` processes on loopback (logstream.md §8,
+ * The logstream mesh between real `mempalace serve` processes on loopback (docs/logstream.md §8,
  * issue 17): each server's own sync loop pulls from the other through `/sync/*` with a bearer
  * token from its peers file. Two embedded palaces, and an embedded palace with a cluster palace
  * (Redis logstream, OpenSearch, Neo4j, Temporal all real). Events flow both ways with their ids

@@ -177,7 +177,7 @@ describe('mining a project on the embedded profile', () => {
     const rows = (await rt.stores.drawers.list({ wing: 'chats' }, 0, 10_000)).items;
     expect(rows.length).toBe(p.drawers_written);
     expect(rows.every((d) => d.meta.ingest_mode === 'convos' && d.meta.extract_mode === 'exchange')).toBe(true);
-    // Conversation drawers get no entities (palace-behaviour §4.8), so no hallways either.
+    // Conversation drawers get no entities (docs/palace-behaviour.md §4.8), so no hallways either.
     expect(rows.filter((d) => d.meta.entities !== undefined)).toEqual([]);
     const again = await mine({ source: { kind: 'dir', path: chats }, mode: 'convos', wing: 'chats' });
     expect(again.drawers_written).toBe(0);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { claudeCodeMessages, renderToolResult, renderToolUse } from '../../core/chat/claude-code.js';
 import { stripNoise } from '../../core/chat/noise.js';
 
-describe('noise stripping (spec §5.3)', () => {
+describe('noise stripping (docs/palace-behaviour.md §5.3)', () => {
   it('removes injected chrome and collapses blank runs', () => {
     const text = [
       '> CURRENT TIME: 2026-05-02 08:14',
@@ -38,7 +38,7 @@ describe('noise stripping (spec §5.3)', () => {
   });
 });
 
-describe('Claude Code tool rendering (spec §5.2)', () => {
+describe('Claude Code tool rendering (docs/palace-behaviour.md §5.2)', () => {
   it('summarises tool calls by tool', () => {
     expect(renderToolUse('Bash', { command: 'a'.repeat(250) })).toBe(`[Bash] ${'a'.repeat(200)}...`);
     expect(renderToolUse('Bash', { command: '😀'.repeat(201) })).toBe(`[Bash] ${'😀'.repeat(200)}...`);

@@ -7,7 +7,7 @@ import { conversationRoom } from '../../core/chat/room.js';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`../fixtures/chat/${name}`, import.meta.url));
 
-describe('chunkExchanges (spec §5.5, quirks fixed)', () => {
+describe('chunkExchanges (docs/palace-behaviour.md §5.5, quirks fixed)', () => {
   it('keeps the preamble, line breaks and text after a --- rule; drops units at or under the floor', () => {
     const chunks = chunkExchanges(fixture('quoted-transcript.md').toString('utf8'));
     expect(chunks).toEqual([
@@ -71,7 +71,7 @@ describe('chunkExchanges (spec §5.5, quirks fixed)', () => {
   });
 });
 
-describe('conversationRoom (spec §5.7)', () => {
+describe('conversationRoom (docs/palace-behaviour.md §5.7)', () => {
   it.each([
     ['we fixed the crash with a workaround', 'problems'],
     ['the api design', 'technical'],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentSessionsWing, isConversationFileName } from '../../core/chat/files.js';
 
-describe('conversation file selection and agent-session wing (spec §5.1)', () => {
+describe('conversation file selection and agent-session wing (docs/palace-behaviour.md §5.1)', () => {
   it.each([
     ['chat.txt', true],
     ['NOTES.MD', true],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifySegment, extractGeneralMemories, proseOf, segmentConversation, sentimentOf } from '../../core/chat/general.js';
 
-describe('general extraction (spec §5.6)', () => {
+describe('general extraction (docs/palace-behaviour.md §5.6)', () => {
   it('classifies a decision by its markers', () => {
     const c = classifySegment('Decided to switch the search service to the union candidate strategy because exact identifiers kept missing.');
     // "strategy" + "because" = 2 decision markers, no other family scores.

@@ -5,7 +5,7 @@ import { planMegaSplit, sessionStarts } from '../../core/chat/mega-split.js';
 const content = readFileSync(new URL('../fixtures/chat/mega-sessions.txt', import.meta.url), 'utf8');
 const lines = content.split('\n');
 
-describe('mega-file splitting (spec §5.9)', () => {
+describe('mega-file splitting (docs/palace-behaviour.md §5.9)', () => {
   it('finds true session starts and ignores context restores', () => {
     // Lines 3, 21 and 33 (1-based) open sessions; 21 is a restore ("Ctrl+E … previous messages").
     expect(sessionStarts(lines)).toEqual([2, 32, 50]);

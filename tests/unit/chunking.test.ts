@@ -4,7 +4,7 @@ import { chunkText, codePointPrefix, repairChunkParams, splitContent } from '../
 
 const thirtyLines = Array.from({ length: 30 }, (_, i) => `${String(i).padStart(2, '0')}${'x'.repeat(57)}`).join('\n') + '\n';
 
-describe('chunkText (§4.5)', () => {
+describe('chunkText (docs/palace-behaviour.md §4.5)', () => {
   it('reproduces the spec example: 30 lines of 60 characters', () => {
     const stripped = thirtyLines.trim();
     expect(Array.from(stripped)).toHaveLength(1799);
@@ -83,7 +83,7 @@ describe('chunkText (§4.5)', () => {
   });
 });
 
-describe('splitContent (mcp-tools §0.4)', () => {
+describe('splitContent (docs/tools.md §0.4)', () => {
   it('returns short content whole', () => {
     expect(splitContent('  hi  ')).toEqual(['  hi  ']);
     expect(splitContent('x'.repeat(800))).toEqual(['x'.repeat(800)]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { calendarDate, contentDate, dateFromBody, dateFromFileName, dateFromFrontMatter, splitFrontMatter } from '../../core/content-date.js';
 
-describe('content date from the file name (§4.7.3 step 1)', () => {
+describe('content date from the file name (docs/palace-behaviour.md §4.7.3 step 1)', () => {
   it('takes an ISO-like date bounded by non-word characters', () => {
     expect(dateFromFileName('2024-06-01 notes.md')).toBe('2024-06-01');
     expect(dateFromFileName('/some/dir/report 2023.1.5.txt')).toBe('2023-01-05');
@@ -63,7 +63,7 @@ describe('content date from the body (step 3)', () => {
   });
 });
 
-describe('contentDate (§4.7.3)', () => {
+describe('contentDate (docs/palace-behaviour.md §4.7.3)', () => {
   it('prefers the file name, then falls back to the mtime as a local date', () => {
     expect(contentDate({ fileName: '2020-01-01.md', text: 'date 2021-01-01' })).toBe('2020-01-01');
     const mtimeMs = new Date(2022, 6, 15, 12, 0, 0).getTime();

@@ -7,7 +7,7 @@ import {
   projectNameFromManifest, registryNames, scoreProseCandidate, setWingTopics,
 } from '../../core/entities.js';
 
-describe('per-drawer entities (§4.8)', () => {
+describe('per-drawer entities (docs/palace-behaviour.md §4.8)', () => {
   it('keeps capitalised words seen at least twice, longer than two letters', () => {
     const text = 'Priya reviewed the patch. Later Priya merged it. Bob said hi. Bob left. Al and Al.';
     expect(detectEntities(text)).toEqual(['Bob', 'Priya']);
@@ -73,7 +73,7 @@ describe('per-drawer entities (§4.8)', () => {
   });
 });
 
-describe('registry (§7.2)', () => {
+describe('registry (docs/palace-behaviour.md §7.2)', () => {
   const reg = parseRegistry({ people: ['Alice', 'Bob'], projects: { Orion: 'ORN', Vega: null }, topics_by_wing: { w1: ['Rust', 'Search'] } });
 
   it('lists names of all categories and all topics, not the wing keys', () => {
@@ -100,7 +100,7 @@ describe('registry (§7.2)', () => {
   });
 });
 
-describe('discovery at init (§7.1)', () => {
+describe('discovery at init (docs/palace-behaviour.md §7.1)', () => {
   it('reads project names from manifests and picks the shallowest', () => {
     expect(projectNameFromManifest('pyproject.toml', '[project]\nname = "alpha"\n')).toBe('alpha');
     expect(projectNameFromManifest('pyproject.toml', '[tool.poetry]\nname = "beta"\n')).toBe('beta');

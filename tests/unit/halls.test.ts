@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HALL_KEYWORDS, detectHall } from '../../core/halls.js';
 
-describe('detectHall (§4.7.1)', () => {
+describe('detectHall (docs/palace-behaviour.md §4.7.1)', () => {
   it('picks the hall with most distinct keywords, counting each keyword once', () => {
     expect(detectHall('The server threw an error in this function; bug bug bug.')).toBe('technical');
     expect(detectHall('I remember the palace; happy, happy, happy, happy.')).toBe('memory');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { addDrawerId, chunkRowId, hallwayId, tunnelId } from '../../core/ids.js';
 import { codePointLength, hashN, lengthPrefixed } from '../../core/text.js';
 
-// Test vectors from palace-behaviour §3.1 (R3 rows are this project's "v4" ids).
+// Test vectors from docs/palace-behaviour.md §3.1 (R3 rows are this project's "v4" ids).
 describe('drawer ids', () => {
   it('matches the R3 add_drawer vector', () => {
     expect(addDrawerId('demo', 'notes', 'Hello palace')).toBe('drawer_demo_notes_63a63c46916a703a2e8c95a6');

@@ -1,6 +1,6 @@
 /**
  * Random sequences of kg add / invalidate / supersede against a small reference model of the
- * validity rules (DECISIONS 7), checked after every step: every as_of answer for every entity
+ * validity rules (docs/decisions.md palace 7), checked after every step: every as_of answer for every entity
  * at probe instants around each day and boundary, and the whole timeline.
  * The model measures time in epoch seconds; it shares no code with palace/kg.ts.
  */

@@ -54,7 +54,7 @@ describe('logstream bad input (embedded)', () => {
       expect(err.message).toBe('task base commit must be a hexadecimal Git object id (at least 7 characters), not a branch or tag');
     }
     expect(rows().events).toBe(1);
-    // event_append keeps base_commit free text (§3.1); only task_create is strict.
+    // event_append keeps base_commit free text (docs/logstream.md §3.1); only task_create is strict.
     expect((await ops.eventAppend(ctx, { ...event, base_commit: 'main' })).event.base_commit).toBe('main');
   });
 
@@ -83,7 +83,7 @@ describe('logstream bad input (embedded)', () => {
   });
 
   it('stores text that is not valid UTF-16 with U+FFFD, and refuses content that is not text', async () => {
-    // The spec's rule for lone surrogates is replacement, not refusal (§3.2, §4, §12.4).
+    // The spec's rule for lone surrogates is replacement, not refusal (docs/logstream.md §3.2, §4, §12.4).
     const e = (await ops.eventAppend(ctx, { ...event, body: 'bad \uD800 pair', room: 'r\uDFFF' })).event;
     expect([e.body, e.room]).toEqual(['bad \uFFFD pair', 'r\uFFFD']);
     const db = new Database(path.join(dir, 'logstream.sqlite3'), { readonly: true });

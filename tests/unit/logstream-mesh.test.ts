@@ -1,5 +1,5 @@
 /**
- * The pure parts of the logstream mesh (logstream.md §7.3, §8.3–§8.10): sync settings, the
+ * The pure parts of the logstream mesh (docs/logstream.md §7.3, §8.3–§8.10): sync settings, the
  * transport choice, parameter and remote-record checks with the spec's messages, backoff,
  * profile merging and url redaction.
  */
@@ -20,7 +20,7 @@ import type { LogstreamReplication } from '../../stores/ports/logstream/replicat
 const noStore = { replicaId: async () => 'rep_000000000009', opsAfter: async () => [], getArtifact: async () => null } as unknown as LogstreamReplication;
 const event = { id: 'evt_1', type: 't', stream: 's', room: 'r', from_agent: 'a', created_at: '2026-01-01T00:00:00Z', origin_replica: 'rep_000000000001', origin_seq: 3, hlc: '1767225600000-000000-rep_000000000001' };
 
-describe('sync settings (§8.3, §8.6, §8.10)', () => {
+describe('sync settings (docs/logstream.md §8.3, §8.6, §8.10)', () => {
   it('reads interval, timeout, peers file and transport with the spec’s defaults', () => {
     const d = loadConfig({ HOME: '/tmp/h', MEMPALACE_PALACE: '/tmp/p' });
     expect(d.sync).toEqual({ intervalS: 15, httpTimeoutS: 30, peersFile: '/tmp/p/peers.json', transport: 'https' });
@@ -53,7 +53,7 @@ describe('sync settings (§8.3, §8.6, §8.10)', () => {
   });
 });
 
-describe('pull endpoint parameters (§7.3)', () => {
+describe('pull endpoint parameters (docs/logstream.md §7.3)', () => {
   it('refuses bad parameters with the spec’s messages', async () => {
     await expect(syncOps(noStore, {})).rejects.toThrow('origin must be a non-empty string');
     await expect(syncOps(noStore, { origin: 'rep_x', after: '-1' })).rejects.toThrow('after_seq must be a non-negative integer');
@@ -65,7 +65,7 @@ describe('pull endpoint parameters (§7.3)', () => {
   });
 });
 
-describe('remote records pass the local validators (issue 24, M4; overrides §8.4 "stored as received")', () => {
+describe('remote records pass the local validators (issue 24, M4; overrides docs/logstream.md §8.4 "stored as received")', () => {
   it('names the field and rule of every required field missing from an event', () => {
     for (const field of Object.keys(event)) {
       expect(() => remoteEvent({ ...event, [field]: '' }), field).toThrow(expect.objectContaining({ code: 'invalid_argument', field }));

@@ -1,4 +1,4 @@
-/** Opening older logstream files (§10.3) and the replica identity file (§8.1). */
+/** Opening older logstream files (docs/logstream.md §10.3) and the replica identity file (docs/logstream.md §8.1). */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';

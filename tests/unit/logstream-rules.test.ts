@@ -9,7 +9,7 @@ import { fallbackDelayMs } from '../../stores/shared/logstream/backoff.js';
 
 const REP = 'rep_0123456789abcdef0123456789abcdef';
 
-describe('hybrid logical clock (§2)', () => {
+describe('hybrid logical clock (docs/logstream.md §2)', () => {
   it('renders fixed width so string order is clock order', () => {
     expect(renderHlc({ ms: 1_784_020_502_117, counter: 0 }, REP)).toBe(`1784020502117-000000-${REP}`);
     expect(renderHlc({ ms: 5, counter: 255 }, REP)).toBe(`0000000000005-0000ff-${REP}`);
@@ -37,7 +37,7 @@ describe('quoting, slugs, canonical metadata', () => {
     expect(pyRepr('a\nb\\')).toBe("'a\\nb\\\\'");
     expect(pyRepr(null)).toBe('None');
   });
-  it('slugs per §5.9', () => {
+  it('slugs per docs/logstream.md §5.9', () => {
     expect(slug('Add CSV export to the billing page.', 'work')).toBe('add_csv_export_to_the_billing_page');
     expect(slug('__Hello, World__', 'x')).toBe('hello_world');
     expect(slug('日本語', 'work')).toBe('work');
@@ -67,7 +67,7 @@ describe('limits and timeouts', () => {
   });
 });
 
-describe('independence from the palace index (§6)', () => {
+describe('independence from the palace index (docs/logstream.md §6)', () => {
   it('imports no drawer store, embedder, vector index or graph code', () => {
     const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
     const folders = ['palace/logstream', 'stores/ports/logstream', 'stores/shared/logstream', 'stores/embedded/logstream', 'stores/redis/logstream'];

@@ -21,7 +21,7 @@ async function errorOf(p: Promise<unknown>): Promise<PalaceError> {
   throw new Error('expected a PalaceError');
 }
 
-describe('project configuration (§4.1)', () => {
+describe('project configuration (docs/palace-behaviour.md §4.1)', () => {
   it('reads wing and rooms from mempalace.yaml', async () => {
     const dir = await project('with-config', {
       'mempalace.yaml': 'wing: my_project\nrooms:\n  - name: frontend\n    description: Files from frontend/\n    keywords: [frontend, client]\n  - name: general\n    description: Other\n    keywords: []\n',

@@ -3,7 +3,7 @@ import { sanitizeQuery } from '../../palace/query-sanitizer.js';
 
 const prompt = 'You are a helpful coding agent working in a large repository. '.repeat(6);
 
-describe('sanitizeQuery (palace-behaviour §8.2)', () => {
+describe('sanitizeQuery (docs/palace-behaviour.md §8.2)', () => {
   it('passes short queries through, trimmed', () => {
     expect(sanitizeQuery('  where is the lease renewed  ')).toEqual({ query: 'where is the lease renewed', method: 'passthrough', originalLength: 30 });
   });

@@ -11,7 +11,7 @@ const rooms = [
   { name: 'general', keywords: [] },
 ];
 
-describe('detectRoom (§4.6)', () => {
+describe('detectRoom (docs/palace-behaviour.md §4.6)', () => {
   it('matches folder components against names and keywords, by token', () => {
     expect(detectRoom('frontend-app/src/index.ts', '', rooms)).toBe('frontend');
     expect(detectRoom('packages/Client/x.ts', '', rooms)).toBe('frontend');
@@ -40,7 +40,7 @@ describe('detectRoom (§4.6)', () => {
   });
 });
 
-describe('room proposal at init (§4.6.1)', () => {
+describe('room proposal at init (docs/palace-behaviour.md §4.6.1)', () => {
   it('maps known folders, names other folders, looks one level deeper, and appends general', () => {
     const got = proposeRoomsFromFolders([
       { name: 'Front-End', children: [] },

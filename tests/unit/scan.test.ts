@@ -37,7 +37,7 @@ afterAll(async () => { await rm(root, { recursive: true, force: true }); });
 
 const paths = (m: { files: { relativePath: string }[] }) => m.files.map((f) => f.relativePath);
 
-describe('scan (§4.2, §4.3)', () => {
+describe('scan (docs/palace-behaviour.md §4.2, §4.3)', () => {
   it('mines the allowed files in code-point order and follows git ignore semantics', async () => {
     const m = await scanManifest(root, { maxFileBytes: 9000 });
     expect(paths(m)).toEqual([

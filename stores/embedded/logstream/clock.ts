@@ -1,5 +1,5 @@
 /**
- * Identifiers, timestamps and the hybrid logical clock of logstream.md §2, for the embedded
+ * Identifiers, timestamps and the hybrid logical clock of docs/logstream.md §2, for the embedded
  * logstream. The clock state lives in the store (the greatest stored `hlc` is observed inside
  * each write transaction), so several processes appending to one file still produce `hlc`
  * values that increase with `seq`.

@@ -1,9 +1,9 @@
 /**
- * Wake-ups for waiters on an embedded logstream (logstream.md §10.5). Two sources: this
+ * Wake-ups for waiters on an embedded logstream (docs/logstream.md §10.5). Two sources: this
  * adapter's own commits, and a poll of the connection's `PRAGMA data_version`, which changes
  * whenever another connection (another process, or another adapter in this one) commits. The
  * poll runs only while someone waits. If the poll fails, waiters fall back to the backoff
- * schedule of §5.4, so a wait never depends on process memory alone.
+ * schedule of docs/logstream.md §5.4, so a wait never depends on process memory alone.
  */
 
 import { fallbackDelayMs } from '../../shared/logstream/backoff.js';

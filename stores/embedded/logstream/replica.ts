@@ -1,5 +1,5 @@
 /**
- * The palace's replica identity (logstream.md §8.1): `replica.json` in the palace directory,
+ * The palace's replica identity (docs/logstream.md §8.1): `replica.json` in the palace directory,
  * minted once. Concurrent first callers race on a hard link, which the file system grants to
  * exactly one of them; the others adopt the winner. A file of any other shape is an error and
  * is never replaced, because two ids for one palace would fork its provenance.

@@ -1,5 +1,5 @@
 /**
- * The embedded logstream (logstream.md §10): `<palaceDir>/logstream.sqlite3`, format-compatible
+ * The embedded logstream (docs/logstream.md §10): `<palaceDir>/logstream.sqlite3`, format-compatible
  * with the original's file. `seq` is the implicit rowid, so the table keeps its rowid and the
  * file is never VACUUMed. Every write is one `BEGIN IMMEDIATE` transaction, which serialises
  * appends from any number of processes and gives one total order.
@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS mesh_state (
 );
 `;
 
-// Columns later versions added; an older file gains them on open (§10.3 step 2).
+// Columns later versions added; an older file gains them on open (docs/logstream.md §10.3 step 2).
 const ADDED_COLUMNS: [table: string, column: string, type: string][] = [
   ['events', 'topic', 'TEXT'],
   ['events', 'origin_replica', 'TEXT'],
@@ -136,7 +136,7 @@ function toArtifactRecord(row: Omit<ArtifactRow, 'content' | 'metadata_json'>): 
 }
 
 export interface SqliteLogstreamOptions {
-  /** Interval of the cross-process `data_version` poll while someone waits (§10.5: 250 ms). */
+  /** Interval of the cross-process `data_version` poll while someone waits (docs/logstream.md §10.5: 250 ms). */
   pollIntervalMs?: number;
 }
 
@@ -182,7 +182,7 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
   }
 
   /**
-   * §10.3: tables, added columns, backfill of pre-replication rows, indexes, clock seed. The
+   * docs/logstream.md §10.3: tables, added columns, backfill of pre-replication rows, indexes, clock seed. The
    * write transaction is skipped when nothing is missing, so opening a current file never
    * competes with appenders for the write lock.
    */
@@ -261,7 +261,7 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
     // The random part makes a collision practically impossible; a retry costs nothing if it happens.
     while (this.stmt('SELECT 1 FROM events WHERE id = ?').get(id)) id = newStampedId('evt', now);
     const { artifact_ids: _ids, ...columns } = draft;
-    // §10.7: after a restore, own origin_seq values (= rowid) stay above what peers already hold.
+    // docs/logstream.md §10.7: after a restore, own origin_seq values (= rowid) stay above what peers already hold.
     const floor = this.ownSeqFloor();
     const rowid = floor > 0 && floor >= this.maxRowid() ? floor + 1 : null;
     if ((rowid ?? this.maxRowid() + 1) > MAX_SEQ) throw new PalaceError('internal', `the next seq would pass ${MAX_SEQ}; refusing to mint an inexact number`, { rule: 'safe_integer' });

@@ -5,7 +5,7 @@
  */
 import type { DrawerWrite } from '../../../core/drawer.js';
 
-/** What mining remembers about one file of one wing (DECISIONS, palace behaviour 2 and 12). */
+/** What mining remembers about one file of one wing (docs/decisions.md palace 2 and 12). */
 export interface FileState {
   wing: string;
   source_file: string;

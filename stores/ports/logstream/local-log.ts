@@ -1,5 +1,5 @@
 /**
- * The local log port: one replica's append-only event log and its artifacts (logstream.md §1–§5).
+ * The local log port: one replica's append-only event log and its artifacts (docs/logstream.md §1–§5).
  * Implemented by `embedded/logstream/` (SQLite) and `redis/logstream/` (Redis Streams);
  * tests/contract/logstream.contract.ts defines its meaning. Mesh replication is the other port,
  * `replication.ts`.
@@ -7,14 +7,14 @@
 import type { ArtifactDraft, ArtifactRecord, EventDraft, EventQuery, StoredArtifact, StoredEvent } from './records.js';
 
 /**
- * The append-only event log and its artifacts (logstream.md §1–§4), one replica's local view.
+ * The append-only event log and its artifacts (docs/logstream.md §1–§4), one replica's local view.
  * Writes are atomic; `seq` is strictly increasing in commit order across every process that
  * opens the same store. Failures of the engine are `store_unavailable` PalaceErrors.
  */
 export interface Logstream {
   /** The store's name in errors (`sqlite`, `redis`). */
   readonly storeName: string;
-  /** This palace's replica id (§8.1), minted once and never rotated. */
+  /** This palace's replica id (docs/logstream.md §8.1), minted once and never rotated. */
   replicaId(): Promise<string>;
 
   /**
@@ -26,12 +26,12 @@ export interface Logstream {
   append(draft: EventDraft): Promise<StoredEvent>;
   /**
    * Read the target and append the event `build` makes from it, atomically with respect to the
-   * target's existence (§5.5). Returns null, writing nothing, when the target does not exist;
+   * target's existence (docs/logstream.md §5.5). Returns null, writing nothing, when the target does not exist;
    * an error thrown by `build` writes nothing.
    */
   appendFor(targetId: string, build: (target: StoredEvent) => EventDraft): Promise<StoredEvent | null>;
   putArtifact(draft: ArtifactDraft): Promise<ArtifactRecord>;
-  /** Store the artifact and append the event citing it (its `artifact_ids` replaced by the new id) in one atomic write (§5.8). */
+  /** Store the artifact and append the event citing it (its `artifact_ids` replaced by the new id) in one atomic write (docs/logstream.md §5.8). */
   submitPatch(artifact: ArtifactDraft, event: EventDraft): Promise<{ artifact: ArtifactRecord; event: StoredEvent }>;
 
   getArtifact(id: string): Promise<StoredArtifact | null>;
@@ -46,7 +46,7 @@ export interface Logstream {
    * it), never by this process's memory alone; the query is re-run on every wake-up.
    */
   waitForEvents(query: Omit<EventQuery, 'order' | 'beforeSeq'>, timeoutMs: number, signal?: AbortSignal): Promise<StoredEvent[]>;
-  /** `{ origin_replica: highest origin_seq held }` over every stored event (§8.2). */
+  /** `{ origin_replica: highest origin_seq held }` over every stored event (docs/logstream.md §8.2). */
   versionVector(): Promise<Record<string, number>>;
 
   /**

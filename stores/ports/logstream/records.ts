@@ -1,8 +1,8 @@
 /**
- * The records of the logstream (logstream.md §3): events and artifacts as drafted, stored and
+ * The records of the logstream (docs/logstream.md §3): events and artifacts as drafted, stored and
  * received from a peer, the event query, and the mesh state. Both logstream ports speak them.
  */
-/** Routing and content of one event, the same whether drafted, stored or received (logstream.md §3.2). */
+/** Routing and content of one event, the same whether drafted, stored or received (docs/logstream.md §3.2). */
 export interface EventContent {
   type: string;
   stream: string;
@@ -25,14 +25,14 @@ export interface EventDraft extends EventContent {
   artifact_ids: string[];
 }
 
-/** A stored event; its keys are serialised in the order of logstream.md §3.1 by the palace layer. */
+/** A stored event; its keys are serialised in the order of docs/logstream.md §3.1 by the palace layer. */
 export interface StoredEvent extends EventContent {
   id: string;
   seq: number;
   origin_replica: string;
   origin_seq: number;
   hlc: string;
-  /** Submission order in the append result, ascending by id on every later read (§3.1, D1). */
+  /** Submission order in the append result, ascending by id on every later read (docs/logstream.md §3.1, D1). */
   artifact_ids: string[];
   created_at: string;
   metadata: Record<string, unknown>;
@@ -65,7 +65,7 @@ export interface StoredArtifact extends ArtifactRecord {
 }
 
 /**
- * One event query (logstream.md §5.3), already validated. Filters combine with AND; `to_agent`
+ * One event query (docs/logstream.md §5.3), already validated. Filters combine with AND; `to_agent`
  * also matches broadcasts (`*`). The window is in local `seq`, both ends exclusive.
  */
 export interface EventQuery {
@@ -101,7 +101,7 @@ export type RemoteArtifact = Omit<StoredArtifact, 'metadata'> & { metadata_json:
 export const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 
 /**
- * Peer state records (§8.7) by peer name and known node profiles (§8.8) by replica id, as JSON
+ * Peer state records (docs/logstream.md §8.7) by peer name and known node profiles (docs/logstream.md §8.8) by replica id, as JSON
  * objects the palace layer shapes, plus when and by whom they were published.
  */
 export interface MeshState {

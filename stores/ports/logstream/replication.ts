@@ -1,5 +1,5 @@
 /**
- * The mesh replication port (logstream.md §7.3, §8, §10.6–§10.7, §11.8): what the sync loop,
+ * The mesh replication port (docs/logstream.md §7.3, §8, §10.6–§10.7, §11.8): what the sync loop,
  * the `/sync/*` routes and restores need beyond the local log: the signing key, ops by origin,
  * applying a peer's records verbatim and the shared mesh state. Implemented by the same adapters
  * as the local log; tests/contract/logstream-sync.contract.ts defines its meaning.
@@ -37,7 +37,7 @@ export interface LogstreamReplication extends Pick<Logstream, 'storeName' | 'rep
    */
   applyRemoteEvent(event: RemoteEvent, options?: { reclaimOwn?: boolean }): Promise<'applied' | 'own_origin' | 'duplicate' | 'gap'>;
   /**
-   * §10.7 (restores): a peer holds this replica's own events up to `originSeq`, more than the
+   * docs/logstream.md §10.7 (restores): a peer holds this replica's own events up to `originSeq`, more than the
    * store does. From now on local appends get `origin_seq` (= `seq`) above it, so no number a
    * peer already holds is minted twice; returns whether the counter moved. Own events pulled
    * back then go through `applyRemoteEvent` with `reclaimOwn`. A number that would put the next

@@ -1,5 +1,5 @@
 /**
- * What an acknowledged logstream write means on Redis (DECISIONS Q4): an append is acknowledged
+ * What an acknowledged logstream write means on Redis (docs/decisions.md Q4): an append is acknowledged
  * once Redis executed it; with `appendonly yes` Redis writes the command to the AOF before
  * replying, so a killed Redis process loses no acknowledged event (an OS crash can lose up to the
  * last `everysec` second). The opt-in durable mode must know the write reached the disk: on

@@ -4,7 +4,7 @@
  */
 import type { EventQuery, StoredEvent } from '../../ports/logstream/records.js';
 
-/** The complete predicate of an event query (§5.3), applied to every candidate and by the tailer. */
+/** The complete predicate of an event query (docs/logstream.md §5.3), applied to every candidate and by the tailer. */
 export function eventMatches(e: StoredEvent, q: Omit<EventQuery, 'order' | 'limit'>): boolean {
   for (const field of ['stream', 'room', 'topic', 'type', 'from_agent', 'correlation_id', 'status'] as const) {
     const want = q[field];

@@ -1,5 +1,5 @@
 /**
- * The logstream's write path as one Redis Functions library (logstream.md §11.4). Validation
+ * The logstream's write path as one Redis Functions library (docs/logstream.md §11.4). Validation
  * ran in TypeScript already; these functions do only what must be atomic. Every check comes
  * before `INCR seq`, and nothing after it can fail short of a broken keyspace, so `seq` stays
  * gap-free and is the commit order across every API process.
@@ -20,7 +20,7 @@ export const LS_SUBMIT_PATCH = `ls_submit_patch_${LS_VERSION}`;
 export const LOGSTREAM_LIBRARY = `#!lua name=mempalace_logstream_${LS_VERSION}
 ${LUA_TIME_HELPERS}
 
--- Hybrid logical clock tick (logstream.md §2); state '<ms> <counter>' in one key.
+-- Hybrid logical clock tick (docs/logstream.md §2); state '<ms> <counter>' in one key.
 local function hlc_tick(key, now)
   local ms, counter = 0, 0
   local state = redis.call('GET', key)

@@ -1,5 +1,5 @@
 /**
- * The cluster profile's logstream on Redis Streams (logstream.md §11). The whole deployment is
+ * The cluster profile's logstream on Redis Streams (docs/logstream.md §11). The whole deployment is
  * one replica: every API process appends through the same Redis Functions, which assign `seq`
  * (`INCR`) and write the log entry `<seq>-0` in one atomic call, so there is one total order no
  * matter how many processes append. Index streams share the log's id space; waits block on the
@@ -35,7 +35,7 @@ type AppendReply = [1, number, string, string, string?] | [0, 'duplicate_id' | '
 
 const unsafeSeq = () => new PalaceError('internal', `the next seq would pass ${MAX_SEQ}; refusing to mint an inexact number`, { store: REDIS_STORE, rule: 'safe_integer' });
 
-/** Fields with an index stream, and the key segment of each (§11.2). */
+/** Fields with an index stream, and the key segment of each (docs/logstream.md §11.2). */
 const INDEXED = [
   ['correlation_id', 'corr'],
   ['to_agent', 'to'],
@@ -130,7 +130,7 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
     return indexKeys;
   }
 
-  /** Keys and args of one append (§11.4); `checkArtifacts` false for the event of a patch. */
+  /** Keys and args of one append (docs/logstream.md §11.4); `checkArtifacts` false for the event of a patch. */
   private appendCall(eventId: string, draft: EventDraft, checkArtifacts: boolean): { keys: string[]; args: string[] } {
     const indexKeys = this.indexKeysOf(draft);
     const artifactKeys = checkArtifacts ? draft.artifact_ids.map((id) => this.key('art', id)) : [];
@@ -162,7 +162,7 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
   }
 
   async appendFor(targetId: string, build: (target: StoredEvent) => EventDraft): Promise<StoredEvent | null> {
-    // Events are immutable and never deleted, so reading the target first cannot race (§11.4).
+    // Events are immutable and never deleted, so reading the target first cannot race (docs/logstream.md §11.4).
     const target = await this.getEvent(targetId);
     if (!target) return null;
     return this.append(build(target));
@@ -238,7 +238,7 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
     return guardRedis(() => this.query(query));
   }
 
-  /** §11.5: drive by the shortest applicable index (or the log), filter with the full predicate. */
+  /** docs/logstream.md §11.5: drive by the shortest applicable index (or the log), filter with the full predicate. */
   private async query(q: EventQuery): Promise<StoredEvent[]> {
     const low = q.afterSeq !== undefined && q.afterSeq > 0 ? `(${q.afterSeq}-0` : '-';
     if (q.beforeSeq !== undefined && q.beforeSeq <= 1) return [];

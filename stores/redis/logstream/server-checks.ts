@@ -15,7 +15,7 @@ export async function infoField(conn: Redis, section: string, field: string): Pr
 }
 
 /**
- * The operating requirements of §11.10–11.12 that make "nothing trimmed silently" and the AOF
+ * The operating requirements of docs/logstream.md §11.10–11.12 that make "nothing trimmed silently" and the AOF
  * durability promise true: AOF on, `noeviction`, and Functions (Redis ≥ 7.0).
  */
 export async function checkServer(conn: Redis): Promise<void> {

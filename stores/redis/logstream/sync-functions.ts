@@ -1,5 +1,5 @@
 /**
- * The replication writes of the logstream (logstream.md §11.4 `ls_apply_remote`) as their own
+ * The replication writes of the logstream (docs/logstream.md §11.4 `ls_apply_remote`) as their own
  * Redis Functions library, versioned apart from the append library so either can change alone.
  * Like the append path, every check comes before `INCR seq`, so `seq` stays gap-free.
  *
@@ -14,7 +14,7 @@
  * Apply-artifact keys: artifact hash, blob. Args: id, kind, sha256, size_bytes, created_by,
  * metadata, origin_replica, content, created_at, signature. Replies 1 (stored) or 0 (id already held).
  *
- * Reserve keys: seq. Args: the origin_seq peers proved they hold for this replica (§10.7). Moves
+ * Reserve keys: seq. Args: the origin_seq peers proved they hold for this replica (docs/logstream.md §10.7). Moves
  * `seq` (and so every later own `origin_seq`) up to it; the one gap in `seq` a restore costs.
  * Replies 1, 0, or -1 when the number leaves no exact seq above it (2^53 − 1).
  */
@@ -29,7 +29,7 @@ export const LOGSTREAM_SYNC_LIBRARY = `#!lua name=mempalace_logstream_sync_${LS_
 ${LUA_TIME_HELPERS}
 local MAX_SEQ = 9007199254740991
 
--- Observe a remote hlc (logstream.md §2): adopt it when greater, unless it is > 60 s ahead.
+-- Observe a remote hlc (docs/logstream.md §2): adopt it when greater, unless it is > 60 s ahead.
 local function hlc_observe(key, remote, now)
   local a, b = string.match(remote, '^(%d+)%-(%x+)%-')
   if not a then return end

@@ -1,11 +1,11 @@
 /**
- * The per-process tailer of logstream.md §11.6: one blocking connection runs `XREAD BLOCK` on
+ * The per-process tailer of docs/logstream.md §11.6: one blocking connection runs `XREAD BLOCK` on
  * the log and wakes the waiters whose predicate matches a new entry. The store stays the only
  * source of truth: a woken waiter re-runs its query, and an append by any process reaches every
  * tailer through Redis, never through this process's memory.
  *
  * The tailer runs while someone waits and lingers briefly after the last one leaves. While its
- * connection is down, waiters poll with the §5.4 schedule; when it comes back every waiter is
+ * connection is down, waiters poll with the docs/logstream.md §5.4 schedule; when it comes back every waiter is
  * woken once, so nothing appended in between is missed.
  */
 import type { Redis } from 'ioredis';

@@ -1,4 +1,4 @@
-/** Event and artifact identifiers of logstream.md §2, minted the same way by every adapter. */
+/** Event and artifact identifiers of docs/logstream.md §2, minted the same way by every adapter. */
 import { randomBytes } from 'node:crypto';
 
 /** `evt_` / `art_` + UTC stamp + `_` + 12 hex from a CSPRNG. */

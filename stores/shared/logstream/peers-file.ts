@@ -1,5 +1,5 @@
 /**
- * The peers file (logstream.md §8.6): `peers.json` in the palace directory unless the
+ * The peers file (docs/logstream.md §8.6): `peers.json` in the palace directory unless the
  * configuration names another (`MEMPALACE_PEERS_FILE`, e.g. a mounted secret). A missing file means no peers; a
  * malformed one is an error naming the file. Tokens stay in the returned entries for the sync
  * transport only; the estate copies names and urls.
