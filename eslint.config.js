@@ -29,25 +29,47 @@ const JOB_KIND_OR_ENGINE = '^(?:\\.\\./)+jobs/(?!job\\.js$|requests\\.js$)';
 const PALACE_JOB_IMPORTS = '^(?:\\.\\./)+jobs/(?!job\\.js$)';
 const JOB_ENGINES = '^(?:\\./|(?:\\.\\./)+)(?:jobs/)?engines/';
 // The workflow sandbox: the files Temporal's workflow bundle (jobs/workflows.ts) reaches.
-const ORCHESTRATION = ['jobs/workflows.ts', 'jobs/workflow-run.ts', 'jobs/workflow-types.ts', 'jobs/progress.ts', 'jobs/*/orchestration.ts', 'jobs/*/workflow.ts'];
+const ORCHESTRATION = ['jobs/workflows.ts', 'jobs/workflow-run.ts', 'jobs/workflow-types.ts', 'jobs/progress.ts', 'jobs/*/orchestration.ts',
+  'jobs/*/workflow.ts'];
 
 const LAYERS = [
-  { files: ['core/**/*.ts'], why: 'core/ imports nothing of the project', banned: [folders('embed', 'stores', 'palace', 'jobs', 'mcp', 'api', 'app', 'cli'), packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['embed/**/*.ts'], why: 'embed/ uses core/ only', banned: [folders('stores', 'palace', 'jobs', 'mcp', 'api', 'app', 'cli'), packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['stores/*.ts'], ignores: ['stores/open.ts'], why: 'a port names no adapter and no database client', banned: [folders('palace', 'jobs', 'mcp', 'api', 'app', 'cli'), '^\\./(?:embedded|opensearch|neo4j|redis)/', packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['stores/open.ts'], why: 'stores/open.ts picks adapters; the adapters hold the clients', banned: [folders('palace', 'jobs', 'mcp', 'api', 'app', 'cli'), packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['stores/*/**/*.ts'], why: 'an adapter implements ports for the layers above it', banned: [folders('palace', 'jobs', 'mcp', 'api', 'app', 'cli'), packages([...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['palace/**/*.ts'], why: 'palace/ uses core/, embed/, the ports of stores/ and the job model (jobs/job.ts, the JobEngine port)', banned: [folders('mcp', 'api', 'app', 'cli'), PALACE_JOB_IMPORTS, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['jobs/**/*.ts'], ignores: ['jobs/engines/**', ...ORCHESTRATION], why: 'a job kind calls palace/ and the ports; the engines run it from outside', banned: [folders('mcp', 'api', 'app', 'cli'), JOB_ENGINES, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ORCHESTRATION, why: 'orchestration is pure; only it imports @temporalio/workflow', banned: [folders('mcp', 'api', 'app', 'cli'), JOB_ENGINES, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL.filter((p) => p !== '@temporalio/workflow'), ...QUEUE_ENGINE])] },
-  { files: ['jobs/engines/local/**/*.ts'], why: 'the local runner receives its ports and runs the kinds in-process', banned: [folders('mcp', 'api', 'app', 'cli'), '^\\.\\./(?:temporal|queues)/', ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['jobs/engines/temporal/**/*.ts'], why: 'the Temporal engine receives its ports; workflow code is orchestration', banned: [folders('mcp', 'api', 'app', 'cli'), '^\\.\\./(?:local|queues)/', ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, '@temporalio/workflow', ...QUEUE_ENGINE])] },
+  { files: ['core/**/*.ts'], why: 'core/ imports nothing of the project',
+    banned: [folders('embed', 'stores', 'palace', 'jobs', 'mcp', 'api', 'app', 'cli'), packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['embed/**/*.ts'], why: 'embed/ uses core/ only',
+    banned: [folders('stores', 'palace', 'jobs', 'mcp', 'api', 'app', 'cli'), packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['stores/*.ts'], ignores: ['stores/open.ts'], why: 'a port names no adapter and no database client',
+    banned: [folders('palace', 'jobs', 'mcp', 'api', 'app', 'cli'), '^\\./(?:embedded|opensearch|neo4j|redis)/',
+      packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['stores/open.ts'], why: 'stores/open.ts picks adapters; the adapters hold the clients',
+    banned: [folders('palace', 'jobs', 'mcp', 'api', 'app', 'cli'), packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['stores/*/**/*.ts'], why: 'an adapter implements ports for the layers above it',
+    banned: [folders('palace', 'jobs', 'mcp', 'api', 'app', 'cli'), packages([...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['palace/**/*.ts'], why: 'palace/ uses core/, embed/, the ports of stores/ and the job model (jobs/job.ts, the JobEngine port)',
+    banned: [folders('mcp', 'api', 'app', 'cli'), PALACE_JOB_IMPORTS, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['jobs/**/*.ts'], ignores: ['jobs/engines/**', ...ORCHESTRATION], why: 'a job kind calls palace/ and the ports; the engines run it from outside',
+    banned: [folders('mcp', 'api', 'app', 'cli'), JOB_ENGINES, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ORCHESTRATION, why: 'orchestration is pure; only it imports @temporalio/workflow',
+    banned: [folders('mcp', 'api', 'app', 'cli'), JOB_ENGINES, ADAPTERS, STORE_PICKER,
+      packages([...DATABASE_CLIENTS, ...TEMPORAL.filter((p) => p !== '@temporalio/workflow'), ...QUEUE_ENGINE])] },
+  { files: ['jobs/engines/local/**/*.ts'], why: 'the local runner receives its ports and runs the kinds in-process',
+    banned: [folders('mcp', 'api', 'app', 'cli'), '^\\.\\./(?:temporal|queues)/', ADAPTERS, STORE_PICKER,
+      packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['jobs/engines/temporal/**/*.ts'], why: 'the Temporal engine receives its ports; workflow code is orchestration',
+    banned: [folders('mcp', 'api', 'app', 'cli'), '^\\.\\./(?:local|queues)/', ADAPTERS, STORE_PICKER,
+      packages([...DATABASE_CLIENTS, '@temporalio/workflow', ...QUEUE_ENGINE])] },
   // BullMQ keeps its keys under the palace's Redis prefix, so the queues share that one naming rule of stores/redis/connection.ts.
-  { files: ['jobs/engines/queues/**/*.ts'], why: 'the BullMQ engine receives its ports', banned: [folders('mcp', 'api', 'app', 'cli'), '^\\.\\./(?:local|temporal)/', '^(?:\\.\\./)+stores/(?:embedded|opensearch|neo4j)/', '^(?:\\.\\./)+stores/redis/(?!connection\\.js$)', STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL])] },
-  { files: ['mcp/**/*.ts'], why: 'mcp/ calls palace/ through interfaces declared inward, and starts jobs through their requests and the JobEngine port', banned: [folders('api', 'app', 'cli'), JOB_KIND_OR_ENGINE, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['api/**/*.ts'], why: 'api/ calls palace/ (and serves mcp/) through interfaces declared inward, and starts jobs through their requests and the JobEngine port', banned: [folders('app', 'cli'), JOB_KIND_OR_ENGINE, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['cli/**/*.ts'], why: 'cli/ gets its runtime from app/ and calls palace/', banned: [JOB_KIND_OR_ENGINE, ADAPTERS, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
-  { files: ['app/**/*.ts'], why: 'app/ composes the layers below the entry points; engines and clients come through their folders', banned: [folders('mcp', 'api', 'cli'), ADAPTERS, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['jobs/engines/queues/**/*.ts'], why: 'the BullMQ engine receives its ports',
+    banned: [folders('mcp', 'api', 'app', 'cli'), '^\\.\\./(?:local|temporal)/', '^(?:\\.\\./)+stores/(?:embedded|opensearch|neo4j)/',
+      '^(?:\\.\\./)+stores/redis/(?!connection\\.js$)', STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL])] },
+  { files: ['mcp/**/*.ts'], why: 'mcp/ calls palace/ through interfaces declared inward, and starts jobs through their requests and the JobEngine port',
+    banned: [folders('api', 'app', 'cli'), JOB_KIND_OR_ENGINE, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['api/**/*.ts'],
+    why: 'api/ calls palace/ (and serves mcp/) through interfaces declared inward, and starts jobs through their requests and the JobEngine port',
+    banned: [folders('app', 'cli'), JOB_KIND_OR_ENGINE, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['cli/**/*.ts'], why: 'cli/ gets its runtime from app/ and calls palace/',
+    banned: [JOB_KIND_OR_ENGINE, ADAPTERS, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
+  { files: ['app/**/*.ts'], why: 'app/ composes the layers below the entry points; engines and clients come through their folders',
+    banned: [folders('mcp', 'api', 'cli'), ADAPTERS, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
 ];
 
 function layerRules({ files, ignores, why, banned }) {
@@ -58,7 +80,10 @@ function layerRules({ files, ignores, why, banned }) {
     rules: {
       'no-restricted-imports': ['error', { patterns: banned.map((regex) => ({ regex, message })) }],
       // esquery's regex literals cannot hold a slash, so it is written as \x2F there.
-      'no-restricted-syntax': ['error', ...banned.map((regex) => ({ selector: `ImportExpression > Literal.source[value=/${regex.replaceAll('\\/', '/').replaceAll('/', '\\x2F')}/]`, message }))],
+      'no-restricted-syntax': ['error',
+        ...banned.map((regex) => ({ selector: `ImportExpression > Literal.source[value=/${regex.replaceAll('\\/', '/').replaceAll('/', '\\x2F')}/]`,
+          message })
+        )],
     },
   };
 }
@@ -74,7 +99,11 @@ const workflowSandbox = {
   meta: {
     type: 'problem',
     schema: [],
-    messages: { outside: `the workflow sandbox imports only @temporalio/workflow, the orchestration files (${ORCHESTRATION.join(', ')}) and types; '{{source}}' is none of these` },
+    messages: {
+      outside: `the workflow sandbox imports only @temporalio/workflow, the orchestration files (${
+        ORCHESTRATION.join(', ')
+      }) and types; '{{source}}' is none of these`,
+    },
   },
   create(context) {
     const here = path.relative(ROOT, context.filename).split(path.sep).join('/');
@@ -100,7 +129,11 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', fetch: 'readonly' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
+        setInterval: 'readonly', clearInterval: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextDecoder: 'readonly',
+        TextEncoder: 'readonly', fetch: 'readonly' },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',

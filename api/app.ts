@@ -65,7 +65,9 @@ export interface Api {
 const STREAM_PATHS = /^\/(?:logstream\/stream|v1\/dashboard\/stream|v1\/jobs\/[^/]+\/events)$/;
 
 function readOnlyRouteRefusal(req: Request): PalaceError {
-  return new PalaceError('read_only', `the server is in read-only mode (--read-only / MEMPALACE_MCP_READ_ONLY); ${req.method} ${req.path} would write`, { rule: 'read_only' });
+  return new PalaceError('read_only', `the server is in read-only mode (--read-only / MEMPALACE_MCP_READ_ONLY); ${req.method} ${req.path} would write`, {
+    rule: 'read_only',
+  });
 }
 
 export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
@@ -96,7 +98,8 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
     authorize: (req, res, next) => {
       const routePath = (req.route as { path?: unknown } | undefined)?.path;
       const scope = typeof routePath === 'string' ? routeScope(req.method === 'HEAD' ? 'GET' : req.method, routePath) : undefined;
-      if (scope === undefined) return sendPalaceError(res, new PalaceError('permission_denied', `${req.method} ${req.path} has no row in the scope table`, { rule: 'scope_table' }));
+      if (scope === undefined)
+        return sendPalaceError(res, new PalaceError('permission_denied', `${req.method} ${req.path} has no row in the scope table`, { rule: 'scope_table' }));
       if (scope === 'open') return next();
       if (scope === 'signed') return mcp.readOnly ? sendPalaceError(res, readOnlyRouteRefusal(req)) : next();
       const principal = principalOf(auth, req);

@@ -84,7 +84,8 @@ function sha256(text: string): Buffer {
 }
 
 function expandScopes(source: string, scopes: unknown): string[] {
-  if (!Array.isArray(scopes) || scopes.length === 0) throw invalidArgument('scopes', 'non_empty_list', `${source}: every token needs at least one scope (${SCOPES.join(', ')})`);
+  if (!Array.isArray(scopes) || scopes.length === 0)
+    throw invalidArgument('scopes', 'non_empty_list', `${source}: every token needs at least one scope (${SCOPES.join(', ')})`);
   for (const s of scopes) {
     if (typeof s !== 'string' || !(SCOPES as readonly string[]).includes(s)) {
       throw invalidArgument('scopes', 'enum', `${source}: unknown scope ${JSON.stringify(s)}; expected one of: ${SCOPES.join(', ')}`);
@@ -121,7 +122,9 @@ function entry(source: string, secretOrHash: { token?: unknown; sha256?: unknown
 /** A configured agent name: non-empty, and outside the OAuth namespace. */
 function agentName(source: string, agent: unknown): string {
   if (typeof agent !== 'string' || agent.trim() === '') throw invalidArgument('agent', 'non_empty_string', `${source}: every token needs a non-empty agent`);
-  if (isOAuthIdentity(agent)) throw invalidArgument('agent', 'reserved_namespace', `${source}: agent '${agent.trim()}' is in the ${OAUTH_IDENTITY_PREFIX} namespace of OAuth identities; map an OAuth subject with an oauth_subject entry instead`);
+  if (isOAuthIdentity(agent))
+    throw invalidArgument('agent', 'reserved_namespace',
+      `${source}: agent '${agent.trim()}' is in the ${OAUTH_IDENTITY_PREFIX} namespace of OAuth identities; map an OAuth subject with an oauth_subject entry instead`);
   return agent.trim();
 }
 
@@ -129,9 +132,13 @@ type FileEntry = { token?: unknown; sha256?: unknown; agent?: unknown; scopes?: 
 
 function subjectMapping(file: string, e: FileEntry): SubjectMapping {
   const subject = e.oauth_subject;
-  if (typeof subject !== 'string' || !/^[^#]+#.+$/.test(subject.trim())) throw invalidArgument('oauth_subject', 'format', `${file}: oauth_subject must look like <issuer>#<subject>`);
-  if (e.token !== undefined || e.sha256 !== undefined) throw invalidArgument('oauth_subject', 'one_of', `${file}: an entry has either a token (or sha256) or an oauth_subject, not both`);
-  if (e.scopes !== undefined) throw invalidArgument('scopes', 'oauth_scopes', `${file}: the scopes of an OAuth subject come from its access token; remove 'scopes' from the oauth_subject entry '${subject.trim()}'`);
+  if (typeof subject !== 'string' || !/^[^#]+#.+$/.test(subject.trim()))
+    throw invalidArgument('oauth_subject', 'format', `${file}: oauth_subject must look like <issuer>#<subject>`);
+  if (e.token !== undefined || e.sha256 !== undefined)
+    throw invalidArgument('oauth_subject', 'one_of', `${file}: an entry has either a token (or sha256) or an oauth_subject, not both`);
+  if (e.scopes !== undefined)
+    throw invalidArgument('scopes', 'oauth_scopes',
+      `${file}: the scopes of an OAuth subject come from its access token; remove 'scopes' from the oauth_subject entry '${subject.trim()}'`);
   const agent = agentName(file, e.agent);
   return { identity: `${OAUTH_IDENTITY_PREFIX}${subject.trim()}`, agent, roots: tokenRoots(file, agent, e.roots) };
 }
@@ -186,7 +193,8 @@ export class Authenticator {
       try {
         text = fs.readFileSync(config.api.tokensFile, 'utf8');
       } catch (e) {
-        throw invalidArgument('MEMPALACE_TOKENS_FILE', 'readable', `cannot read the tokens file ${config.api.tokensFile}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+        throw invalidArgument('MEMPALACE_TOKENS_FILE', 'readable',
+          `cannot read the tokens file ${config.api.tokensFile}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
       }
       const parsed = parseTokenFileEntries(config.api.tokensFile, text);
       entries.push(...parsed.tokens);
@@ -196,7 +204,10 @@ export class Authenticator {
     for (const m of subjects) {
       // A mapping names its issuer, so it cannot start matching tokens of an issuer configured later.
       if (issuer === undefined || !m.identity.startsWith(`${OAUTH_IDENTITY_PREFIX}${issuer}#`)) {
-        throw invalidArgument('oauth_subject', 'oauth_issuer', `${config.api.tokensFile}: oauth_subject '${m.identity.slice(OAUTH_IDENTITY_PREFIX.length)}' does not name the configured issuer (MEMPALACE_OAUTH_ISSUER=${issuer ?? 'unset'})`);
+        throw invalidArgument('oauth_subject', 'oauth_issuer',
+          `${config.api.tokensFile}: oauth_subject '${
+            m.identity.slice(OAUTH_IDENTITY_PREFIX.length)
+          }' does not name the configured issuer (MEMPALACE_OAUTH_ISSUER=${issuer ?? 'unset'})`);
       }
     }
     if (config.api.tokens) entries.push(...parseTokenEnv(config.api.tokens));
@@ -213,7 +224,12 @@ export class Authenticator {
     const seen = new Set<string>();
     for (const e of entries) {
       const hex = e.hash.toString('hex');
-      if (seen.has(hex)) throw invalidArgument('tokens', 'unique', `a token is configured twice (agents: ${entries.filter((x) => x.hash.equals(e.hash)).map((x) => x.caller.identity).join(', ')})`);
+      if (seen.has(hex))
+        throw invalidArgument('tokens', 'unique', `a token is configured twice (agents: ${
+          entries.filter((x) => x.hash.equals(e.hash)).map((x) =>
+            x.caller.identity
+          ).join(', ')
+        })`);
       seen.add(hex);
     }
     return new Authenticator(entries, verifier, subjects);
@@ -294,7 +310,8 @@ export function hasScope(caller: Caller, scope: Scope): boolean {
 /** 403 for a caller without the scope a route needs. */
 export function missingScope(caller: Caller, scope: Scope): PalaceError {
   return new PalaceError('permission_denied', `this token (agent '${caller.identity}') lacks the '${scope}' scope this route needs`, {
-    rule: 'scope', details: { required_scope: scope },
+    rule: 'scope',
+    details: { required_scope: scope },
   });
 }
 
@@ -312,7 +329,8 @@ export function assertOwnIdentity(caller: Caller, body: unknown): void {
     if (value === undefined || value === null) continue;
     if (typeof value === 'string' && sameAgent(value, caller.identity)) continue;
     throw new PalaceError('permission_denied', `${field} must be this token's identity '${caller.identity}' (an admin token may write for others)`, {
-      field, rule: 'token_identity',
+      field,
+      rule: 'token_identity',
     });
   }
 }
@@ -322,5 +340,6 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 /** docs/logstream.md §7.1: a non-loopback bind without any token is refused unless explicitly allowed. */
 export function assertBindAllowed(host: string, auth: Authenticator, config: Config): void {
   if (!auth.open || config.api.allowInsecureNoToken || LOOPBACK.has(host.toLowerCase()) || host.startsWith('127.')) return;
-  throw invalidArgument('host', 'token_required', `refusing to listen on ${host} without a bearer token: configure MEMPALACE_TOKENS_FILE or MEMPALACE_API_TOKENS (or set MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN=1 behind a trusted proxy)`);
+  throw invalidArgument('host', 'token_required',
+    `refusing to listen on ${host} without a bearer token: configure MEMPALACE_TOKENS_FILE or MEMPALACE_API_TOKENS (or set MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN=1 behind a trusted proxy)`);
 }

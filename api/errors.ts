@@ -55,12 +55,19 @@ export function unauthorized(res: Response, challenge = 'Bearer'): void {
   sendPalaceError(res, new PalaceError('unauthenticated', 'a valid bearer token is required'));
 }
 
-interface BodyParserError { type?: string; status?: number; limit?: number; expose?: boolean; message?: string }
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  limit?: number;
+  expose?: boolean;
+  message?: string;
+}
 
 /** body-parser's own errors (too large, malformed JSON, bad charset) as structured errors. */
 function fromBodyParser(err: BodyParserError): PalaceError | undefined {
   if (err.type === 'entity.too.large') {
-    return new PalaceError('too_large', `request body exceeds the ${err.limit ?? 'configured'} byte limit of this route`, { field: 'body', rule: 'max_bytes', details: { limit_bytes: err.limit } });
+    return new PalaceError('too_large', `request body exceeds the ${err.limit ?? 'configured'} byte limit of this route`, { field: 'body', rule: 'max_bytes',
+      details: { limit_bytes: err.limit } });
   }
   if (err.type === 'entity.parse.failed') return new PalaceError('invalid_argument', 'request body is not valid JSON', { field: 'body', rule: 'json' });
   if (typeof err.status === 'number' && err.status >= 400 && err.status < 500) {

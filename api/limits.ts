@@ -100,7 +100,10 @@ export function securityHeaders(): RequestHandler {
   // The dashboard loads only its own script and stylesheet; nothing inline, nothing remote. The
   // server speaks plain HTTP on loopback (TLS is a fronting proxy's job), so no forced upgrade.
   return helmet({
-    contentSecurityPolicy: { directives: { 'default-src': ["'self'"], 'script-src': ["'self'"], 'style-src': ["'self'"], 'img-src': ["'self'", 'data:'], 'connect-src': ["'self'"], 'upgrade-insecure-requests': null } },
+    contentSecurityPolicy: {
+      directives: { 'default-src': ["'self'"], 'script-src': ["'self'"], 'style-src': ["'self'"], 'img-src': ["'self'", 'data:'], 'connect-src': ["'self'"],
+        'upgrade-insecure-requests': null },
+    },
     crossOriginResourcePolicy: { policy: 'same-origin' },
   });
 }

@@ -38,16 +38,26 @@ export class ApiMetrics {
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'mempalace_process_' });
-    this.httpRequests = new Counter({ name: 'mempalace_http_requests_total', help: 'HTTP requests by route and status.', labelNames: ['method', 'route', 'status'], registers });
-    this.httpSeconds = new Histogram({ name: 'mempalace_http_request_duration_seconds', help: 'HTTP request latency by route (SSE streams excluded).', labelNames: ['method', 'route'], buckets: LATENCY_BUCKETS, registers });
-    this.toolCalls = new Counter({ name: 'mempalace_mcp_tool_calls_total', help: 'MCP tool calls by tool and outcome.', labelNames: ['tool', 'outcome'], registers });
-    this.toolSeconds = new Histogram({ name: 'mempalace_mcp_tool_call_duration_seconds', help: 'MCP tool call latency by tool.', labelNames: ['tool'], buckets: LATENCY_BUCKETS, registers });
-    this.storeErrors = new Counter({ name: 'mempalace_store_errors_total', help: 'Store failures seen by the API, by store.', labelNames: ['store'], registers });
-    new Gauge({ name: 'mempalace_sse_clients', help: 'Open Server-Sent Events streams.', registers, collect() { this.set(sources.sseClients()); } });
+    this.httpRequests = new Counter({ name: 'mempalace_http_requests_total', help: 'HTTP requests by route and status.',
+      labelNames: ['method', 'route', 'status'], registers });
+    this.httpSeconds = new Histogram({ name: 'mempalace_http_request_duration_seconds', help: 'HTTP request latency by route (SSE streams excluded).',
+      labelNames: ['method', 'route'], buckets: LATENCY_BUCKETS, registers });
+    this.toolCalls = new Counter({ name: 'mempalace_mcp_tool_calls_total', help: 'MCP tool calls by tool and outcome.', labelNames: ['tool', 'outcome'],
+      registers });
+    this.toolSeconds = new Histogram({ name: 'mempalace_mcp_tool_call_duration_seconds', help: 'MCP tool call latency by tool.', labelNames: ['tool'],
+      buckets: LATENCY_BUCKETS, registers });
+    this.storeErrors = new Counter({ name: 'mempalace_store_errors_total', help: 'Store failures seen by the API, by store.', labelNames: ['store'],
+      registers });
+    new Gauge({ name: 'mempalace_sse_clients', help: 'Open Server-Sent Events streams.', registers, collect() {
+      this.set(sources.sseClients());
+    } });
     const queueDepths = sources.queueDepths;
     if (queueDepths) {
       new Gauge({
-        name: 'mempalace_queue_jobs', help: 'BullMQ jobs by queue and state (failed = dead letters).', labelNames: ['queue', 'state'], registers,
+        name: 'mempalace_queue_jobs',
+        help: 'BullMQ jobs by queue and state (failed = dead letters).',
+        labelNames: ['queue', 'state'],
+        registers,
         async collect() {
           this.reset();
           for (const [queue, states] of Object.entries(await queueDepths())) for (const [state, n] of Object.entries(states)) this.set({ queue, state }, n);
@@ -56,26 +66,36 @@ export class ApiMetrics {
     }
 
     const deadLetters = sources.deadLetters;
-    if (deadLetters) new Gauge({ name: 'mempalace_dead_letters', help: 'Short jobs (job-end notifications, source refreshes) that exhausted their attempts, until retried.', registers, async collect() { this.set(await deadLetters()); } });
+    if (deadLetters)
+      new Gauge({ name: 'mempalace_dead_letters', help: 'Short jobs (job-end notifications, source refreshes) that exhausted their attempts, until retried.',
+        registers, async collect() {
+        this.set(await deadLetters());
+      } });
 
     const jobGauge = (name: string, help: string, value: (p: JobProgress) => number) => {
       const snapshot = () => this.jobSnapshot();
       new Gauge({
-        name, help, labelNames: ['job_id', 'kind'], registers,
+        name,
+        help,
+        labelNames: ['job_id', 'kind'],
+        registers,
         async collect() {
           this.reset();
           for (const p of await snapshot()) if (p.state === 'running') this.set({ job_id: p.job_id, kind: p.kind }, value(p));
         },
       });
     };
-    jobGauge('mempalace_job_files_total', 'Files in the running job\'s manifest.', (p) => p.files_total);
+    jobGauge('mempalace_job_files_total', "Files in the running job's manifest.", (p) => p.files_total);
     jobGauge('mempalace_job_files_seen', 'Files the running job has processed.', (p) => p.files_seen);
     jobGauge('mempalace_job_drawers_written', 'Drawers the running job has written.', (p) => p.drawers_written);
     jobGauge('mempalace_job_errors', 'Per-file errors of the running job.', (p) => p.errors);
     jobGauge('mempalace_job_rate_files_per_second', 'Files per second of the running job.', (p) => p.rate);
     const snapshot = () => this.jobSnapshot();
     new Gauge({
-      name: 'mempalace_jobs', help: 'Recent jobs by kind and state.', labelNames: ['kind', 'state'], registers,
+      name: 'mempalace_jobs',
+      help: 'Recent jobs by kind and state.',
+      labelNames: ['kind', 'state'],
+      registers,
       async collect() {
         this.reset();
         const counts = new Map<string, { kind: string; state: string; n: number }>();
@@ -94,7 +114,10 @@ export class ApiMetrics {
   private jobSnapshot(): Promise<JobProgress[]> {
     const now = Date.now();
     if (!this.snapshot || now - this.snapshot.atMs > 500) {
-      this.snapshot = { atMs: now, jobs: this.sources.jobs().catch(() => { this.storeError('jobs'); return []; }) };
+      this.snapshot = { atMs: now, jobs: this.sources.jobs().catch(() => {
+        this.storeError('jobs');
+        return [];
+      }) };
     }
     return this.snapshot.jobs;
   }
@@ -129,7 +152,9 @@ export class ApiMetrics {
     return (req, res, next) => {
       const messages = Array.isArray(req.body) ? (req.body as unknown[]) : [req.body];
       const tools = messages
-        .filter((m): m is { method: string; params?: { name?: unknown } } => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call')
+        .filter((m): m is { method: string; params?: { name?: unknown } } =>
+          typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call'
+        )
         .map((m) => (typeof m.params?.name === 'string' ? m.params.name : 'unknown'));
       if (tools.length > 0) {
         const start = process.hrtime.bigint();

@@ -70,7 +70,8 @@ export async function configuredTarget(raw: string, resolve: Resolve = systemRes
 }
 
 /** Check a discovered `jwks_uri` against the host policy; the addresses it may be fetched from. */
-export async function checkJwksUrl(raw: string, policy: { issuer: string; jwksHosts: readonly string[] }, resolve: Resolve = systemResolve): Promise<{ url: URL; addresses: string[] }> {
+export async function checkJwksUrl(raw: string, policy: { issuer: string; jwksHosts: readonly string[] },
+  resolve: Resolve = systemResolve): Promise<{ url: URL; addresses: string[] }> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -82,12 +83,18 @@ export async function checkJwksUrl(raw: string, policy: { issuer: string; jwksHo
   if (url.protocol !== 'https:' && !loopbackPair) throw new IssuerFetchError(`the issuer's jwks_uri '${url.href}' is not https`, 'jwks_https');
   const listed = policy.jwksHosts.some((h) => h.toLowerCase() === url.host.toLowerCase());
   if (url.origin !== issuer.origin && !listed) {
-    throw new IssuerFetchError(`the issuer's jwks_uri '${url.href}' is not on the issuer's origin ${issuer.origin}; list its host in MEMPALACE_OAUTH_JWKS_HOSTS to allow it`, 'jwks_origin');
+    throw new IssuerFetchError(
+      `the issuer's jwks_uri '${url.href}' is not on the issuer's origin ${issuer.origin}; list its host in MEMPALACE_OAUTH_JWKS_HOSTS to allow it`,
+      'jwks_origin',
+    );
   }
   const addresses = await addressesOf(url, resolve);
   const inward = addresses.filter(isNonPublicAddress);
   if (inward.length > 0 && !(await addressesOf(issuer, resolve)).every(isNonPublicAddress)) {
-    throw new IssuerFetchError(`the issuer's jwks_uri '${url.href}' resolves to a loopback, link-local or private address (${inward.join(', ')}) while the issuer is public`, 'jwks_private_address');
+    throw new IssuerFetchError(
+      `the issuer's jwks_uri '${url.href}' resolves to a loopback, link-local or private address (${inward.join(', ')}) while the issuer is public`,
+      'jwks_private_address',
+    );
   }
   return { url, addresses };
 }
@@ -126,9 +133,11 @@ export function getJson(target: { url: URL; addresses: string[] }, timeoutMs: nu
       res.on('error', reject);
     });
     req.on('error', (e) => {
-      reject(e instanceof IssuerFetchError ? e
-        : e.name === 'AbortError' ? new IssuerFetchError(`no answer from ${url.origin} within ${timeoutMs} ms`, 'timeout')
-          : new IssuerFetchError(`${url.origin}: ${(e as NodeJS.ErrnoException).code ?? e.message}`, 'connect'));
+      reject(e instanceof IssuerFetchError ?
+        e
+        : e.name === 'AbortError' ?
+        new IssuerFetchError(`no answer from ${url.origin} within ${timeoutMs} ms`, 'timeout')
+        : new IssuerFetchError(`${url.origin}: ${(e as NodeJS.ErrnoException).code ?? e.message}`, 'connect'));
     });
     req.end();
   });

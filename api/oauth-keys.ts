@@ -60,13 +60,18 @@ export class IssuerKeys {
     if (due && !(this.failure && now < this.failure.until)) await this.refresh();
     if (this.keys) return this.keys.get;
     const retryAfterS = Math.max(1, Math.ceil(((this.failure?.until ?? now) - this.now()) / 1000));
-    throw new PalaceError('store_unavailable', `the OAuth issuer ${this.opts.issuer} is unavailable: ${this.failure?.reason ?? 'no keys'}; retry in ${retryAfterS} s`, {
-      store: ISSUER_STORE, retryable: true, details: { retry_after_s: retryAfterS },
+    throw new PalaceError('store_unavailable',
+      `the OAuth issuer ${this.opts.issuer} is unavailable: ${this.failure?.reason ?? 'no keys'}; retry in ${retryAfterS} s`, {
+      store: ISSUER_STORE,
+      retryable: true,
+      details: { retry_after_s: retryAfterS },
     });
   }
 
   private refresh(): Promise<void> {
-    this.pending ??= this.fetchKeys().finally(() => { this.pending = undefined; });
+    this.pending ??= this.fetchKeys().finally(() => {
+      this.pending = undefined;
+    });
     return this.pending;
   }
 
@@ -76,7 +81,8 @@ export class IssuerKeys {
       const doc = (await getJson(this.jwksTarget, this.opts.timeoutMs)) as Partial<JSONWebKeySet> | null;
       if (!doc || !Array.isArray(doc.keys)) throw new IssuerFetchError(`${this.jwksTarget.url.href} is not a JWK set`, 'jwks_document');
       const set = doc as JSONWebKeySet;
-      this.keys = { get: createLocalJWKSet(set), kids: new Set(set.keys.map((k) => k.kid).filter((k): k is string => typeof k === 'string')), fetchedAt: this.now() };
+      this.keys = { get: createLocalJWKSet(set), kids: new Set(set.keys.map((k) => k.kid).filter((k): k is string => typeof k === 'string')),
+        fetchedAt: this.now() };
       this.failure = undefined;
     } catch (e) {
       const streak = (this.failure?.streak ?? 0) + 1;

@@ -82,14 +82,17 @@ export class OAuthResourceServer implements TokenVerifier {
   private readonly verified = new Map<string, { principal: Principal; expiresAtMs: number }>();
 
   constructor(private readonly settings: OAuthSettings, private readonly log: Logger) {
-    if (!settings.resource) throw invalidArgument('MEMPALACE_OAUTH_RESOURCE', 'required', 'MEMPALACE_OAUTH_ISSUER is set: MEMPALACE_OAUTH_RESOURCE must name this server\'s resource URL (the audience of its access tokens), e.g. https://palace.example.com/mcp');
+    if (!settings.resource)
+      throw invalidArgument('MEMPALACE_OAUTH_RESOURCE', 'required',
+        "MEMPALACE_OAUTH_ISSUER is set: MEMPALACE_OAUTH_RESOURCE must name this server's resource URL (the audience of its access tokens), e.g. https://palace.example.com/mcp");
     let resource: URL;
     try {
       resource = new URL(settings.resource);
     } catch {
       throw invalidArgument('MEMPALACE_OAUTH_RESOURCE', 'url', `MEMPALACE_OAUTH_RESOURCE '${settings.resource}' is not a URL`);
     }
-    if (resource.hash !== '') throw invalidArgument('MEMPALACE_OAUTH_RESOURCE', 'no_fragment', 'MEMPALACE_OAUTH_RESOURCE must not have a fragment (RFC 8707 §2)');
+    if (resource.hash !== '')
+      throw invalidArgument('MEMPALACE_OAUTH_RESOURCE', 'no_fragment', 'MEMPALACE_OAUTH_RESOURCE must not have a fragment (RFC 8707 §2)');
     configuredUrl('MEMPALACE_OAUTH_ISSUER', settings.issuer);
     if (settings.jwksUrl) configuredUrl('MEMPALACE_OAUTH_JWKS_URL', settings.jwksUrl);
     this.resource = settings.resource;
@@ -121,7 +124,9 @@ export class OAuthResourceServer implements TokenVerifier {
       resource_name: 'MemPalace',
     };
     const own = new URL(metadataUrl(this.resource)).pathname;
-    return { paths: [...new Set([own, METADATA_PATH])], handler: (_req, res) => { res.json(body); } };
+    return { paths: [...new Set([own, METADATA_PATH])], handler: (_req, res) => {
+      res.json(body);
+    } };
   }
 
   /** A token verified before that has not expired: its principal, without I/O. */
@@ -164,7 +169,11 @@ export class OAuthResourceServer implements TokenVerifier {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
-        issuer: this.issuer, audience: this.resource, clockTolerance: CLOCK_TOLERANCE_S, requiredClaims: ['exp'], algorithms: ALGORITHMS,
+        issuer: this.issuer,
+        audience: this.resource,
+        clockTolerance: CLOCK_TOLERANCE_S,
+        requiredClaims: ['exp'],
+        algorithms: ALGORITHMS,
       }));
     } catch (e) {
       if (e instanceof joseErrors.JOSEError) return null;

@@ -28,7 +28,6 @@ const int = (description?: string, extra: Schema = {}): Schema => ({ type: 'inte
 const bool = (description: string): Schema => ({ type: 'boolean', description });
 const counts: Schema = { type: 'object', additionalProperties: { type: 'integer' } };
 
-
 type SchemaName = 'MineRequest' | 'SyncRequest' | 'DeleteBySourceRequest' | 'SearchRequest' | 'AddSourceRequest';
 
 const SCHEMAS: Record<string, Schema> = {
@@ -52,100 +51,148 @@ const SCHEMAS: Record<string, Schema> = {
   },
   JobProgress: {
     type: 'object',
-    required: ['job_id', 'kind', 'lock_key', 'state', 'started_at', 'updated_at', 'files_total', 'files_seen', 'files_skipped', 'files_mined', 'drawers_written', 'errors', 'rate', 'eta_s', 'recent_errors'],
+    required: ['job_id', 'kind', 'lock_key', 'state', 'started_at', 'updated_at', 'files_total', 'files_seen', 'files_skipped', 'files_mined',
+      'drawers_written', 'errors', 'rate', 'eta_s', 'recent_errors'],
     properties: {
-      job_id: str(), kind: str(undefined, { enum: [...JOB_KINDS] }), lock_key: str(),
-      source: str('What the job works on: the directory or git URL mined, the project directory of a sync, the source_file of a delete (absent on records older than this field).'),
-      ref: str('The git ref mined.'), wing: str('The wing the job was given.'), mode: str('The mine mode.', { enum: [...MINE_MODES] }),
+      job_id: str(),
+      kind: str(undefined, { enum: [...JOB_KINDS] }),
+      lock_key: str(),
+      source: str(
+        'What the job works on: the directory or git URL mined, the project directory of a sync, the source_file of a delete (absent on records older than this field).',
+      ),
+      ref: str('The git ref mined.'),
+      wing: str('The wing the job was given.'),
+      mode: str('The mine mode.', { enum: [...MINE_MODES] }),
       state: str(undefined, { enum: ['running', 'completed', 'failed', 'cancelled'] }),
-      started_at: str(undefined, { format: 'date-time' }), updated_at: str(undefined, { format: 'date-time' }), finished_at: str(undefined, { format: 'date-time' }),
-      files_total: int(), files_seen: int(), files_skipped: int(), files_mined: int(), drawers_written: int(), errors: int(),
+      started_at: str(undefined, { format: 'date-time' }),
+      updated_at: str(undefined, { format: 'date-time' }),
+      finished_at: str(undefined, { format: 'date-time' }),
+      files_total: int(),
+      files_seen: int(),
+      files_skipped: int(),
+      files_mined: int(),
+      drawers_written: int(),
+      errors: int(),
       rate: { type: 'number', description: 'Files per second since the start.' },
       eta_s: { type: ['number', 'null'], description: 'Seconds to completion at the current rate.' },
       last_file: str(),
       recent_errors: { type: 'array', items: { type: 'object', required: ['file', 'error'], properties: { file: str(), error: str() } } },
-      result: { type: 'object', description: 'The finished job\'s summary (only on GET /v1/jobs/{id}).' },
+      result: { type: 'object', description: "The finished job's summary (only on GET /v1/jobs/{id})." },
       error: str(),
     },
   },
   JobList: { type: 'object', required: ['jobs'], properties: { jobs: { type: 'array', items: ref('JobProgress') } } },
   JobStarted: {
-    type: 'object', required: ['job_id', 'progress'],
-    properties: { job_id: str(), progress: ref('JobProgress'), events_url: str('SSE stream of this job\'s progress.') },
+    type: 'object',
+    required: ['job_id', 'progress'],
+    properties: { job_id: str(), progress: ref('JobProgress'), events_url: str("SSE stream of this job's progress.") },
   },
   SearchHit: jsonSchemaOf(SEARCH_HIT),
   SearchResult: jsonSchemaOf(searchOperation.output),
   Status: {
-    type: 'object', required: ['palace', 'profile', 'total_drawers', 'wings', 'rooms', 'backend', 'jobs_running'],
+    type: 'object',
+    required: ['palace', 'profile', 'total_drawers', 'wings', 'rooms', 'backend', 'jobs_running'],
     properties: { palace: str(), profile: str(), total_drawers: int(), wings: counts, rooms: counts, backend: str(), jobs_running: int() },
   },
   Taxonomy: jsonSchemaOf(taxonomyOperation.output),
   EngineHealth: {
-    type: 'object', required: ['status', 'engine', 'latency_ms'],
+    type: 'object',
+    required: ['status', 'engine', 'latency_ms'],
     properties: { status: str(undefined, { enum: ['up', 'down'] }), engine: str(), latency_ms: int(), error: str() },
   },
   Health: {
-    type: 'object', required: ['status', 'profile', 'engines', 'checked_at'],
-    properties: { status: str(undefined, { enum: ['ok', 'down'] }), profile: str(), engines: { type: 'object', additionalProperties: ref('EngineHealth') }, checked_at: str() },
+    type: 'object',
+    required: ['status', 'profile', 'engines', 'checked_at'],
+    properties: { status: str(undefined, { enum: ['ok', 'down'] }), profile: str(), engines: { type: 'object', additionalProperties: ref('EngineHealth') },
+      checked_at: str() },
   },
   SourceRefresh: {
-    type: 'object', required: ['trigger', 'requested_at', 'state'],
+    type: 'object',
+    required: ['trigger', 'requested_at', 'state'],
     properties: {
-      trigger: str(undefined, { enum: ['webhook', 'manual'] }), requested_at: str(undefined, { format: 'date-time' }), job_id: str(),
-      state: str(undefined, { enum: ['waiting', 'running', 'completed', 'failed', 'cancelled'] }), finished_at: str(undefined, { format: 'date-time' }),
-      commit: str('Commit mined (git).'), drawers_written: int(), error: str(),
+      trigger: str(undefined, { enum: ['webhook', 'manual'] }),
+      requested_at: str(undefined, { format: 'date-time' }),
+      job_id: str(),
+      state: str(undefined, { enum: ['waiting', 'running', 'completed', 'failed', 'cancelled'] }),
+      finished_at: str(undefined, { format: 'date-time' }),
+      commit: str('Commit mined (git).'),
+      drawers_written: int(),
+      error: str(),
     },
   },
   RegisteredSource: {
-    type: 'object', required: ['source_id', 'kind', 'location', 'mode', 'added_by', 'added_at'],
+    type: 'object',
+    required: ['source_id', 'kind', 'location', 'mode', 'added_by', 'added_at'],
     properties: {
-      source_id: str(), kind: str(undefined, { enum: ['git', 'dir'] }), location: str(), match_key: str('Normalised repository identity push payloads are matched on.'),
-      ref: str(), wing: str(), mode: str(), added_by: str(), added_at: str(undefined, { format: 'date-time' }), last_refresh: ref('SourceRefresh'),
+      source_id: str(),
+      kind: str(undefined, { enum: ['git', 'dir'] }),
+      location: str(),
+      match_key: str('Normalised repository identity push payloads are matched on.'),
+      ref: str(),
+      wing: str(),
+      mode: str(),
+      added_by: str(),
+      added_at: str(undefined, { format: 'date-time' }),
+      last_refresh: ref('SourceRefresh'),
     },
   },
   SourceList: { type: 'object', required: ['sources'], properties: { sources: { type: 'array', items: ref('RegisteredSource') } } },
   HookAccepted: {
-    type: 'object', required: ['provider', 'event', 'sources'],
+    type: 'object',
+    required: ['provider', 'event', 'sources'],
     properties: {
-      provider: str(undefined, { enum: ['github', 'gitlab'] }), event: str(), ref: str(), after: { type: ['string', 'null'] }, ignored: str('Why nothing was scheduled.'),
+      provider: str(undefined, { enum: ['github', 'gitlab'] }),
+      event: str(),
+      ref: str(),
+      after: { type: ['string', 'null'] },
+      ignored: str('Why nothing was scheduled.'),
       sources: { type: 'array', items: { type: 'object', required: ['source_id', 'request_id'], properties: { source_id: str(), request_id: str() } } },
     },
   },
   Notifications: {
-    type: 'object', required: ['deliveries', 'dead_letters'],
+    type: 'object',
+    required: ['deliveries', 'dead_letters'],
     properties: {
       deliveries: {
         type: 'array',
         items: {
-          type: 'object', required: ['id', 'job_id', 'kind', 'state', 'status', 'attempts', 'delivered'],
-          properties: { id: str(), job_id: str(), kind: str(), state: str(), status: str(undefined, { enum: ['delivered', 'pending', 'dead'] }), attempts: int(), delivered: { type: 'array', items: str() }, error: str(), updated_at: str() },
+          type: 'object',
+          required: ['id', 'job_id', 'kind', 'state', 'status', 'attempts', 'delivered'],
+          properties: { id: str(), job_id: str(), kind: str(), state: str(), status: str(undefined, { enum: ['delivered', 'pending', 'dead'] }),
+            attempts: int(), delivered: { type: 'array', items: str() }, error: str(), updated_at: str() },
         },
       },
       dead_letters: {
         type: 'array',
-        items: { type: 'object', required: ['queue', 'id', 'name', 'failedReason', 'attemptsMade'], properties: { queue: str(), id: str(), name: str(), data: {}, failedReason: str(), attemptsMade: int(), finishedOn: int() } },
+        items: { type: 'object', required: ['queue', 'id', 'name', 'failedReason', 'attemptsMade'],
+          properties: { queue: str(), id: str(), name: str(), data: {}, failedReason: str(), attemptsMade: int(), finishedOn: int() } },
       },
     },
   },
   MeshEstate: {
-    type: 'object', description: 'docs/logstream.md §8.9; the same payload as mempalace_mesh_peers.',
+    type: 'object',
+    description: 'docs/logstream.md §8.9; the same payload as mempalace_mesh_peers.',
     required: ['self', 'peers', 'unnamed_origins', 'origin_profiles', 'sync_interval_s', 'estate_source'],
     properties: {
-      self: { type: 'object', required: ['replica_id', 'name', 'public_key', 'version_vector', 'profile'], properties: { replica_id: str(), name: str(), public_key: str(), version_vector: counts, profile: { type: 'object' } } },
+      self: { type: 'object', required: ['replica_id', 'name', 'public_key', 'version_vector', 'profile'],
+        properties: { replica_id: str(), name: str(), public_key: str(), version_vector: counts, profile: { type: 'object' } } },
       peers: { type: 'array', items: { type: 'object', required: ['name', 'url'], properties: { name: str(), url: str() } } },
       unnamed_origins: { type: 'array', items: str() },
       origin_profiles: { type: 'object' },
       sync_interval_s: { type: 'number' },
-      estate_source: { type: 'object', required: ['in_process', 'published_at', 'writer_alive'], properties: { in_process: { type: 'boolean' }, published_at: { type: ['string', 'null'] }, writer_alive: { type: 'boolean' } } },
+      estate_source: { type: 'object', required: ['in_process', 'published_at', 'writer_alive'],
+        properties: { in_process: { type: 'boolean' }, published_at: { type: ['string', 'null'] }, writer_alive: { type: 'boolean' } } },
     },
   },
 };
 
 /** A frame a stream sends instead of its data when a read failed; the stream goes on. */
-const STREAM_ERROR: Schema = { type: 'object', required: ['error', 'code', 'retryable'], properties: { error: str(), code: str(), retryable: { type: 'boolean' } } };
+const STREAM_ERROR: Schema = { type: 'object', required: ['error', 'code', 'retryable'],
+  properties: { error: str(), code: str(), retryable: { type: 'boolean' } } };
 const orStreamError = (schema: Schema): Schema => ({ anyOf: [schema, STREAM_ERROR] });
 const LOGSTREAM_EVENT: Schema = {
-  type: 'object', description: 'A logstream event (docs/logstream.md §5); on the dashboard with preview keys when its body was shortened.',
+  type: 'object',
+  description: 'A logstream event (docs/logstream.md §5); on the dashboard with preview keys when its body was shortened.',
   required: ['id', 'seq', 'type', 'stream', 'room', 'from_agent', 'body', 'created_at'],
   properties: { id: str(), seq: int(), type: str(), stream: str(), room: str(), from_agent: str(), body: str(), created_at: str() },
 };
@@ -154,8 +201,10 @@ const LOGSTREAM_EVENT: Schema = {
 export const DASHBOARD_EVENTS = {
   jobs: orStreamError({ type: 'object', required: ['jobs'], properties: { jobs: { type: 'array', items: ref('JobProgress') } } }),
   stats: orStreamError({
-    type: 'object', required: ['palace', 'profile', 'total_drawers', 'wings', 'rooms', 'backend', 'sse_clients', 'sse_max_clients'],
-    properties: { palace: str(), profile: str(), total_drawers: int(), wings: counts, rooms: counts, backend: str(), sse_clients: int(), sse_max_clients: int() },
+    type: 'object',
+    required: ['palace', 'profile', 'total_drawers', 'wings', 'rooms', 'backend', 'sse_clients', 'sse_max_clients'],
+    properties: { palace: str(), profile: str(), total_drawers: int(), wings: counts, rooms: counts, backend: str(), sse_clients: int(),
+      sse_max_clients: int() },
   }),
   sources: orStreamError(ref('SourceList')),
   notifications: orStreamError(ref('Notifications')),
@@ -170,9 +219,12 @@ const LOGSTREAM_EVENTS = { logstream: LOGSTREAM_EVENT, error: STREAM_ERROR };
 
 const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
 /** An SSE response; `x-sse-events` gives, per event name, the schema of its JSON `data`. */
-const sse = (description: string, events: Record<string, Schema>) => ({ description, content: { 'text/event-stream': { schema: { type: 'string' } } }, 'x-sse-events': events });
+const sse = (description: string, events: Record<string, Schema>) => ({ description, content: { 'text/event-stream': { schema: { type: 'string' } } },
+  'x-sse-events': events });
 const err = (description: string) => json(ref('Error'), description);
-const AUTH_ERRORS = { 401: err('Missing or unknown bearer token.'), 403: err('The token lacks the scope (core/scopes.ts), the server is read-only (code read_only) and the route writes, or the Host/Origin is not allowed.'), 429: err('Rate limit of this token exceeded; see Retry-After.') };
+const AUTH_ERRORS = { 401: err('Missing or unknown bearer token.'),
+  403: err('The token lacks the scope (core/scopes.ts), the server is read-only (code read_only) and the route writes, or the Host/Origin is not allowed.'),
+  429: err('Rate limit of this token exceeded; see Retry-After.') };
 /** Bad input; `x-rules` lists the rules beyond the request schema by which the route may refuse a schema-valid request. */
 const badInput = (rules: readonly string[] = []) => ({ ...err('Bad input: the field and rule are named.'), 'x-rules': [...rules] });
 const WRITE_ERRORS = { ...AUTH_ERRORS, 413: err('Request body too large.') };
@@ -198,7 +250,8 @@ function queryParams(model: Schema) {
 }
 
 /** Components that name an operation's schemas; other schemas of a bound route are inlined. */
-const COMPONENT_OF = new Map<object, string>([[searchOperation.input, 'SearchRequest'], [searchOperation.output, 'SearchResult'], [taxonomyOperation.output, 'Taxonomy']]);
+const COMPONENT_OF = new Map<object, string>([[searchOperation.input, 'SearchRequest'], [searchOperation.output, 'SearchResult'], [taxonomyOperation.output,
+  'Taxonomy']]);
 const schemaOf = (schema: object): Schema => (COMPONENT_OF.has(schema) ? ref(COMPONENT_OF.get(schema)!) : jsonSchemaOf(schema as never));
 
 /** The documented operation of a bound route (api/bind.ts): its input, its output, its rules beyond the schema. */
@@ -214,7 +267,7 @@ function boundRoute(row: RouteBinding) {
       ? (takesInput ? { parameters: queryParams(input) } : {})
       : { requestBody: { required: ((input.required ?? []) as string[]).length > 0, content: { 'application/json': { schema: schemaOf(op.input) } } } }),
     responses: {
-      200: json(schemaOf(op.output), 'The operation\'s result.'),
+      200: json(schemaOf(op.output), "The operation's result."),
       ...(takesInput ? { 400: badInput(op.rules) } : {}),
       ...(row.from === 'body' ? { 413: err('Body too large.') } : {}),
       ...AUTH_ERRORS,
@@ -234,7 +287,8 @@ const startJob = (summary: string, request: SchemaName, kind: JobKind) => ({
   tags: ['jobs'],
   'x-scope': 'write',
   requestBody: body(request),
-  responses: { 202: json(ref('JobStarted'), 'Started; poll GET /v1/jobs/{id} or follow its events.'), 400: badInput(JOB_REQUEST_RULES[kind]), 409: err('A job already runs on this source; job_id names it.'), ...WRITE_ERRORS },
+  responses: { 202: json(ref('JobStarted'), 'Started; poll GET /v1/jobs/{id} or follow its events.'), 400: badInput(JOB_REQUEST_RULES[kind]),
+    409: err('A job already runs on this source; job_id names it.'), ...WRITE_ERRORS },
 });
 
 export const OPENAPI_DOCUMENT = {
@@ -242,100 +296,184 @@ export const OPENAPI_DOCUMENT = {
   info: {
     title: 'MemPalace HTTP API',
     version: '1',
-    description: 'Jobs (mine, sync, delete_by_source), palace status, taxonomy and search, the logstream live tail, the mesh estate, health and metrics. Every route needs `Authorization: Bearer <token>` (except /healthz); `x-scope` says which scope. Agents use MCP at /mcp with the same tokens.',
+    description:
+      'Jobs (mine, sync, delete_by_source), palace status, taxonomy and search, the logstream live tail, the mesh estate, health and metrics. Every route needs `Authorization: Bearer <token>` (except /healthz); `x-scope` says which scope. Agents use MCP at /mcp with the same tokens.',
   },
   servers: [{ url: '/' }],
   security: [{ bearer: [] }],
   tags: [{ name: 'jobs' }, { name: 'palace' }, { name: 'sources' }, { name: 'logstream' }, { name: 'ops' }],
   paths: {
-    '/v1/openapi.json': { get: { summary: 'This document.', tags: ['ops'], security: [], responses: { 200: json({ type: 'object' }, 'OpenAPI 3.1 document.') } } },
-    '/v1/status': { get: { summary: 'Drawer counts per wing and room, running jobs.', tags: ['palace'], 'x-scope': 'read', responses: { 200: json(ref('Status'), 'Palace status.'), ...AUTH_ERRORS } } },
+    '/v1/openapi.json': {
+      get: { summary: 'This document.', tags: ['ops'], security: [], responses: { 200: json({ type: 'object' }, 'OpenAPI 3.1 document.') } },
+    },
+    '/v1/status': {
+      get: { summary: 'Drawer counts per wing and room, running jobs.', tags: ['palace'], 'x-scope': 'read',
+        responses: { 200: json(ref('Status'), 'Palace status.'), ...AUTH_ERRORS } },
+    },
     ...boundPaths(PALACE_ROUTES),
-    '/v1/jobs': { get: { summary: 'Recent jobs, newest first.', tags: ['jobs'], 'x-scope': 'read', parameters: queryParams(LIST_QUERY), responses: { 200: json(ref('JobList'), 'Jobs.'), 400: badInput(), ...AUTH_ERRORS } } },
+    '/v1/jobs': {
+      get: { summary: 'Recent jobs, newest first.', tags: ['jobs'], 'x-scope': 'read', parameters: queryParams(LIST_QUERY),
+        responses: { 200: json(ref('JobList'), 'Jobs.'), 400: badInput(), ...AUTH_ERRORS } },
+    },
     '/v1/jobs/mine': { post: startJob('Start mining a directory or git repository.', 'MineRequest', 'mine') },
     '/v1/jobs/sync': { post: startJob('Start a sync (prune stale drawers; dry run unless apply).', 'SyncRequest', 'sync') },
-    '/v1/jobs/delete_by_source': { post: startJob('Start a delete of every drawer from one source (dry run unless dry_run is false).', 'DeleteBySourceRequest', 'delete_by_source') },
-    '/v1/jobs/{id}': { get: { summary: 'One job\'s progress (and result when finished).', tags: ['jobs'], 'x-scope': 'read', parameters: [jobId], responses: { 200: json(ref('JobProgress'), 'Progress.'), 404: err('No such job.'), ...AUTH_ERRORS } } },
-    '/v1/jobs/{id}/cancel': { post: { summary: 'Cancel a running job (a finished one is returned as is).', tags: ['jobs'], 'x-scope': 'write', parameters: [jobId], responses: { 200: json(ref('JobProgress'), 'Progress after the cancel request.'), 404: err('No such job.'), ...AUTH_ERRORS } } },
+    '/v1/jobs/delete_by_source': {
+      post: startJob('Start a delete of every drawer from one source (dry run unless dry_run is false).', 'DeleteBySourceRequest', 'delete_by_source'),
+    },
+    '/v1/jobs/{id}': {
+      get: { summary: "One job's progress (and result when finished).", tags: ['jobs'], 'x-scope': 'read', parameters: [jobId],
+        responses: { 200: json(ref('JobProgress'), 'Progress.'), 404: err('No such job.'), ...AUTH_ERRORS } },
+    },
+    '/v1/jobs/{id}/cancel': {
+      post: { summary: 'Cancel a running job (a finished one is returned as is).', tags: ['jobs'], 'x-scope': 'write', parameters: [jobId],
+        responses: { 200: json(ref('JobProgress'), 'Progress after the cancel request.'), 404: err('No such job.'), ...AUTH_ERRORS } },
+    },
     '/v1/jobs/{id}/events': {
       get: {
         summary: 'Progress snapshots as Server-Sent Events (`event: progress`, `id` = snapshot sequence); ends with `event: end` once the job finished.',
-        tags: ['jobs'], 'x-scope': 'read', parameters: [jobId, lastEventId('Resume after this snapshot sequence.')],
-        responses: { 200: sse('Progress stream.', JOB_EVENTS), 400: err('Bad Last-Event-ID.'), 404: err('No such job.'), 503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
+        tags: ['jobs'],
+        'x-scope': 'read',
+        parameters: [jobId, lastEventId('Resume after this snapshot sequence.')],
+        responses: { 200: sse('Progress stream.', JOB_EVENTS), 400: err('Bad Last-Event-ID.'), 404: err('No such job.'),
+          503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
       },
     },
     '/v1/sources': {
-      get: { summary: 'Registered sources with their latest refresh.', tags: ['sources'], 'x-scope': 'read', responses: { 200: json(ref('SourceList'), 'Sources.'), ...AUTH_ERRORS } },
+      get: { summary: 'Registered sources with their latest refresh.', tags: ['sources'], 'x-scope': 'read',
+        responses: { 200: json(ref('SourceList'), 'Sources.'), ...AUTH_ERRORS } },
       post: {
-        summary: 'Register (or re-register) a git repository or directory the palace follows.', tags: ['sources'], 'x-scope': 'write',
+        summary: 'Register (or re-register) a git repository or directory the palace follows.',
+        tags: ['sources'],
+        'x-scope': 'write',
         requestBody: body('AddSourceRequest'),
         responses: { 201: json(ref('RegisteredSource'), 'Registered.'), 400: badInput(ADD_SOURCE_RULES), ...WRITE_ERRORS },
       },
     },
     '/v1/sources/{id}': {
-      get: { summary: 'One registered source.', tags: ['sources'], 'x-scope': 'read', parameters: [jobId], responses: { 200: json(ref('RegisteredSource'), 'Source.'), 404: err('No such source.'), ...AUTH_ERRORS } },
-      delete: { summary: 'Stop following a source (its drawers stay).', tags: ['sources'], 'x-scope': 'write', parameters: [jobId], responses: { 200: json({ type: 'object', required: ['removed'], properties: { removed: str() } }, 'Removed.'), 404: err('No such source.'), ...AUTH_ERRORS } },
+      get: { summary: 'One registered source.', tags: ['sources'], 'x-scope': 'read', parameters: [jobId],
+        responses: { 200: json(ref('RegisteredSource'), 'Source.'), 404: err('No such source.'), ...AUTH_ERRORS } },
+      delete: { summary: 'Stop following a source (its drawers stay).', tags: ['sources'], 'x-scope': 'write', parameters: [jobId],
+        responses: { 200: json({ type: 'object', required: ['removed'], properties: { removed: str() } }, 'Removed.'), 404: err('No such source.'),
+          ...AUTH_ERRORS } },
     },
     '/v1/sources/{id}/refresh': {
-      post: { summary: 'Refresh a source now: an incremental mine.', tags: ['sources'], 'x-scope': 'write', parameters: [jobId], responses: { 202: json(ref('JobStarted'), 'Started.'), 404: err('No such source.'), 409: err('A job already runs on this source; job_id names it.'), ...AUTH_ERRORS } },
+      post: { summary: 'Refresh a source now: an incremental mine.', tags: ['sources'], 'x-scope': 'write', parameters: [jobId],
+        responses: { 202: json(ref('JobStarted'), 'Started.'), 404: err('No such source.'), 409: err('A job already runs on this source; job_id names it.'),
+          ...AUTH_ERRORS } },
     },
     '/v1/hooks/git': {
       post: {
-        summary: 'GitHub / GitLab push webhook: refreshes the registered sources of the pushed repository and ref (debounced per source). Authenticated by MEMPALACE_WEBHOOK_SECRET (X-Hub-Signature-256 or X-Gitlab-Token), not a bearer token.',
-        tags: ['sources'], security: [],
+        summary:
+          'GitHub / GitLab push webhook: refreshes the registered sources of the pushed repository and ref (debounced per source). Authenticated by MEMPALACE_WEBHOOK_SECRET (X-Hub-Signature-256 or X-Gitlab-Token), not a bearer token.',
+        tags: ['sources'],
+        security: [],
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
-        responses: { 202: json(ref('HookAccepted'), 'Accepted; refreshes requested for the matched sources.'), 400: err('Not a GitHub/GitLab delivery, no delivery id (X-GitHub-Delivery, X-Gitlab-Event-UUID), a malformed payload, or a signed GitHub push older than 24 h (webhook_stale).'), 401: err('Signature or token does not match; nothing was scheduled.'), 409: err('A replayed delivery (same delivery id or same body within 24 h, rule webhook_replay); nothing was scheduled.'), 413: err('Request body over 25 MiB.') },
+        responses: {
+          202: json(ref('HookAccepted'), 'Accepted; refreshes requested for the matched sources.'),
+          400: err(
+            'Not a GitHub/GitLab delivery, no delivery id (X-GitHub-Delivery, X-Gitlab-Event-UUID), a malformed payload, or a signed GitHub push older than 24 h (webhook_stale).',
+          ),
+          401: err('Signature or token does not match; nothing was scheduled.'),
+          409: err('A replayed delivery (same delivery id or same body within 24 h, rule webhook_replay); nothing was scheduled.'),
+          413: err('Request body over 25 MiB.'),
+        },
       },
     },
     '/v1/notifications': {
-      get: { summary: 'Recent job-end notification deliveries and the dead letters of the short-job queues.', tags: ['ops'], 'x-scope': 'read', parameters: queryParams(LIST_QUERY), responses: { 200: json(ref('Notifications'), 'Deliveries.'), 400: badInput(), ...AUTH_ERRORS } },
+      get: { summary: 'Recent job-end notification deliveries and the dead letters of the short-job queues.', tags: ['ops'], 'x-scope': 'read',
+        parameters: queryParams(LIST_QUERY), responses: { 200: json(ref('Notifications'), 'Deliveries.'), 400: badInput(), ...AUTH_ERRORS } },
     },
     '/v1/dead-letters/{queue}/{id}/retry': {
       post: {
-        summary: 'Put a dead letter back in its queue with a fresh set of attempts.', tags: ['ops'], 'x-scope': 'write',
+        summary: 'Put a dead letter back in its queue with a fresh set of attempts.',
+        tags: ['ops'],
+        'x-scope': 'write',
         parameters: [{ name: 'queue', in: 'path', required: true, schema: str(undefined, { enum: ['trigger', 'notification'] }) }, jobId],
-        responses: { 200: json({ type: 'object', required: ['retried', 'queue'], properties: { retried: str(), queue: str() } }, 'Retried.'), 400: err('No such dead letter.'), ...AUTH_ERRORS },
+        responses: { 200: json({ type: 'object', required: ['retried', 'queue'], properties: { retried: str(), queue: str() } }, 'Retried.'),
+          400: err('No such dead letter.'), ...AUTH_ERRORS },
       },
     },
     '/v1/dashboard/stream': {
       get: {
-        summary: `Everything the ops dashboard shows, multiplexed as Server-Sent Events: ${Object.keys(DASHBOARD_EVENTS).map((e) => `\`${e}\``).join(', ')} (\`queues\` where the profile has queues).`,
-        tags: ['ops'], 'x-scope': 'read',
+        summary: `Everything the ops dashboard shows, multiplexed as Server-Sent Events: ${
+          Object.keys(DASHBOARD_EVENTS).map((e) => `\`${e}\``).join(', ')
+        } (\`queues\` where the profile has queues).`,
+        tags: ['ops'],
+        'x-scope': 'read',
         responses: { 200: sse('Dashboard stream.', DASHBOARD_EVENTS), 503: { description: 'Too many open streams; see Retry-After.' }, ...AUTH_ERRORS },
       },
     },
     '/logstream/stream': {
       get: {
         summary: 'Live tail of the logstream (docs/logstream.md §7.2): replay after the cursor, then live events (`event: logstream`).',
-        tags: ['logstream'], 'x-scope': 'read',
-        parameters: [...LOGSTREAM_FILTERS.map((n) => q(n, str())), q('since_event_id', str(), 'Cursor; else the Last-Event-ID header; else start at the newest event.'), lastEventId('Resume after this event id.')],
-        responses: { 200: sse('Event stream.', LOGSTREAM_EVENTS), 400: err('Bad filter or unknown cursor.'), 503: { description: 'Too many open streams; Retry-After: 5.' }, ...AUTH_ERRORS },
+        tags: ['logstream'],
+        'x-scope': 'read',
+        parameters: [...LOGSTREAM_FILTERS.map((n) => q(n, str())),
+          q('since_event_id', str(), 'Cursor; else the Last-Event-ID header; else start at the newest event.'), lastEventId('Resume after this event id.')],
+        responses: { 200: sse('Event stream.', LOGSTREAM_EVENTS), 400: err('Bad filter or unknown cursor.'),
+          503: { description: 'Too many open streams; Retry-After: 5.' }, ...AUTH_ERRORS },
       },
     },
-    '/sync/peers': { get: { summary: 'The mesh estate (docs/logstream.md §8.9).', tags: ['logstream'], 'x-scope': 'read', responses: { 200: json(ref('MeshEstate'), 'Estate.'), ...AUTH_ERRORS } } },
-    '/sync/version_vector': { get: { summary: 'Replication (docs/logstream.md §7.3): this replica\'s id, version vector { origin: highest origin_seq }, profile and known profiles.', tags: ['logstream'], 'x-scope': 'replicate', responses: { 200: json({ type: 'object', required: ['replica_id', 'public_key', 'version_vector', 'profile', 'profiles'], properties: { replica_id: str(), public_key: str(), version_vector: { type: 'object', additionalProperties: int() }, profile: { type: 'object' }, profiles: { type: 'object' } } }, 'Version vector.'), ...AUTH_ERRORS } } },
+    '/sync/peers': {
+      get: { summary: 'The mesh estate (docs/logstream.md §8.9).', tags: ['logstream'], 'x-scope': 'read',
+        responses: { 200: json(ref('MeshEstate'), 'Estate.'), ...AUTH_ERRORS } },
+    },
+    '/sync/version_vector': {
+      get: {
+        summary: "Replication (docs/logstream.md §7.3): this replica's id, version vector { origin: highest origin_seq }, profile and known profiles.",
+        tags: ['logstream'],
+        'x-scope': 'replicate',
+        responses: {
+          200: json({ type: 'object', required: ['replica_id', 'public_key', 'version_vector', 'profile', 'profiles'],
+            properties: { replica_id: str(), public_key: str(), version_vector: { type: 'object', additionalProperties: int() }, profile: { type: 'object' },
+              profiles: { type: 'object' } } }, 'Version vector.'),
+          ...AUTH_ERRORS,
+        },
+      },
+    },
     '/sync/ops': {
       get: {
         summary: 'Replication (docs/logstream.md §7.3): full events authored by `origin` with origin_seq > `after`, ascending origin_seq.',
-        tags: ['logstream'], 'x-scope': 'replicate',
+        tags: ['logstream'],
+        'x-scope': 'replicate',
         parameters: [{ ...q('origin', str()), required: true }, q('after', int(), 'Default 0.'), q('limit', int(), 'Default and maximum 500.')],
-        responses: { 200: json({ type: 'object', required: ['origin', 'events', 'count'], properties: { origin: str(), events: { type: 'array', items: { type: 'object' } }, count: int() } }, 'One page of ops.'), 400: err('Bad parameter.'), ...AUTH_ERRORS },
+        responses: {
+          200: json({ type: 'object', required: ['origin', 'events', 'count'],
+            properties: { origin: str(), events: { type: 'array', items: { type: 'object' } }, count: int() } }, 'One page of ops.'),
+          400: err('Bad parameter.'),
+          ...AUTH_ERRORS,
+        },
       },
     },
     '/sync/artifact': {
       get: {
         summary: 'Replication (docs/logstream.md §7.3): one artifact with its content.',
-        tags: ['logstream'], 'x-scope': 'replicate',
+        tags: ['logstream'],
+        'x-scope': 'replicate',
         parameters: [{ ...q('id', str()), required: true }],
-        responses: { 200: json({ type: 'object', required: ['artifact'], properties: { artifact: { type: 'object', required: ['id', 'kind', 'sha256', 'size_bytes', 'content', 'created_by', 'created_at'] } } }, 'The artifact.'), 400: err('Empty id.'), 404: err('Unknown artifact.'), ...AUTH_ERRORS },
+        responses: {
+          200: json({ type: 'object', required: ['artifact'],
+            properties: { artifact: { type: 'object', required: ['id', 'kind', 'sha256', 'size_bytes', 'content', 'created_by', 'created_at'] } } },
+            'The artifact.'),
+          400: err('Empty id.'),
+          404: err('Unknown artifact.'),
+          ...AUTH_ERRORS,
+        },
       },
     },
-    '/healthz': { get: { summary: 'Per-engine health; 503 when any engine is down.', tags: ['ops'], security: [], responses: { 200: json(ref('Health'), 'All engines up.'), 503: json(ref('Health'), 'At least one engine down.') } } },
-    '/metrics': { get: { summary: 'Prometheus metrics.', tags: ['ops'], 'x-scope': 'read', responses: { 200: { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...AUTH_ERRORS } } },
+    '/healthz': {
+      get: { summary: 'Per-engine health; 503 when any engine is down.', tags: ['ops'], security: [],
+        responses: { 200: json(ref('Health'), 'All engines up.'), 503: json(ref('Health'), 'At least one engine down.') } },
+    },
+    '/metrics': {
+      get: { summary: 'Prometheus metrics.', tags: ['ops'], 'x-scope': 'read',
+        responses: { 200: { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...AUTH_ERRORS } },
+    },
   },
   components: {
-    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token from MEMPALACE_TOKENS_FILE or MEMPALACE_API_TOKENS; scopes read ⊂ write ⊂ admin.' } },
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer', description: 'A token from MEMPALACE_TOKENS_FILE or MEMPALACE_API_TOKENS; scopes read ⊂ write ⊂ admin.' },
+    },
     schemas: SCHEMAS,
   },
 } as const;
-

@@ -40,10 +40,11 @@ export function listen(app: Express, host: string, port: number): Promise<Listen
       resolve({
         server,
         url: `http://${shownHost}:${addr.port}`,
-        close: () => new Promise<void>((done) => {
-          server.close(() => done());
-          server.closeAllConnections();
-        }),
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
       });
     });
   });
@@ -73,7 +74,11 @@ export async function startApiServer(runtime: Runtime, opts: ServeOptions): Prom
   mcp.start();
   const { app } = createApp(runtime, { ...opts, auth, ...(oauth ? { oauth } : {}), mcp, log });
   const listening = await listen(app, opts.host, opts.port);
-  log.info(`mempalace serve: ${listening.url} (MCP at /mcp, REST at /v1, dashboard at /dashboard)${auth.open ? ' — no tokens configured: every request acts as the local admin' : ''}`);
+  log.info(
+    `mempalace serve: ${listening.url} (MCP at /mcp, REST at /v1, dashboard at /dashboard)${
+      auth.open ? ' — no tokens configured: every request acts as the local admin' : ''
+    }`,
+  );
   replicator.start();
   return {
     ...listening,
@@ -99,7 +104,8 @@ function meshReplicator(mcp: PalaceMcp, log: Logger): MeshReplicator {
     mesh: {
       replicaName: config.replicaName,
       syncIntervalS: config.sync.intervalS,
-      nodeFacts: async () => ({ drawerStore: true, drawers: await stores().drawers.count(), accelerator: { provider: 'CPU', embedder: mcp.runtime.embedder.model } }),
+      nodeFacts: async () => ({ drawerStore: true, drawers: await stores().drawers.count(),
+        accelerator: { provider: 'CPU', embedder: mcp.runtime.embedder.model } }),
     },
     log,
   });

@@ -29,7 +29,8 @@ export function validQuery<T>(model: JsonSchema, query: Record<string, unknown>,
     // Coercion turns `1e309` into Infinity, which the bounds checks let through; a number
     // parameter must be a finite number.
     const declared = (model.properties as Record<string, { type?: unknown }> | undefined)?.[k]?.type;
-    if ((declared === 'integer' || declared === 'number') && typeof v === 'string' && v.trim() !== '' && !Number.isFinite(Number(v)) && !Number.isNaN(Number(v))) {
+    if ((declared === 'integer' || declared === 'number') && typeof v === 'string' && v.trim() !== '' && !Number.isFinite(Number(v)) &&
+      !Number.isNaN(Number(v))) {
       throw invalidArgument(k, 'type', `${k} must be a finite ${declared}`);
     }
     value[k] = v;

@@ -55,7 +55,8 @@ export function deliveryHeader(provider: Provider): string {
 export function deliveryKeys(provider: Provider, headers: IncomingHttpHeaders, rawBody: Buffer): string[] {
   const name = DELIVERY_HEADER[provider];
   const id = header(headers, name.toLowerCase())?.trim();
-  if (!id || !DELIVERY_ID.test(id)) throw invalidArgument(name, 'webhook_delivery_id', `the ${provider} delivery has no usable ${name} header (1-128 letters, digits, '.', ':', '_' or '-')`);
+  if (!id || !DELIVERY_ID.test(id))
+    throw invalidArgument(name, 'webhook_delivery_id', `the ${provider} delivery has no usable ${name} header (1-128 letters, digits, '.', ':', '_' or '-')`);
   return [`${provider}:${id}`, `body:${createHash('sha256').update(rawBody).digest('hex')}`];
 }
 
@@ -65,7 +66,8 @@ export function assertFreshPush(provider: Provider, payload: unknown, nowMs: num
   const repo = (payload as { repository?: { pushed_at?: unknown } }).repository;
   const pushedAt = repo?.pushed_at;
   if (typeof pushedAt === 'number' && Number.isFinite(pushedAt) && nowMs - pushedAt * 1000 > REPLAY_WINDOW_MS) {
-    throw invalidArgument('repository.pushed_at', 'webhook_stale', `the push is from ${new Date(pushedAt * 1000).toISOString()}, older than the ${REPLAY_WINDOW_MS / 3_600_000} h replay window`);
+    throw invalidArgument('repository.pushed_at', 'webhook_stale',
+      `the push is from ${new Date(pushedAt * 1000).toISOString()}, older than the ${REPLAY_WINDOW_MS / 3_600_000} h replay window`);
   }
 }
 
@@ -84,7 +86,8 @@ const strings = (...values: unknown[]): string[] => values.filter((v): v is stri
 
 /** The push a payload describes; undefined when it deletes the ref (nothing to mine). */
 export function parsePush(provider: Provider, payload: unknown): GitPush | undefined {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw invalidArgument('body', 'json_object', 'the webhook payload must be a JSON object');
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    throw invalidArgument('body', 'json_object', 'the webhook payload must be a JSON object');
   const p = payload as Record<string, unknown>;
   const ref = p.ref;
   if (typeof ref !== 'string' || ref === '') throw invalidArgument('ref', 'required', 'the push payload has no ref');

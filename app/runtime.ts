@@ -78,20 +78,31 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
   let inline: InlineNotifications | undefined;
   let jobs: JobEngine;
   if (config.profile === 'cluster') {
-    jobs = await (await import('../jobs/engines/temporal/job-engine.js')).TemporalJobEngine.connect({ palace: stores.palace, jobs: stores.jobs, temporal: config.temporal, timeouts: { leaseMs: config.jobLeaseMs }, mineWindow: config.mineParallelBatches });
+    jobs = await (await import('../jobs/engines/temporal/job-engine.js')).TemporalJobEngine.connect({ palace: stores.palace, jobs: stores.jobs,
+      temporal: config.temporal, timeouts: { leaseMs: config.jobLeaseMs }, mineWindow: config.mineParallelBatches });
   } else {
     const notifications = new InlineNotifications(
-      (event, progress) => deliverJobEnd({ palace: config.palaceName, urls: config.hooks.notifyUrls, secret: config.hooks.notifySecret, logstream: stores.logstream }, event, progress),
+      (event, progress) =>
+        deliverJobEnd({ palace: config.palaceName, urls: config.hooks.notifyUrls, secret: config.hooks.notifySecret, logstream: stores.logstream }, event,
+          progress),
       { attempts: config.hooks.notifyAttempts, backoffMs: config.hooks.notifyBackoffMs },
     );
     inline = notifications;
     const activities = createJobActivities({ config, stores, embedder, embedderFor, workspace: path.join(config.palaceDir, 'workspace') });
-    jobs = new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs, mineWindow: config.mineParallelBatches, notify: (p) => notifications.publish(p) });
+    jobs = new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs,
+      mineWindow: config.mineParallelBatches, notify: (p) => notifications.publish(p) });
   }
   const queues = config.profile === 'cluster' ? await openQueues(config) : undefined;
-  const refresh = queues?.refresh ?? new RefreshDebouncer((sourceId) => refreshRegisteredSource({ store: stores.jobs, jobs }, sourceId), config.hooks.refreshDebounceMs, log, config.hooks.refreshMaxWaitMs);
+  const refresh = queues?.refresh ??
+    new RefreshDebouncer((sourceId) => refreshRegisteredSource({ store: stores.jobs, jobs }, sourceId), config.hooks.refreshDebounceMs, log,
+      config.hooks.refreshMaxWaitMs);
   return {
-    config, stores, embedder, jobs, refresh, log,
+    config,
+    stores,
+    embedder,
+    jobs,
+    refresh,
+    log,
     notifications: queues?.notifications ?? inline!,
     drawerContext: { config, drawers: stores.drawers, embedder },
     logstreamContext: logstreamContextOf(config, stores, embedder),
@@ -127,11 +138,14 @@ async function openQueues(config: Config) {
   const { NotificationQueue, TriggerQueue } = await import('../jobs/engines/queues/queues.js');
   const { queueNotifications, queueRefreshScheduler, queueSettings } = await import('./short-jobs.js');
   const settings = queueSettings(config);
-  const queues = { trigger: new TriggerQueue(settings, config.hooks.refreshDebounceMs, config.hooks.refreshMaxWaitMs), notification: new NotificationQueue(settings) };
+  const queues = { trigger: new TriggerQueue(settings, config.hooks.refreshDebounceMs, config.hooks.refreshMaxWaitMs),
+    notification: new NotificationQueue(settings) };
   return {
     refresh: queueRefreshScheduler(queues.trigger),
     notifications: queueNotifications(queues),
     depths: async () => Object.fromEntries(await Promise.all(Object.entries(queues).map(async ([name, q]) => [name, await q.depths()] as const))),
-    close: async () => { await Promise.all(Object.values(queues).map((q) => q.close())); },
+    close: async () => {
+      await Promise.all(Object.values(queues).map((q) => q.close()));
+    },
   };
 }

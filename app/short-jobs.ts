@@ -56,7 +56,9 @@ export function queueNotifications(queues: { trigger: TriggerQueue; notification
   };
   return {
     async deadLetters(): Promise<DeadLetter[]> {
-      const lists = await Promise.all((['trigger', 'notification'] as const).map(async (name) => (await queues[name].deadLetters()).map((d) => ({ ...d, queue: name }))));
+      const lists = await Promise.all(
+        (['trigger', 'notification'] as const).map(async (name) => (await queues[name].deadLetters()).map((d) => ({ ...d, queue: name }))),
+      );
       return lists.flat();
     },
     retryDeadLetter: (queue, id) => byName(queue).retryDeadLetter(id),
@@ -71,7 +73,8 @@ export interface ShortJobWorkers {
 /** Consume the trigger and notification queues with this process's stores and job engine. */
 export function startShortJobWorkers(rt: { config: Config; stores: PalaceStores; jobs: JobEngine; embedder: Embedder; log: Logger }): ShortJobWorkers {
   const { config, stores, jobs } = rt;
-  const settings: QueueSettings = { ...queueSettings(config), onWorkerError: (queue, e) => rt.log.warn({ err: e, queue }, `mempalace worker: ${queue} queue consumer: ${e.message}`) };
+  const settings: QueueSettings = { ...queueSettings(config),
+    onWorkerError: (queue, e) => rt.log.warn({ err: e, queue }, `mempalace worker: ${queue} queue consumer: ${e.message}`) };
   const plainRefresh = refreshWithJobEngine(jobs);
   const trigger = startTriggerWorker(settings, {
     refresh: (req) => (req.sourceId ? refreshRegisteredSource({ store: stores.jobs, jobs }, req.sourceId) : plainRefresh(req)),
@@ -79,5 +82,7 @@ export function startShortJobWorkers(rt: { config: Config; stores: PalaceStores;
   });
   const notify = { palace: config.palaceName, urls: config.hooks.notifyUrls, secret: config.hooks.notifySecret, logstream: stores.logstream };
   const notification = startNotificationDeliveryWorker(settings, (event, progress) => deliverJobEnd(notify, event, progress), deliveryError);
-  return { close: async () => { await Promise.all([trigger.close(), notification.close()]); } };
+  return { close: async () => {
+    await Promise.all([trigger.close(), notification.close()]);
+  } };
 }

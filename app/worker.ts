@@ -23,7 +23,12 @@ export async function runJobWorker(rt: Runtime, limits: Pick<JobWorkerOptions, '
   const shortJobs = startShortJobWorkers(rt);
   try {
     const worker = await createJobWorker({
-      temporal: config.temporal, activities, locks: stores.locks, jobs: stores.jobs, leaseMs: config.jobLeaseMs, ...limits,
+      temporal: config.temporal,
+      activities,
+      locks: stores.locks,
+      jobs: stores.jobs,
+      leaseMs: config.jobLeaseMs,
+      ...limits,
       notify: (p) => notifications.publish(p),
     });
     await worker.run();

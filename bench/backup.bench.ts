@@ -35,12 +35,16 @@ async function fill(stores: PalaceStores, n: number): Promise<void> {
   for (let start = 0; start < n; start += 1000) {
     const rows = Array.from({ length: Math.min(1000, n - start) }, (_, k) => {
       const i = start + k;
-      return drawer(`bk_${String(i).padStart(8, '0')}`, `drawer ${i} of the backup benchmark, room ${i % 50}, file ${i % 1000}`, randomUnitVector(rnd, 384), { wing: i % 20 ? 'common' : 'rare', room: `room_${i % 50}` });
+      return drawer(`bk_${String(i).padStart(8, '0')}`, `drawer ${i} of the backup benchmark, room ${i % 50}, file ${i % 1000}`, randomUnitVector(rnd, 384), {
+        wing: i % 20 ? 'common' : 'rare',
+        room: `room_${i % 50}`,
+      });
     });
     await stores.drawers.upsert(rows);
   }
   for (let i = 0; i < n / 10; i++) {
-    await stores.logstream.append({ type: 'note', stream: 'bench', room: 'general', topic: null, from_agent: 'bench', to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, body: `event ${i}`, metadata_json: '{}', artifact_ids: [] });
+    await stores.logstream.append({ type: 'note', stream: 'bench', room: 'general', topic: null, from_agent: 'bench', to_agent: null, correlation_id: null,
+      branch: null, base_commit: null, status: null, body: `event ${i}`, metadata_json: '{}', artifact_ids: [] });
   }
 }
 
@@ -59,7 +63,14 @@ async function measured(fn: () => Promise<unknown>): Promise<{ seconds: number; 
   return { seconds: (performance.now() - started) / 1000, rssGrowthMb: (peak - before) / 2 ** 20 };
 }
 
-interface Row { size: number; records: number; bytes: number; exp: { seconds: number; rssGrowthMb: number }[]; imp: { seconds: number; rssGrowthMb: number }[]; cluster: { seconds: number; rssGrowthMb: number }[] }
+interface Row {
+  size: number;
+  records: number;
+  bytes: number;
+  exp: { seconds: number; rssGrowthMb: number }[];
+  imp: { seconds: number; rssGrowthMb: number }[];
+  cluster: { seconds: number; rssGrowthMb: number }[];
+}
 
 async function runSize(tmp: string, n: number): Promise<Row> {
   const source = await openStores(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, `src-${n}`) }));
@@ -95,12 +106,17 @@ try {
   const table = [
     '| drawers | records | file | export (median of 3) | import, embedded | import, cluster |',
     '|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.size} | ${r.records} | ${(r.bytes / 2 ** 20).toFixed(1)} MiB | ${cell(r.exp, r.records)} | ${cell(r.imp, r.records)} | ${cell(r.cluster, r.records)} |`),
+    ...rows.map((r) =>
+      `| ${r.size} | ${r.records} | ${(r.bytes / 2 ** 20).toFixed(1)} MiB | ${cell(r.exp, r.records)} | ${cell(r.imp, r.records)} | ${
+        cell(r.cluster, r.records)
+      } |`
+    ),
     '',
     `Machine: ${machine()}. "+N MiB" is the peak RSS growth during the operation.`,
   ].join('\n');
   console.log(table);
-  if (args.includes('--write')) writeReadmeSection('## Backup: export and import', `npx tsx bench/backup.bench.ts --drawers ${base}${withCluster ? ' --cluster' : ''} --write`, table);
+  if (args.includes('--write'))
+    writeReadmeSection('## Backup: export and import', `npx tsx bench/backup.bench.ts --drawers ${base}${withCluster ? ' --cluster' : ''} --write`, table);
 } finally {
   fs.rmSync(tmp, { recursive: true, force: true });
 }

@@ -38,7 +38,11 @@ async function measure(n: number, lines: string[]): Promise<void> {
     // A search catches the graph up with every write, so the time includes all HNSW inserts.
     await index.knn(rows[0]!.embedding, 1);
     const writeMs = performance.now() - t;
-    lines.push(`| ${n} rows | upsert in batches of ${batch} (incl. HNSW insert and periodic persist) | ${Math.round(n / (writeMs / 1000))} drawers/s (${(writeMs / 1000).toFixed(1)} s) |`);
+    lines.push(
+      `| ${n} rows | upsert in batches of ${batch} (incl. HNSW insert and periodic persist) | ${Math.round(n / (writeMs / 1000))} drawers/s (${
+        (writeMs / 1000).toFixed(1)
+      } s) |`,
+    );
     // The graph's share of those writes: the same vectors into an in-memory graph alone.
     const graph = HnswGraph.empty(index.dimension, n);
     t = performance.now();
@@ -57,7 +61,8 @@ async function measure(n: number, lines: string[]): Promise<void> {
     const cases: { name: string; filter?: DrawerFilter; keep: (d: DrawerWrite) => boolean }[] = [
       { name: 'no filter', keep: () => true },
       { name: 'wing filter, 95 % of rows (HNSW, over-fetch)', filter: { wing: 'common' }, keep: (d) => d.meta.wing === 'common' },
-      { name: 'since filter, 30 % of rows (HNSW + filter callback above 4 000 rows)', filter: { since: filedAt(Math.floor(n * 0.7)) }, keep: (d) => d.meta.filed_at >= filedAt(Math.floor(n * 0.7)) },
+      { name: 'since filter, 30 % of rows (HNSW + filter callback above 4 000 rows)', filter: { since: filedAt(Math.floor(n * 0.7)) }, keep: (d) =>
+        d.meta.filed_at >= filedAt(Math.floor(n * 0.7)) },
       { name: 'room filter, 2 % of rows (exact scan)', filter: { room: 'room_7' }, keep: (d) => d.meta.room === 'room_7' },
     ];
     for (const c of cases) {
@@ -72,7 +77,9 @@ async function measure(n: number, lines: string[]): Promise<void> {
         found += hits.filter((h) => truth.has(h.drawer.id)).length;
       }
       lines.push(
-        `| ${n} rows | knn k=10, ${c.name} | median ${median(times).toFixed(2)} ms, p95 ${percentile(times, 0.95).toFixed(2)} ms, recall@10 ${(found / (QUERIES * 10)).toFixed(3)} |`,
+        `| ${n} rows | knn k=10, ${c.name} | median ${median(times).toFixed(2)} ms, p95 ${percentile(times, 0.95).toFixed(2)} ms, recall@10 ${
+          (found / (QUERIES * 10)).toFixed(3)
+        } |`,
       );
     }
     const lexTimes: number[] = [];
@@ -81,9 +88,15 @@ async function measure(n: number, lines: string[]): Promise<void> {
       await index.lexical([`parsehttpurl_${q % 97}`, 'tunnel'], 40, { wing: 'common' });
       lexTimes.push(performance.now() - s);
     }
-    lines.push(`| ${n} rows | lexical k=40, 2 tokens, wing filter | median ${median(lexTimes).toFixed(2)} ms, p95 ${percentile(lexTimes, 0.95).toFixed(2)} ms |`);
+    lines.push(
+      `| ${n} rows | lexical k=40, 2 tokens, wing filter | median ${median(lexTimes).toFixed(2)} ms, p95 ${percentile(lexTimes, 0.95).toFixed(2)} ms |`,
+    );
     const stall = await bigFileStall(index, n);
-    lines.push(`| ${n} rows | one upsert of ${BIG_FILE} drawers (a large mined file): longest event-loop stall until the graph holds them | ${stall.longestMs.toFixed(0)} ms (graph current after ${(stall.totalMs / 1000).toFixed(1)} s) |`);
+    lines.push(
+      `| ${n} rows | one upsert of ${BIG_FILE} drawers (a large mined file): longest event-loop stall until the graph holds them | ${
+        stall.longestMs.toFixed(0)
+      } ms (graph current after ${(stall.totalMs / 1000).toFixed(1)} s) |`,
+    );
     await index.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -43,7 +43,8 @@ async function generatePalace(dir: string, wing: string, count: number): Promise
           id: `drawer_${wing}_${i.toString(16).padStart(8, '0')}`,
           content: `chunk ${i} of a generated file`,
           embedding: embedding.map((v) => v / norm),
-          meta: { wing, room: `room${i % 12}`, source_file: `/src/file${Math.floor(i / 14)}.ts`, chunk_index: i % 14, added_by: 'bench', filed_at: '2026-12-02T00:00:00.000000Z', hall: `hall${i % 5}`, ...(entities.length ? { entities: entities.join(';') } : {}) },
+          meta: { wing, room: `room${i % 12}`, source_file: `/src/file${Math.floor(i / 14)}.ts`, chunk_index: i % 14, added_by: 'bench',
+            filed_at: '2026-12-02T00:00:00.000000Z', hall: `hall${i % 5}`, ...(entities.length ? { entities: entities.join(';') } : {}) },
         });
       }
       await drawers.upsert(batch);
@@ -91,14 +92,14 @@ try {
     const graph = await openSqliteGraphStore(dir);
     try {
       record('list, offset pages of 5,000', await held(async () => {
-        for (let offset = 0; ; offset += PAGE) {
+        for (let offset = 0;; offset += PAGE) {
           const page = await drawers.list({ wing }, offset, PAGE);
           if (offset + PAGE >= page.total) break;
         }
       }));
       record('scanMetadata, id walk in pages of 5,000', await held(async () => {
         rows = 0;
-        for (let after: string | undefined; ;) {
+        for (let after: string | undefined;;) {
           const page = await drawers.scanMetadata({ wing }, after, PAGE);
           rows += page.length;
           if (page.length < PAGE) break;
@@ -112,10 +113,15 @@ try {
       await graph.close();
     }
   }
-  console.log(`\n${rows} drawers in wing ${wing}${tmp ? ' (generated)' : ` of ${dir}`}, ${RUNS} runs (medians), ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end\n`);
+  console.log(
+    `\n${rows} drawers in wing ${wing}${tmp ? ' (generated)' : ` of ${dir}`}, ${RUNS} runs (medians), ${machine()}, load average ${
+      os.loadavg().map((l) => l.toFixed(1)).join(' / ')
+    } at the end\n`,
+  );
   console.log('| step | wall time, ms (median) | runs, ms | longest event-loop block, ms (median) |');
   console.log('|---|---|---|---|');
-  for (const [name, r] of Object.entries(results)) console.log(`| ${name} | ${median(r.ms).toFixed(0)} | ${r.ms.map((x) => x.toFixed(0)).join(', ')} | ${median(r.block).toFixed(0)} |`);
+  for (const [name, r] of Object.entries(results))
+    console.log(`| ${name} | ${median(r.ms).toFixed(0)} | ${r.ms.map((x) => x.toFixed(0)).join(', ')} | ${median(r.block).toFixed(0)} |`);
 } finally {
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
 }

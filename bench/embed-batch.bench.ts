@@ -34,7 +34,10 @@ function miningCalls(count: number): string[][] {
   const calls: string[][] = [];
   let taken = 0;
   for (let i = 0; i < order.length && taken < count; i += FILES_PER_BATCH) {
-    const call = order.slice(i, i + FILES_PER_BATCH).flatMap((f) => chunkText(strip(fs.readFileSync(path.join(REPO, f), 'utf8'))).map((c) => c.content)).slice(0, count - taken);
+    const call = order.slice(i, i + FILES_PER_BATCH).flatMap((f) => chunkText(strip(fs.readFileSync(path.join(REPO, f), 'utf8'))).map((c) => c.content)).slice(
+      0,
+      count - taken,
+    );
     taken += call.length;
     calls.push(call);
   }
@@ -63,18 +66,32 @@ try {
       perBatch.get(size)!.push(await timed(async () => {
         for (const call of calls) await e.embed(call);
       }));
-      console.error(`run ${run + 1}/${RUNS} batch ${size}: one call ${oneCall.get(size)!.at(-1)!.toFixed(1)} s, per mining batch ${perBatch.get(size)!.at(-1)!.toFixed(1)} s`);
+      console.error(
+        `run ${run + 1}/${RUNS} batch ${size}: one call ${oneCall.get(size)!.at(-1)!.toFixed(1)} s, per mining batch ${
+          perBatch.get(size)!.at(-1)!.toFixed(1)
+        } s`,
+      );
     }
   }
   const chars = texts.reduce((s, t) => s + t.length, 0);
   const best = Math.min(...SIZES.map((s) => median(oneCall.get(s)!)));
-  console.log(`Measured ${machine()}; ${MODEL}, ${config.embed.threads} intra-op threads; ${texts.length} chunks (mean ${Math.round(chars / texts.length)} characters) in ${calls.length} mining calls; median of ${RUNS} runs; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end.\n`);
-  console.log('| texts per ONNX run | one call, s | texts/s | calls of one mining batch, s | texts/s | vs the fastest one-call figure | runs (one call / per batch, s) |');
+  console.log(
+    `Measured ${machine()}; ${MODEL}, ${config.embed.threads} intra-op threads; ${texts.length} chunks (mean ${
+      Math.round(chars / texts.length)
+    } characters) in ${calls.length} mining calls; median of ${RUNS} runs; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end.\n`,
+  );
+  console.log(
+    '| texts per ONNX run | one call, s | texts/s | calls of one mining batch, s | texts/s | vs the fastest one-call figure | runs (one call / per batch, s) |',
+  );
   console.log('|---|---|---|---|---|---|---|');
   for (const size of SIZES) {
     const one = median(oneCall.get(size)!);
     const per = median(perBatch.get(size)!);
-    console.log(`| ${size} | ${one.toFixed(1)} | ${(texts.length / one).toFixed(1)} | ${per.toFixed(1)} | ${(texts.length / per).toFixed(1)} | ${(per / best).toFixed(2)}× | ${oneCall.get(size)!.map((x, i) => `${x.toFixed(1)} / ${perBatch.get(size)![i]!.toFixed(1)}`).join('; ')} |`);
+    console.log(
+      `| ${size} | ${one.toFixed(1)} | ${(texts.length / one).toFixed(1)} | ${per.toFixed(1)} | ${(texts.length / per).toFixed(1)} | ${
+        (per / best).toFixed(2)
+      }× | ${oneCall.get(size)!.map((x, i) => `${x.toFixed(1)} / ${perBatch.get(size)![i]!.toFixed(1)}`).join('; ')} |`,
+    );
   }
 } finally {
   await Promise.all([...embedders.values()].map((e) => e.close()));

@@ -17,7 +17,9 @@ import { MiniLmEmbedder } from '../embed/minilm.js';
 import { machine, median, seeded } from './lib/stats.js';
 
 const CALL = 64;
-const WORDS = 'the palace keeps every drawer verbatim while agents search rooms by meaning and the graph links entities across wings so a mined repository becomes memory that a team can query'.split(' ');
+const WORDS =
+  'the palace keeps every drawer verbatim while agents search rooms by meaning and the graph links entities across wings so a mined repository becomes memory that a team can query'
+    .split(' ');
 
 function chunkTexts(count: number): string[] {
   const rnd = seeded(7);
@@ -44,9 +46,17 @@ async function child(): Promise<void> {
 
 /** Wall seconds for `processes` children of `threads` threads each to embed `count` texts between them. */
 async function layout(processes: number, threads: number, count: number, model: string): Promise<number> {
-  const children: ChildProcess[] = Array.from({ length: processes }, (_, part) =>
-    fork(fileURLToPath(import.meta.url), ['child', String(threads), String(processes), String(count), model], { env: { ...process.env, BENCH_PART: String(part) }, execArgv: ['--import', 'tsx'] }));
-  const next = (c: ChildProcess) => new Promise<FromChild>((resolve, reject) => { c.once('message', (m) => resolve(m as FromChild)); c.once('error', reject); });
+  const children: ChildProcess[] = Array.from({ length: processes },
+    (_, part) =>
+      fork(fileURLToPath(import.meta.url), ['child', String(threads), String(processes), String(count), model], {
+        env: { ...process.env, BENCH_PART: String(part) },
+        execArgv: ['--import', 'tsx'],
+      }));
+  const next = (c: ChildProcess) =>
+    new Promise<FromChild>((resolve, reject) => {
+      c.once('message', (m) => resolve(m as FromChild));
+      c.once('error', reject);
+    });
   await Promise.all(children.map(next));
   const started = performance.now();
   const done = children.map(next);
@@ -82,7 +92,11 @@ async function main(): Promise<void> {
     '',
     '| layout | wall time | texts/s | speed-up over 1 × 1 | runs (s) |',
     '|---|---|---|---|---|',
-    ...layouts.map((l, i) => `| ${l.name} | ${median(seconds[i]!).toFixed(1)} s | ${(count / median(seconds[i]!)).toFixed(1)} | ${(base / median(seconds[i]!)).toFixed(2)}× | ${seconds[i]!.map((x) => x.toFixed(1)).join(', ')} |`),
+    ...layouts.map((l, i) =>
+      `| ${l.name} | ${median(seconds[i]!).toFixed(1)} s | ${(count / median(seconds[i]!)).toFixed(1)} | ${(base / median(seconds[i]!)).toFixed(2)}× | ${
+        seconds[i]!.map((x) => x.toFixed(1)).join(', ')
+      } |`
+    ),
     '',
     `Load average (1/5/15 min) at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')}.`,
   ].join('\n'));

@@ -71,11 +71,12 @@ async function openRunner(mode: Mode, threads: number, batchSize: number): Promi
   const answers = new Map<number, (reply: EmbedReply) => void>();
   const queue = new EmbedQueue(Promise.resolve(model), (reply) => answers.get(reply.id)!(reply));
   let nextId = 0;
-  const embed = (texts: string[]) => new Promise<Float32Array[]>((resolve, reject) => {
-    const id = nextId++;
-    answers.set(id, (reply) => ('vectors' in reply ? resolve(reply.vectors) : reject(reply.error)));
-    queue.push(id, texts, batchSize);
-  });
+  const embed = (texts: string[]) =>
+    new Promise<Float32Array[]>((resolve, reject) => {
+      const id = nextId++;
+      answers.set(id, (reply) => ('vectors' in reply ? resolve(reply.vectors) : reject(reply.error)));
+      queue.push(id, texts, batchSize);
+    });
   return { embed, close: () => model.release() };
 }
 
@@ -160,7 +161,8 @@ async function measureLag(mode: Mode, threads: number): Promise<Lag> {
   clearInterval(timer);
   await runner.close();
   lags.sort((a, b) => a - b);
-  return { kind: 'lag', mode, seconds, ticks: lags.length, maxLagMs: lags.at(-1) ?? 0, p99LagMs: percentile(lags, 0.99), peakRssMb: process.resourceUsage().maxRSS / 1024 };
+  return { kind: 'lag', mode, seconds, ticks: lags.length, maxLagMs: lags.at(-1) ?? 0, p99LagMs: percentile(lags, 0.99),
+    peakRssMb: process.resourceUsage().maxRSS / 1024 };
 }
 
 function runChild<T>(args: string[]): Promise<T> {
@@ -178,7 +180,9 @@ async function main(): Promise<void> {
   const [first, ...rest] = process.argv.slice(2);
   if (first === '--child') {
     const [kind, threads, modeOrCallSize] = rest as [string, string, string];
-    process.send?.(kind === 'lag' ? await measureLag(modeOrCallSize as Mode, Number(threads)) : await measureThroughput(Number(threads), Number(modeOrCallSize)));
+    process.send?.(
+      kind === 'lag' ? await measureLag(modeOrCallSize as Mode, Number(threads)) : await measureThroughput(Number(threads), Number(modeOrCallSize)),
+    );
     return;
   }
   const threads = first === undefined ? 1 : Number(first);
@@ -194,7 +198,11 @@ async function main(): Promise<void> {
     const result = await runChild<Throughput>(['--child', 'throughput', String(threads), String(callSize)]);
     throughputs.push(result);
     for (const mode of MODES) {
-      console.error(`${mode}, call size ${callSize}: ${result.results[mode].map((r) => `${r.textsPerSecond.toFixed(1)} texts/s, ${r.cpuMsPerText.toFixed(1)} CPU ms/text`).join('; ')}`);
+      console.error(
+        `${mode}, call size ${callSize}: ${
+          result.results[mode].map((r) => `${r.textsPerSecond.toFixed(1)} texts/s, ${r.cpuMsPerText.toFixed(1)} CPU ms/text`).join('; ')
+        }`,
+      );
     }
   }
   const loadAfter = os.loadavg()[0]!;
@@ -206,7 +214,9 @@ async function main(): Promise<void> {
   console.log('| mode | max lag, ms | p99 lag, ms | timer ticks | texts/s | peak RSS, MB |');
   console.log('|---|---|---|---|---|---|');
   for (const l of lags) {
-    console.log(`| ${l.mode} | ${l.maxLagMs.toFixed(0)} | ${l.p99LagMs.toFixed(0)} | ${l.ticks} | ${(LAG_TEXTS / l.seconds).toFixed(1)} | ${l.peakRssMb.toFixed(0)} |`);
+    console.log(
+      `| ${l.mode} | ${l.maxLagMs.toFixed(0)} | ${l.p99LagMs.toFixed(0)} | ${l.ticks} | ${(LAG_TEXTS / l.seconds).toFixed(1)} | ${l.peakRssMb.toFixed(0)} |`,
+    );
   }
   console.log(`\n| texts per call (= batch) | mode | ${WORKLOADS.map((w) => `${w.name}: texts/s | CPU ms/text`).join(' | ')} |`);
   console.log(`|---|---|${WORKLOADS.map(() => '---|---').join('|')}|`);

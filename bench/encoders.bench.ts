@@ -46,7 +46,11 @@ const WEIGHTS = [0.5, 0.6, 0.7];
 
 // ---- data ----------------------------------------------------------------------------------
 
-interface CosqaPair { doc: string; code: string; label: number }
+interface CosqaPair {
+  doc: string;
+  code: string;
+  label: number;
+}
 interface Conversations {
   conversations: { id: string; sessions: { id: string; turns: { id: string; speaker: string; text: string }[] }[] }[];
   questions: { conversation: string; question: string; evidence_turns: string[]; evidence_sessions: string[] }[];
@@ -73,7 +77,14 @@ const config = loadConfig({ ...process.env, MEMPALACE_PALACE: await fs.mkdtemp(p
 const embedders = new Map(MODELS.map((m) => [m, new MiniLmEmbedder(config, { model: m })]));
 const instructed = (q: string) => `${BGE_QUERY_INSTRUCTION}${q}`;
 
-interface Vectors { passages: Float32Array[]; queries: Float32Array[]; instructedQueries: Float32Array[]; turns: Float32Array[]; chatQueries: Float32Array[]; instructedChatQueries: Float32Array[] }
+interface Vectors {
+  passages: Float32Array[];
+  queries: Float32Array[];
+  instructedQueries: Float32Array[];
+  turns: Float32Array[];
+  chatQueries: Float32Array[];
+  instructedChatQueries: Float32Array[];
+}
 const vectors = new Map<Model, Vectors>();
 /** Seconds each model took to embed the mining chunks, per round. */
 const seconds = Object.fromEntries(MODELS.map((m) => [m, []])) as unknown as Record<Model, number[]>;
@@ -144,7 +155,10 @@ function ranked(pool: readonly number[], scores: number[]): number[] {
   return pool.map((p, i) => ({ p, s: scores[i]! })).sort((x, y) => y.s - x.s || x.p - y.p).map((x) => x.p);
 }
 
-interface Row { cosqa: { mrr: number; r1: number; r10: number; even: number; odd: number }; chat: { turnR10: number; turnMrr: number; sessionR5: number; allSessionsTop5: number } }
+interface Row {
+  cosqa: { mrr: number; r1: number; r10: number; even: number; odd: number };
+  chat: { turnR10: number; turnMrr: number; sessionR5: number; allSessionsTop5: number };
+}
 
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const reciprocal = (rank: number) => (rank >= 0 && rank < 10 ? 1 / (rank + 1) : 0);
@@ -170,7 +184,8 @@ function evaluate(score: Scorer): Row {
     };
   });
   return {
-    cosqa: { mrr: mean(ranks.map(reciprocal)), r1: mean(ranks.map((r) => (r === 0 ? 1 : 0))), r10: mean(ranks.map((r) => (r >= 0 && r < 10 ? 1 : 0))), even: mrrOf(0), odd: mrrOf(1) },
+    cosqa: { mrr: mean(ranks.map(reciprocal)), r1: mean(ranks.map((r) => (r === 0 ? 1 : 0))), r10: mean(ranks.map((r) => (r >= 0 && r < 10 ? 1 : 0))),
+      even: mrrOf(0), odd: mrrOf(1) },
     chat: {
       turnR10: mean(perQuestion.map((x) => x.turnR10)),
       turnMrr: mean(perQuestion.map((x) => x.turnMrr)),
@@ -191,9 +206,12 @@ const quality: string[] = [
   '|---|---|---|---|---|---|---|---|---|---|',
 ];
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
-const addRow = (name: string, instruction: string, row: Row) => quality.push(
-  `| ${name} | ${instruction} | ${row.cosqa.mrr.toFixed(3)} | ${pct(row.cosqa.r1)} | ${pct(row.cosqa.r10)} | ${row.cosqa.even.toFixed(3)} / ${row.cosqa.odd.toFixed(3)} | ${pct(row.chat.turnR10)} | ${row.chat.turnMrr.toFixed(3)} | ${pct(row.chat.sessionR5)} | ${pct(row.chat.allSessionsTop5)} |`,
-);
+const addRow = (name: string, instruction: string, row: Row) =>
+  quality.push(
+    `| ${name} | ${instruction} | ${row.cosqa.mrr.toFixed(3)} | ${pct(row.cosqa.r1)} | ${pct(row.cosqa.r10)} | ${row.cosqa.even.toFixed(3)} / ${
+      row.cosqa.odd.toFixed(3)
+    } | ${pct(row.chat.turnR10)} | ${row.chat.turnMrr.toFixed(3)} | ${pct(row.chat.sessionR5)} | ${pct(row.chat.allSessionsTop5)} |`,
+  );
 const json: Record<string, Row> = {};
 for (const m of MODELS) {
   for (const instruction of isBge(m) ? [false, true] : [false]) {
@@ -228,7 +246,9 @@ for (const pair of PAIRS) {
 
 const chunkChars = median(miningChunks.map((c) => c.length));
 console.log([
-  `Measured ${machine()}, ${startedAt}; load average when the timed rounds began ${loadAtStart.map((x) => x.toFixed(2)).join(' ')}, at their end ${loadAtEnd.map((x) => x.toFixed(2)).join(' ')}.`,
+  `Measured ${machine()}, ${startedAt}; load average when the timed rounds began ${loadAtStart.map((x) => x.toFixed(2)).join(' ')}, at their end ${
+    loadAtEnd.map((x) => x.toFixed(2)).join(' ')
+  }.`,
   `Threads: each model's default (${config.embed.threads} intra-op threads); batch sizes: each model's default. ${ROUNDS} rounds, models interleaved within each round.`,
   `CoSQA: ${functions.length} functions, ${cosqaQueries.length} queries (exact cosine over all functions). Conversations: ${turns.length} turns in ${chat.conversations.length} conversations, ${chatQuestions.length} questions. Mining chunks: median ${chunkChars} characters.`,
   '',

@@ -59,7 +59,8 @@ async function appendRate(count: number): Promise<{ perSecond: number; dir: stri
   const ctx: LogstreamContext = { logstream, mesh: { replicaName: 'bench' } };
   const started = performance.now();
   for (let i = 0; i < count; i++) {
-    await eventAppend(ctx, { type: 'bench.append', stream: `project/p${i % 7}`, room: 'r', from_agent: `agent-${i % 13}`, to_agent: i % 10 === 0 ? '*' : `agent-${i % 11}`, body: `event ${i} `.repeat(20), metadata: { i } });
+    await eventAppend(ctx, { type: 'bench.append', stream: `project/p${i % 7}`, room: 'r', from_agent: `agent-${i % 13}`,
+      to_agent: i % 10 === 0 ? '*' : `agent-${i % 11}`, body: `event ${i} `.repeat(20), metadata: { i } });
   }
   const perSecond = ratePerSecond(count, started);
   await logstream.close();
@@ -71,10 +72,11 @@ async function multiProcessAppendRate(processes: number, each: number): Promise<
   // Open once first so the children do not race to create the schema inside the timing.
   await (await openSqliteLogstream(dir)).close();
   const started = performance.now();
-  await Promise.all(Array.from({ length: processes }, (_, w) => new Promise((resolve, reject) => {
-    const child = spawnWriter(['append', dir, String(w), String(each)]);
-    child.on('close', (code) => (code === 0 ? resolve(code) : reject(new Error(`writer exited ${code}`))));
-  })));
+  await Promise.all(Array.from({ length: processes }, (_, w) =>
+    new Promise((resolve, reject) => {
+      const child = spawnWriter(['append', dir, String(w), String(each)]);
+      child.on('close', (code) => (code === 0 ? resolve(code) : reject(new Error(`writer exited ${code}`))));
+    })));
   const perSecond = ratePerSecond(processes * each, started);
   fs.rmSync(dir, { recursive: true, force: true });
   return perSecond;

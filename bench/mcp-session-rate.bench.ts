@@ -41,7 +41,8 @@ function busiest(stamps: number[], windowMs: number): number {
 
 const palaceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-rate-'));
 const runtime = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: palaceDir }));
-const api = createApp(runtime, { auth: Authenticator.fromTokens([['tok', { identity: 'bench', scopes: ['read', 'write'] }]]), rateLimit: { ratePerSecond: 1e9, burst: 1e9 }, log: createLogger({ level: 'silent', format: 'json' }) });
+const api = createApp(runtime, { auth: Authenticator.fromTokens([['tok', { identity: 'bench', scopes: ['read', 'write'] }]]),
+  rateLimit: { ratePerSecond: 1e9, burst: 1e9 }, log: createLogger({ level: 'silent', format: 'json' }) });
 api.mcp.start();
 let stamps: number[] = [];
 const outer = express();
@@ -63,9 +64,17 @@ for (let run = 0; run < RUNS; run++) {
   const span = (stamps.at(-1)! - stamps[0]!) / 1000;
   const row = { mean: stamps.length / span, peak1s: busiest(stamps, 1000), peak100ms: busiest(stamps, 100) };
   rows.push(row);
-  console.log(`run ${run + 1}: ${stamps.length} requests in ${span.toFixed(1)} s — mean ${row.mean.toFixed(0)}/s, busiest 1 s ${row.peak1s.toFixed(0)}, busiest 100 ms ×10 ${row.peak100ms.toFixed(0)}/s`);
+  console.log(
+    `run ${run + 1}: ${stamps.length} requests in ${span.toFixed(1)} s — mean ${row.mean.toFixed(0)}/s, busiest 1 s ${
+      row.peak1s.toFixed(0)
+    }, busiest 100 ms ×10 ${row.peak100ms.toFixed(0)}/s`,
+  );
 }
 const med = (k: keyof (typeof rows)[number]) => percentile(rows.map((r) => r[k]), 0.5).toFixed(0);
-console.log(`median of ${RUNS} runs (${os.cpus().length} cores): mean ${med('mean')}/s, busiest 1 s ${med('peak1s')}, busiest 100 ms ×10 ${med('peak100ms')}/s; default limit ${loadConfig({}).api.ratePerSecond}/s, burst ${loadConfig({}).api.rateBurst}`);
+console.log(
+  `median of ${RUNS} runs (${os.cpus().length} cores): mean ${med('mean')}/s, busiest 1 s ${med('peak1s')}, busiest 100 ms ×10 ${
+    med('peak100ms')
+  }/s; default limit ${loadConfig({}).api.ratePerSecond}/s, burst ${loadConfig({}).api.rateBurst}`,
+);
 await server.close();
 await runtime.close();

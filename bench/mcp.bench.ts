@@ -31,7 +31,8 @@ const secondsArg = process.argv.indexOf('--seconds');
 const LOAD_SECONDS = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 60;
 const CLIENTS = 50;
 const ROUNDS = 200;
-const QUERIES = ['how are card payments retried', 'avatar cache on mobile', 'queue acknowledgement after write', 'tablet layout of settings', 'storm near the harbour'];
+const QUERIES = ['how are card payments retried', 'avatar cache on mobile', 'queue acknowledgement after write', 'tablet layout of settings',
+  'storm near the harbour'];
 const TOPICS = ['billing', 'mobile', 'ingestion', 'frontend', 'harbour', 'search', 'auth', 'deploy'];
 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
@@ -46,7 +47,8 @@ async function main(): Promise<void> {
   const palaceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mcp-bench-'));
   const config = loadConfig({ ...process.env, MEMPALACE_PALACE: palaceDir });
   const runtime = await openRuntime(config);
-  const mcp = new PalaceMcp(runtime, { home: fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mcp-bench-home-')), log: createLogger({ level: 'silent', format: 'json' }) });
+  const mcp = new PalaceMcp(runtime, { home: fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-mcp-bench-home-')),
+    log: createLogger({ level: 'silent', format: 'json' }) });
   mcp.start();
   const tokens = new Map([['bench', { identity: 'bench', scopes: ['read', 'write', 'admin'] }]]);
   const app = express();
@@ -71,7 +73,8 @@ async function main(): Promise<void> {
   const client = await connect();
 
   // 1. Overhead, interleaved so drift affects all three paths alike.
-  const lat = { searchDirect: [] as number[], searchDispatch: [] as number[], searchHttp: [] as number[], addDirect: [] as number[], addDispatch: [] as number[], addHttp: [] as number[] };
+  const lat = { searchDirect: [] as number[], searchDispatch: [] as number[], searchHttp: [] as number[], addDirect: [] as number[],
+    addDispatch: [] as number[], addHttp: [] as number[] };
   let n = 10_000;
   for (let i = 0; i < ROUNDS; i++) {
     const q = QUERIES[i % QUERIES.length]!;
@@ -80,7 +83,9 @@ async function main(): Promise<void> {
     lat.searchHttp.push(await timeMs(() => client.callTool({ name: 'mempalace_search', arguments: { query: q } })));
     lat.addDirect.push(await timeMs(() => addDrawer(runtime.drawerContext, { wing: 'bench', room: 'overhead', content: sentence(rand, n++) })));
     lat.addDispatch.push(await timeMs(() => mcp.callTool('mempalace_add_drawer', { wing: 'bench', room: 'overhead', content: sentence(rand, n++) }, cctx)));
-    lat.addHttp.push(await timeMs(() => client.callTool({ name: 'mempalace_add_drawer', arguments: { wing: 'bench', room: 'overhead', content: sentence(rand, n++) } })));
+    lat.addHttp.push(
+      await timeMs(() => client.callTool({ name: 'mempalace_add_drawer', arguments: { wing: 'bench', room: 'overhead', content: sentence(rand, n++) } })),
+    );
   }
   const p = (xs: number[], q: number) => percentile(xs, q);
   const row = (label: string, direct: number[], via: number[]) =>
@@ -100,8 +105,8 @@ async function main(): Promise<void> {
       const [name, args]: [string, Record<string, unknown>] = pick < 0.4
         ? ['mempalace_search', { query: QUERIES[Math.floor(r() * QUERIES.length)]!, limit: 5 }]
         : pick < 0.7
-          ? ['mempalace_add_drawer', { wing: 'load', room: `client-${ci}`, content: `${sentence(r, k)} (client ${ci}, call ${k})` }]
-          : ['mempalace_event_append', { type: 'status.note', stream: 'project/bench', room: 'status', from_agent: `agent-${ci}`, body: `tick ${k}` }];
+        ? ['mempalace_add_drawer', { wing: 'load', room: `client-${ci}`, content: `${sentence(r, k)} (client ${ci}, call ${k})` }]
+        : ['mempalace_event_append', { type: 'status.note', stream: 'project/bench', room: 'status', from_agent: `agent-${ci}`, body: `tick ${k}` }];
       k++;
       const start = performance.now();
       try {
@@ -136,7 +141,9 @@ async function main(): Promise<void> {
     row('add_drawer, dispatcher in-process', lat.addDirect, lat.addDispatch),
     row('add_drawer, MCP over HTTP', lat.addDirect, lat.addHttp),
     '',
-    `${CLIENTS} concurrent HTTP clients for ${LOAD_SECONDS} s (40 % search, 30 % add_drawer, 30 % event_append): ${total} calls, ${(total / elapsed).toFixed(1)} calls/s, **${errors.length} errors**.`,
+    `${CLIENTS} concurrent HTTP clients for ${LOAD_SECONDS} s (40 % search, 30 % add_drawer, 30 % event_append): ${total} calls, ${
+      (total / elapsed).toFixed(1)
+    } calls/s, **${errors.length} errors**.`,
     '',
     '| tool | calls | p50 | p95 | p99 | max |',
     '|---|---|---|---|---|---|',

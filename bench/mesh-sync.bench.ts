@@ -36,7 +36,10 @@ async function openReplica(kind: Kind): Promise<{ logstream: LogstreamStore; dro
   if (kind === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mp-bench-mesh-'));
     const logstream = await openSqliteLogstream(dir);
-    return { logstream, drop: async () => { await logstream.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
+    return { logstream, drop: async () => {
+      await logstream.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    } };
   }
   const options = { url: loadConfig().redis.url, palaceName: `bench-mesh-${randomBytes(6).toString('hex')}` };
   const logstream = await openRedisLogstream(options);

@@ -35,7 +35,8 @@ if (args[0] === '--child') {
   const embedded = cluster ? undefined : await openStores<JobSpec, JobProgress>(config);
   const stores = cluster ?? embedded!;
   const palaceName = cluster ? cluster.palaceName : embedded!.palace;
-  const engine = new LocalJobEngine({ palace: palaceName, jobs: stores.jobs, locks: stores.locks, activities: createJobActivities({ config, stores, embedder, workspace: path.join(palace, 'workspace') }) });
+  const engine = new LocalJobEngine({ palace: palaceName, jobs: stores.jobs, locks: stores.locks,
+    activities: createJobActivities({ config, stores, embedder, workspace: path.join(palace, 'workspace') }) });
   const t = performance.now();
   const started = await engine.start(mineSpec(source, 'scale', { dryRun: true }));
   const done = await engine.wait(started.job_id, 6 * 3_600_000);
@@ -63,7 +64,11 @@ try {
       if (child.status !== 0 || !line.startsWith('{')) throw new Error(`child (${n}, ${store}) failed: ${child.stderr}`);
       const r = JSON.parse(line) as { state: string; files: number; seconds: number; peakRssMb: number };
       if (r.state !== 'completed' || r.files !== n) throw new Error(`child (${n}, ${store}): ${r.state}, ${r.files} files`);
-      rows.push(`| ${n.toLocaleString('en')} | ${store === 'sqlite' ? 'SQLite' : 'Redis'} | ${r.seconds.toFixed(1)} | ${(n / r.seconds).toFixed(0)} | ${Math.round(r.peakRssMb)} |`);
+      rows.push(
+        `| ${n.toLocaleString('en')} | ${store === 'sqlite' ? 'SQLite' : 'Redis'} | ${r.seconds.toFixed(1)} | ${(n / r.seconds).toFixed(0)} | ${
+          Math.round(r.peakRssMb)
+        } |`,
+      );
       await fs.rm(palace, { recursive: true, force: true });
     }
     await fs.rm(source, { recursive: true, force: true });

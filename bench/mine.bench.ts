@@ -90,15 +90,29 @@ async function generateTree(root: string, count: number): Promise<{ bytes: numbe
   return { bytes };
 }
 
-interface MineRun { seconds: number; embedSeconds: number; files: number; drawers: number; texts: string[] }
+interface MineRun {
+  seconds: number;
+  embedSeconds: number;
+  files: number;
+  drawers: number;
+  texts: string[];
+}
 
 async function mineOnce(tmp: string, project: string, run: number, embedder: Embedder): Promise<MineRun> {
   const palace = path.join(tmp, `palace${run}`);
   const recorder = new RecordingEmbedder(embedder);
   const rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: palace }), { embedder: recorder });
   const spec: MineSpec = {
-    kind: 'mine', source: { kind: 'dir', path: project }, mode: 'projects', agent: 'bench', limit: 0, dryRun: false,
-    extract: 'exchange', respectGitignore: true, includeIgnored: [], wing: 'bench',
+    kind: 'mine',
+    source: { kind: 'dir', path: project },
+    mode: 'projects',
+    agent: 'bench',
+    limit: 0,
+    dryRun: false,
+    extract: 'exchange',
+    respectGitignore: true,
+    includeIgnored: [],
+    wing: 'bench',
   };
   const t = performance.now();
   const started = await rt.jobs.start(spec);
@@ -116,7 +130,12 @@ async function embedAlone(embedder: Embedder, texts: string[]): Promise<number> 
   return (performance.now() - t) / 1000;
 }
 
-interface Measured { name: ConfigurationName; threads: number; mines: MineRun[]; raws: number[] }
+interface Measured {
+  name: ConfigurationName;
+  threads: number;
+  mines: MineRun[];
+  raws: number[];
+}
 
 async function main(): Promise<void> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mine-bench-'));
@@ -137,14 +156,20 @@ async function main(): Promise<void> {
         const mine = await mineOnce(tmp, project, run * measured.length + k, embedder);
         m.mines.push(mine);
         if (run % 2 === 0) m.raws.push(await embedAlone(embedder, mine.texts));
-        console.error(`run ${run + 1}/${RUNS} ${m.name}: mine ${mine.seconds.toFixed(1)} s (in embedder ${mine.embedSeconds.toFixed(1)} s), embed alone ${m.raws[m.raws.length - 1]!.toFixed(1)} s`);
+        console.error(
+          `run ${run + 1}/${RUNS} ${m.name}: mine ${mine.seconds.toFixed(1)} s (in embedder ${mine.embedSeconds.toFixed(1)} s), embed alone ${
+            m.raws[m.raws.length - 1]!.toFixed(1)
+          } s`,
+        );
       }
     }
     const first = measured[0]!.mines[0]!;
     const chars = first.texts.reduce((sum, t) => sum + t.length, 0);
     const mineS = (m: Measured) => median(m.mines.map((x) => x.seconds));
     const lines = [
-      `Measured ${machine()}; ${FILES} generated files (${(bytes / 1e6).toFixed(1)} MB, seed 42), ${first.files} mined into ${first.drawers} drawers (mean ${Math.round(chars / first.texts.length)} characters); median of ${RUNS} runs; the process may use ${config.embed.threads} cores.`,
+      `Measured ${machine()}; ${FILES} generated files (${(bytes / 1e6).toFixed(1)} MB, seed 42), ${first.files} mined into ${first.drawers} drawers (mean ${
+        Math.round(chars / first.texts.length)
+      } characters); median of ${RUNS} runs; the process may use ${config.embed.threads} cores.`,
       '',
       '| configuration | full mine | files/s | drawers/s | inside embed() | embedder alone, same texts | **pipeline overhead** | runs (mine s / embed-alone s) |',
       '|---|---|---|---|---|---|---|---|',
@@ -152,7 +177,11 @@ async function main(): Promise<void> {
         const mine = mineS(m);
         const raw = median(m.raws);
         const inEmbed = median(m.mines.map((x) => x.embedSeconds));
-        return `| ${m.name} (${CONFIGURATIONS[m.name].model}, ${m.threads} thread${m.threads === 1 ? '' : 's'}) | ${mine.toFixed(1)} s | ${(first.files / mine).toFixed(2)} | ${(first.drawers / mine).toFixed(2)} | ${inEmbed.toFixed(1)} s (${((100 * inEmbed) / mine).toFixed(0)} %) | ${raw.toFixed(1)} s | **${((100 * (mine - raw)) / raw).toFixed(1)} %** | ${m.mines.map((x, i) => `${x.seconds.toFixed(1)} / ${m.raws[i]!.toFixed(1)}`).join('; ')} |`;
+        return `| ${m.name} (${CONFIGURATIONS[m.name].model}, ${m.threads} thread${m.threads === 1 ? '' : 's'}) | ${mine.toFixed(1)} s | ${
+          (first.files / mine).toFixed(2)
+        } | ${(first.drawers / mine).toFixed(2)} | ${inEmbed.toFixed(1)} s (${((100 * inEmbed) / mine).toFixed(0)} %) | ${raw.toFixed(1)} s | **${
+          ((100 * (mine - raw)) / raw).toFixed(1)
+        } %** | ${m.mines.map((x, i) => `${x.seconds.toFixed(1)} / ${m.raws[i]!.toFixed(1)}`).join('; ')} |`;
       }),
       '',
     ];
@@ -160,11 +189,20 @@ async function main(): Promise<void> {
     const ratio = (a: ConfigurationName, b: ConfigurationName, label: string) => {
       const x = byName.get(a);
       const y = byName.get(b);
-      if (x && y) lines.push(`- ${label}: **${(mineS(y) / mineS(x)).toFixed(2)}×** (median mine ${mineS(y).toFixed(1)} s vs ${mineS(x).toFixed(1)} s; per run ${x.mines.map((r, i) => (y.mines[i]!.seconds / r.seconds).toFixed(2)).join(', ')})`);
+      if (x && y)
+        lines.push(
+          `- ${label}: **${(mineS(y) / mineS(x)).toFixed(2)}×** (median mine ${mineS(y).toFixed(1)} s vs ${mineS(x).toFixed(1)} s; per run ${
+            x.mines.map((r, i) => (y.mines[i]!.seconds / r.seconds).toFixed(2)).join(', ')
+          })`,
+        );
     };
     ratio('default', 'threads1', 'default threads vs MEMPALACE_EMBED_THREADS=1, mining speed-up');
     ratio('int8', 'default', 'int8 vs fp32 (both default threads), mining speed-up');
-    lines.push(`- peak RSS of the process (every configuration's model loaded): ${peakRssMb().toFixed(0)} MiB; load average (1/5/15 min) at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')}`);
+    lines.push(
+      `- peak RSS of the process (every configuration's model loaded): ${peakRssMb().toFixed(0)} MiB; load average (1/5/15 min) at the end: ${
+        os.loadavg().map((x) => x.toFixed(1)).join(' / ')
+      }`,
+    );
     console.log(lines.join('\n'));
   } finally {
     await Promise.all([...embedders.values()].map((e) => e.close()));

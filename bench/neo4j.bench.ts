@@ -59,14 +59,18 @@ async function measure(p: Profile) {
   try {
     const addSequential = await rate(FACTS, (i) => kgAdd(ctx, factArgs(i)));
     const concurrentStarted = performance.now();
-    await Promise.all(Array.from({ length: CLIENTS }, (_, c) => (async () => {
-      for (let i = 0; i < PER_CLIENT; i++) await kgAdd(ctx, factArgs(FACTS + c * PER_CLIENT + i));
-    })()));
+    await Promise.all(Array.from({ length: CLIENTS }, (_, c) =>
+      (async () => {
+        for (let i = 0; i < PER_CLIENT; i++) await kgAdd(ctx, factArgs(FACTS + c * PER_CLIENT + i));
+      })()));
     const addConcurrent = ratePerSecond(CLIENTS * PER_CLIENT, concurrentStarted);
-    const supersede = await rate(SUPERSEDES, (i) => kgSupersede(ctx, { subject: `Bot ${i % 30}`, predicate: 'uses_model', old_object: `Model ${i}`, new_object: `Model ${i + 30}`, at: `2025-01-01T00:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}Z` }));
+    const supersede = await rate(SUPERSEDES, (i) =>
+      kgSupersede(ctx, { subject: `Bot ${i % 30}`, predicate: 'uses_model', old_object: `Model ${i}`, new_object: `Model ${i + 30}`,
+        at: `2025-01-01T00:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}Z` }));
 
     const rnd = seeded(7);
-    const pick = () => entity(Math.floor(rnd() * ENTITIES));
+    const pick = () =>
+      entity(Math.floor(rnd() * ENTITIES));
     const query = await rate(READS, () => kgQuery(ctx, { entity: pick() }));
     const queryAsOf = await rate(READS, () => kgQuery(ctx, { entity: pick(), as_of: '2018-06-01' }));
     const timeline = await rate(READS, () => kgTimeline(ctx, { entity: pick() }));
@@ -75,13 +79,21 @@ async function measure(p: Profile) {
     const tunnels: TunnelWrite[] = Array.from({ length: TUNNELS }, (_, i) => {
       const a = `wing-${i % WINGS}`;
       const b = `wing-${(i * 3 + 1) % WINGS}`;
-      return { id: `tn${i}`, source: { wing: a, room: `room-${i % 13}` }, target: { wing: b, room: `room-${i % 11}` }, label: `t${i}`, kind: 'explicit', source_wing_key: a, target_wing_key: b, at: `2030-01-01T00:00:00.${String(i).padStart(6, '0')}+00:00` };
+      return { id: `tn${i}`, source: { wing: a, room: `room-${i % 13}` }, target: { wing: b, room: `room-${i % 11}` }, label: `t${i}`, kind: 'explicit',
+        source_wing_key: a, target_wing_key: b, at: `2030-01-01T00:00:00.${String(i).padStart(6, '0')}+00:00` };
     });
     for (let i = 0; i < TUNNELS; i += 50) await graph.tunnelUpsert(tunnels.slice(i, i + 50));
     for (let w = 0; w < WINGS; w++) {
       const hallways: HallwayWrite[] = Array.from({ length: HALLWAYS_PER_WING }, (_, i) => ({
-        id: `h${w}_${i}`, wing: `wing-${w}`, entity_a: `Person ${i}`, entity_b: `Person ${i + 1}`, co_occurrence_count: 2 + (i % 5),
-        rooms: ['a', 'b'], label: '', created_at: '2030-01-01T00:00:00+00:00', created_by: 'auto',
+        id: `h${w}_${i}`,
+        wing: `wing-${w}`,
+        entity_a: `Person ${i}`,
+        entity_b: `Person ${i + 1}`,
+        co_occurrence_count: 2 + (i % 5),
+        rooms: ['a', 'b'],
+        label: '',
+        created_at: '2030-01-01T00:00:00+00:00',
+        created_by: 'auto',
       }));
       await graph.hallwaysReplaceWing(`wing-${w}`, hallways);
     }
@@ -119,14 +131,19 @@ function neo4jProfile(): Profile {
 }
 
 const fmt = (n: number) => n.toFixed(0);
-const NOTE = "Each Neo4j call is one managed transaction over Bolt (begin, run, commit), plus Cypher execution in a JVM that shares the 2 cores with the other engines; on this machine an empty `RETURN 1` managed read took ~4 ms, which bounds a single caller to a few hundred calls per second. Neo4j figures move with the host's load (printed above); read them as orders of magnitude. kg_add and kg_supersede lock the subject node so concurrent writers of one subject serialise; tunnel and hallway lists are sorted in the adapter by code point.";
+const NOTE =
+  "Each Neo4j call is one managed transaction over Bolt (begin, run, commit), plus Cypher execution in a JVM that shares the 2 cores with the other engines; on this machine an empty `RETURN 1` managed read took ~4 ms, which bounds a single caller to a few hundred calls per second. Neo4j figures move with the host's load (printed above); read them as orders of magnitude. kg_add and kg_supersede lock the subject node so concurrent writers of one subject serialise; tunnel and hallway lists are sorted in the adapter by code point.";
 
 async function main(): Promise<void> {
   const neo4j = await measure(neo4jProfile());
   const embedded = await measure(embeddedProfile());
   const row = (label: string, key: keyof typeof neo4j, unit: string) => `| ${label} | ${fmt(neo4j[key])} ${unit} | ${fmt(embedded[key])} ${unit} |`;
   const table = [
-    `Measured ${machine()}, 1-min load average ${os.loadavg()[0]!.toFixed(1)} at the end; Neo4j 5.26.31 Community (embedded launcher, deploy/local, 512 MiB heap, 64 MiB page cache) on localhost over Bolt, neo4j-driver 6.3.0; embedded: SQLite WAL, synchronous=NORMAL. Same data for both, through the palace operations: ${FACTS + CLIENTS * PER_CLIENT} facts over ${ENTITIES} entities and ${PREDICATES.length} predicates (every third with a valid_from), ${TUNNELS} tunnels over ${WINGS} wings, ${HALLWAYS_PER_WING} hallways per wing.`,
+    `Measured ${machine()}, 1-min load average ${
+      os.loadavg()[0]!.toFixed(1)
+    } at the end; Neo4j 5.26.31 Community (embedded launcher, deploy/local, 512 MiB heap, 64 MiB page cache) on localhost over Bolt, neo4j-driver 6.3.0; embedded: SQLite WAL, synchronous=NORMAL. Same data for both, through the palace operations: ${
+      FACTS + CLIENTS * PER_CLIENT
+    } facts over ${ENTITIES} entities and ${PREDICATES.length} predicates (every third with a valid_from), ${TUNNELS} tunnels over ${WINGS} wings, ${HALLWAYS_PER_WING} hallways per wing.`,
     '',
     '| measure | Neo4j | embedded |',
     '|---|---|---|',

@@ -47,12 +47,26 @@ const VOCABULARY = (
 ).split(' ');
 
 const QUERIES = [
-  'retry with backoff after a timeout', 'how is the lease fenced when a worker dies', 'cache shard replica placement',
-  'which workflow activity sends the heartbeat', 'vector lexical rerank of search results', 'commit branch merge review process',
-  'deploy rollback when latency grows', 'where is the config loader', 'parser error handling for bad requests',
-  'throughput metric for the queue', 'cursor over the event stream', 'drawer wing room layout', 'entity graph and tunnels',
-  'embed each chunk after the scan', 'token session expiry', 'database table with one column per field',
-  'trace span of a slow request', 'memory budget of the index', 'client server response codes', 'warning logs during a deploy',
+  'retry with backoff after a timeout',
+  'how is the lease fenced when a worker dies',
+  'cache shard replica placement',
+  'which workflow activity sends the heartbeat',
+  'vector lexical rerank of search results',
+  'commit branch merge review process',
+  'deploy rollback when latency grows',
+  'where is the config loader',
+  'parser error handling for bad requests',
+  'throughput metric for the queue',
+  'cursor over the event stream',
+  'drawer wing room layout',
+  'entity graph and tunnels',
+  'embed each chunk after the scan',
+  'token session expiry',
+  'database table with one column per field',
+  'trace span of a slow request',
+  'memory budget of the index',
+  'client server response codes',
+  'warning logs during a deploy',
 ];
 
 function corpus(n: number): { rows: DrawerWrite[]; centers: Float32Array[] } {
@@ -122,7 +136,8 @@ async function refreshPolicies(rows: DrawerWrite[], lines: string[]): Promise<vo
       for (let i = 0; i < 50; i++) await timed(single, () => index.upsert([rows[10 * BATCH + i]!]));
       t = performance.now();
       if (policy === false) await index.refresh();
-      line(lines, `refresh ${JSON.stringify(policy)}: 5 000 drawers in batches of ${BATCH} / one-drawer write`, '—', `${Math.round(bulkRate)} drawers/s / ${latency(single)}`);
+      line(lines, `refresh ${JSON.stringify(policy)}: 5 000 drawers in batches of ${BATCH} / one-drawer write`, '—',
+        `${Math.round(bulkRate)} drawers/s / ${latency(single)}`);
     } finally {
       await dropOs(index);
     }
@@ -162,7 +177,9 @@ async function measure(n: number, lines: string[]): Promise<void> {
       lines,
       `${n} drawers: bulk index in batches of ${BATCH}`,
       `${Math.round(n / (emMs / 1000))} drawers/s (${(emMs / 1000).toFixed(0)} s)`,
-      `${Math.round(n / (osMs / 1000))} drawers/s (${(osMs / 1000).toFixed(0)} s; ${IN_FLIGHT} requests in flight, bulk-load settings: no refresh until the end, async translog)`,
+      `${Math.round(n / (osMs / 1000))} drawers/s (${
+        (osMs / 1000).toFixed(0)
+      } s; ${IN_FLIGHT} requests in flight, bulk-load settings: no refresh until the end, async translog)`,
     );
     const stats = await cluster.connection.client.cat.indices({ index: `${cluster.connection.prefix}-drawers-v1`, format: 'json', bytes: 'mb' });
     const storeMb = (stats.body as { 'store.size'?: string }[])[0]?.['store.size'];
@@ -182,10 +199,14 @@ async function measure(n: number, lines: string[]): Promise<void> {
     const segmentCount = (segments.body as unknown[]).length;
     if (FORCE_MERGE) {
       t = performance.now();
-      await cluster.connection.client.indices.forcemerge({ index: `${cluster.connection.prefix}-drawers-v1`, max_num_segments: 1 }, { requestTimeout: 3_600_000 });
-      line(lines, `${n} drawers: knn k=20 right after the load (${segmentCount} segments); then force merge to one segment`, '—', `${latency(beforeMerge)}; merge ${((performance.now() - t) / 1000).toFixed(0)} s (the lines below are after it)`);
+      await cluster.connection.client.indices.forcemerge({ index: `${cluster.connection.prefix}-drawers-v1`, max_num_segments: 1 }, {
+        requestTimeout: 3_600_000,
+      });
+      line(lines, `${n} drawers: knn k=20 right after the load (${segmentCount} segments); then force merge to one segment`, '—',
+        `${latency(beforeMerge)}; merge ${((performance.now() - t) / 1000).toFixed(0)} s (the lines below are after it)`);
     } else {
-      line(lines, `${n} drawers: knn k=20 right after the load (${segmentCount} segments, no force merge: the lines below search them all)`, '—', latency(beforeMerge));
+      line(lines, `${n} drawers: knn k=20 right after the load (${segmentCount} segments, no force merge: the lines below search them all)`, '—',
+        latency(beforeMerge));
     }
     // Vector search alone with in-distribution queries (near the corpus's clusters), so recall
     // against an exact scan means something; the real queries below are far from every cluster.
@@ -226,12 +247,21 @@ async function measure(n: number, lines: string[]): Promise<void> {
       for (const [profile, store] of stores) {
         const t2: number[] = [];
         const out: SearchResult[] = [];
-        for (const q of QUERIES) out.push(await timed(t2, () => search({ config, drawers: store, embedder }, { query: q, limit: 5, candidate_strategy: strategy }, { sanitize: true, defaultMaxDistance: 1.5 })));
+        for (const q of QUERIES)
+          out.push(
+            await timed(t2, () =>
+              search({ config, drawers: store, embedder }, { query: q, limit: 5, candidate_strategy: strategy }, { sanitize: true, defaultMaxDistance: 1.5 })),
+          );
         times.set(profile, t2);
         results.set(profile, out);
       }
-      const same = QUERIES.filter((_, i) => JSON.stringify(results.get('embedded')![i]!.results.map((r) => r.drawer_id)) === JSON.stringify(results.get('opensearch')![i]!.results.map((r) => r.drawer_id))).length;
-      line(lines, `${n} drawers: palace search, ${strategy}, limit 5 (identical results: ${same}/${QUERIES.length})`, latency(times.get('embedded')!), latency(times.get('opensearch')!));
+      const same = QUERIES.filter((_, i) =>
+        JSON.stringify(results.get('embedded')![i]!.results.map((r) =>
+          r.drawer_id
+        )) === JSON.stringify(results.get('opensearch')![i]!.results.map((r) => r.drawer_id))
+      ).length;
+      line(lines, `${n} drawers: palace search, ${strategy}, limit 5 (identical results: ${same}/${QUERIES.length})`, latency(times.get('embedded')!),
+        latency(times.get('opensearch')!));
     }
   } finally {
     await embedded.close();

@@ -38,8 +38,13 @@ const ctxOf = (logstream: LogstreamStore): LogstreamContext => ({ logstream, mes
 
 /** Event i of the shared data set: ~200-byte body, 7 streams, 13 writers, 11 addressees + broadcasts. */
 const eventArgs = (i: number) => ({
-  type: 'bench.append', stream: `project/p${i % 7}`, room: 'r', from_agent: `agent-${i % 13}`,
-  to_agent: i % 10 === 0 ? '*' : `agent-${i % 11}`, body: `event ${i} `.repeat(20), metadata: { i },
+  type: 'bench.append',
+  stream: `project/p${i % 7}`,
+  room: 'r',
+  from_agent: `agent-${i % 13}`,
+  to_agent: i % 10 === 0 ? '*' : `agent-${i % 11}`,
+  body: `event ${i} `.repeat(20),
+  metadata: { i },
 });
 
 async function appendSequential(p: Profile): Promise<number> {
@@ -157,10 +162,16 @@ async function main(): Promise<void> {
     '| measure | Redis | embedded |',
     '|---|---|---|',
     `| event_append, one client, sequential (${EVENTS} events) | ${fmt(redis.single)} events/s | ${fmt(embedded.single)} events/s |`,
-    `| event_append, ${CLIENTS} clients (connections / file handles) × ${PER_CLIENT} concurrently, one process | ${fmt(redis.concurrent)} events/s | ${fmt(embedded.concurrent)} events/s |`,
-    `| event_list, limit 50, since_event_id cursor, ${EVENTS + CLIENTS * PER_CLIENT} events stored | ${fmt(redis.listAll)} lists/s | ${fmt(embedded.listAll)} lists/s |`,
+    `| event_append, ${CLIENTS} clients (connections / file handles) × ${PER_CLIENT} concurrently, one process | ${fmt(redis.concurrent)} events/s | ${
+      fmt(embedded.concurrent)
+    } events/s |`,
+    `| event_list, limit 50, since_event_id cursor, ${EVENTS + CLIENTS * PER_CLIENT} events stored | ${fmt(redis.listAll)} lists/s | ${
+      fmt(embedded.listAll)
+    } lists/s |`,
     `| event_list, stream + to_agent filters, limit 50, cursor | ${fmt(redis.listFiltered)} lists/s | ${fmt(embedded.listFiltered)} lists/s |`,
-    `| event_wait wake-up after another client's append (${WAKES} wakes, from append start) | ${latencySummary(redis.wake)} | ${latencySummary(embedded.wake)} |`,
+    `| event_wait wake-up after another client's append (${WAKES} wakes, from append start) | ${latencySummary(redis.wake)} | ${
+      latencySummary(embedded.wake)
+    } |`,
     '',
     "Redis appends are one FCALL round trip each, acknowledged once Redis wrote them to the AOF (fsync once a second), so unlike SQLite with synchronous=FULL they do not wait for a disk flush per event, and concurrent clients overlap their round trips. Lists cost two or more round trips (cursor id lookup, then stream ranges; a filtered list reads one log entry per index candidate, pipelined) plus reply parsing, so the embedded profile, reading a local file in-process, lists faster. Redis wake-ups come from the tailer's XREAD BLOCK, not from a poll.",
   ].join('\n');

@@ -32,11 +32,12 @@ function batches(version: number): FileReplacement[][] {
     Array.from({ length: FILES }, (_, f) => {
       const sourceFile = `/repo/dir_${b}/file_${f}.ts`;
       const drawers = Array.from({ length: CHUNKS }, (_, c) =>
-        drawer(`d_${b}_${f}_${c}`, `version ${version} of chunk ${c} in ${sourceFile}`, randomUnitVector(rnd, 384), { wing: 'bench', source_file: sourceFile, chunk_index: c }),
-      );
-      return { sourceFile, drawers, state: { wing: 'bench', source_file: sourceFile, size: 100, mtime_ms: version, content_sha256: String(version).repeat(64).slice(0, 64), drawer_count: CHUNKS, mined_at: '2026-11-30T00:00:00Z' } };
-    }),
-  );
+        drawer(`d_${b}_${f}_${c}`, `version ${version} of chunk ${c} in ${sourceFile}`, randomUnitVector(rnd, 384), { wing: 'bench', source_file: sourceFile,
+          chunk_index: c }));
+      return { sourceFile, drawers,
+        state: { wing: 'bench', source_file: sourceFile, size: 100, mtime_ms: version, content_sha256: String(version).repeat(64).slice(0, 64),
+          drawer_count: CHUNKS, mined_at: '2026-11-30T00:00:00Z' } };
+    }));
 }
 
 async function write(index: DrawerStore, data: FileReplacement[][], batched: boolean): Promise<number> {
@@ -65,11 +66,17 @@ const stores: [string, () => Promise<{ index: DrawerStore; drop: () => Promise<v
   ['embedded (SQLite)', async () => {
     const dir = mkdtempSync(join(os.tmpdir(), 'replace-files-bench-'));
     const index = await openSqliteDrawerIndex(dir);
-    return { index, drop: async () => { await index.close(); rmSync(dir, { recursive: true, force: true }); } };
+    return { index, drop: async () => {
+      await index.close();
+      rmSync(dir, { recursive: true, force: true });
+    } };
   }],
   ['OpenSearch (refresh on write)', async () => {
     const index = await OpenSearchDrawerIndex.open({ url: config.opensearch.url, palaceName: `bench-rf-${randomBytes(4).toString('hex')}` });
-    return { index, drop: async () => { await dropPalaceIndices(index.connection); await index.close(); } };
+    return { index, drop: async () => {
+      await dropPalaceIndices(index.connection);
+      await index.close();
+    } };
   }],
 ];
 
@@ -84,8 +91,12 @@ for (const [name, open] of stores) {
   for (const key of ['fresh', 'rewrite'] as const) {
     const perFile = cell(results.perFile, key);
     const batch = cell(results.batch, key);
-    rows.push(`| ${name} | ${key === 'fresh' ? 'new files' : 'changed files'} | ${perFile.toFixed(0)} | ${batch.toFixed(0)} | ${(batch / perFile).toFixed(1)}× |`);
+    rows.push(
+      `| ${name} | ${key === 'fresh' ? 'new files' : 'changed files'} | ${perFile.toFixed(0)} | ${batch.toFixed(0)} | ${(batch / perFile).toFixed(1)}× |`,
+    );
     console.error(rows[rows.length - 1]);
   }
 }
-console.log(`${machine()}\n\n| store | files | replaceFile per file, files/s | replaceFiles per batch, files/s | ratio |\n|---|---|---|---|---|\n${rows.join('\n')}`);
+console.log(
+  `${machine()}\n\n| store | files | replaceFile per file, files/s | replaceFiles per batch, files/s | ratio |\n|---|---|---|---|---|\n${rows.join('\n')}`,
+);

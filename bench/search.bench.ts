@@ -120,8 +120,11 @@ async function measure(size: number): Promise<string[]> {
         // The base chunk for its vector, a different real chunk appended so texts differ too.
         const content = `${baseTexts[b]}\n${chunks[(i * 7919) % chunks.length]!.slice(0, 200)}`;
         rows.push({
-          id: `d${i}`, content, embedding: nearby(baseVectors[b]!, rnd),
-          meta: { wing: `wing${i % WINGS}`, room: `room${i % 37}`, source_file: `/src/f${Math.floor(i / 5)}.ts`, chunk_index: i % 5, added_by: 'bench', filed_at: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000000Z` },
+          id: `d${i}`,
+          content,
+          embedding: nearby(baseVectors[b]!, rnd),
+          meta: { wing: `wing${i % WINGS}`, room: `room${i % 37}`, source_file: `/src/f${Math.floor(i / 5)}.ts`, chunk_index: i % 5, added_by: 'bench',
+            filed_at: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000000Z` },
         });
       }
       await drawers.upsert(rows);
@@ -146,7 +149,11 @@ async function measure(size: number): Promise<string[]> {
               ms.push(performance.now() - t);
             }
           }
-          lines.push(`| ${size.toLocaleString('en')} | ${strategy} | ${wing ? `wing (1 of ${WINGS})` : 'none'} | ${label} | ${percentile(ms, 0.5).toFixed(1)} | ${percentile(ms, 0.95).toFixed(1)} |`);
+          lines.push(
+            `| ${size.toLocaleString('en')} | ${strategy} | ${wing ? `wing (1 of ${WINGS})` : 'none'} | ${label} | ${percentile(ms, 0.5).toFixed(1)} | ${
+              percentile(ms, 0.95).toFixed(1)
+            } |`,
+          );
         }
       }
     }

@@ -47,9 +47,8 @@ import { workflowsPath } from '../jobs/engines/temporal/worker.js';
 import type { JobWorker } from '../jobs/engines/temporal/worker.js';
 import { generateProject } from '../tests/fixtures/generate-project.js';
 import type { ClusterTestStores } from '../tests/integration/temporal-harness.js';
-import {
-  drawerIds, exited, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, spawnWorker, uniquePalaceName,
-} from '../tests/integration/temporal-harness.js';
+import { drawerIds, exited, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, spawnWorker,
+  uniquePalaceName } from '../tests/integration/temporal-harness.js';
 import { machine, median, peakRssMb } from './lib/stats.js';
 
 const args = process.argv.slice(2);
@@ -66,7 +65,13 @@ else if (flag('--processes')) await workerProcesses(FILES, Number(option('--runs
 else await inProcessWorkers();
 
 async function inProcessWorkers(): Promise<void> {
-  interface Row { path: string; seconds: number; filesPerS: number; events?: number; runs?: number }
+  interface Row {
+    path: string;
+    seconds: number;
+    filesPerS: number;
+    events?: number;
+    runs?: number;
+  }
 
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-temporal-bench-'));
   const source = path.join(tmp, 'source');
@@ -196,14 +201,17 @@ function enginePidFiles(): string[] {
 
 /** The machine's busy and stolen CPU seconds so far, over all cores (/proc/stat, ticks of 1/100 s). */
 function machineCpuSeconds(): { busy: number; steal: number } {
-  const [user, nice, system, , , irq, softirq, steal] = fsSync.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number) as number[];
+  const [user, nice, system, , , irq, softirq, steal] = fsSync.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(
+    Number,
+  ) as number[];
   return { busy: (user! + nice! + system! + irq! + softirq!) / 100, steal: steal! / 100 };
 }
 
 /** Worker processes as `mempalace worker` runs them: one onnxruntime thread, two activity slots. */
 async function spawnWorkers(stores: ClusterTestStores, taskQueue: string, n: number): Promise<ChildProcess[]> {
   const workers: ChildProcess[] = [];
-  for (let i = 0; i < n; i++) workers.push(await spawnWorker(stores.palaceDir, stores.palaceName, taskQueue, { MEMPALACE_EMBED_THREADS: '1', WORKER_MAX_ACTIVITIES: '2' }));
+  for (let i = 0; i < n; i++)
+    workers.push(await spawnWorker(stores.palaceDir, stores.palaceName, taskQueue, { MEMPALACE_EMBED_THREADS: '1', WORKER_MAX_ACTIVITIES: '2' }));
   // Let every worker's pollers reach the server, so the mine's default window counts them all.
   await new Promise((r) => setTimeout(r, 3_000));
   return workers;
@@ -214,7 +222,8 @@ async function stopWorkers(workers: ChildProcess[]): Promise<void> {
   await Promise.all(workers.map(exited));
 }
 
-async function mineWith(stores: ClusterTestStores, taskQueue: string, source: string, wing: string, midway?: (p: JobProgress) => boolean, limit = 0): Promise<{ done: JobProgress; seconds: number }> {
+async function mineWith(stores: ClusterTestStores, taskQueue: string, source: string, wing: string, midway?: (p: JobProgress) => boolean,
+  limit = 0): Promise<{ done: JobProgress; seconds: number }> {
   const engine = await openEngine(stores, taskQueue);
   try {
     const t = performance.now();
@@ -235,7 +244,8 @@ async function mineWith(stores: ClusterTestStores, taskQueue: string, source: st
   }
 }
 
-async function localMine(palace: string, source: string, wing: string, embedder: MiniLmEmbedder, limit = 0): Promise<{ ids: string[]; seconds: number; done: JobProgress }> {
+async function localMine(palace: string, source: string, wing: string, embedder: MiniLmEmbedder,
+  limit = 0): Promise<{ ids: string[]; seconds: number; done: JobProgress }> {
   const rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: palace }), { embedder });
   try {
     const t = performance.now();
@@ -264,7 +274,10 @@ async function workerProcesses(files: number, runs: number): Promise<void> {
   // rows, the engines (Temporal server, Redis), this client process, the whole machine, and the
   // time the hypervisor stole from this machine's cores.
   const cores: number[][] = labels.map(() => []);
-  const split = { engines: [[], [], []], client: [[], [], []], machine: [[], [], []], steal: [[], [], []] } as Record<'engines' | 'client' | 'machine' | 'steal', number[][]>;
+  const split = { engines: [[], [], []], client: [[], [], []], machine: [[], [], []], steal: [[], [], []] } as Record<
+    'engines' | 'client' | 'machine' | 'steal',
+    number[][]
+  >;
   let drawers = 0;
   try {
     let expected: string[] | undefined;
@@ -301,7 +314,8 @@ async function workerProcesses(files: number, runs: number): Promise<void> {
           cores[n]!.push(cpu / run.seconds);
           seconds[n]!.push(run.seconds);
           rss[n]!.push(Math.max(...workers.map((w) => processPeakRssMb(w.pid))));
-          if (JSON.stringify(await drawerIds(stores.drawers, 'bench')) !== JSON.stringify(expected)) throw new Error(`Temporal (${n} worker processes) filed different drawers than the local runner`);
+          if (JSON.stringify(await drawerIds(stores.drawers, 'bench')) !== JSON.stringify(expected))
+            throw new Error(`Temporal (${n} worker processes) filed different drawers than the local runner`);
         } finally {
           await stopWorkers(workers);
           await stores.dropRedis();
@@ -309,22 +323,37 @@ async function workerProcesses(files: number, runs: number): Promise<void> {
           await fs.rm(stores.palaceDir, { recursive: true, force: true });
         }
       }
-      console.log(`round ${round + 1}/${runs}: ${labels.map((l, i) => `${l} ${seconds[i]!.at(-1)!.toFixed(1)} s (${cores[i]!.at(-1)!.toFixed(2)} cores)`).join(', ')}`);
+      console.log(
+        `round ${round + 1}/${runs}: ${labels.map((l, i) => `${l} ${seconds[i]!.at(-1)!.toFixed(1)} s (${cores[i]!.at(-1)!.toFixed(2)} cores)`).join(', ')}`,
+      );
     }
     const med = seconds.map((s) => median(s));
-    console.log(`\n${files} generated project files (${drawers} drawers), model ${config.embed.model}, the local runner once and the Temporal rows over ${runs} rounds (medians), ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`);
+    console.log(
+      `\n${files} generated project files (${drawers} drawers), model ${config.embed.model}, the local runner once and the Temporal rows over ${runs} rounds (medians), ${machine()}, load average ${
+        os.loadavg().map((l) => l.toFixed(1)).join(' / ')
+      } at the end`,
+    );
     console.log('(worker processes: MEMPALACE_EMBED_THREADS=1, i.e. one onnxruntime thread each; 2 activity slots; window = the slots polling)\n');
     console.log('| path | wall time, s (median) | runs, s | files/s | drawers/s | vs 1 worker | cores busy (CPU s / wall s) | peak RSS per process, MiB |');
     console.log('|---|---|---|---|---|---|---|---|');
     labels.forEach((label, i) => {
       const vs = i === 0 ? '—' : `${(med[1]! / med[i]!).toFixed(2)}×`;
-      console.log(`| ${label} | ${med[i]!.toFixed(1)} | ${seconds[i]!.map((x) => x.toFixed(1)).join(', ')} | ${(files / med[i]!).toFixed(1)} | ${(drawers / med[i]!).toFixed(1)} | ${vs} | ${median(cores[i]!).toFixed(2)} | ${Math.round(median(rss[i]!))} |`);
+      console.log(
+        `| ${label} | ${med[i]!.toFixed(1)} | ${seconds[i]!.map((x) => x.toFixed(1)).join(', ')} | ${(files / med[i]!).toFixed(1)} | ${
+          (drawers / med[i]!).toFixed(1)
+        } | ${vs} | ${median(cores[i]!).toFixed(2)} | ${Math.round(median(rss[i]!))} |`,
+      );
     });
     console.log('\nWhere the two cores went during the Temporal rows (cores busy = CPU seconds over wall seconds, medians; per round in brackets):\n');
     console.log('| path | mining processes | engines (Temporal, Redis) | this client | whole machine | stolen by the hypervisor |');
     console.log('|---|---|---|---|---|---|');
     const cell = (xs: number[]) => `${median(xs).toFixed(2)} (${xs.map((x) => x.toFixed(2)).join(', ')})`;
-    for (const n of [1, 2]) console.log(`| ${labels[n]} | ${cell(cores[n]!)} | ${cell(split.engines[n]!)} | ${cell(split.client[n]!)} | ${cell(split.machine[n]!)} | ${cell(split.steal[n]!)} |`);
+    for (const n of [1, 2])
+      console.log(
+        `| ${labels[n]} | ${cell(cores[n]!)} | ${cell(split.engines[n]!)} | ${cell(split.client[n]!)} | ${cell(split.machine[n]!)} | ${
+          cell(split.steal[n]!)
+        } |`,
+      );
   } finally {
     await embedder.close();
     await fs.rm(tmp, { recursive: true, force: true });
@@ -353,7 +382,7 @@ async function corpusSize(dir: string): Promise<{ files: number; bytes: number }
 async function checkDrawers(drawers: DrawerStore, wing: string, done: JobProgress): Promise<{ drawers: number; files: number }> {
   const perFile = new Map<string, number>();
   const ids = new Set<string>();
-  for (let offset = 0; ; offset += 5000) {
+  for (let offset = 0;; offset += 5000) {
     const page = await drawers.list({ wing }, offset, 5000);
     for (const d of page.items) {
       ids.add(d.id);
@@ -401,12 +430,24 @@ async function killMidway(corpus: string, compareLocal: boolean, limit: number):
     const replacementRss = processPeakRssMb(workers[2]?.pid);
     const checked = await checkDrawers(stores.drawers, 'corpus', run.done);
     const d = run.done;
-    console.log(`\n${corpus}: ${size.files} files, ${(size.bytes / 2 ** 20).toFixed(1)} MiB in files; the scan kept ${d.files_total}${limit > 0 ? ` (--limit ${limit})` : ''}; ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`);
+    console.log(
+      `\n${corpus}: ${size.files} files, ${(size.bytes / 2 ** 20).toFixed(1)} MiB in files; the scan kept ${d.files_total}${
+        limit > 0 ? ` (--limit ${limit})` : ''
+      }; ${machine()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`,
+    );
     console.log(`model ${loadConfig().embed.model}; worker 1 killed with SIGKILL at ${killedAt}/${d.files_total} files seen, worker 3 started in its place\n`);
-    console.log('| files seen | mined | skipped | errors | drawers | wall time, s | files/s | drawers/s | peak RSS worker 1 (at kill) / worker 2 / worker 3 / client, MiB |');
+    console.log(
+      '| files seen | mined | skipped | errors | drawers | wall time, s | files/s | drawers/s | peak RSS worker 1 (at kill) / worker 2 / worker 3 / client, MiB |',
+    );
     console.log('|---|---|---|---|---|---|---|---|---|');
-    console.log(`| ${d.files_seen} | ${d.files_mined} | ${d.files_skipped} | ${d.errors} | ${checked.drawers} | ${run.seconds.toFixed(1)} | ${(d.files_seen / run.seconds).toFixed(1)} | ${(checked.drawers / run.seconds).toFixed(1)} | ${Math.round(killedRss)} / ${Math.round(survivorRss)} / ${Math.round(replacementRss)} / ${Math.round(peakRssMb())} |`);
-    console.log('\nno drawer lost or doubled: drawers per file = each file\'s recorded count; total = drawers_written; files with drawers = files_mined');
+    console.log(
+      `| ${d.files_seen} | ${d.files_mined} | ${d.files_skipped} | ${d.errors} | ${checked.drawers} | ${run.seconds.toFixed(1)} | ${
+        (d.files_seen / run.seconds).toFixed(1)
+      } | ${(checked.drawers / run.seconds).toFixed(1)} | ${Math.round(killedRss)} / ${Math.round(survivorRss)} / ${Math.round(replacementRss)} / ${
+        Math.round(peakRssMb())
+      } |`,
+    );
+    console.log("\nno drawer lost or doubled: drawers per file = each file's recorded count; total = drawers_written; files with drawers = files_mined");
     if (compareLocal) {
       const embedder = new MiniLmEmbedder(loadConfig());
       try {

@@ -111,7 +111,9 @@ async function settingsTarget(file: string): Promise<string> {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ELOOP') throw e;
-    throw invalidArgument('settings', 'symlink_target', `${file} is a symlink to ${await fs.readlink(file)}, which does not resolve to a file; nothing was changed (create the target, or pass --settings with the real file)`);
+    throw invalidArgument('settings', 'symlink_target', `${file} is a symlink to ${await fs.readlink(
+      file,
+    )}, which does not resolve to a file; nothing was changed (create the target, or pass --settings with the real file)`);
   }
 }
 

@@ -105,12 +105,17 @@ program
     await withRuntime(g, async (rt) => {
       const counts = await palaceCounts(rt.stores.drawers);
       if (g.json) {
-        printJson({ success: true, palace: rt.stores.palace, profile: rt.config.profile, total_drawers: counts.total_drawers, ...(project ? { project } : {}) });
+        printJson({ success: true, palace: rt.stores.palace, profile: rt.config.profile, total_drawers: counts.total_drawers,
+          ...(project ? { project } : {}) });
         return;
       }
       console.log(`Palace ready at ${rt.stores.palace} (${rt.config.profile} profile, ${counts.total_drawers} drawers)`);
       if (project) {
-        console.log(`${project.written ? 'Wrote' : 'Kept the existing'} ${project.config_file}: wing ${project.wing}, rooms ${project.rooms.map((r) => r.name).join(', ')}`);
+        console.log(
+          `${project.written ? 'Wrote' : 'Kept the existing'} ${project.config_file}: wing ${project.wing}, rooms ${
+            project.rooms.map((r) => r.name).join(', ')
+          }`,
+        );
         console.log(`Next: mempalace mine ${path.resolve(dir!)}`);
       }
     });
@@ -129,21 +134,32 @@ program
   .option('--no-gitignore', 'do not apply .gitignore files')
   .option('--include-ignored <paths>', 'comma-separated paths to mine even if ignored', '')
   .option('--ref <ref>', 'mine a git repository at this ref (source is then the repository URL)')
-  .action(async (source: string, o: { mode: MineSpec['mode']; wing?: string; agent: string; limit: string; dryRun?: boolean; extract: 'exchange' | 'general'; gitignore: boolean; includeIgnored: string; ref?: string }) => {
-    const g = program.opts<GlobalOpts>();
-    const config = configFrom(g);
-    const request = {
-      source, ...(o.ref === undefined ? {} : { ref: o.ref }), mode: o.mode, ...(o.wing === undefined ? {} : { wing: o.wing }), agent: o.agent,
-      limit: intOption('limit', o.limit), dry_run: Boolean(o.dryRun), extract: o.extract, respect_gitignore: o.gitignore,
-      include_ignored: o.includeIgnored.split(',').map((s) => s.trim()).filter(Boolean),
-    };
-    // Checked before the palace opens; a credential in a git URL is kept once it has.
-    await parseJobRequest('mine', request, { policy: sourcePolicy(config), credentials: { put: async () => undefined } });
-    await withRuntime(g, async (rt) => {
-      const spec = await parseJobRequest('mine', request, { policy: sourcePolicy(config), credentials: rt.stores.credentials });
-      await followJob(rt, g, await rt.jobs.start(spec));
-    });
-  });
+  .action(
+    async (source: string,
+      o: { mode: MineSpec['mode']; wing?: string; agent: string; limit: string; dryRun?: boolean; extract: 'exchange' | 'general'; gitignore: boolean;
+        includeIgnored: string; ref?: string }) => {
+      const g = program.opts<GlobalOpts>();
+      const config = configFrom(g);
+      const request = {
+        source,
+        ...(o.ref === undefined ? {} : { ref: o.ref }),
+        mode: o.mode,
+        ...(o.wing === undefined ? {} : { wing: o.wing }),
+        agent: o.agent,
+        limit: intOption('limit', o.limit),
+        dry_run: Boolean(o.dryRun),
+        extract: o.extract,
+        respect_gitignore: o.gitignore,
+        include_ignored: o.includeIgnored.split(',').map((s) => s.trim()).filter(Boolean),
+      };
+      // Checked before the palace opens; a credential in a git URL is kept once it has.
+      await parseJobRequest('mine', request, { policy: sourcePolicy(config), credentials: { put: async () => undefined } });
+      await withRuntime(g, async (rt) => {
+        const spec = await parseJobRequest('mine', request, { policy: sourcePolicy(config), credentials: rt.stores.credentials });
+        await followJob(rt, g, await rt.jobs.start(spec));
+      });
+    },
+  );
 
 program
   .command('reembed')
@@ -171,21 +187,36 @@ program
   .option('--results <n>', 'number of results', '5')
   .addOption(new Option('--strategy <s>', 'candidate strategy').choices(['union', 'vector']).default('union'))
   .option('--max-distance <d>', 'drop hits farther than this cosine distance (0 = off)', '0')
-  .action(async (words: string[], o: { wing?: string; room?: string; sourceFile?: string; since?: string; before?: string; results: string; strategy: string; maxDistance: string }) => {
-    const g = program.opts<GlobalOpts>();
-    await withRuntime(g, async (rt) => {
-      // `--results` is the CLI's name for the operation's `limit`; its bounds and the clamp are the operation's.
-      const r = await search(rt.drawerContext, {
-        query: words.join(' '), limit: intOption('results', o.results), wing: o.wing, room: o.room, source_file: o.sourceFile,
-        since: o.since, before: o.before, candidate_strategy: o.strategy, max_distance: Number(o.maxDistance),
-      }, CLI_SEARCH_OPTIONS);
-      if (g.json) return printJson(r);
-      if (r.results.length === 0) return console.log(`No results for "${r.query}" (${r.available_in_scope} drawers in scope).`);
-      console.log(table(['#', 'similarity', 'bm25', 'wing/room', 'source', 'text'], r.results.map((h, i) => [
-        i + 1, h.similarity ?? '-', h.bm25_score, `${h.wing}/${h.room}`, h.source_file, oneLine(h.text, 160),
-      ]), [4, 12, 8, 26, 26, 70]));
-    });
-  });
+  .action(
+    async (words: string[],
+      o: { wing?: string; room?: string; sourceFile?: string; since?: string; before?: string; results: string; strategy: string; maxDistance: string }) => {
+      const g = program.opts<GlobalOpts>();
+      await withRuntime(g, async (rt) => {
+        // `--results` is the CLI's name for the operation's `limit`; its bounds and the clamp are the operation's.
+        const r = await search(rt.drawerContext, {
+          query: words.join(' '),
+          limit: intOption('results', o.results),
+          wing: o.wing,
+          room: o.room,
+          source_file: o.sourceFile,
+          since: o.since,
+          before: o.before,
+          candidate_strategy: o.strategy,
+          max_distance: Number(o.maxDistance),
+        }, CLI_SEARCH_OPTIONS);
+        if (g.json) return printJson(r);
+        if (r.results.length === 0) return console.log(`No results for "${r.query}" (${r.available_in_scope} drawers in scope).`);
+        console.log(table(['#', 'similarity', 'bm25', 'wing/room', 'source', 'text'], r.results.map((h, i) => [
+          i + 1,
+          h.similarity ?? '-',
+          h.bm25_score,
+          `${h.wing}/${h.room}`,
+          h.source_file,
+          oneLine(h.text, 160),
+        ]), [4, 12, 8, 26, 26, 70]));
+      });
+    },
+  );
 
 program
   .command('status')
@@ -199,7 +230,11 @@ program
       console.log(`Palace: ${rt.stores.palace} (${rt.config.profile}) — ${counts.total_drawers} drawers`);
       console.log(table(['wing', 'drawers'], Object.entries(counts.wings).sort()));
       console.log(table(['room', 'drawers'], Object.entries(counts.rooms).sort()));
-      if (jobs.length > 0) console.log(table(['job', 'kind', 'state', 'files', 'drawers'], jobs.map((j) => [j.job_id.slice(0, 8), j.kind, j.state, `${j.files_seen}/${j.files_total}`, j.drawers_written])));
+      if (jobs.length > 0)
+        console.log(
+          table(['job', 'kind', 'state', 'files', 'drawers'],
+            jobs.map((j) => [j.job_id.slice(0, 8), j.kind, j.state, `${j.files_seen}/${j.files_total}`, j.drawers_written])),
+        );
     });
   });
 
@@ -241,10 +276,12 @@ program
     const port = intOption('port', o.port);
     const log = processLogger(config, true);
     const rt = await openRuntime(config, { log });
-    const server = await startApiServer(rt, { host: o.host, port, readOnly: Boolean(o.readOnly), reopen: () => openRuntime(config, { log }) }).catch(async (e: unknown) => {
-      await rt.close();
-      throw e;
-    });
+    const server = await startApiServer(rt, { host: o.host, port, readOnly: Boolean(o.readOnly), reopen: () => openRuntime(config, { log }) }).catch(
+      async (e: unknown) => {
+        await rt.close();
+        throw e;
+      },
+    );
     await untilSignal();
     await server.close();
     await server.mcp.close();
@@ -259,13 +296,15 @@ program
   .action(async (o: { maxActivities: string; shutdownGrace: string; shortJobsOnly?: boolean }) => {
     const g = program.opts<GlobalOpts>();
     const config = configFrom(g);
-    if (config.profile !== 'cluster') throw invalidArgument('profile', 'cluster_only', 'mempalace worker runs jobs of the cluster profile; set MEMPALACE_PROFILE=cluster or --profile cluster');
+    if (config.profile !== 'cluster')
+      throw invalidArgument('profile', 'cluster_only', 'mempalace worker runs jobs of the cluster profile; set MEMPALACE_PROFILE=cluster or --profile cluster');
     const { runJobWorker } = await import('../app/worker.js');
     const log = processLogger(config, true);
     const rt = await openRuntime(config, { palaceModel: 'worker', log });
     try {
       if (!o.shortJobsOnly) {
-        await runJobWorker(rt, { maxConcurrentActivities: intOption('max-activities', o.maxActivities), shutdownGraceMs: intOption('shutdown-grace', o.shutdownGrace) * 1000 });
+        await runJobWorker(rt, { maxConcurrentActivities: intOption('max-activities', o.maxActivities),
+          shutdownGraceMs: intOption('shutdown-grace', o.shutdownGrace) * 1000 });
         return;
       }
       const { startShortJobWorkers } = await import('../app/short-jobs.js');

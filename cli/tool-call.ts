@@ -23,9 +23,11 @@ export async function callTool(rt: Runtime, home: string, name: string, args: Re
   const clean = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
   let result;
   try {
-    result = await mcp.callTool(`mempalace_${name}`, clean, { caller: undefined, signal: signal ?? new AbortController().signal, onJobProgress: undefined, clientRoots: async () => undefined });
+    result = await mcp.callTool(`mempalace_${name}`, clean, { caller: undefined, signal: signal ?? new AbortController().signal, onJobProgress: undefined,
+      clientRoots: async () => undefined });
   } catch (e) {
-    if (e instanceof McpError && e.code === ErrorCode.InvalidParams) throw invalidArgument('arguments', 'tool_schema', e.message.replace(/^MCP error -?\d+: /, ''));
+    if (e instanceof McpError && e.code === ErrorCode.InvalidParams)
+      throw invalidArgument('arguments', 'tool_schema', e.message.replace(/^MCP error -?\d+: /, ''));
     throw e;
   }
   const structured = result.structuredContent as Record<string, unknown> | undefined;

@@ -35,7 +35,8 @@ function hasControl(s: string): boolean {
 export function validateAgentName(field: string, value: unknown): string {
   if (typeof value === 'string' && isOAuthIdentity(value)) {
     const v = value.trim();
-    if (codePointLength(v) > AGENT_IDENTITY_MAX) throw invalidArgument(field, 'max_length', `${field} exceeds maximum length of ${AGENT_IDENTITY_MAX} characters`);
+    if (codePointLength(v) > AGENT_IDENTITY_MAX)
+      throw invalidArgument(field, 'max_length', `${field} exceeds maximum length of ${AGENT_IDENTITY_MAX} characters`);
     if (hasControl(v)) throw invalidArgument(field, 'control_characters', `${field} contains control characters`);
     if (!/#./.test(v)) throw invalidArgument(field, 'oauth_identity', `${field} must look like oauth:<issuer>#<subject>`);
     return v;

@@ -57,7 +57,10 @@ function lastIndexIn(cps: readonly string[], needle: readonly string[], from: nu
   for (let p = to - needle.length; p >= from; p--) {
     let ok = true;
     for (let k = 0; k < needle.length; k++) {
-      if (cps[p + k] !== needle[k]) { ok = false; break; }
+      if (cps[p + k] !== needle[k]) {
+        ok = false;
+        break;
+      }
     }
     if (ok) return p;
   }

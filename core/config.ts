@@ -35,15 +35,24 @@ const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.e
 /** A variable whose value failed its schema: the rule is the format or the bound it broke. */
 function badValue(name: string, raw: string, error: z.ZodError): PalaceError {
   const issue = error.issues[0]!;
-  const rule = issue.code === 'invalid_format' ? issue.format
-    : issue.code === 'too_small' ? 'minimum'
-      : issue.code === 'too_big' ? 'maximum'
-        : issue.code === 'invalid_value' ? 'one_of' : issue.code;
+  const rule = issue.code === 'invalid_format' ?
+    issue.format
+    : issue.code === 'too_small' ?
+    'minimum'
+    : issue.code === 'too_big' ?
+    'maximum'
+    : issue.code === 'invalid_value'
+    ? 'one_of'
+    : issue.code;
   return invalidArgument(name, rule, `${name} ${issue.message}, got '${raw}'`);
 }
 
 /** A settings value the spec says to replace by its default when unparseable; kept, and told to the operator. */
-export interface ConfigWarning { variable: string; rule: string; message: string }
+export interface ConfigWarning {
+  variable: string;
+  rule: string;
+  message: string;
+}
 
 class EnvReader {
   readonly warnings: ConfigWarning[] = [];

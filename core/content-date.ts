@@ -9,7 +9,8 @@ import { parse as parseYaml } from 'yaml';
 const NOT_WORD_BEFORE = String.raw`(?<![\p{L}\p{N}_])`;
 const NOT_WORD_AFTER = String.raw`(?![\p{L}\p{N}_])`;
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const MONTH_ALT = String.raw`(january|february|march|april|may|june|july|august|september|october|november|december|sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)`;
+const MONTH_ALT = String
+  .raw`(january|february|march|april|may|june|july|august|september|october|november|december|sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)`;
 const ORDINAL = '(?:st|nd|rd|th)?';
 
 const ISO_RE = new RegExp(String.raw`${NOT_WORD_BEFORE}([0-9]{4})[-/.]([0-9]{1,2})[-/.]([0-9]{1,2})${NOT_WORD_AFTER}`, 'u');

@@ -75,7 +75,9 @@ export function cgroupCpuLimit(read: ReadText = readTextFile, cgroupRoot = '/sys
   // v1 mounts the cpu controller at cpu/ or at a combined cpu,cpuacct/ (often both, one a link).
   const v1 = ['cpu', 'cpu,cpuacct'].flatMap((mount) =>
     selfAndAncestors(path.join(cgroupRoot, mount), own.v1Cpu ?? '/').map((dir) =>
-      parseCfsQuota(read(path.join(dir, 'cpu.cfs_quota_us')), read(path.join(dir, 'cpu.cfs_period_us')))));
+      parseCfsQuota(read(path.join(dir, 'cpu.cfs_quota_us')), read(path.join(dir, 'cpu.cfs_period_us')))
+    )
+  );
   return smallest([...v2, ...v1]);
 }
 

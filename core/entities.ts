@@ -23,7 +23,9 @@ export function entityLocales(languages: readonly string[] = ['en']): EntityLoca
   const list = languages.length === 0 ? ['en'] : languages;
   return list.map((code) => {
     const locale = ENTITY_LOCALES[code.trim().toLowerCase()];
-    if (!locale) throw invalidArgument('entity_languages', 'known_language', `unknown entity language ${JSON.stringify(code)}; known: ${Object.keys(ENTITY_LOCALES).join(', ')}`);
+    if (!locale)
+      throw invalidArgument('entity_languages', 'known_language',
+        `unknown entity language ${JSON.stringify(code)}; known: ${Object.keys(ENTITY_LOCALES).join(', ')}`);
     return locale;
   });
 }
@@ -122,7 +124,8 @@ export interface EntityRegistry {
 
 /** Validate the parsed JSON of `known_entities.json`. */
 export function parseRegistry(json: unknown): EntityRegistry {
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw invalidArgument('known_entities', 'object', 'known_entities.json must hold a JSON object');
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    throw invalidArgument('known_entities', 'object', 'known_entities.json must hold a JSON object');
   const out: EntityRegistry = {};
   for (const [key, value] of Object.entries(json as Record<string, unknown>)) {
     const fail = (what: string) => invalidArgument(`known_entities.${key}`, 'registry_shape', `known_entities.json: ${key} ${what}`);
@@ -226,7 +229,8 @@ export type ManifestFile = (typeof MANIFEST_FILES)[number];
 /** The project name a manifest declares, or undefined (unparsable files give undefined). */
 export function projectNameFromManifest(file: ManifestFile, text: string): string | undefined {
   const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
-  const get = (o: unknown, ...path: string[]) => path.reduce<unknown>((acc, k) => (acc !== null && typeof acc === 'object' ? (acc as Record<string, unknown>)[k] : undefined), o);
+  const get = (o: unknown, ...path: string[]) =>
+    path.reduce<unknown>((acc, k) => (acc !== null && typeof acc === 'object' ? (acc as Record<string, unknown>)[k] : undefined), o);
   try {
     switch (file) {
       case 'pyproject.toml': {
@@ -258,12 +262,15 @@ export interface FoundManifest {
 /** The shallowest manifest wins, ties by manifest priority, then path. */
 export function pickManifest(found: readonly FoundManifest[]): FoundManifest | undefined {
   const depth = (p: string) => p.split('/').length;
-  return [...found].sort((a, b) => depth(a.relativePath) - depth(b.relativePath)
+  return [...found].sort((a, b) =>
+    depth(a.relativePath) - depth(b.relativePath)
     || MANIFEST_FILES.indexOf(a.file) - MANIFEST_FILES.indexOf(b.file)
-    || compareCodePoints(a.relativePath, b.relativePath))[0];
+    || compareCodePoints(a.relativePath, b.relativePath)
+  )[0];
 }
 
-const BOT_PREFIXES = ['dependabot', 'renovate', 'github-actions', 'actions-user', 'bot-', 'snyk', 'greenkeeper', 'semantic-release', 'allcontributors', 'auto-format', 'pre-commit-ci'];
+const BOT_PREFIXES = ['dependabot', 'renovate', 'github-actions', 'actions-user', 'bot-', 'snyk', 'greenkeeper', 'semantic-release', 'allcontributors',
+  'auto-format', 'pre-commit-ci'];
 
 export function isBotAuthor(name: string, email: string): boolean {
   const n = name.trim().toLowerCase();
@@ -278,7 +285,10 @@ export function looksLikeRealName(name: string): boolean {
   return parts.length >= 2 && capital(parts[0]!) && capital(parts.at(-1)!);
 }
 
-export interface GitCommitAuthor { name: string; email: string }
+export interface GitCommitAuthor {
+  name: string;
+  email: string;
+}
 
 export interface RepositoryHistory {
   /** The project name: the picked manifest's, else the repository directory's. */
@@ -322,7 +332,11 @@ export function discoverFromGit(repos: readonly RepositoryHistory[], user: { nam
       uf.union(nameKey(c.name), c.email.trim() === '' ? nameKey(c.name) : emailKey(c.email));
     }
   }
-  interface Person { commits: number; repos: Set<string>; variants: Map<string, number> }
+  interface Person {
+    commits: number;
+    repos: Set<string>;
+    variants: Map<string, number>;
+  }
   const persons = new Map<string, Person>();
   const perRepoCounts = new Map<string, Map<string, number>>();
   for (const repo of repos) {
@@ -397,7 +411,9 @@ export function scoreProseCandidate(name: string, text: string, frequency: numbe
   const quoted = countMatches(text, re(`^>\\s*${n}:`, 'gmu')) + countMatches(text, re(`\\[${n}\\]`)) + countMatches(text, re(`"${n}\\s+said${e}`));
   const bare = countMatches(text, re(`^${n}: `, 'gmu'));
   const dialogue = 3 * (quoted + (bare >= 2 ? bare : 0));
-  const verbs = 2 * (countMatches(text, re(`${b}${n}\\s+(?:${alt(locale.personVerbs)})${e}`)) + countMatches(text, re(`${b}(?:${alt(locale.greetingWords)})\\s+${n}${e}`, 'giu')));
+  const verbs = 2 *
+    (countMatches(text, re(`${b}${n}\\s+(?:${alt(locale.personVerbs)})${e}`)) +
+      countMatches(text, re(`${b}(?:${alt(locale.greetingWords)})\\s+${n}${e}`, 'giu')));
   const address = 4 * countMatches(text, re(`${b}(?:${alt(locale.addressWords)})\\s+${n}${e}`, 'giu'));
   const lines = text.split('\n');
   const mention = re(`${b}${n}${e}`, 'u');

@@ -24,7 +24,10 @@ export function detectHall(text: string, hallKeywords: HallKeywords = DEFAULT_HA
   let bestScore = 0;
   for (const [hall, keywords] of Object.entries(hallKeywords)) {
     const score = new Set(keywords.map((k) => k.toLowerCase()).filter((k) => k !== '' && head.includes(k))).size;
-    if (score > bestScore) { best = hall; bestScore = score; }
+    if (score > bestScore) {
+      best = hall;
+      bestScore = score;
+    }
   }
   return best;
 }

@@ -46,6 +46,8 @@ export function hallwayId(wing: string, a: string, b: string): string {
 
 export function diaryEntryId(wing: string, at: Date, entry: string): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
-  const stamp = `${at.getUTCFullYear()}${p(at.getUTCMonth() + 1)}${p(at.getUTCDate())}_${p(at.getUTCHours())}${p(at.getUTCMinutes())}${p(at.getUTCSeconds())}${p(at.getUTCMilliseconds() * 1000, 6)}`;
+  const stamp = `${at.getUTCFullYear()}${p(at.getUTCMonth() + 1)}${p(at.getUTCDate())}_${p(at.getUTCHours())}${p(at.getUTCMinutes())}${p(at.getUTCSeconds())}${
+    p(at.getUTCMilliseconds() * 1000, 6)
+  }`;
   return `diary_${wing}_${stamp}_${hashN(entry, 12)}`;
 }

@@ -81,4 +81,3 @@ export function bm25Scores(query: string, documents: readonly string[]): number[
     return score;
   });
 }
-

@@ -37,10 +37,19 @@ export const REDACT_PATHS = [
   'req.headers["proxy-authorization"]',
   'req.headers.cookie',
   'req.headers["x-gitlab-token"]',
-  'req.query.token', 'req.query.access_token', 'req.query.api_key', 'req.query.key',
+  'req.query.token',
+  'req.query.access_token',
+  'req.query.api_key',
+  'req.query.key',
   'res.headers["set-cookie"]',
-  'token', '*.token', 'access_token', '*.access_token',
-  'password', '*.password', 'secret', '*.secret',
+  'token',
+  '*.token',
+  'access_token',
+  '*.access_token',
+  'password',
+  '*.password',
+  'secret',
+  '*.secret',
 ];
 
 const SECRET_QUERY_PARAMS = /([?&](?:token|access_token|api_key|key)=)[^&#]*/gi;

@@ -47,7 +47,10 @@ export function wingFromDirectory(projectDir: string): string {
     return validateName('wing', slug);
   } catch (e) {
     if (e instanceof PalaceError) {
-      throw invalidArgument('wing', e.rule ?? 'name', `the wing derived from the directory name ${JSON.stringify(basename(dir))} is not a valid wing (${e.message}); give a wing explicitly or set one in ${PROJECT_CONFIG_FILES[0]}`, { directory: dir });
+      throw invalidArgument('wing', e.rule ?? 'name',
+        `the wing derived from the directory name ${JSON.stringify(basename(dir))} is not a valid wing (${e.message}); give a wing explicitly or set one in ${
+          PROJECT_CONFIG_FILES[0]
+        }`, { directory: dir });
     }
     throw e;
   }
@@ -85,8 +88,8 @@ export function parseProjectConfig(text: string, file: string, projectDir: strin
   const wing = wingOverride !== undefined
     ? validateName('wing', wingOverride)
     : cfg.wing === undefined || cfg.wing === null
-      ? wingFromDirectory(projectDir)
-      : nameFrom(file, 'wing', typeof cfg.wing === 'number' ? String(cfg.wing) : cfg.wing);
+    ? wingFromDirectory(projectDir)
+    : nameFrom(file, 'wing', typeof cfg.wing === 'number' ? String(cfg.wing) : cfg.wing);
   let rooms: RoomConfig[];
   if (cfg.rooms === undefined || cfg.rooms === null) {
     rooms = [{ name: 'general', description: 'All project files', keywords: [] }];

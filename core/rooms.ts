@@ -55,7 +55,10 @@ export function detectRoom(relativePath: string, text: string, rooms: readonly R
     let score = 0;
     // [QUIRK] fix: an empty keyword would count every position; it is ignored.
     for (const kw of [...room.keywords, room.name]) if (kw !== '') score += countNonOverlapping(head, kw.toLowerCase());
-    if (score > bestScore) { best = room; bestScore = score; }
+    if (score > bestScore) {
+      best = room;
+      bestScore = score;
+    }
   }
   return best ? best.name : 'general';
 }
@@ -77,7 +80,8 @@ export const FOLDER_ROOMS: Readonly<Record<string, string>> = Object.fromEntries
 ].map(([k, room]) => [k!.replace(/-/g, '_'), room!]));
 
 /** Directories `init` does not look into when proposing rooms from folders. */
-export const PROPOSAL_SKIP_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules', '__pycache__', '.venv', 'venv', 'env', 'dist', 'build', '.next', 'coverage']);
+export const PROPOSAL_SKIP_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules', '__pycache__', '.venv', 'venv', 'env', 'dist', 'build', '.next',
+  'coverage']);
 /** Directories skipped when proposing rooms from file names. */
 export const FILENAME_PROPOSAL_SKIP_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules', '__pycache__', '.venv', 'venv', 'dist', 'build']);
 

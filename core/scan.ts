@@ -15,19 +15,65 @@ import ignore, { type Ignore } from 'ignore';
 import { invalidArgument } from './errors.js';
 
 export const SKIP_DIRS: ReadonlySet<string> = new Set([
-  '.git', 'node_modules', '__pycache__', '.venv', 'venv', 'env', 'dist', 'build', '.next', 'coverage',
-  '.mempalace', '.ruff_cache', '.mypy_cache', '.pytest_cache', '.cache', '.tox', '.nox', '.idea',
-  '.vscode', '.ipynb_checkpoints', '.eggs', 'htmlcov', 'target',
+  '.git',
+  'node_modules',
+  '__pycache__',
+  '.venv',
+  'venv',
+  'env',
+  'dist',
+  'build',
+  '.next',
+  'coverage',
+  '.mempalace',
+  '.ruff_cache',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.cache',
+  '.tox',
+  '.nox',
+  '.idea',
+  '.vscode',
+  '.ipynb_checkpoints',
+  '.eggs',
+  'htmlcov',
+  'target',
 ]);
 
 export const SKIP_FILES: ReadonlySet<string> = new Set([
-  'entities.json', 'mempalace.yaml', 'mempalace.yml', 'mempal.yaml', 'mempal.yml', '.gitignore',
-  'package-lock.json', 'pnpm-lock.yaml', 'yarn.lock',
+  'entities.json',
+  'mempalace.yaml',
+  'mempalace.yml',
+  'mempal.yaml',
+  'mempal.yml',
+  '.gitignore',
+  'package-lock.json',
+  'pnpm-lock.yaml',
+  'yarn.lock',
 ]);
 
 export const MINED_EXTENSIONS: ReadonlySet<string> = new Set([
-  '.txt', '.md', '.py', '.js', '.ts', '.jsx', '.tsx', '.json', '.jsonl', '.yaml', '.yml', '.html',
-  '.css', '.java', '.go', '.rs', '.rb', '.sh', '.csv', '.sql', '.toml',
+  '.txt',
+  '.md',
+  '.py',
+  '.js',
+  '.ts',
+  '.jsx',
+  '.tsx',
+  '.json',
+  '.jsonl',
+  '.yaml',
+  '.yml',
+  '.html',
+  '.css',
+  '.java',
+  '.go',
+  '.rs',
+  '.rb',
+  '.sh',
+  '.csv',
+  '.sql',
+  '.toml',
 ]);
 
 /**
@@ -275,7 +321,11 @@ export async function* scanProject(rootDir: string, options: ScanOptions = {}): 
       .sort((a, b) => compareCodePoints(a.key, b.key));
 
     let pending: (() => Promise<ScanEntry>)[] = [];
-    const flush = () => { const run = inOrder(pending, concurrency); pending = []; return run; };
+    const flush = () => {
+      const run = inOrder(pending, concurrency);
+      pending = [];
+      return run;
+    };
     for (const { d } of sorted) {
       const rel = dirRel === '' ? d.name : `${dirRel}/${d.name}`;
       const isForced = forced(rel);

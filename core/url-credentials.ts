@@ -28,7 +28,8 @@ export function splitUrlCredential(field: string, url: string): { url: string; c
   const scheme = m[1]!.toLowerCase();
   const userinfo = m[2]!;
   if (scheme === 'ssh' || scheme === 'git+ssh') {
-    if (userinfo.includes(':')) throw invalidArgument(field, 'git_ssh_password', `${field}: an ssh URL may name a user but not a password; ssh sources authenticate with keys`);
+    if (userinfo.includes(':'))
+      throw invalidArgument(field, 'git_ssh_password', `${field}: an ssh URL may name a user but not a password; ssh sources authenticate with keys`);
     return { url };
   }
   if (scheme !== 'https' && scheme !== 'http') return { url };
@@ -49,5 +50,6 @@ const CREDENTIAL_IN_TEXT = /\b(https?:\/\/)[^\s/?#@"'<>]+@|\b([A-Za-z][A-Za-z0-9
 
 /** `text` with every credential written into a URL in it replaced by `***`. */
 export function maskUrlCredentials(text: string): string {
-  return text.replace(CREDENTIAL_IN_TEXT, (_all, http: string | undefined, userPart: string | undefined) => (http !== undefined ? `${http}***@` : `${userPart}:***@`));
+  return text.replace(CREDENTIAL_IN_TEXT,
+    (_all, http: string | undefined, userPart: string | undefined) => (http !== undefined ? `${http}***@` : `${userPart}:***@`));
 }

@@ -95,7 +95,8 @@ export function describeViolation(e: ErrorObject, opts: InputCheck = {}): Palace
     }
     case 'enum': {
       const custom = opts.enumMessages?.[field];
-      return invalidArgument(field, 'enum', custom ? custom(e.data) : `${field}=${JSON.stringify(e.data)} is not one of: ${(params.allowedValues as unknown[]).join(', ')}`);
+      return invalidArgument(field, 'enum',
+        custom ? custom(e.data) : `${field}=${JSON.stringify(e.data)} is not one of: ${(params.allowedValues as unknown[]).join(', ')}`);
     }
     case 'minimum':
     case 'maximum':

@@ -40,7 +40,8 @@ export function validateOptionalName(field: string, value: unknown): string | un
 /** KGVALUE: subjects, objects, entities. `maxLength` is lifted for lookup keys. */
 export function validateKgValue(field: string, value: unknown, maxLength: number | null = NAME_MAX): string {
   const v = replaceLoneSurrogates(requireString(field, value).trim());
-  if (maxLength !== null && codePointLength(v) > maxLength) throw invalidArgument(field, 'max_length', `${field} exceeds maximum length of ${maxLength} characters`);
+  if (maxLength !== null && codePointLength(v) > maxLength)
+    throw invalidArgument(field, 'max_length', `${field} exceeds maximum length of ${maxLength} characters`);
   if (v.includes('\0')) throw invalidArgument(field, 'null_bytes', `${field} contains null bytes`);
   return v;
 }
@@ -66,7 +67,9 @@ function isRealDate(y: number, m: number, d: number): boolean {
 /** TEMPORAL: `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SSZ` (`+00:00` rewritten to `Z`); empty passes. */
 export function validateTemporal(field: string, value: unknown): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  const fail = () => invalidArgument(field, 'iso_date_or_utc_instant', `${field}='${String(value)}' is not a valid ISO-8601 date or UTC datetime (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)`);
+  const fail = () =>
+    invalidArgument(field, 'iso_date_or_utc_instant',
+      `${field}='${String(value)}' is not a valid ISO-8601 date or UTC datetime (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)`);
   if (typeof value !== 'string') throw fail();
   const v = value.trim();
   const d = DATE_RE.exec(v);
@@ -130,7 +133,8 @@ export function validateRouting(field: string, value: unknown, required = false)
   if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(field, 'non_empty_string', `${field} must be a non-empty string`);
   const v = stripLoneSurrogates(value.trim());
   if (codePointLength(v) > 256) throw invalidArgument(field, 'max_length', `${field} exceeds maximum length of 256 characters`);
-  if ([...v].some((c) => c.codePointAt(0)! < 0x20 || c.codePointAt(0) === 0x7f)) throw invalidArgument(field, 'control_characters', `${field} contains control characters`);
+  if ([...v].some((c) => c.codePointAt(0)! < 0x20 || c.codePointAt(0) === 0x7f))
+    throw invalidArgument(field, 'control_characters', `${field} contains control characters`);
   return v;
 }
 
@@ -139,7 +143,9 @@ const EVENT_TYPE_RE = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 export function validateEventType(value: unknown, field = 'type'): string {
   if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(field, 'non_empty_string', `${field} must be a non-empty string`);
   const v = value.trim();
-  if (!EVENT_TYPE_RE.test(v)) throw invalidArgument(field, 'event_type_pattern', `${field}='${v}' is not a valid event type (lowercase letters, digits, '_', '.', '-'; at most 64 characters; starting with a letter or digit)`);
+  if (!EVENT_TYPE_RE.test(v))
+    throw invalidArgument(field, 'event_type_pattern',
+      `${field}='${v}' is not a valid event type (lowercase letters, digits, '_', '.', '-'; at most 64 characters; starting with a letter or digit)`);
   return v;
 }
 
@@ -152,14 +158,6 @@ export function validateEventStatus(value: unknown, field = 'status'): EventStat
     throw invalidArgument(field, 'one_of', `${field}='${String(value)}' is not one of: ${EVENT_STATUSES.join(', ')}`);
   }
   return value.trim() as EventStatus;
-}
-
-/** Integer within bounds (inclusive); absent gives the default. */
-export function validateInt(field: string, value: unknown, dflt: number, min: number, max: number): number {
-  if (value === undefined || value === null) return dflt;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw invalidArgument(field, 'integer', `${field} must be an integer`);
-  if (value < min || value > max) throw invalidArgument(field, 'range', `${field} must be between ${min} and ${max}`);
-  return value;
 }
 
 /** Wing slug derived from a directory name (docs/palace-behaviour.md §2.5): lowercase, spaces and hyphens to `_`. */

@@ -94,7 +94,8 @@ export class MiniLmModel {
     if (outputName === undefined) throw new PalaceError('internal', `The ${this.encoding.name} model has no output`);
     const output = (await this.session.run(feeds))[outputName];
     if (output === undefined) throw new PalaceError('internal', `The ${this.encoding.name} model returned no '${outputName}'`);
-    if (output.dims[2] !== MINILM_DIMENSION) throw new PalaceError('internal', `The ${this.encoding.name} model returned ${output.dims[2]}-d states, expected ${MINILM_DIMENSION}`);
+    if (output.dims[2] !== MINILM_DIMENSION)
+      throw new PalaceError('internal', `The ${this.encoding.name} model returned ${output.dims[2]}-d states, expected ${MINILM_DIMENSION}`);
     const hidden = output.data as Float32Array;
     // A row's [CLS] state is its first token's: padding sits after the text, so it is never pooled.
     const tokensPooled = (ids: number[]) => (this.encoding.pooling === 'cls' ? 1 : ids.length);

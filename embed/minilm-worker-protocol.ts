@@ -41,7 +41,8 @@ export function toWireError(error: unknown): WireError {
     return { code, message, field, rule, retryable, store, details };
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return { code: 'internal', message: `The embedding worker failed: ${message}`, field: undefined, rule: undefined, retryable: false, store: undefined, details: undefined };
+  return { code: 'internal', message: `The embedding worker failed: ${message}`, field: undefined, rule: undefined, retryable: false, store: undefined,
+    details: undefined };
 }
 
 export function fromWireError(wire: WireError): PalaceError {

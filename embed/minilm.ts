@@ -97,11 +97,16 @@ class ModelWorker {
     });
     // A dead worker is dropped and the next use starts a new one, so a retry can succeed.
     this.worker.on('error', (error) => {
-      this.fail(new PalaceError('internal', `The ${this.modelName} embedding worker crashed: ${error.message}`, { rule: 'embedder_worker_alive', retryable: true, cause: error }));
+      this.fail(
+        new PalaceError('internal', `The ${this.modelName} embedding worker crashed: ${error.message}`, { rule: 'embedder_worker_alive', retryable: true,
+          cause: error }),
+      );
     });
     this.exited = new Promise((resolve) => {
       this.worker.once('exit', (exitCode) => {
-        this.fail(new PalaceError('internal', `The ${this.modelName} embedding worker exited (code ${exitCode})`, { rule: 'embedder_worker_alive', retryable: true }));
+        this.fail(
+          new PalaceError('internal', `The ${this.modelName} embedding worker exited (code ${exitCode})`, { rule: 'embedder_worker_alive', retryable: true }),
+        );
         onGone(this);
         resolve();
       });
@@ -126,7 +131,13 @@ class ModelWorker {
         reject(embedCancelled(signal!));
       };
       const settled = () => signal?.removeEventListener('abort', onAbort);
-      this.track(id, { resolve: (v) => { settled(); resolve(v); }, reject: (e) => { settled(); reject(e); } });
+      this.track(id, { resolve: (v) => {
+        settled();
+        resolve(v);
+      }, reject: (e) => {
+        settled();
+        reject(e);
+      } });
       signal?.addEventListener('abort', onAbort, { once: true });
       this.post({ type: 'embed', id, texts, batchSize });
     });

@@ -58,8 +58,10 @@ export interface MiniLmVariant {
 
 /** Same network, tokenizer and 384-d output; the int8 weights are a quarter of the size. */
 export const MINILM_VARIANTS: readonly MiniLmVariant[] = [
-  { name: MINILM_MODEL_NAME, onnxFile: MINILM_ONNX_FILE, tokenizerFile: MINILM_TOKENIZER_FILE, weightsSha256: MINILM_FP32_SHA256, pooling: 'mean', maxTokens: 256, defaultBatchSize: 8 },
-  { name: MINILM_INT8_MODEL_NAME, onnxFile: 'all-minilm-l6-v2-q.onnx', tokenizerFile: 'all-minilm-l6-v2-q-tokenizer.json', weightsSha256: MINILM_INT8_SHA256, pooling: 'mean', maxTokens: 256, defaultBatchSize: 1 },
+  { name: MINILM_MODEL_NAME, onnxFile: MINILM_ONNX_FILE, tokenizerFile: MINILM_TOKENIZER_FILE, weightsSha256: MINILM_FP32_SHA256, pooling: 'mean',
+    maxTokens: 256, defaultBatchSize: 8 },
+  { name: MINILM_INT8_MODEL_NAME, onnxFile: 'all-minilm-l6-v2-q.onnx', tokenizerFile: 'all-minilm-l6-v2-q-tokenizer.json', weightsSha256: MINILM_INT8_SHA256,
+    pooling: 'mean', maxTokens: 256, defaultBatchSize: 1 },
 ];
 
 /**
@@ -70,8 +72,10 @@ export const MINILM_VARIANTS: readonly MiniLmVariant[] = [
  * for the same reasons.
  */
 export const BGE_VARIANTS: readonly MiniLmVariant[] = [
-  { name: BGE_MODEL_NAME, onnxFile: 'bge-small-en-v1.5.onnx', tokenizerFile: 'bge-small-en-v1.5-tokenizer.json', weightsSha256: BGE_FP32_SHA256, pooling: 'cls', maxTokens: 512, defaultBatchSize: 8 },
-  { name: BGE_INT8_MODEL_NAME, onnxFile: 'bge-small-en-v1.5-q.onnx', tokenizerFile: 'bge-small-en-v1.5-q-tokenizer.json', weightsSha256: BGE_INT8_SHA256, pooling: 'cls', maxTokens: 512, defaultBatchSize: 1 },
+  { name: BGE_MODEL_NAME, onnxFile: 'bge-small-en-v1.5.onnx', tokenizerFile: 'bge-small-en-v1.5-tokenizer.json', weightsSha256: BGE_FP32_SHA256, pooling: 'cls',
+    maxTokens: 512, defaultBatchSize: 8 },
+  { name: BGE_INT8_MODEL_NAME, onnxFile: 'bge-small-en-v1.5-q.onnx', tokenizerFile: 'bge-small-en-v1.5-q-tokenizer.json', weightsSha256: BGE_INT8_SHA256,
+    pooling: 'cls', maxTokens: 512, defaultBatchSize: 1 },
 ];
 
 /** Any encoder this build can run, by name, or an `invalid_argument` listing them. */
@@ -86,7 +90,9 @@ export function encoderVariant(name: string): MiniLmVariant {
 export function miniLmVariant(name: string): MiniLmVariant {
   const variant = MINILM_VARIANTS.find((v) => v.name === name);
   if (variant === undefined) {
-    throw invalidArgument('MEMPALACE_EMBED_MODEL', 'known_model', `MEMPALACE_EMBED_MODEL must be one of ${MINILM_VARIANTS.map((v) => v.name).join(', ')}, got '${name}'`);
+    throw invalidArgument('MEMPALACE_EMBED_MODEL', 'known_model', `MEMPALACE_EMBED_MODEL must be one of ${
+      MINILM_VARIANTS.map((v) => v.name).join(', ')
+    }, got '${name}'`);
   }
   return variant;
 }

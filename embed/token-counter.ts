@@ -17,7 +17,8 @@ export async function loadTokenCounter(config: Pick<Config, 'modelDir'>): Promis
   try {
     json = JSON.parse(await fs.readFile(files.tokenizerPath, 'utf8')) as object;
   } catch (cause) {
-    throw new PalaceError('internal', `Could not read the tokenizer at ${files.tokenizerPath}: ${String(cause)}`, { field: 'MEMPALACE_MODEL_DIR', rule: 'model_loadable', cause });
+    throw new PalaceError('internal', `Could not read the tokenizer at ${files.tokenizerPath}: ${String(cause)}`, { field: 'MEMPALACE_MODEL_DIR',
+      rule: 'model_loadable', cause });
   }
   const tokenizer = new MiniLmTokenizer(json, Number.MAX_SAFE_INTEGER);
   return (text) => Math.max(0, tokenizer.encode(text).length - 2);

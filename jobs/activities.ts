@@ -22,7 +22,8 @@ export type JobActivities = Cancellable<MineActivities & SyncActivities & Delete
 
 /** `git` replaces the workspace built from `deps.workspace` (tests that count git commands). */
 export function createJobActivities(deps: ActivityDeps, git?: GitWorkspace): JobActivities {
-  const mine = { ...deps, labels: new EntityRegistryLabels(deps.config.entityRegistryFile, deps.config.entityLanguages), git: git ?? new GitWorkspace(deps.workspace, deps.config.gitWorkspaceBytes, hardenedGit(gitLimitsOf(deps.config))) };
+  const mine = { ...deps, labels: new EntityRegistryLabels(deps.config.entityRegistryFile, deps.config.entityLanguages),
+    git: git ?? new GitWorkspace(deps.workspace, deps.config.gitWorkspaceBytes, hardenedGit(gitLimitsOf(deps.config))) };
   const embedderFor = deps.embedderFor ?? ((model: string) => {
     if (model === deps.embedder.model) return deps.embedder;
     throw invalidArgument('model', 'known_model', `this process embeds with ${deps.embedder.model} only, not ${model}`);

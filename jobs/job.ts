@@ -136,8 +136,8 @@ export function lockKey(palace: string, spec: JobSpec): string {
   const target = spec.kind === 'mine'
     ? sourceIdentity(spec.source)
     : spec.kind === 'sync'
-      ? spec.projectDir ? path.resolve(spec.projectDir) : `wing:${spec.wing ?? '*'}`
-      : spec.sourceFile;
+    ? spec.projectDir ? path.resolve(spec.projectDir) : `wing:${spec.wing ?? '*'}`
+    : spec.sourceFile;
   return `mempalace:${palace}:source:${hashN(target, 24)}`;
 }
 
@@ -166,7 +166,8 @@ export function jobLockKey(palace: string, spec: JobSpec, runId: string): string
  * The `wait` of every engine: read the job's progress every `pollMs` until it has ended or
  * `timeoutMs` has passed, telling `onProgress` of each new record.
  */
-export async function waitForJob(read: () => Promise<JobProgress>, timeoutMs: number, pollMs: number, onProgress?: (p: JobProgress) => void): Promise<JobProgress> {
+export async function waitForJob(read: () => Promise<JobProgress>, timeoutMs: number, pollMs: number,
+  onProgress?: (p: JobProgress) => void): Promise<JobProgress> {
   const deadline = Date.now() + timeoutMs;
   let lastUpdate = '';
   for (;;) {

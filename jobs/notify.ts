@@ -12,7 +12,7 @@ import type { DeliveryOutcome, DeliveryProgress, JobNotification } from '../pala
 import { JOB_EVENTS } from '../palace/notifications.js';
 import type { Logstream } from '../stores/ports/logstream/local-log.js';
 
-export const SIGNATURE_HEADER = 'x-mempalace-signature-256';
+const SIGNATURE_HEADER = 'x-mempalace-signature-256';
 
 export interface NotifyDeps {
   palace: string;
@@ -36,18 +36,29 @@ export function checkNotifySettings(urls: readonly string[], secret: string | un
     } catch {
       url = undefined;
     }
-    if (!url || !['http:', 'https:'].includes(url.protocol)) throw invalidArgument('MEMPALACE_NOTIFY_URLS', 'http_url', `notification URL '${u}' is not an http(s) URL`);
+    if (!url || !['http:', 'https:'].includes(url.protocol))
+      throw invalidArgument('MEMPALACE_NOTIFY_URLS', 'http_url', `notification URL '${u}' is not an http(s) URL`);
   }
-  if (urls.length > 0 && !secret) throw invalidArgument('MEMPALACE_NOTIFY_SECRET', 'required', 'MEMPALACE_NOTIFY_URLS is set but neither MEMPALACE_NOTIFY_SECRET nor MEMPALACE_WEBHOOK_SECRET is: notifications would be unsigned');
+  if (urls.length > 0 && !secret)
+    throw invalidArgument('MEMPALACE_NOTIFY_SECRET', 'required',
+      'MEMPALACE_NOTIFY_URLS is set but neither MEMPALACE_NOTIFY_SECRET nor MEMPALACE_WEBHOOK_SECRET is: notifications would be unsigned');
 }
 
 async function jobFinishedEvent(deps: NotifyDeps, n: JobNotification): Promise<string> {
-  const [existing] = await deps.logstream.list({ stream: JOB_EVENTS.stream, room: JOB_EVENTS.room, type: JOB_EVENTS.type, correlation_id: n.job_id, order: 'desc', limit: 1 });
+  const [existing] = await deps.logstream.list({ stream: JOB_EVENTS.stream, room: JOB_EVENTS.room, type: JOB_EVENTS.type, correlation_id: n.job_id,
+    order: 'desc', limit: 1 });
   if (existing) return existing.id;
   const body = `${n.kind} job ${n.job_id} ${n.state}: ${n.files_seen} files seen, ${n.drawers_written} drawers written${n.error ? ` — ${n.error}` : ''}`;
   const event = await deps.logstream.append(eventDraft({
-    type: JOB_EVENTS.type, stream: JOB_EVENTS.stream, room: JOB_EVENTS.room, topic: n.kind, from_agent: JOB_EVENTS.from_agent,
-    correlation_id: n.job_id, status: n.state === 'failed' ? 'failed' : null, body, metadata: n,
+    type: JOB_EVENTS.type,
+    stream: JOB_EVENTS.stream,
+    room: JOB_EVENTS.room,
+    topic: n.kind,
+    from_agent: JOB_EVENTS.from_agent,
+    correlation_id: n.job_id,
+    status: n.state === 'failed' ? 'failed' : null,
+    body,
+    metadata: n,
   }));
   return event.id;
 }
@@ -57,8 +68,11 @@ async function post(deps: NotifyDeps, url: string, body: string, deliveryId: str
     const res = await fetch(url, {
       method: 'POST',
       headers: {
-        'content-type': 'application/json', 'user-agent': 'mempalace-notify',
-        'x-mempalace-event': JOB_EVENTS.type, 'x-mempalace-delivery': deliveryId, [SIGNATURE_HEADER]: signature(deps.secret!, body),
+        'content-type': 'application/json',
+        'user-agent': 'mempalace-notify',
+        'x-mempalace-event': JOB_EVENTS.type,
+        'x-mempalace-delivery': deliveryId,
+        [SIGNATURE_HEADER]: signature(deps.secret!, body),
       },
       body,
       redirect: 'manual',

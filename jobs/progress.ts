@@ -36,11 +36,21 @@ export interface ProgressStep {
 }
 
 /** The record of a job that starts now, or that a run resumes at `step` (continue-as-new). */
-export function newProgress(job: { jobId: string; kind: JobKind; lockKey: string; subject?: JobSubject }, now: string, resumed?: { startedAt: string; step: ProgressStep }): JobProgress {
+export function newProgress(job: { jobId: string; kind: JobKind; lockKey: string; subject?: JobSubject }, now: string,
+  resumed?: { startedAt: string; step: ProgressStep }): JobProgress {
   const step = resumed?.step;
   return {
-    job_id: job.jobId, kind: job.kind, lock_key: job.lockKey, ...job.subject, state: 'running', started_at: resumed?.startedAt ?? now, updated_at: now,
-    rate: 0, eta_s: null, recent_errors: step?.recentErrors ?? [], ...(step?.counters ?? emptyCounters()),
+    job_id: job.jobId,
+    kind: job.kind,
+    lock_key: job.lockKey,
+    ...job.subject,
+    state: 'running',
+    started_at: resumed?.startedAt ?? now,
+    updated_at: now,
+    rate: 0,
+    eta_s: null,
+    recent_errors: step?.recentErrors ?? [],
+    ...(step?.counters ?? emptyCounters()),
     ...(step?.lastFile === undefined ? {} : { last_file: step.lastFile }),
   };
 }
@@ -51,7 +61,10 @@ export function advanceProgress(progress: JobProgress, step: ProgressStep, nowMs
   const elapsed = Math.max(0.001, (nowMs - Date.parse(progress.started_at)) / 1000);
   const rate = c.files_seen / elapsed;
   return {
-    ...progress, ...c, state: 'running', updated_at: new Date(nowMs).toISOString(),
+    ...progress,
+    ...c,
+    state: 'running',
+    updated_at: new Date(nowMs).toISOString(),
     rate: Math.round(rate * 100) / 100,
     eta_s: rate > 0 ? Math.round((c.files_total - c.files_seen) / rate) : null,
     recent_errors: step.recentErrors,
@@ -72,7 +85,13 @@ export function failureFields(message: string, errorClass?: string): Pick<JobPro
 /** The JobStore record of a job whose first progress record is `progress`. */
 export function newJobRecord(spec: JobSpec, progress: JobProgress): JobRecord<JobSpec, JobProgress> {
   return {
-    job_id: progress.job_id, kind: spec.kind, lock_key: progress.lock_key, state: progress.state, spec, progress,
-    created_at: progress.started_at, updated_at: progress.updated_at,
+    job_id: progress.job_id,
+    kind: spec.kind,
+    lock_key: progress.lock_key,
+    state: progress.state,
+    spec,
+    progress,
+    created_at: progress.started_at,
+    updated_at: progress.updated_at,
   };
 }

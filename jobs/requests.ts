@@ -39,11 +39,13 @@ export const SYNC_REQUEST: JsonSchema = input({
   project_dir: str('Project root scoping the sync (default: detected from drawer metadata; blank = absent).'),
   wing: str('Only this wing (blank = absent).'),
   apply: bool('Actually delete (default false: report only); needs wing or project_dir.'),
-  force: bool('Apply even when the sync guard stops it: a source root that is not the filesystem it was mined from (an unmounted volume), or most of a source\'s drawers to delete (default false).'),
+  force: bool(
+    "Apply even when the sync guard stops it: a source root that is not the filesystem it was mined from (an unmounted volume), or most of a source's drawers to delete (default false).",
+  ),
 });
 
 export const DELETE_BY_SOURCE_REQUEST: JsonSchema = input({
-  source_file: text('The exact stored source_file value, e.g. the full mined path (a search hit\'s source_path).'),
+  source_file: text("The exact stored source_file value, e.g. the full mined path (a search hit's source_path)."),
   dry_run: bool('Preview only (default true); false deletes.'),
 }, ['source_file']);
 
@@ -51,28 +53,47 @@ export const REEMBED_REQUEST: JsonSchema = input({
   model: text('The model to convert to (a MEMPALACE_EMBED_MODEL value).'),
 }, ['model']);
 
-export const JOB_REQUESTS: Readonly<Record<JobKind, JsonSchema>> = {
-  mine: MINE_REQUEST, sync: SYNC_REQUEST, delete_by_source: DELETE_BY_SOURCE_REQUEST, reembed: REEMBED_REQUEST,
-};
-
 /** Spec-exact enum messages of the request models, by field (docs/tools.md §3.4). */
 export const JOB_REQUEST_ENUM_MESSAGES: Readonly<Record<JobKind, Record<string, (value: unknown) => string>>> = {
   mine: { mode: (v) => `invalid mode '${String(v)}'; expected one of: ${MINE_MODES.join(', ')}` },
-  sync: {}, delete_by_source: {}, reembed: {},
+  sync: {},
+  delete_by_source: {},
+  reembed: {},
 };
 
 /** The rules beyond the schema by which `parseJobRequest` may refuse a request of each kind. */
 export const JOB_REQUEST_RULES: Readonly<Record<JobKind, readonly string[]>> = {
-  mine: [...NAME_RULES, ...SOURCE_RULES], sync: [...NAME_RULES, ...SOURCE_RULES, 'scope_required'], delete_by_source: SOURCE_RULES, reembed: [],
+  mine: [...NAME_RULES, ...SOURCE_RULES],
+  sync: [...NAME_RULES, ...SOURCE_RULES, 'scope_required'],
+  delete_by_source: SOURCE_RULES,
+  reembed: [],
 };
 
 interface MineRequest {
-  source: string; ref?: string; mode?: MineSpec['mode']; wing?: string; agent?: string; limit?: number; dry_run?: boolean;
-  extract?: MineSpec['extract']; respect_gitignore?: boolean; include_ignored?: string[];
+  source: string;
+  ref?: string;
+  mode?: MineSpec['mode'];
+  wing?: string;
+  agent?: string;
+  limit?: number;
+  dry_run?: boolean;
+  extract?: MineSpec['extract'];
+  respect_gitignore?: boolean;
+  include_ignored?: string[];
 }
-interface SyncRequest { project_dir?: string; wing?: string; apply?: boolean; force?: boolean }
-interface DeleteBySourceRequest { source_file: string; dry_run?: boolean }
-interface ReembedRequest { model: string }
+interface SyncRequest {
+  project_dir?: string;
+  wing?: string;
+  apply?: boolean;
+  force?: boolean;
+}
+interface DeleteBySourceRequest {
+  source_file: string;
+  dry_run?: boolean;
+}
+interface ReembedRequest {
+  model: string;
+}
 
 /** Who sends a request: what they may read, and who files drawers when the request names no agent. */
 export interface RequestCaller {
@@ -93,14 +114,22 @@ async function mineSpec(r: MineRequest, caller: RequestCaller): Promise<MineSpec
   const wing = validateOptionalName('wing', r.wing);
   const mode = r.mode ?? 'projects';
   const split = present(r.ref) === undefined ? { url: r.source } : splitUrlCredential('source', r.source.trim());
-  if (split.credential && !caller.credentials) throw invalidArgument('source', 'git_credential_store', 'source carries a credential, and this entry point has no credential store to keep it apart');
+  if (split.credential && !caller.credentials)
+    throw invalidArgument('source', 'git_credential_store', 'source carries a credential, and this entry point has no credential store to keep it apart');
   const source = await resolveMineSource({ source: split.url, ref: r.ref, allowFile: mode === 'convos' }, caller.policy);
   if (split.credential && source.kind === 'git') await caller.credentials!.put(source.url, split.credential);
   return {
-    kind: 'mine', source, mode, wing, sourceBounds: caller.policy.bounds,
+    kind: 'mine',
+    source,
+    mode,
+    wing,
+    sourceBounds: caller.policy.bounds,
     agent: present(r.agent) ?? caller.agent ?? 'mempalace',
-    limit: r.limit ?? 0, dryRun: r.dry_run === true, extract: r.extract ?? 'exchange',
-    respectGitignore: r.respect_gitignore !== false, includeIgnored: (r.include_ignored ?? []).map((s) => s.trim()),
+    limit: r.limit ?? 0,
+    dryRun: r.dry_run === true,
+    extract: r.extract ?? 'exchange',
+    respectGitignore: r.respect_gitignore !== false,
+    includeIgnored: (r.include_ignored ?? []).map((s) => s.trim()),
   };
 }
 
@@ -109,7 +138,8 @@ async function syncSpec(r: SyncRequest, caller: RequestCaller): Promise<SyncSpec
   const dir = present(r.project_dir);
   const projectDir = dir === undefined ? undefined : await resolveLocalSource('project_dir', dir, caller.policy);
   const apply = r.apply === true;
-  if (apply && !wing && !projectDir) throw invalidArgument('apply', 'scope_required', 'apply: true needs wing or project_dir, so one call never prunes every wing of the palace');
+  if (apply && !wing && !projectDir)
+    throw invalidArgument('apply', 'scope_required', 'apply: true needs wing or project_dir, so one call never prunes every wing of the palace');
   return { kind: 'sync', wing, projectDir, apply, ...(r.force === true ? { force: true } : {}), sourceBounds: caller.policy.bounds };
 }
 

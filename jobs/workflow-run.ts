@@ -4,9 +4,8 @@
  * JobStore records it, the `cancel` signal, and the lease (acquire, re-acquire after a stale
  * fence, release). Deterministic: time is workflow time, I/O happens only in activities.
  */
-import {
-  ActivityCancellationType, ActivityFailure, ApplicationFailure, defineQuery, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo,
-} from '@temporalio/workflow';
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, defineQuery, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep,
+  workflowInfo } from '@temporalio/workflow';
 import type { ProgressStep } from './progress.js';
 import { advanceProgress, failureFields, finishProgress, jobSubject, newJobRecord, newProgress } from './progress.js';
 import type { JobProgress, JobSpec } from './job.js';
@@ -66,7 +65,8 @@ export class JobRun {
   private readonly onCancelRequested: (() => void)[] = [];
 
   /** `carried`: what a run continued as new takes over (the job's start time and where it stood). */
-  constructor(spec: JobSpec, readonly lockKey: string, readonly timeouts: JobTimeouts, carried?: { startedAt: string; step: ProgressStep; fence?: Fence; cancelled: boolean }) {
+  constructor(spec: JobSpec, readonly lockKey: string, readonly timeouts: JobTimeouts,
+    carried?: { startedAt: string; step: ProgressStep; fence?: Fence; cancelled: boolean }) {
     const info = workflowInfo();
     this.jobId = info.firstExecutionRunId;
     this.workflowId = info.workflowId;
@@ -122,7 +122,9 @@ export class JobRun {
    */
   async acquireLease(): Promise<Fence> {
     // Batches in flight that all found the fence stale share one acquisition.
-    this.acquiring ??= this.acquireOnce().finally(() => { this.acquiring = undefined; });
+    this.acquiring ??= this.acquireOnce().finally(() => {
+      this.acquiring = undefined;
+    });
     return this.acquiring;
   }
 
@@ -147,7 +149,7 @@ export class JobRun {
    * failed on a token another write has already replaced just retries with the new one.
    */
   async fenced<T>(call: (fence: Fence) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0;; attempt++) {
       const fence = this.fence ?? (await this.acquireLease());
       try {
         return await call(fence);

@@ -1,5 +1,5 @@
 /** The workflows a mempalace worker registers (its `workflowsPath` bundle entry). */
-export { mineWorkflow } from './mine/workflow.js';
-export { syncWorkflow } from './sync/workflow.js';
 export { deleteBySourceWorkflow } from './delete-by-source/workflow.js';
+export { mineWorkflow } from './mine/workflow.js';
 export { reembedWorkflow } from './reembed/workflow.js';
+export { syncWorkflow } from './sync/workflow.js';

@@ -9,17 +9,8 @@
  *
  * Notifications and responses never get a reply: a malformed one is dropped.
  */
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  InitializeRequestSchema,
-  JSONRPCMessageSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  PingRequestSchema,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, InitializeRequestSchema, JSONRPCMessageSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema, PingRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCErrorResponse, JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /** The largest message either transport reads: 16 MiB, so a 4 MiB artifact survives JSON escaping (docs/logstream.md §7.1). */
@@ -40,7 +31,8 @@ export function parseErrorReply(detail?: string): JSONRPCErrorResponse {
 
 /** Request methods whose params the SDK validates with these schemas. */
 const PARAM_SCHEMAS = new Map<string, { safeParse(v: unknown): { success: boolean; error?: { issues: ZodIssueLike[] } } }>(
-  [InitializeRequestSchema, PingRequestSchema, ListToolsRequestSchema, CallToolRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ReadResourceRequestSchema]
+  [InitializeRequestSchema, PingRequestSchema, ListToolsRequestSchema, CallToolRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema,
+    ReadResourceRequestSchema]
     .map((s) => [s.shape.method.value, s]),
 );
 
@@ -71,7 +63,9 @@ export function describeIssue(issue: ZodIssueLike, checked: unknown): string {
   const field = path.map(String).join('.') || 'params';
   if (issue.code === 'invalid_type' && issue.expected) {
     const article = /^[aeiou]/.test(issue.expected) ? 'an' : 'a';
-    return valueAt(checked, issue.path) === undefined ? `'${field}' is required (${article} ${issue.expected})` : `'${field}' must be ${article} ${issue.expected}`;
+    return valueAt(checked, issue.path) === undefined
+      ? `'${field}' is required (${article} ${issue.expected})`
+      : `'${field}' must be ${article} ${issue.expected}`;
   }
   return `'${field}': ${issue.message}`;
 }
@@ -92,13 +86,15 @@ function screenToolsCall(id: RequestId, params: Record<string, unknown>): Screen
 /** Check one parsed message; `raw` may be anything `JSON.parse` returned. */
 export function screen(raw: unknown): Screened {
   if (Array.isArray(raw)) {
-    return { kind: 'reply', reply: errorReply(null, ErrorCode.InvalidRequest, 'Invalid Request: batches are not supported (JSON-RPC batching was removed in MCP 2025-06-18); send one message at a time') };
+    return { kind: 'reply',
+      reply: errorReply(null, ErrorCode.InvalidRequest,
+        'Invalid Request: batches are not supported (JSON-RPC batching was removed in MCP 2025-06-18); send one message at a time') };
   }
   if (!isObject(raw)) return { kind: 'reply', reply: errorReply(null, ErrorCode.InvalidRequest, 'Invalid Request: a message must be a JSON object') };
   const hasId = 'id' in raw;
   const replyId = hasId && validId(raw.id) ? raw.id : null;
   const invalid = (why: string): Screened => ({ kind: 'reply', reply: errorReply(replyId, ErrorCode.InvalidRequest, `Invalid Request: ${why}`) });
-  if (raw.jsonrpc !== '2.0') return invalid("'jsonrpc' must be \"2.0\"");
+  if (raw.jsonrpc !== '2.0') return invalid('\'jsonrpc\' must be "2.0"');
   if (hasId && !validId(raw.id)) return invalid("'id' must be a string or an integer");
 
   if (!('method' in raw)) {
@@ -122,6 +118,9 @@ export function screen(raw: unknown): Screened {
     if (checked && !checked.success) return invalidParams(id, checked.error!.issues.slice(0, 3).map((i) => describeIssue(i, request)).join('; '));
   }
   const parsed = JSONRPCMessageSchema.safeParse(raw);
-  if (!parsed.success) return hasId ? invalid(parsed.error.issues.slice(0, 3).map((i) => describeIssue(i, raw)).join('; ')) : { kind: 'drop', reason: 'malformed notification' };
+  if (!parsed.success)
+    return hasId
+      ? invalid(parsed.error.issues.slice(0, 3).map((i) => describeIssue(i, raw)).join('; '))
+      : { kind: 'drop', reason: 'malformed notification' };
   return { kind: 'message', message: raw as JSONRPCMessage };
 }

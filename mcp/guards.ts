@@ -52,7 +52,8 @@ export class IntegrityMonitor {
   constructor(private readonly palace: string, private readonly probe: IntegrityProbe | undefined) {
     this.payload = probe
       ? { checked: false, ok: null, palace, sqlite_path: '', error_count: 0, errors: [], reason: 'integrity check has not finished yet' }
-      : { checked: false, ok: null, palace, sqlite_path: '', error_count: 0, errors: [], reason: 'the drawer store offers no integrity check through its port' };
+      : { checked: false, ok: null, palace, sqlite_path: '', error_count: 0, errors: [],
+        reason: 'the drawer store offers no integrity check through its port' };
   }
 
   current(): IntegrityPayload {
@@ -68,13 +69,18 @@ export class IntegrityMonitor {
     try {
       const { sqlite_path, errors } = await this.probe();
       this.payload = {
-        checked: true, ok: errors.length === 0, palace: this.palace, sqlite_path,
-        error_count: errors.length, errors: errors.slice(0, MAX_REPORTED),
+        checked: true,
+        ok: errors.length === 0,
+        palace: this.palace,
+        sqlite_path,
+        error_count: errors.length,
+        errors: errors.slice(0, MAX_REPORTED),
         ...(errors.length > MAX_REPORTED ? { truncated: errors.length - MAX_REPORTED } : {}),
       };
     } catch (e) {
       // A check that could not run is not a failed palace: report it, refuse nothing.
-      this.payload = { checked: false, ok: null, palace: this.palace, sqlite_path: '', error_count: 0, errors: [], check_error: e instanceof Error ? e.message : String(e) };
+      this.payload = { checked: false, ok: null, palace: this.palace, sqlite_path: '', error_count: 0, errors: [],
+        check_error: e instanceof Error ? e.message : String(e) };
     }
     return this.payload;
   }
@@ -83,7 +89,11 @@ export class IntegrityMonitor {
     if (tool.guards.integritySafe || !this.failed()) return undefined;
     const p = this.payload;
     return new McpError(INTEGRITY_FAILED, 'Palace SQLite integrity check failed; refusing tool call until the palace is repaired', {
-      tool: tool.name, palace: p.palace, sqlite_path: p.sqlite_path, errors: p.errors, error_count: p.error_count,
+      tool: tool.name,
+      palace: p.palace,
+      sqlite_path: p.sqlite_path,
+      errors: p.errors,
+      error_count: p.error_count,
       hint: 'Stop all clients and writers, back up the palace directory, repair it offline, then call mempalace_reconnect or restart the server.',
     });
   }
@@ -183,7 +193,9 @@ export class LibraryWatcher {
     }
     const stale = packages.length > 0;
     return {
-      stale, serving, packages,
+      stale,
+      serving,
+      packages,
       ...(Object.keys(unreadable).length > 0 ? { unreadable } : {}),
       ...(stale && this.allowStale ? { gate_disabled_by: STALE_OVERRIDE_ENV } : {}),
     };
@@ -199,8 +211,12 @@ export class LibraryWatcher {
       this.log.warn(`mempalace mcp: refusing writes, the installed library changed under the running server (${drift}); restart the server`);
     }
     return new McpError(STALE_LIBRARY, `Server is running a library version that is no longer installed (${drift}); refusing writes until it is restarted`, {
-      tool: tool.name, packages: p.packages, action_required: 'restart_mcp_server', override_env: STALE_OVERRIDE_ENV,
-      hint: `The package was upgraded after this server started. Restart the MCP server (reconnect cannot reload code), or set ${STALE_OVERRIDE_ENV}=1 before starting it to allow writes across upgrades.`,
+      tool: tool.name,
+      packages: p.packages,
+      action_required: 'restart_mcp_server',
+      override_env: STALE_OVERRIDE_ENV,
+      hint:
+        `The package was upgraded after this server started. Restart the MCP server (reconnect cannot reload code), or set ${STALE_OVERRIDE_ENV}=1 before starting it to allow writes across upgrades.`,
     });
   }
 }
@@ -242,7 +258,8 @@ export interface UpdateStatus {
   installed: string;
 }
 
-export function decorateStatus(result: Record<string, unknown>, extra: { sqlite_integrity: IntegrityPayload; library_versions: LibraryVersionsPayload; updates: { server: UpdateStatus } }): Record<string, unknown> {
+export function decorateStatus(result: Record<string, unknown>,
+  extra: { sqlite_integrity: IntegrityPayload; library_versions: LibraryVersionsPayload; updates: { server: UpdateStatus } }): Record<string, unknown> {
   const out = { ...result };
   for (const [key, value] of Object.entries(extra)) if (!(key in out)) out[key] = value;
   if (extra.sqlite_integrity.checked && extra.sqlite_integrity.ok === false && !('sqlite_integrity_failed' in out)) {

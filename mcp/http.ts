@@ -33,13 +33,18 @@ function rpcError(res: Response, status: number, code: number, message: string):
   res.status(status).json(errorReply(null, code, message));
 }
 
-interface BodyParserError { type?: string; limit?: number }
+interface BodyParserError {
+  type?: string;
+  limit?: number;
+}
 
 /** body-parser's failure on `/mcp` as the JSON-RPC error both transports give, or undefined. */
 export function bodyErrorReply(err: unknown): { status: number; reply: JSONRPCErrorResponse } | undefined {
   const type = (err as BodyParserError | null)?.type;
   if (type === 'entity.too.large') {
-    return { status: 413, reply: errorReply(null, ErrorCode.InvalidRequest, `Invalid Request: message exceeds the ${(err as BodyParserError).limit ?? MAX_MESSAGE_BYTES}-byte limit`) };
+    return { status: 413,
+      reply: errorReply(null, ErrorCode.InvalidRequest,
+        `Invalid Request: message exceeds the ${(err as BodyParserError).limit ?? MAX_MESSAGE_BYTES}-byte limit`) };
   }
   if (type === 'entity.parse.failed') return { status: 400, reply: parseErrorReply() };
   if (typeof type === 'string') return { status: 400, reply: errorReply(null, ErrorCode.InvalidRequest, `Invalid Request: malformed body (${type})`) };

@@ -33,8 +33,10 @@ export async function listResources(runtime: Runtime) {
 export function listResourceTemplates() {
   return {
     resourceTemplates: [
-      { uriTemplate: `${DRAWER_PREFIX}{drawer_id}`, name: 'drawer', title: 'Drawer', description: 'One drawer with its full content and metadata.', mimeType: 'application/json' },
-      { uriTemplate: `${JOB_PREFIX}{job_id}`, name: 'job', title: 'Job progress', description: 'Progress of a mine, sync or delete_by_source job.', mimeType: 'application/json' },
+      { uriTemplate: `${DRAWER_PREFIX}{drawer_id}`, name: 'drawer', title: 'Drawer', description: 'One drawer with its full content and metadata.',
+        mimeType: 'application/json' },
+      { uriTemplate: `${JOB_PREFIX}{job_id}`, name: 'job', title: 'Job progress', description: 'Progress of a mine, sync or delete_by_source job.',
+        mimeType: 'application/json' },
     ],
   };
 }
@@ -46,7 +48,8 @@ export async function readResource(runtime: Runtime, uri: string) {
   if (uri === RESOURCE_PROTOCOL) return text(PALACE_PROTOCOL);
   if (uri === RESOURCE_AAAK) return text(AAAK_SPEC);
   try {
-    if (uri.startsWith(DRAWER_PREFIX)) return json(await invoke(getDrawerOperation, { drawer_id: decodeURIComponent(uri.slice(DRAWER_PREFIX.length)) }, runtime.drawerContext, undefined));
+    if (uri.startsWith(DRAWER_PREFIX))
+      return json(await invoke(getDrawerOperation, { drawer_id: decodeURIComponent(uri.slice(DRAWER_PREFIX.length)) }, runtime.drawerContext, undefined));
     if (uri.startsWith(JOB_PREFIX)) return json(progressWithResult(await runtime.jobs.progress(decodeURIComponent(uri.slice(JOB_PREFIX.length)))));
   } catch (e) {
     if (isPalaceError(e) && e.code === 'not_found') throw new McpError(-32002, `Resource not found: ${uri}`, { uri });

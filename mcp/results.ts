@@ -14,7 +14,16 @@ const TOOL_ERROR_DETAIL_KEYS = ['suggestions'];
 
 /** Codes the caller can act on: they reach the model as tool-level results, the rest as -32000. */
 const TOOL_LEVEL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'invalid_argument', 'not_found', 'conflict', 'already_exists', 'already_running', 'too_large', 'permission_denied', 'stale_lease', 'no_palace', 'store_unavailable',
+  'invalid_argument',
+  'not_found',
+  'conflict',
+  'already_exists',
+  'already_running',
+  'too_large',
+  'permission_denied',
+  'stale_lease',
+  'no_palace',
+  'store_unavailable',
 ]);
 
 export interface McpErrorMapping {
@@ -73,5 +82,3 @@ export function wrapResult(result: unknown): CallToolResult {
 export function toolError(tool: RegisteredTool, message: string): CallToolResult {
   return wrapResult(tool.errorShape === 'success_false' ? { success: false, error: message } : { error: message });
 }
-
-

@@ -25,7 +25,7 @@ export class RuntimeGate {
         left = true;
         this.waits.delete(abort);
         this.active--;
-        if (this.active === 0) for (const resolve of this.drained.splice(0)) resolve();
+        if (this.active === 0) { for (const resolve of this.drained.splice(0)) resolve(); }
       },
     };
   }
@@ -34,7 +34,9 @@ export class RuntimeGate {
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
     while (this.closing) await this.closing;
     let release!: () => void;
-    this.closing = new Promise<void>((resolve) => { release = resolve; });
+    this.closing = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     try {
       for (const abort of this.waits) abort.abort();
       if (this.active > 0) await new Promise<void>((resolve) => this.drained.push(resolve));

@@ -6,7 +6,7 @@
 import type { JsonSchema } from '../core/schema.js';
 
 export type { JsonSchema } from '../core/schema.js';
-export { bool, input, int, num, obj, pick, str, text } from '../core/schema.js';
+export { bool, input, int, obj, pick, str } from '../core/schema.js';
 
 // --- output shapes ------------------------------------------------------------------------------
 
@@ -17,7 +17,8 @@ const B: JsonSchema = { type: 'boolean' };
 /** Nullable as `anyOf` branches: a type array is legal JSON Schema but not portable to single-type dialects. */
 const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 const SN: JsonSchema = nullable(S);
-export const types = { S, N, I, B, SN, nullable, O: { type: 'object' } as JsonSchema, counts: { type: 'object', additionalProperties: { type: 'integer' } } as JsonSchema };
+export const types = { S, N, I, B, SN, nullable, O: { type: 'object' } as JsonSchema,
+  counts: { type: 'object', additionalProperties: { type: 'integer' } } as JsonSchema };
 
 /** An object with these properties, all of them required; other keys allowed. */
 export function shape(properties: Record<string, JsonSchema>, optional: Record<string, JsonSchema> = {}): JsonSchema {
@@ -40,9 +41,25 @@ export function listOutput(item: JsonSchema): JsonSchema {
 }
 
 export const EVENT: JsonSchema = shape({
-  id: S, seq: I, origin_replica: S, origin_seq: I, hlc: S, type: S, stream: S, room: S, topic: SN,
-  from_agent: S, to_agent: SN, correlation_id: SN, branch: SN, base_commit: SN, status: SN,
-  artifact_ids: arrayOf(S), body: S, created_at: S, metadata: { type: 'object' },
+  id: S,
+  seq: I,
+  origin_replica: S,
+  origin_seq: I,
+  hlc: S,
+  type: S,
+  stream: S,
+  room: S,
+  topic: SN,
+  from_agent: S,
+  to_agent: SN,
+  correlation_id: SN,
+  branch: SN,
+  base_commit: SN,
+  status: SN,
+  artifact_ids: arrayOf(S),
+  body: S,
+  created_at: S,
+  metadata: { type: 'object' },
 });
 
 export const ARTIFACT_RECORD: JsonSchema = shape(
@@ -54,12 +71,11 @@ export const TUNNEL: JsonSchema = shape({
   id: S,
   source: shape({ wing: S, room: S }, { drawer_id: S }),
   target: shape({ wing: S, room: S }, { drawer_id: S }),
-  label: S, kind: S, created_at: S, strength: N, stability: N, last_activated: S, access_count: I,
+  label: S,
+  kind: S,
+  created_at: S,
+  strength: N,
+  stability: N,
+  last_activated: S,
+  access_count: I,
 }, { updated_at: S });
-
-export const INTEGRITY: JsonSchema = shape({ checked: B, ok: nullable(B), palace: S, sqlite_path: S, error_count: I, errors: arrayOf(S) });
-
-export const LIBRARY_VERSIONS: JsonSchema = shape(
-  { stale: B, serving: { type: 'object', additionalProperties: S }, packages: arrayOf(shape({ package: S, serving: S, installed: S })) },
-  { unreadable: { type: 'object', additionalProperties: S }, gate_disabled_by: { const: 'MEMPALACE_MCP_ALLOW_STALE_LIBRARY' } },
-);

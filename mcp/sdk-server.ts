@@ -6,16 +6,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  RootsListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError,
+  ReadResourceRequestSchema, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/caller.js';
 import { PalaceError } from '../core/errors.js';
 import { progressRelay } from './progress.js';
@@ -45,7 +37,8 @@ export function createSdkServer(mcp: McpService, caller?: Caller): Server {
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
       mcp.log.warn(`mempalace mcp: could not list the client's roots: ${reason}`);
-      throw new PalaceError('permission_denied', `the client declares roots but roots/list failed (${reason}); no source can be checked against them, so the call is refused`, { rule: 'client_roots' });
+      throw new PalaceError('permission_denied',
+        `the client declares roots but roots/list failed (${reason}); no source can be checked against them, so the call is refused`, { rule: 'client_roots' });
     }
   };
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {

@@ -69,7 +69,10 @@ export class PalaceMcp implements McpService {
     this.integrity = new IntegrityMonitor(runtime.stores.palace, opts.integrityProbe);
     const { idleHours, writeStallWarnSeconds, writeStallExitSeconds } = runtime.config.mcp;
     this.watchdogs = new ServerWatchdogs({
-      idleHours, writeStallWarnSeconds, writeStallExitSeconds, log: this.log,
+      idleHours,
+      writeStallWarnSeconds,
+      writeStallExitSeconds,
+      log: this.log,
       onIdle: opts.onIdle ?? (() => process.exit(0)),
       onWriteStall: opts.onWriteStall ?? (() => process.exit(WRITE_STALL_EXIT_CODE)),
     });
@@ -78,7 +81,8 @@ export class PalaceMcp implements McpService {
   /** Start the background probes (never on the protocol path, so `initialize` is not delayed). */
   start(): void {
     void this.integrity.run().then((p) => {
-      if (p.checked && p.ok === false) this.log.error(`mempalace mcp: palace integrity check failed (${p.error_count} errors); refusing tools outside the integrity-safe set`);
+      if (p.checked && p.ok === false)
+        this.log.error(`mempalace mcp: palace integrity check failed (${p.error_count} errors); refusing tools outside the integrity-safe set`);
     });
   }
 
@@ -161,15 +165,19 @@ export class PalaceMcp implements McpService {
       const integrity = await this.integrity.run();
       if (integrity.checked && integrity.ok === false) {
         return {
-          success: false, message: 'SQLite integrity check failed after reconnect', sqlite_integrity: integrity,
-          vector_disabled: false, vector_disabled_reason: '',
+          success: false,
+          message: 'SQLite integrity check failed after reconnect',
+          sqlite_integrity: integrity,
+          vector_disabled: false,
+          vector_disabled_reason: '',
           hint: 'Stop all clients and writers, back up the palace directory, repair it offline, then reconnect.',
         };
       }
       const drawers = await this.runtime.stores.drawers.count();
       return { success: true, message: 'Reconnected to palace', drawers, vector_disabled: false, vector_disabled_reason: '' };
     } catch (e) {
-      return { success: false, message: e instanceof Error ? e.message : String(e), drawers: 0, vector_disabled: false, error: e instanceof Error ? e.message : String(e) };
+      return { success: false, message: e instanceof Error ? e.message : String(e), drawers: 0, vector_disabled: false,
+        error: e instanceof Error ? e.message : String(e) };
     }
   }
 

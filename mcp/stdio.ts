@@ -19,7 +19,9 @@ export async function runStdioServer(runtime: Runtime, opts: PalaceMcpOptions = 
   const server = mcp.createServer();
   const transport = new LineTransport(process.stdin, process.stdout);
   let resolveClosed!: () => void;
-  const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
   server.onclose = () => resolveClosed();
   // Malformed input is answered by the transport and logged here; stdin's end closes the server.
   server.onerror = (e) => log.warn(`mempalace mcp: ${e.message}`);

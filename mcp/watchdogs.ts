@@ -55,7 +55,9 @@ export class ServerWatchdogs {
     if (exit > 0) {
       timers.push(
         setTimeout(() => {
-          this.opts.log.error(`mempalace mcp: ${tool} has not returned after ${exit} s (MEMPALACE_MCP_WRITE_STALL_EXIT_SECS); exiting with code ${WRITE_STALL_EXIT_CODE}`);
+          this.opts.log.error(
+            `mempalace mcp: ${tool} has not returned after ${exit} s (MEMPALACE_MCP_WRITE_STALL_EXIT_SECS); exiting with code ${WRITE_STALL_EXIT_CODE}`,
+          );
           this.opts.onWriteStall();
         }, exit * 1000),
       );
@@ -64,7 +66,8 @@ export class ServerWatchdogs {
       return await call();
     } finally {
       for (const t of timers) clearTimeout(t);
-      if (warn > 0 && Date.now() - started >= warn * 1000) this.opts.log.warn(`mempalace mcp: ${tool} returned after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      if (warn > 0 && Date.now() - started >= warn * 1000)
+        this.opts.log.warn(`mempalace mcp: ${tool} returned after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
   }
 

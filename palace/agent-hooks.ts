@@ -136,7 +136,12 @@ export async function planSessionSave(home: string, harness: Harness, input: Hoo
   const room = state.room ?? conversationRoom(session.exchanges.map((e) => e.text).join('\n\n'));
   const agent = hookAgent(harness);
   const save: SessionSave = {
-    harness, sessionId: input.session_id, agent, wing, room, sourceFile: input.transcript_path,
+    harness,
+    sessionId: input.session_id,
+    agent,
+    wing,
+    room,
+    sourceFile: input.transcript_path,
     exchanges: fresh.map((e) => ({ index: e.index, text: e.text })),
   };
   const last = fresh[fresh.length - 1]!.index + 1;
@@ -151,6 +156,7 @@ export async function planSessionSave(home: string, harness: Harness, input: Hoo
 export function saveCheckpoint(save: SessionSave, humanMessages: number, filed: readonly { index: number }[]): CheckpointInput {
   const first = filed[0]!.index + 1;
   const last = filed[filed.length - 1]!.index + 1;
-  const entry = `Auto-save of ${save.harness} session ${save.sessionId}: exchanges ${first}–${last} (${filed.length}) filed verbatim in ${save.wing}/${save.room}; ${humanMessages} human messages so far.`;
+  const entry =
+    `Auto-save of ${save.harness} session ${save.sessionId}: exchanges ${first}–${last} (${filed.length}) filed verbatim in ${save.wing}/${save.room}; ${humanMessages} human messages so far.`;
   return { items: [], added_by: save.agent, diary: { agent_name: save.agent, entry, topic: 'session-checkpoint', wing: save.wing } };
 }

@@ -57,7 +57,8 @@ export function encodeVector(v: Float32Array): string {
 
 export function decodeVector(text: string, dimension: number, where: string): Float32Array {
   const bytes = Buffer.from(text, 'base64');
-  if (bytes.length !== dimension * 4) throw invalidArgument('file', 'vector_dimension', `${where}: the embedding holds ${bytes.length / 4} numbers, the palace ${dimension}`);
+  if (bytes.length !== dimension * 4)
+    throw invalidArgument('file', 'vector_dimension', `${where}: the embedding holds ${bytes.length / 4} numbers, the palace ${dimension}`);
   const v = new Float32Array(dimension);
   for (let i = 0; i < dimension; i++) v[i] = bytes.readFloatLE(i * 4);
   return v;
@@ -66,8 +67,11 @@ export function decodeVector(text: string, dimension: number, where: string): Fl
 /** The header, checked for shape; anything else is not an export of this format. */
 export function parseHeader(item: unknown): ExportHeader {
   const h = item as Partial<ExportHeader> | null;
-  if (!h || h.kind !== 'header' || h.format !== EXPORT_FORMAT) throw invalidArgument('file', 'export_format', `not a ${EXPORT_FORMAT} file: the first line is not its header`);
-  if (h.version !== EXPORT_VERSION) throw invalidArgument('file', 'export_version', `${EXPORT_FORMAT} version ${String(h.version)} is not supported (this build reads version ${EXPORT_VERSION})`);
+  if (!h || h.kind !== 'header' || h.format !== EXPORT_FORMAT)
+    throw invalidArgument('file', 'export_format', `not a ${EXPORT_FORMAT} file: the first line is not its header`);
+  if (h.version !== EXPORT_VERSION)
+    throw invalidArgument('file', 'export_version',
+      `${EXPORT_FORMAT} version ${String(h.version)} is not supported (this build reads version ${EXPORT_VERSION})`);
   const m = h.model as Partial<ModelIdentity> | undefined;
   if (!m || typeof m.name !== 'string' || typeof m.dimension !== 'number' || typeof m.weightsSha256 !== 'string' || typeof h.export_id !== 'string') {
     throw invalidArgument('file', 'export_format', 'the export header lacks its model identity or export id');

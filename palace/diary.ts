@@ -13,7 +13,13 @@ import { agentDiaryWing, validateAgentName } from '../core/agent-identity.js';
 import type { DrawerContext } from './context.js';
 import { CHUNK_SIZE, nowOf } from './context.js';
 
-export interface DiaryWriteInput { agent_name: unknown; entry?: unknown; content?: unknown; topic?: unknown; wing?: unknown }
+export interface DiaryWriteInput {
+  agent_name: unknown;
+  entry?: unknown;
+  content?: unknown;
+  topic?: unknown;
+  wing?: unknown;
+}
 
 export async function diaryWrite(ctx: DrawerContext, input: DiaryWriteInput) {
   const agent = validateAgentName('agent_name', input.agent_name);
@@ -30,17 +36,34 @@ export async function diaryWrite(ctx: DrawerContext, input: DiaryWriteInput) {
   if (existing.length > 0) throw new PalaceError('already_exists', `diary entry id collision: ${entryId}`, { details: { entry_id: entryId } });
 
   const meta: DrawerMeta = {
-    wing, room: 'diary', hall: 'hall_diary', topic, type: 'diary_entry', agent, source_file: '', added_by: agent,
-    filed_at: filedAt, date: filedAt.slice(0, 10), chunk_index: 0, id_recipe: ID_RECIPE,
+    wing,
+    room: 'diary',
+    hall: 'hall_diary',
+    topic,
+    type: 'diary_entry',
+    agent,
+    source_file: '',
+    added_by: agent,
+    filed_at: filedAt,
+    date: filedAt.slice(0, 10),
+    chunk_index: 0,
+    id_recipe: ID_RECIPE,
   };
   const pieces = codePointLength(entry) > CHUNK_SIZE ? splitContent(entry, CHUNK_SIZE, 0) : [entry];
   const vectors = await ctx.embedder.embed(pieces);
   const rows = pieces.length === 1
     ? [{ id: entryId, content: entry, meta, embedding: vectors[0]! }]
-    : pieces.map((p, i) => ({ id: chunkRowId(entryId, i), content: p, meta: { ...meta, chunk_index: i, parent_entry_id: entryId, parent_drawer_id: entryId }, embedding: vectors[i]! }));
+    : pieces.map((p, i) => ({ id: chunkRowId(entryId, i), content: p, meta: { ...meta, chunk_index: i, parent_entry_id: entryId, parent_drawer_id: entryId },
+      embedding: vectors[i]! })
+    );
   await ctx.drawers.upsert(rows);
   return {
-    success: true as const, entry_id: entryId, agent, topic, timestamp: filedAt, chunks: rows.length,
+    success: true as const,
+    entry_id: entryId,
+    agent,
+    topic,
+    timestamp: filedAt,
+    chunks: rows.length,
     ...(rows.length > 1 ? { chunk_ids: rows.map((r) => r.id) } : {}),
   };
 }
@@ -52,7 +75,7 @@ export async function diaryRead(ctx: DrawerContext, input: { agent_name: unknown
   const filter = { wing, room: 'diary', meta: { agent } };
   const entries: { date: string; timestamp: string; topic: string; content: string }[] = [];
   const pageSize = 200;
-  for (let offset = 0; ; offset += pageSize) {
+  for (let offset = 0;; offset += pageSize) {
     const page = await ctx.drawers.list(filter, offset, pageSize);
     const groups = new Map<string, { meta: DrawerMeta; parts: { i: number; text: string }[] }>();
     for (const r of page.items) {
@@ -63,7 +86,8 @@ export async function diaryRead(ctx: DrawerContext, input: { agent_name: unknown
     }
     for (const g of groups.values()) {
       const m = g.meta;
-      entries.push({ date: String(m.date ?? m.filed_at.slice(0, 10)), timestamp: m.filed_at, topic: String(m.topic ?? 'general'), content: g.parts.sort((a, b) => a.i - b.i).map((p) => p.text).join('') });
+      entries.push({ date: String(m.date ?? m.filed_at.slice(0, 10)), timestamp: m.filed_at, topic: String(m.topic ?? 'general'),
+        content: g.parts.sort((a, b) => a.i - b.i).map((p) => p.text).join('') });
     }
     if (offset + pageSize >= page.total) break;
   }

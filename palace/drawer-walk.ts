@@ -10,7 +10,7 @@ import type { DrawerFilter, DrawerIndex, DrawerMetadataRow } from '../stores/por
 const WALK_PAGE = 5000;
 
 export async function* drawerMetadataPages(drawers: Pick<DrawerIndex, 'scanMetadata'>, filter: DrawerFilter): AsyncGenerator<DrawerMetadataRow[]> {
-  for (let after: string | undefined; ;) {
+  for (let after: string | undefined;;) {
     const page = await drawers.scanMetadata(filter, after, WALK_PAGE);
     if (page.length > 0) yield page;
     if (page.length < WALK_PAGE) return;

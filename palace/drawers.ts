@@ -79,7 +79,13 @@ async function buildRows(ctx: DrawerContext, logicalId: string, content: string,
   }));
 }
 
-export interface AddDrawerInput { wing: unknown; room: unknown; content: unknown; source_file?: unknown; added_by?: unknown }
+export interface AddDrawerInput {
+  wing: unknown;
+  room: unknown;
+  content: unknown;
+  source_file?: unknown;
+  added_by?: unknown;
+}
 
 export async function addDrawer(ctx: DrawerContext, input: AddDrawerInput, extraMeta: Partial<DrawerMeta> = {}) {
   const wing = validateName('wing', input.wing);
@@ -93,7 +99,8 @@ export async function addDrawer(ctx: DrawerContext, input: AddDrawerInput, extra
   const existing = await ctx.drawers.get(probe);
   if (existing.length > 0) return { success: true as const, reason: 'already_exists' as const, drawer_id: id };
 
-  const meta: DrawerMeta = { wing, room, source_file: sourceFile, added_by: addedBy, filed_at: filedAtNow(nowOf(ctx)), id_recipe: ID_RECIPE, chunk_index: 0, ...extraMeta };
+  const meta: DrawerMeta = { wing, room, source_file: sourceFile, added_by: addedBy, filed_at: filedAtNow(nowOf(ctx)), id_recipe: ID_RECIPE, chunk_index: 0,
+    ...extraMeta };
   const rows = await buildRows(ctx, id, content, meta);
   await ctx.drawers.upsert(rows);
   const last = rows[rows.length - 1]!;
@@ -112,7 +119,10 @@ export const checkDuplicateOperation = defineOperation({
   }, { additionalProperties: false }),
   output: Type.Object({
     is_duplicate: Type.Boolean(),
-    matches: Type.Array(Type.Object({ id: Type.String(), wing: Type.String(), room: Type.String(), similarity: Type.Number(), content: Type.String({ description: 'A preview of the drawer.' }) })),
+    matches: Type.Array(
+      Type.Object({ id: Type.String(), wing: Type.String(), room: Type.String(), similarity: Type.Number(),
+        content: Type.String({ description: 'A preview of the drawer.' }) }),
+    ),
   }),
   context: (rt) => rt.drawerContext,
   async run(input, ctx) {
@@ -120,13 +130,17 @@ export const checkDuplicateOperation = defineOperation({
     const [vector] = await ctx.embedder.embed([stripLoneSurrogates(input.content)]);
     const hits = await ctx.drawers.knn(vector!, 5, {});
     const matches = hits
-      .map((h) => ({ id: h.drawer.id, wing: h.drawer.meta.wing || '?', room: h.drawer.meta.room || '?', similarity: Math.round(Math.max(0, 1 - h.distance) * 1000) / 1000, content: preview(h.drawer.content) }))
+      .map((h) => ({ id: h.drawer.id, wing: h.drawer.meta.wing || '?', room: h.drawer.meta.room || '?',
+        similarity: Math.round(Math.max(0, 1 - h.distance) * 1000) / 1000, content: preview(h.drawer.content) })
+      )
       .filter((m) => m.similarity >= threshold);
     return { is_duplicate: matches.length > 0, matches };
   },
 });
 
-const DRAWER_ID_INPUT = Type.Object({ drawer_id: Type.String({ description: 'Logical or physical drawer id.', pattern: NON_BLANK }) }, { additionalProperties: false });
+const DRAWER_ID_INPUT = Type.Object({ drawer_id: Type.String({ description: 'Logical or physical drawer id.', pattern: NON_BLANK }) }, {
+  additionalProperties: false,
+});
 /** Present on a drawer stored in chunks: how many, and their row ids. */
 const CHUNKED = { chunks: Type.Optional(Type.Integer()), chunk_ids: Type.Optional(Type.Array(Type.String())) };
 
@@ -135,8 +149,13 @@ export const getDrawerOperation = defineOperation({
   name: 'get_drawer',
   input: DRAWER_ID_INPUT,
   output: Type.Object({
-    drawer_id: Type.String(), content: Type.String(), content_sha256: Type.String(), wing: Type.String(), room: Type.String(),
-    metadata: Type.Record(Type.String(), Type.Unknown()), ...CHUNKED,
+    drawer_id: Type.String(),
+    content: Type.String(),
+    content_sha256: Type.String(),
+    wing: Type.String(),
+    room: Type.String(),
+    metadata: Type.Record(Type.String(), Type.Unknown()),
+    ...CHUNKED,
   }),
   context: (rt) => rt.drawerContext,
   async run(input, ctx) {
@@ -167,8 +186,14 @@ export const listDrawersOperation = defineOperation({
   name: 'list_drawers',
   input: LIST_DRAWERS_INPUT,
   output: Type.Object({
-    drawers: Type.Array(Type.Object({ drawer_id: Type.String(), wing: Type.String(), room: Type.String(), content_preview: Type.String(), metadata: Type.Record(Type.String(), Type.Unknown()), ...CHUNKED })),
-    total: Type.Integer(), count: Type.Integer(), offset: Type.Integer(), limit: Type.Integer(),
+    drawers: Type.Array(
+      Type.Object({ drawer_id: Type.String(), wing: Type.String(), room: Type.String(), content_preview: Type.String(),
+        metadata: Type.Record(Type.String(), Type.Unknown()), ...CHUNKED }),
+    ),
+    total: Type.Integer(),
+    count: Type.Integer(),
+    offset: Type.Integer(),
+    limit: Type.Integer(),
   }),
   clamped: ['limit', 'offset'],
   rules: [...NAME_RULES, 'iso_date_or_datetime', 'window_order'],
@@ -208,7 +233,13 @@ export const deleteDrawerOperation = defineOperation({
   },
 });
 
-export interface UpdateDrawerInput { drawer_id: unknown; content?: unknown; wing?: unknown; room?: unknown; if_unchanged?: unknown }
+export interface UpdateDrawerInput {
+  drawer_id: unknown;
+  content?: unknown;
+  wing?: unknown;
+  room?: unknown;
+  if_unchanged?: unknown;
+}
 
 export async function updateDrawer(ctx: DrawerContext, input: UpdateDrawerInput) {
   const id = requireId(input.drawer_id);

@@ -25,7 +25,8 @@ function fileError(file: string, e: unknown): PalaceError | undefined {
   if (code === 'ENOENT' || code === 'ENOTDIR') return invalidArgument('file', 'exists', `${file} does not exist`);
   if (code === 'EACCES' || code === 'EPERM') return invalidArgument('file', 'readable', `${file} cannot be read (permission denied)`);
   if (code === 'EISDIR') return invalidArgument('file', 'regular_file', `${file} is a directory, not an export file`);
-  if (typeof code === 'string' && code.startsWith('Z_')) return invalidArgument('file', 'gzip', `${file} is not a complete gzip stream (${(e as Error).message})`);
+  if (typeof code === 'string' && code.startsWith('Z_'))
+    return invalidArgument('file', 'gzip', `${file} is not a complete gzip stream (${(e as Error).message})`);
   return undefined;
 }
 

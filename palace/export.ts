@@ -44,31 +44,36 @@ export type RecordProgress = (kind: RecordKind, done: number) => void;
 /** Every record of the palace, header first and footer last, a page at a time. */
 export async function* palaceRecords(stores: PalaceContentStores, model: ModelIdentity): AsyncGenerator<StreamItem> {
   const header: ExportHeader = {
-    kind: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, export_id: randomUUID(), created_at: new Date().toISOString(), model,
+    kind: 'header',
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    export_id: randomUUID(),
+    created_at: new Date().toISOString(),
+    model,
     source: { profile: stores.profile, palace: stores.palace },
   };
   yield header;
   const counts = zeroCounts();
-  const emit = function* (records: PalaceRecord[]) {
+  const emit = function*(records: PalaceRecord[]) {
     for (const r of records) {
       counts[r.kind]++;
       yield r;
     }
   };
 
-  for (let after: string | undefined; ;) {
+  for (let after: string | undefined;;) {
     const rows = await stores.drawers.scanRows(after, PAGE);
     yield* emit(rows.map((d) => ({ kind: 'drawer', id: d.id, content: d.content, meta: exportedMeta(d.meta), embedding: encodeVector(d.embedding) })));
     if (rows.length < PAGE) break;
     after = rows[rows.length - 1]!.id;
   }
-  for (let after: string | undefined; ;) {
+  for (let after: string | undefined;;) {
     const page = await stores.drawers.listFileStates(undefined, after, PAGE);
     yield* emit(page.items.map((state) => ({ kind: 'file_state', state: { ...state, source_file: maskUrlCredentials(state.source_file) } })));
     if (page.next === undefined) break;
     after = page.next;
   }
-  for (let after: { recorded_at: string; id: string } | undefined; ;) {
+  for (let after: { recorded_at: string; id: string } | undefined;;) {
     const triples = await stores.graph.kgScan(after, PAGE);
     yield* emit(triples.map((triple) => ({ kind: 'kg_triple', triple })));
     if (triples.length < PAGE) break;
@@ -78,13 +83,13 @@ export async function* palaceRecords(stores: PalaceContentStores, model: ModelId
   // Tunnels join rooms and hallways pair entities of one wing: both lists are read whole.
   yield* emit((await stores.graph.tunnelList()).map((tunnel) => ({ kind: 'tunnel', tunnel })));
   yield* emit((await stores.graph.hallwayList()).map((hallway) => ({ kind: 'hallway', hallway })));
-  for (let cursor: string | undefined; ;) {
+  for (let cursor: string | undefined;;) {
     const page = await stores.logstream.scanArtifacts(cursor, PAGE);
     yield* emit(page.items.map((artifact) => ({ kind: 'artifact', artifact })));
     if (page.next === undefined) break;
     cursor = page.next;
   }
-  for (let afterSeq = 0; ;) {
+  for (let afterSeq = 0;;) {
     const events = await stores.logstream.list({ order: 'asc', afterSeq, limit: PAGE });
     yield* emit(events.map(({ seq: _seq, ...event }) => ({ kind: 'event', event })));
     if (events.length < PAGE) break;

@@ -74,7 +74,7 @@ export async function buildHallwaysForWing(ctx: Pick<GraphContext, 'graph' | 'dr
           const [a, b] = [keys[i]!, keys[j]!].sort() as [string, string];
           const pairKey = JSON.stringify([a, b]);
           let pair = pairs.get(pairKey);
-          if (!pair) pairs.set(pairKey, (pair = { a, b, count: 0, rooms: new Set() }));
+          if (!pair) pairs.set(pairKey, pair = { a, b, count: 0, rooms: new Set() });
           pair.count += 1;
           if (room !== '') pair.rooms.add(room);
         }

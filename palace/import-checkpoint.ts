@@ -42,25 +42,39 @@ export async function targetIdentity(stores: PalaceContentStores): Promise<strin
 
 function witnessOf(record: PalaceRecord): Witness {
   switch (record.kind) {
-    case 'drawer': return { kind: 'drawer', id: record.id };
-    case 'file_state': return { kind: 'file_state', id: record.state.source_file, under: record.state.wing };
-    case 'kg_triple': return { kind: 'kg_triple', id: record.triple.id, under: record.triple.subject_id };
-    case 'tunnel': return { kind: 'tunnel', id: record.tunnel.id };
-    case 'hallway': return { kind: 'hallway', id: record.hallway.id, under: record.hallway.wing };
-    case 'artifact': return { kind: 'artifact', id: record.artifact.id };
-    case 'event': return { kind: 'event', id: record.event.id };
+    case 'drawer':
+      return { kind: 'drawer', id: record.id };
+    case 'file_state':
+      return { kind: 'file_state', id: record.state.source_file, under: record.state.wing };
+    case 'kg_triple':
+      return { kind: 'kg_triple', id: record.triple.id, under: record.triple.subject_id };
+    case 'tunnel':
+      return { kind: 'tunnel', id: record.tunnel.id };
+    case 'hallway':
+      return { kind: 'hallway', id: record.hallway.id, under: record.hallway.wing };
+    case 'artifact':
+      return { kind: 'artifact', id: record.artifact.id };
+    case 'event':
+      return { kind: 'event', id: record.event.id };
   }
 }
 
 async function holds(stores: PalaceContentStores, w: Witness): Promise<boolean> {
   switch (w.kind) {
-    case 'drawer': return (await stores.drawers.get([w.id])).length > 0;
-    case 'file_state': return (await stores.drawers.fileStates(w.under!, [w.id])).has(w.id);
-    case 'kg_triple': return (await stores.graph.kgFacts({ entity_id: w.under!, direction: 'outgoing' })).some((t) => t.id === w.id);
-    case 'tunnel': return (await stores.graph.tunnelList()).some((t) => t.id === w.id);
-    case 'hallway': return (await stores.graph.hallwayList(w.under)).some((h) => h.id === w.id);
-    case 'artifact': return stores.logstream.hasArtifact(w.id);
-    case 'event': return (await stores.logstream.getEvent(w.id)) !== null;
+    case 'drawer':
+      return (await stores.drawers.get([w.id])).length > 0;
+    case 'file_state':
+      return (await stores.drawers.fileStates(w.under!, [w.id])).has(w.id);
+    case 'kg_triple':
+      return (await stores.graph.kgFacts({ entity_id: w.under!, direction: 'outgoing' })).some((t) => t.id === w.id);
+    case 'tunnel':
+      return (await stores.graph.tunnelList()).some((t) => t.id === w.id);
+    case 'hallway':
+      return (await stores.graph.hallwayList(w.under)).some((h) => h.id === w.id);
+    case 'artifact':
+      return stores.logstream.hasArtifact(w.id);
+    case 'event':
+      return (await stores.logstream.getEvent(w.id)) !== null;
   }
 }
 
@@ -85,7 +99,8 @@ export class CheckpointTrail {
 }
 
 /** The saved checkpoint when it still describes this stream and this palace, else why not. */
-export async function loadCheckpoint(stores: CheckpointStores, scope: CheckpointScope): Promise<{ applied: number; trail: CheckpointTrail } | { discarded: string } | undefined> {
+export async function loadCheckpoint(stores: CheckpointStores,
+  scope: CheckpointScope): Promise<{ applied: number; trail: CheckpointTrail } | { discarded: string } | undefined> {
   const saved = (await stores.jobs.getBlob(scope.key)) as Partial<SavedCheckpoint> | undefined;
   if (!saved || typeof saved.applied !== 'number') return undefined;
   if (saved.stream !== scope.stream) return { discarded: 'it was written for a different file or source' };

@@ -28,14 +28,18 @@ export class StreamDuplicates {
       const before = this.seen.get(key);
       if (!before) continue;
       if (before.digest !== digest) {
-        throw new PalaceError('invalid_argument', `${recordPlace(index)}: ${record.kind} ${JSON.stringify(recordId(record))} repeats ${key.startsWith('origin') ? 'the (origin_replica, origin_seq)' : 'the id'} of ${recordPlace(before.index)} with different content; refusing to pick one`, {
-          field: key.startsWith('origin') ? 'origin_seq' : 'id', rule: 'unique_in_export',
+        throw new PalaceError('invalid_argument',
+          `${recordPlace(index)}: ${record.kind} ${JSON.stringify(recordId(record))} repeats ${
+            key.startsWith('origin') ? 'the (origin_replica, origin_seq)' : 'the id'
+          } of ${recordPlace(before.index)} with different content; refusing to pick one`, {
+          field: key.startsWith('origin') ? 'origin_seq' : 'id',
+          rule: 'unique_in_export',
           details: { line: index + 1, record_kind: record.kind, record_id: recordId(record), first_line: before.index + 1 },
         });
       }
       exact = true;
     }
-    if (!exact) for (const key of keys) this.seen.set(key, { digest, index });
+    if (!exact) { for (const key of keys) this.seen.set(key, { digest, index }); }
     return exact;
   }
 }

@@ -16,7 +16,8 @@ import { remoteMetadataJson } from './logstream/validate.js';
 
 /** The fields that make two events the same event. */
 function eventFingerprint(e: Omit<StoredEvent, 'seq' | 'metadata'> & { metadata_json: string }): string {
-  return JSON.stringify([e.id, e.origin_replica, e.origin_seq, e.hlc, e.type, e.stream, e.room, e.topic, e.from_agent, e.to_agent, e.correlation_id, e.branch, e.base_commit, e.status, e.body, e.created_at, e.metadata_json, [...e.artifact_ids].sort()]);
+  return JSON.stringify([e.id, e.origin_replica, e.origin_seq, e.hlc, e.type, e.stream, e.room, e.topic, e.from_agent, e.to_agent, e.correlation_id, e.branch,
+    e.base_commit, e.status, e.body, e.created_at, e.metadata_json, [...e.artifact_ids].sort()]);
 }
 
 function heldFingerprint(e: StoredEvent): string {
@@ -48,7 +49,11 @@ export async function restoreEvents(logstream: LogstreamReplication, events: Rem
     }
     const [other] = await logstream.opsAfter(event.origin_replica, event.origin_seq - 1, 1);
     if (other && other.origin_seq === event.origin_seq) {
-      throw conflict(`event ${event.id} (origin ${event.origin_replica}, origin_seq ${event.origin_seq}) cannot be restored: the palace holds a different event, ${other.id}, under the same origin_seq (minted after the logstream was lost?); nothing after it was imported`, where(i), { ...details, held_id: other.id });
+      throw conflict(
+        `event ${event.id} (origin ${event.origin_replica}, origin_seq ${event.origin_seq}) cannot be restored: the palace holds a different event, ${other.id}, under the same origin_seq (minted after the logstream was lost?); nothing after it was imported`,
+        where(i),
+        { ...details, held_id: other.id },
+      );
     }
     throw conflict(`event ${event.id} was not stored (${outcome})`, where(i), details);
   }
@@ -69,7 +74,10 @@ export async function restoreArtifacts(logstream: LogstreamReplication, artifact
     }
     const held = await logstream.getArtifact(artifact.id);
     if (!held || !sameArtifact(held, artifact)) {
-      throw new PalaceError('conflict', `${where(i)}: artifact ${artifact.id} is held with different content (sha256 ${held?.sha256.slice(0, 16) ?? 'none'}…, the export's ${artifact.sha256.slice(0, 16)}…)`, { field: 'artifact', rule: 'matches_held', details: { id: artifact.id } });
+      throw new PalaceError('conflict',
+        `${where(i)}: artifact ${artifact.id} is held with different content (sha256 ${held?.sha256.slice(0, 16) ?? 'none'}…, the export's ${
+          artifact.sha256.slice(0, 16)
+        }…)`, { field: 'artifact', rule: 'matches_held', details: { id: artifact.id } });
     }
   }
   return stored;

@@ -31,7 +31,8 @@ function text(field: string, value: unknown, max: number, required = true): stri
 }
 
 function finite(field: string, value: unknown, min = -Infinity): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) throw invalidArgument(field, 'finite_number', `${field} must be a finite number${min > -Infinity ? ` ≥ ${min}` : ''}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min)
+    throw invalidArgument(field, 'finite_number', `${field} must be a finite number${min > -Infinity ? ` ≥ ${min}` : ''}`);
   return value;
 }
 
@@ -48,9 +49,11 @@ function drawer(r: Record<string, unknown>, dimension: number): void {
   validateName('room', meta.room);
   text('source_file', meta.source_file, PATH_MAX, false);
   for (const [key, value] of Object.entries(meta)) {
-    if (!['string', 'number', 'boolean'].includes(typeof value)) throw invalidArgument(`meta.${key}`, 'scalar', `meta.${key} must be a string, number or boolean`);
+    if (!['string', 'number', 'boolean'].includes(typeof value))
+      throw invalidArgument(`meta.${key}`, 'scalar', `meta.${key} must be a string, number or boolean`);
   }
-  if (Buffer.byteLength(JSON.stringify(meta), 'utf8') > METADATA_MAX_BYTES) throw invalidArgument('meta', 'max_bytes', `meta exceeds maximum size of ${METADATA_MAX_BYTES} bytes`);
+  if (Buffer.byteLength(JSON.stringify(meta), 'utf8') > METADATA_MAX_BYTES)
+    throw invalidArgument('meta', 'max_bytes', `meta exceeds maximum size of ${METADATA_MAX_BYTES} bytes`);
   if (typeof r.embedding !== 'string') throw invalidArgument('embedding', 'base64_vector', 'embedding must be base64 float32 bytes');
   const vector = decodeVector(r.embedding, dimension, `drawer ${id}`);
   if (!vector.every(Number.isFinite)) throw invalidArgument('embedding', 'finite_number', `drawer ${id}: the embedding holds a number that is not finite`);
@@ -67,7 +70,8 @@ function fileState(r: Record<string, unknown>): void {
   text('mined_at', s.mined_at, 64);
   if (s.extra !== undefined) {
     for (const [key, value] of Object.entries(object('extra', s.extra))) {
-      if (!['string', 'number', 'boolean'].includes(typeof value)) throw invalidArgument(`extra.${key}`, 'scalar', `extra.${key} must be a string, number or boolean`);
+      if (!['string', 'number', 'boolean'].includes(typeof value))
+        throw invalidArgument(`extra.${key}`, 'scalar', `extra.${key} must be a string, number or boolean`);
     }
   }
 }
@@ -119,23 +123,35 @@ function hallway(r: Record<string, unknown>): void {
 /** The id a record is known by within its kind: what a duplicate in the export would repeat. */
 export function recordId(record: PalaceRecord): string {
   switch (record.kind) {
-    case 'drawer': return record.id;
-    case 'file_state': return `${record.state.wing}\u0000${record.state.source_file}`;
-    case 'kg_triple': return record.triple.id;
-    case 'tunnel': return record.tunnel.id;
-    case 'hallway': return record.hallway.id;
-    case 'artifact': return record.artifact.id;
-    case 'event': return record.event.id;
+    case 'drawer':
+      return record.id;
+    case 'file_state':
+      return `${record.state.wing}\u0000${record.state.source_file}`;
+    case 'kg_triple':
+      return record.triple.id;
+    case 'tunnel':
+      return record.tunnel.id;
+    case 'hallway':
+      return record.hallway.id;
+    case 'artifact':
+      return record.artifact.id;
+    case 'event':
+      return record.event.id;
   }
 }
 
 function checkFields(kind: RecordKind, r: Record<string, unknown>, dimension: number): void {
   switch (kind) {
-    case 'drawer': return drawer(r, dimension);
-    case 'file_state': return fileState(r);
-    case 'kg_triple': return kgTriple(r);
-    case 'tunnel': return tunnel(r);
-    case 'hallway': return hallway(r);
+    case 'drawer':
+      return drawer(r, dimension);
+    case 'file_state':
+      return fileState(r);
+    case 'kg_triple':
+      return kgTriple(r);
+    case 'tunnel':
+      return tunnel(r);
+    case 'hallway':
+      return hallway(r);
     case 'artifact':
       remoteArtifact(r.artifact);
       return;
@@ -157,7 +173,8 @@ export function recordPlace(index: number): string {
 export function checkRecord(item: unknown, index: number, dimension: number): PalaceRecord {
   const place = recordPlace(index);
   const r = isObject(item) ? item : {};
-  if (!RECORD_KINDS.includes(r.kind as RecordKind)) throw invalidArgument('kind', 'record_kind', `${place}: unknown record kind ${JSON.stringify(r.kind)}`, { line: index + 1 });
+  if (!RECORD_KINDS.includes(r.kind as RecordKind))
+    throw invalidArgument('kind', 'record_kind', `${place}: unknown record kind ${JSON.stringify(r.kind)}`, { line: index + 1 });
   const kind = r.kind as RecordKind;
   try {
     checkFields(kind, r, dimension);
@@ -171,7 +188,9 @@ export function checkRecord(item: unknown, index: number, dimension: number): Pa
       }
     })();
     throw new PalaceError(e.code, `${place}: ${kind}${typeof id === 'string' ? ` ${JSON.stringify(id)}` : ''}: ${e.message}`, {
-      field: e.field, rule: e.rule, details: { ...e.details, line: index + 1, record_kind: kind, record_id: typeof id === 'string' ? id : null },
+      field: e.field,
+      rule: e.rule,
+      details: { ...e.details, line: index + 1, record_kind: kind, record_id: typeof id === 'string' ? id : null },
     });
   }
   return r as unknown as PalaceRecord;

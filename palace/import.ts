@@ -55,8 +55,13 @@ const BATCH = 256;
 /** Refuses an export whose vectors come from another model than the palace's embedder. */
 export function assertSameModel(header: ExportHeader, running: ModelIdentity, dimension: number): void {
   if (!sameModel(header.model, running) || header.model.dimension !== dimension) {
-    throw invalidArgument('model', 'matches_palace', `the export's vectors come from ${header.model.name} (${header.model.dimension}-d, weights ${header.model.weightsSha256.slice(0, 12)}…), this palace embeds with ${running.name} (${running.dimension}-d, weights ${running.weightsSha256.slice(0, 12)}…); refusing to mix them`, {
-      export_model: header.model, palace_model: running, palace_dimension: dimension,
+    throw invalidArgument('model', 'matches_palace',
+      `the export's vectors come from ${header.model.name} (${header.model.dimension}-d, weights ${
+        header.model.weightsSha256.slice(0, 12)
+      }…), this palace embeds with ${running.name} (${running.dimension}-d, weights ${running.weightsSha256.slice(0, 12)}…); refusing to mix them`, {
+      export_model: header.model,
+      palace_model: running,
+      palace_dimension: dimension,
     });
   }
 }
@@ -66,7 +71,8 @@ export function assertSameModel(header: ExportHeader, running: ModelIdentity, di
  * a `scope`, progress is checkpointed there and an earlier run's checkpoint is resumed; without
  * one (a stream nothing identifies) every record is applied.
  */
-export async function importRecords(stores: ImportStores, running: ModelIdentity, items: AsyncIterable<unknown>, onProgress?: RecordProgress, scope?: CheckpointScope): Promise<ImportSummary> {
+export async function importRecords(stores: ImportStores, running: ModelIdentity, items: AsyncIterable<unknown>, onProgress?: RecordProgress,
+  scope?: CheckpointScope): Promise<ImportSummary> {
   const iterator = items[Symbol.asyncIterator]();
   try {
     return await applyStream(stores, running, iterator, onProgress, scope);
@@ -76,7 +82,8 @@ export async function importRecords(stores: ImportStores, running: ModelIdentity
   }
 }
 
-async function applyStream(stores: ImportStores, running: ModelIdentity, iterator: AsyncIterator<unknown>, onProgress: RecordProgress | undefined, scope: CheckpointScope | undefined): Promise<ImportSummary> {
+async function applyStream(stores: ImportStores, running: ModelIdentity, iterator: AsyncIterator<unknown>, onProgress: RecordProgress | undefined,
+  scope: CheckpointScope | undefined): Promise<ImportSummary> {
   const first = await iterator.next();
   const header = parseHeader(first.done ? undefined : first.value);
   const dimension = stores.drawers.dimension;
@@ -123,23 +130,34 @@ async function applyStream(stores: ImportStores, running: ModelIdentity, iterato
     batched = read;
   }
   await flush();
-  if (!footer) throw invalidArgument('file', 'complete_export', `the export ends after ${read} records without its footer (truncated?); what was read is applied, a re-run with the complete file finishes it`);
+  if (!footer)
+    throw invalidArgument('file', 'complete_export',
+      `the export ends after ${read} records without its footer (truncated?); what was read is applied, a re-run with the complete file finishes it`);
   for (const kind of RECORD_KINDS) {
-    if (footer[kind] !== counts[kind]) throw invalidArgument('file', 'complete_export', `the export's footer counts ${footer[kind]} ${kind} records, the stream held ${counts[kind]}`);
+    if (footer[kind] !== counts[kind])
+      throw invalidArgument('file', 'complete_export', `the export's footer counts ${footer[kind]} ${kind} records, the stream held ${counts[kind]}`);
   }
   if (scope) await dropCheckpoint(stores, scope);
   return {
-    export_id: header.export_id, counts, resumed_from: Math.min(resumeFrom, read), ...(saved && 'discarded' in saved ? { checkpoint_discarded: saved.discarded } : {}), repeated, inserted,
+    export_id: header.export_id,
+    counts,
+    resumed_from: Math.min(resumeFrom, read),
+    ...(saved && 'discarded' in saved ? { checkpoint_discarded: saved.discarded } : {}),
+    repeated,
+    inserted,
   };
 }
 
-async function applyBatch(stores: ImportStores, batch: { record: PalaceRecord; index: number }[], dimension: number, inserted: ImportSummary['inserted']): Promise<void> {
+async function applyBatch(stores: ImportStores, batch: { record: PalaceRecord; index: number }[], dimension: number,
+  inserted: ImportSummary['inserted']): Promise<void> {
   const kind = batch[0]!.record.kind;
   const of = <K extends RecordKind>(_kind: K) => batch.map((b) => b.record) as Extract<PalaceRecord, { kind: K }>[];
   const where = (i: number) => recordPlace(batch[i]!.index);
   switch (kind) {
     case 'drawer': {
-      const rows: DrawerWrite[] = of('drawer').map((r) => ({ id: r.id, content: r.content, meta: r.meta, embedding: decodeVector(r.embedding, dimension, `drawer ${r.id}`) }));
+      const rows: DrawerWrite[] = of('drawer').map((r) => ({ id: r.id, content: r.content, meta: r.meta,
+        embedding: decodeVector(r.embedding, dimension, `drawer ${r.id}`) })
+      );
       await stores.drawers.upsert(rows);
       return;
     }
@@ -150,7 +168,9 @@ async function applyBatch(stores: ImportStores, batch: { record: PalaceRecord; i
       inserted.kg_triple += await stores.graph.kgRestore(of('kg_triple').map((r) => r.triple));
       return;
     case 'tunnel':
-      await stores.graph.tunnelRestore(of('tunnel').map(({ tunnel: t }) => ({ ...t, source_wing_key: wingSlug(t.source.wing), target_wing_key: wingSlug(t.target.wing) })));
+      await stores.graph.tunnelRestore(
+        of('tunnel').map(({ tunnel: t }) => ({ ...t, source_wing_key: wingSlug(t.source.wing), target_wing_key: wingSlug(t.target.wing) })),
+      );
       return;
     case 'hallway':
       await stores.graph.hallwayRestore(of('hallway').map((r) => r.hallway));

@@ -113,11 +113,12 @@ function confidenceOf(value: unknown): number {
 
 /** A domain error of the graph (docs/tools.md §4: surfaces as JSON-RPC -32000, `ValueError`). */
 function invertedInterval(field: string, end: string, start: string | null): PalaceError {
-  return new PalaceError('invalid_argument', `${field}=${end} is earlier than valid_from=${String(start)}: inverted interval would be invisible to every query`, {
-    field,
-    rule: 'inverted_interval',
-    details: { error_class: 'ValueError' },
-  });
+  return new PalaceError('invalid_argument', `${field}=${end} is earlier than valid_from=${String(start)}: inverted interval would be invisible to every query`,
+    {
+      field,
+      rule: 'inverted_interval',
+      details: { error_class: 'ValueError' },
+    });
 }
 
 function rejectIfInverted<T extends { status: string }>(field: string, end: string, result: T | KgInvertedInterval): asserts result is T {

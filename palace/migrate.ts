@@ -55,7 +55,7 @@ export interface MigrationSummary {
 
 async function countEvents(stores: PalaceContentStores): Promise<number> {
   let n = 0;
-  for (let afterSeq = 0; ;) {
+  for (let afterSeq = 0;;) {
     const page = await stores.logstream.list({ order: 'asc', afterSeq, limit: 1000 });
     n += page.length;
     if (page.length < 1000) return n;
@@ -66,7 +66,7 @@ async function countEvents(stores: PalaceContentStores): Promise<number> {
 /** Distinct artifact ids (a Redis SCAN may return one twice). */
 async function countArtifacts(stores: PalaceContentStores): Promise<number> {
   const ids = new Set<string>();
-  for (let cursor: string | undefined; ;) {
+  for (let cursor: string | undefined;;) {
     const page = await stores.logstream.scanArtifacts(cursor, 500);
     for (const a of page.items) ids.add(a.id);
     if (page.next === undefined) return ids.size;
@@ -97,7 +97,10 @@ async function compareSearches(source: PalaceContentStores, target: PalaceConten
   const total = rows.reduce((n, r) => n + r.count, 0);
   const exact = rows.filter((r) => r.count <= EXACT_VECTOR_ROWS);
   const step = Math.max(1, Math.floor(exact.length / SAMPLE_SCOPES));
-  const scopes: { filter: DrawerFilter; row: TaxonomyRow | undefined }[] = exact.filter((_, i) => i % step === 0).slice(0, SAMPLE_SCOPES).map((row) => ({ filter: { wing: row.wing, room: row.room }, row }));
+  const scopes: { filter: DrawerFilter; row: TaxonomyRow | undefined }[] = exact.filter((_, i) => i % step === 0).slice(0, SAMPLE_SCOPES).map((row) => ({
+    filter: { wing: row.wing, room: row.room },
+    row,
+  }));
   if (total > 0 && total <= EXACT_VECTOR_ROWS) scopes.push({ filter: {}, row: undefined });
   const checks: SearchCheck[] = [];
   for (const { filter, row } of scopes) {
@@ -125,17 +128,20 @@ export async function verifyCopy(source: PalaceContentStores, target: PalaceCont
   const mismatches = counts.filter((c) => c.source !== c.target);
   const searches = await compareSearches(source, target);
   const differing = searches.filter((s) => !s.identical);
-  return { ok: mismatches.length === 0 && differing.length === 0, counts, mismatches, searches: { sampled: searches.length, identical: searches.length - differing.length, differing } };
+  return { ok: mismatches.length === 0 && differing.length === 0, counts, mismatches,
+    searches: { sampled: searches.length, identical: searches.length - differing.length, differing } };
 }
 
 /** Where a migration from `source` keeps its checkpoint, and the state of the source it read. */
 async function migrationScope(source: PalaceContentStores): Promise<CheckpointScope> {
   const figures = createHash('sha256').update(JSON.stringify([...(await palaceFigures(source)).entries()])).digest('hex');
-  return { key: `migrate:${source.profile}:${source.palace}`, stream: `palace ${source.profile} ${source.palace} ${await source.logstream.replicaId()} ${figures}` };
+  return { key: `migrate:${source.profile}:${source.palace}`,
+    stream: `palace ${source.profile} ${source.palace} ${await source.logstream.replicaId()} ${figures}` };
 }
 
 /** Copies `source` into `target` through the export stream, then verifies the copy. */
-export async function migratePalace(source: PalaceContentStores, target: ImportStores, model: ModelIdentity, onProgress?: RecordProgress): Promise<MigrationSummary> {
+export async function migratePalace(source: PalaceContentStores, target: ImportStores, model: ModelIdentity,
+  onProgress?: RecordProgress): Promise<MigrationSummary> {
   const copy = await importRecords(target, model, palaceRecords(source, model), onProgress, await migrationScope(source));
   return { copy, verification: await verifyCopy(source, target) };
 }

@@ -23,8 +23,14 @@ export interface JobNotification {
 
 export function jobNotification(p: JobProgress): JobNotification {
   return {
-    job_id: p.job_id, kind: p.kind, state: p.state, lock_key: p.lock_key, finished_at: p.finished_at,
-    files_seen: p.files_seen, drawers_written: p.drawers_written, ...(p.error === undefined ? {} : { error: p.error }),
+    job_id: p.job_id,
+    kind: p.kind,
+    state: p.state,
+    lock_key: p.lock_key,
+    finished_at: p.finished_at,
+    files_seen: p.files_seen,
+    drawers_written: p.drawers_written,
+    ...(p.error === undefined ? {} : { error: p.error }),
   };
 }
 

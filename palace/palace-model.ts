@@ -32,11 +32,13 @@ export function modelMismatch(palace: ModelIdentity, configured: ModelIdentity):
 
 export function reembedUnderWay(record: PalaceModelRecord): PalaceError {
   const { target, jobId } = record.reembed!;
-  return new PalaceError('already_running', `this palace is being re-embedded from ${record.model.name} to ${target.name} (job ${jobId}); it takes no new drawers until that finishes (\`mempalace reembed --model ${target.name}\` resumes it)`, {
-    field: 'MEMPALACE_EMBED_MODEL',
-    rule: 'no_reembed_under_way',
-    details: { job_id: jobId, palace_model: record.model, reembed_target: target },
-  });
+  return new PalaceError('already_running',
+    `this palace is being re-embedded from ${record.model.name} to ${target.name} (job ${jobId}); it takes no new drawers until that finishes (\`mempalace reembed --model ${target.name}\` resumes it)`,
+    {
+      field: 'MEMPALACE_EMBED_MODEL',
+      rule: 'no_reembed_under_way',
+      details: { job_id: jobId, palace_model: record.model, reembed_target: target },
+    });
 }
 
 /** The store of the record, and its drawer count to tell an empty palace from an unrecorded one. */
@@ -60,7 +62,8 @@ export async function palaceModelRecord(drawers: ModelRecordHolder, model: Model
  * (servers, the CLI) or `accept` (a job worker, which must run the re-embed itself; its drawer
  * writes stay refused until the re-embed ends, see `modelBoundDrawers`).
  */
-export async function checkPalaceModel(drawers: ModelRecordHolder, embedder: Pick<Embedder, 'identity'>, whileReembedding: 'refuse' | 'accept' = 'refuse'): Promise<PalaceModelRecord> {
+export async function checkPalaceModel(drawers: ModelRecordHolder, embedder: Pick<Embedder, 'identity'>,
+  whileReembedding: 'refuse' | 'accept' = 'refuse'): Promise<PalaceModelRecord> {
   const record = await palaceModelRecord(drawers, embedder.identity);
   if (record.reembed !== undefined) {
     if (whileReembedding === 'refuse') throw reembedUnderWay(record);

@@ -85,7 +85,8 @@ export function repoMatchKey(location: string): string {
       throw invalidArgument('location', 'git_url', 'the location is not a valid repository URL');
     }
     if (url.protocol === 'file:') return `file:${trimRepoPath(path.resolve(decodeURIComponent(url.pathname)))}`;
-    if (!['http:', 'https:', 'ssh:', 'git:', 'git+ssh:'].includes(url.protocol)) throw invalidArgument('location', 'git_url', `repository URL scheme '${url.protocol}' is not supported (https, ssh, git, file)`);
+    if (!['http:', 'https:', 'ssh:', 'git:', 'git+ssh:'].includes(url.protocol))
+      throw invalidArgument('location', 'git_url', `repository URL scheme '${url.protocol}' is not supported (https, ssh, git, file)`);
     const port = url.port !== '' && url.port !== DEFAULT_PORTS[url.protocol] ? `:${url.port}` : '';
     return `${url.hostname.toLowerCase()}${port}/${trimRepoPath(decodeURIComponent(url.pathname).replace(/^\/+/, '')).toLowerCase()}`;
   }
@@ -125,7 +126,8 @@ export async function addSource(ctx: SourcesContext, input: AddSourceInput, adde
     const matchKey = repoMatchKey(bare);
     const gitRef = ref ?? 'main';
     if (credential) await ctx.credentials.put(bare, credential);
-    source = { source_id: sourceIdOf('git', matchKey, gitRef), kind: 'git', location: bare, match_key: matchKey, ref: gitRef, mode, added_by: addedBy, added_at: now };
+    source = { source_id: sourceIdOf('git', matchKey, gitRef), kind: 'git', location: bare, match_key: matchKey, ref: gitRef, mode, added_by: addedBy,
+      added_at: now };
   } else {
     const abs = await resolveLocalSource('location', location, ctx.policy);
     source = { source_id: sourceIdOf('dir', abs, undefined), kind: 'dir', location: abs, mode, added_by: addedBy, added_at: now };
@@ -168,7 +170,8 @@ async function assertSourceInBounds(source: RegisteredSource, policy: SourcePoli
 export async function removeSource(ctx: Pick<SourcesContext, 'store' | 'policy' | 'credentials'>, sourceId: string): Promise<{ removed: string }> {
   const source = await getSource(ctx, sourceId);
   await assertSourceInBounds(source, ctx.policy);
-  if (!(await ctx.store.removeSource(sourceId))) throw new PalaceError('not_found', `no registered source ${sourceId}`, { field: 'source_id', rule: 'registered_source' });
+  if (!(await ctx.store.removeSource(sourceId)))
+    throw new PalaceError('not_found', `no registered source ${sourceId}`, { field: 'source_id', rule: 'registered_source' });
   // The credential goes with the last source of its URL.
   if (source.kind === 'git' && !(await ctx.store.listSources()).some((s) => s.location === source.location)) await ctx.credentials.remove(source.location);
   return { removed: sourceId };
@@ -182,15 +185,25 @@ export function refreshSpec(source: RegisteredSource, bounds?: readonly RootBoun
   return {
     kind: 'mine',
     source: source.kind === 'git' ? { kind: 'git', url: source.location, ref: source.ref ?? 'main' } : { kind: 'dir', path: source.location },
-    mode: source.mode as MineMode, wing: source.wing, agent: 'mempalace', limit: 0, dryRun: false, extract: 'exchange',
-    respectGitignore: true, includeIgnored: [], ...(bounds && bounds.length > 0 ? { sourceBounds: [...bounds] } : {}),
+    mode: source.mode as MineMode,
+    wing: source.wing,
+    agent: 'mempalace',
+    limit: 0,
+    dryRun: false,
+    extract: 'exchange',
+    respectGitignore: true,
+    includeIgnored: [],
+    ...(bounds && bounds.length > 0 ? { sourceBounds: [...bounds] } : {}),
   };
 }
 
 function refreshOutcome(r: SourceRefresh, p: JobProgress): SourceRefresh {
   const commit = (p.result as { commit?: unknown } | undefined)?.commit;
   return {
-    ...r, job_id: p.job_id, state: p.state, drawers_written: p.drawers_written,
+    ...r,
+    job_id: p.job_id,
+    state: p.state,
+    drawers_written: p.drawers_written,
     ...(p.finished_at ? { finished_at: p.finished_at } : {}),
     ...(typeof commit === 'string' ? { commit } : {}),
     ...(p.error ? { error: p.error } : {}),
@@ -220,7 +233,8 @@ async function waitForEnd(jobs: JobEngine, jobId: string): Promise<JobProgress> 
  * may have scanned before the push), then the mine starts and is waited for; the outcome is
  * recorded on the source. A source removed meanwhile is not refreshed (undefined).
  */
-export async function refreshRegisteredSource(ctx: Pick<SourcesContext, 'store' | 'jobs'>, sourceId: string, trigger: SourceRefresh['trigger'] = 'webhook'): Promise<SourceRefresh | undefined> {
+export async function refreshRegisteredSource(ctx: Pick<SourcesContext, 'store' | 'jobs'>, sourceId: string,
+  trigger: SourceRefresh['trigger'] = 'webhook'): Promise<SourceRefresh | undefined> {
   const requested = new Date().toISOString();
   let started: JobProgress | undefined;
   while (!started) {
@@ -255,9 +269,17 @@ export interface GitPush {
 
 /** The registered git sources a push concerns: same repository, and the ref pushed is theirs. */
 export function sourcesForPush(sources: readonly RegisteredSource[], push: GitPush): RegisteredSource[] {
-  const keys = new Set(push.repoUrls.flatMap((u) => { try { return [repoMatchKey(u)]; } catch { return []; } }));
-  return sources.filter((s) => s.kind === 'git' && s.match_key !== undefined && keys.has(s.match_key)
-    && (push.ref === `refs/heads/${s.ref}` || push.ref === `refs/tags/${s.ref}` || push.ref === s.ref));
+  const keys = new Set(push.repoUrls.flatMap((u) => {
+    try {
+      return [repoMatchKey(u)];
+    } catch {
+      return [];
+    }
+  }));
+  return sources.filter((s) =>
+    s.kind === 'git' && s.match_key !== undefined && keys.has(s.match_key)
+    && (push.ref === `refs/heads/${s.ref}` || push.ref === `refs/tags/${s.ref}` || push.ref === s.ref)
+  );
 }
 
 /**

@@ -51,7 +51,7 @@ async function scanFacets(drawers: DrawerIndex): Promise<Facets> {
   const add = (map: Map<string, Set<string>>, room: string, value: unknown) => {
     if (typeof value !== 'string' || value === '') return;
     let set = map.get(room);
-    if (!set) map.set(room, (set = new Set()));
+    if (!set) map.set(room, set = new Set());
     set.add(value);
   };
   for await (const page of drawerMetadataPages(drawers, {})) {
@@ -80,7 +80,7 @@ export async function loadRoomGraph(drawers: DrawerIndex): Promise<RoomNode[]> {
   const byRoom = new Map<string, { wings: Set<string>; count: number }>();
   for (const r of rows) {
     let node = byRoom.get(r.room);
-    if (!node) byRoom.set(r.room, (node = { wings: new Set(), count: 0 }));
+    if (!node) byRoom.set(r.room, node = { wings: new Set(), count: 0 });
     node.wings.add(r.wing);
     node.count += r.count;
   }
@@ -94,11 +94,6 @@ export async function loadRoomGraph(drawers: DrawerIndex): Promise<RoomNode[]> {
       dates: [...(facets.dates.get(room) ?? [])].sort().slice(-MAX_DATES),
     };
   });
-}
-
-/** Forget the cached metadata scan (for writers that change halls or dates in place). */
-export function invalidateRoomGraph(drawers: DrawerIndex): void {
-  facetCache.delete(drawers);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -142,7 +137,8 @@ export async function traverse(ctx: Pick<GraphContext, 'drawers'>, input: { star
   const nodes = await loadRoomGraph(ctx.drawers);
   const startNode = nodes.find((n) => n.room === start);
   if (!startNode) {
-    throw new PalaceError('not_found', `Room '${start}' not found`, { field: 'start_room', rule: 'room_exists', details: { suggestions: suggestRooms(start, nodes) } });
+    throw new PalaceError('not_found', `Room '${start}' not found`, { field: 'start_room', rule: 'room_exists',
+      details: { suggestions: suggestRooms(start, nodes) } });
   }
   const results: TraverseStep[] = [{ room: start, wings: startNode.wings, halls: startNode.halls, count: startNode.count, hop: 0 }];
   const visited = new Set([start]);

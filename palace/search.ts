@@ -28,17 +28,30 @@ export type CandidateStrategy = (typeof CANDIDATE_STRATEGIES)[number];
 /** Candidate pool per strategy, as a multiple of the results asked for (docs/decisions.md palace 13). */
 const POOL_FACTOR = 4;
 
-
 export const SEARCH_INPUT = Type.Object({
-  query: Type.String({ description: 'Search keywords or one short question (up to 250 characters are meant; on MCP a longer one is reduced to its last question).', pattern: NON_BLANK, maxLength: 250 }),
+  query: Type.String({
+    description: 'Search keywords or one short question (up to 250 characters are meant; on MCP a longer one is reduced to its last question).',
+    pattern: NON_BLANK,
+    maxLength: 250,
+  }),
   limit: Type.Optional(Type.Integer({ description: 'Maximum results (1–100; out-of-range values are clamped).', minimum: 1, maximum: 100, default: 5 })),
   wing: Type.Optional(Type.String({ description: 'Only drawers in this wing.', format: INPUT_FORMATS.name })),
   room: Type.Optional(Type.String({ description: 'Only drawers in this room.', format: INPUT_FORMATS.name })),
-  source_file: Type.Optional(Type.String({ description: 'Only drawers whose full stored source path equals this (use a hit\'s source_path).', format: INPUT_FORMATS.sourceFileFilter })),
+  source_file: Type.Optional(
+    Type.String({ description: "Only drawers whose full stored source path equals this (use a hit's source_path).", format: INPUT_FORMATS.sourceFileFilter }),
+  ),
   since: Type.Optional(Type.String({ description: 'Only drawers filed at or after this ISO date/datetime.', format: INPUT_FORMATS.dateBound })),
   before: Type.Optional(Type.String({ description: 'Only drawers filed strictly before this ISO date/datetime.', format: INPUT_FORMATS.dateBound })),
-  max_distance: Type.Optional(Type.Number({ description: 'Drop results whose cosine distance exceeds this (0 identical … 2 opposite; 0 disables). Default 1.5 on MCP, 0 (off) on REST and the CLI.', minimum: 0 })),
-  candidate_strategy: Type.Optional(Type.Enum([...CANDIDATE_STRATEGIES], { type: 'string', description: '"union" (default) adds BM25 lexical candidates to the vector ones; "vector" uses vectors only.' })),
+  max_distance: Type.Optional(
+    Type.Number({
+      description: 'Drop results whose cosine distance exceeds this (0 identical … 2 opposite; 0 disables). Default 1.5 on MCP, 0 (off) on REST and the CLI.',
+      minimum: 0,
+    }),
+  ),
+  candidate_strategy: Type.Optional(
+    Type.Enum([...CANDIDATE_STRATEGIES], { type: 'string',
+      description: '"union" (default) adds BM25 lexical candidates to the vector ones; "vector" uses vectors only.' }),
+  ),
   context: Type.Optional(Type.String({ description: 'Background for your own benefit; never embedded or used for ranking.' })),
 }, { additionalProperties: false });
 
@@ -47,7 +60,7 @@ export type SearchInput = Static<typeof SEARCH_INPUT>;
 const ALSO_IN = Type.Object({ drawer_id: Type.String(), source_file: Type.String(), source_path: Type.String(), wing: Type.String(), room: Type.String() });
 
 export const SEARCH_HIT = Type.Object({
-  text: Type.String({ description: 'The drawer\'s verbatim text.' }),
+  text: Type.String({ description: "The drawer's verbatim text." }),
   wing: Type.String(),
   room: Type.String(),
   source_file: Type.String({ description: 'Base name of the stored source path ("?" when none).' }),
@@ -67,7 +80,8 @@ export type SearchHit = Static<typeof SEARCH_HIT>;
 
 export const SEARCH_OUTPUT = Type.Object({
   query: Type.String({ description: 'The query actually searched.' }),
-  filters: Type.Object({ wing: nullable(Type.String()), room: nullable(Type.String()), source_file: nullable(Type.String()), since: nullable(Type.String()), before: nullable(Type.String()) }),
+  filters: Type.Object({ wing: nullable(Type.String()), room: nullable(Type.String()), source_file: nullable(Type.String()), since: nullable(Type.String()),
+    before: nullable(Type.String()) }),
   candidate_strategy: Type.Enum([...CANDIDATE_STRATEGIES], { type: 'string' }),
   results: Type.Array(SEARCH_HIT),
   total_before_filter: Type.Integer({ description: 'Candidates the vector stage returned.' }),
@@ -148,7 +162,9 @@ async function runSearch(input: SearchInput, ctx: DrawerContext, opts: SearchOpt
   const maxDistance = input.max_distance ?? opts.defaultMaxDistance;
   const strategy = input.candidate_strategy ?? 'union';
 
-  const sanitized = opts.sanitize ? sanitizeQuery(input.query) : { query: input.query.trim(), method: 'passthrough' as const, originalLength: codePointLength(input.query) };
+  const sanitized = opts.sanitize
+    ? sanitizeQuery(input.query)
+    : { query: input.query.trim(), method: 'passthrough' as const, originalLength: codePointLength(input.query) };
   const query = sanitized.query;
   const filter: DrawerFilter = { wing, room, sourceFile, since: window.since, before: window.before };
   const pool = POOL_FACTOR * limit;
@@ -180,13 +196,19 @@ async function runSearch(input: SearchInput, ctx: DrawerContext, opts: SearchOpt
 
   const pooled = [...candidates.values()];
   const bm25 = bm25Scores(tokens.join(' '), pooled.map((c) => c.drawer.content));
-  const fused = fusedScores(query, pooled.map((c, i) => ({ similarity: 1 - c.distance, bm25: bm25[i]!, kind: drawerKind(c.drawer.meta), place: exchangePlace(c.drawer.meta), sessionDate: sessionDate(c.drawer.meta) })));
+  const fused = fusedScores(query,
+    pooled.map((c, i) => ({ similarity: 1 - c.distance, bm25: bm25[i]!, kind: drawerKind(c.drawer.meta), place: exchangePlace(c.drawer.meta),
+      sessionDate: sessionDate(c.drawer.meta) })
+    ));
   pooled.forEach((c, i) => {
     c.bm25 = bm25[i]!;
     c.score = fused[i]!;
   });
   // Ties: the more recently filed drawer first, then the id, so both profiles agree exactly.
-  pooled.sort((a, b) => b.score - a.score || (b.drawer.meta.filed_at ?? '').localeCompare(a.drawer.meta.filed_at ?? '') || (a.drawer.id < b.drawer.id ? -1 : a.drawer.id > b.drawer.id ? 1 : 0));
+  pooled.sort((a, b) =>
+    b.score - a.score || (b.drawer.meta.filed_at ?? '').localeCompare(a.drawer.meta.filed_at ?? '') ||
+    (a.drawer.id < b.drawer.id ? -1 : a.drawer.id > b.drawer.id ? 1 : 0)
+  );
 
   const results = foldCopies(pooled).slice(0, limit);
   const available = await ctx.drawers.count(filter);

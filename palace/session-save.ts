@@ -40,10 +40,21 @@ export function sessionDrawers(save: SessionSave, filedAt: string): Omit<DrawerW
   return chunks.map((c) => {
     const exchange = save.exchanges[c.unit]!;
     const meta: DrawerMeta = {
-      wing, room, source_file: save.sourceFile, added_by: save.agent, filed_at: filedAt, id_recipe: ID_RECIPE, chunk_index: c.chunkIndex,
-      ingest_mode: 'convos', extract_mode: 'exchange', session_id: save.sessionId, exchange_index: exchange.index, harness: save.harness,
+      wing,
+      room,
+      source_file: save.sourceFile,
+      added_by: save.agent,
+      filed_at: filedAt,
+      id_recipe: ID_RECIPE,
+      chunk_index: c.chunkIndex,
+      ingest_mode: 'convos',
+      extract_mode: 'exchange',
+      session_id: save.sessionId,
+      exchange_index: exchange.index,
+      harness: save.harness,
     };
-    const id = minedChunkId({ wing, room, sourceIdentity: `${save.harness}:${save.sessionId}`, relativePath: `exchange/${exchange.index}`, chunkIndex: c.chunkIndex, mode: 'hook' });
+    const id = minedChunkId({ wing, room, sourceIdentity: `${save.harness}:${save.sessionId}`, relativePath: `exchange/${exchange.index}`,
+      chunkIndex: c.chunkIndex, mode: 'hook' });
     return { id, content: c.content, meta };
   });
 }

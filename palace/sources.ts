@@ -32,8 +32,22 @@ export type BoundRule = 'allowed_roots' | 'token_roots' | 'client_roots' | 'loca
  * (the OpenAPI document lists them on the routes that take a source).
  */
 export const SOURCE_RULES = [
-  'allowed_roots', 'token_roots', 'client_roots', 'local_sources_disabled', 'non_empty_string', 'file_url', 'local_directory', 'exists',
-  'symlink_outside_roots', 'git_url', 'git_scheme', 'git_allowed_hosts', 'git_host_resolves', 'git_private_address', 'git_alternates', 'git_ref',
+  'allowed_roots',
+  'token_roots',
+  'client_roots',
+  'local_sources_disabled',
+  'non_empty_string',
+  'file_url',
+  'local_directory',
+  'exists',
+  'symlink_outside_roots',
+  'git_url',
+  'git_scheme',
+  'git_allowed_hosts',
+  'git_host_resolves',
+  'git_private_address',
+  'git_alternates',
+  'git_ref',
 ] as const;
 
 /** Where a mine reads from: a directory the worker can see, or a git repository at a ref. */
@@ -138,7 +152,8 @@ function localPathOf(field: string, value: string): string {
     }
   }
   if (scheme !== undefined || TRANSPORT_FORM.test(value)) {
-    throw invalidArgument(field, 'local_directory', `${field} '${value}' is a URL; give a directory (a git repository is mined with a ref: POST /v1/jobs/mine with "ref", or mempalace mine --ref)`);
+    throw invalidArgument(field, 'local_directory',
+      `${field} '${value}' is a URL; give a directory (a git repository is mined with a ref: POST /v1/jobs/mine with "ref", or mempalace mine --ref)`);
   }
   return path.resolve(expandHome(value));
 }
@@ -161,7 +176,10 @@ export async function resolveLocalSource(field: string, value: string, policy: S
   }
   const broken = await brokenBound(real, policy);
   if (broken) {
-    throw invalidArgument(field, 'symlink_outside_roots', `${field} '${given}' resolves through a symbolic link to '${real}', which is outside the ${broken.rule === 'allowed_roots' ? 'allowed roots' : broken.rule.replace('_', ' ')}`, { bound: broken.rule });
+    throw invalidArgument(field, 'symlink_outside_roots',
+      `${field} '${given}' resolves through a symbolic link to '${real}', which is outside the ${
+        broken.rule === 'allowed_roots' ? 'allowed roots' : broken.rule.replace('_', ' ')
+      }`, { bound: broken.rule });
   }
   const stat = await fs.stat(real).catch(() => undefined);
   if (!stat || !(stat.isDirectory() || (opts.allowFile && stat.isFile()))) {
@@ -184,8 +202,6 @@ export async function assertStoredSourceAllowed(field: string, value: string, po
 
 // --- git -----------------------------------------------------------------------------------------
 
-export type GitTransport = 'https' | 'ssh' | 'file';
-
 /**
  * A git source that passed the policy: a local repository, or a host allowed to be contacted.
  * `url` never carries a credential; an https credential rides beside it, for GIT_ASKPASS only.
@@ -196,7 +212,11 @@ export type GitTarget =
 
 const DEFAULT_PORT: Record<'https' | 'ssh', number> = { https: 443, ssh: 22 };
 
-interface HostPattern { host: string; port: number | undefined; wildcard: boolean }
+interface HostPattern {
+  host: string;
+  port: number | undefined;
+  wildcard: boolean;
+}
 
 function parsePattern(raw: string): HostPattern {
   const p = raw.trim().toLowerCase();
@@ -230,10 +250,20 @@ export function matchAllowedHost(patterns: readonly string[], host: string, port
 
 const NON_PUBLIC = new net.BlockList();
 for (const [net4, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const) NON_PUBLIC.addSubnet(net4, prefix, 'ipv4');
-for (const [net6, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) NON_PUBLIC.addSubnet(net6, prefix, 'ipv6');
+for (const [net6, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const)
+  NON_PUBLIC.addSubnet(net6, prefix, 'ipv6');
 
 /** Loopback, link-local, private, shared, multicast or unspecified (IPv4-mapped IPv6 included). */
 export function isNonPublicAddress(address: string): boolean {
@@ -255,7 +285,8 @@ function parseNetworkUrl(field: string, value: string): { transport: 'https' | '
     return { transport: 'ssh', host, port: DEFAULT_PORT.ssh };
   }
   if (scheme !== 'https' && scheme !== 'ssh') {
-    throw invalidArgument(field, 'git_scheme', `${field} '${value}': git sources must use https or ssh (or be a local repository inside the allowed roots); '${scheme}' is refused`);
+    throw invalidArgument(field, 'git_scheme',
+      `${field} '${value}': git sources must use https or ssh (or be a local repository inside the allowed roots); '${scheme}' is refused`);
   }
   let url: URL;
   try {
@@ -276,12 +307,16 @@ async function checkAddresses(field: string, value: string, host: string, explic
     try {
       addresses = (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
     } catch (e) {
-      throw invalidArgument(field, 'git_host_resolves', `${field} '${value}': host '${host}' does not resolve (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+      throw invalidArgument(field, 'git_host_resolves',
+        `${field} '${value}': host '${host}' does not resolve (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
     }
   }
   const bad = addresses.filter(isNonPublicAddress);
   if (bad.length > 0 && !explicit) {
-    throw invalidArgument(field, 'git_private_address', `${field} '${value}': host '${host}' resolves to a loopback, link-local or private address (${bad.join(', ')}); list it exactly in MEMPALACE_GIT_ALLOWED_HOSTS to allow it`);
+    throw invalidArgument(field, 'git_private_address',
+      `${field} '${value}': host '${host}' resolves to a loopback, link-local or private address (${
+        bad.join(', ')
+      }); list it exactly in MEMPALACE_GIT_ALLOWED_HOSTS to allow it`);
   }
   return addresses;
 }
@@ -294,7 +329,8 @@ async function checkAddresses(field: string, value: string, host: string, explic
 export async function resolveGitSource(field: string, value: string, policy: SourcePolicy): Promise<GitTarget> {
   const trimmed = value.trim();
   if (trimmed === '') throw invalidArgument(field, 'non_empty_string', `${field} must be a non-empty string`);
-  if (trimmed.startsWith('-') || /[\s\0]/.test(trimmed)) throw invalidArgument(field, 'git_url', `${field} is not a git URL (no leading '-', no whitespace or control characters)`);
+  if (trimmed.startsWith('-') || /[\s\0]/.test(trimmed))
+    throw invalidArgument(field, 'git_url', `${field} is not a git URL (no leading '-', no whitespace or control characters)`);
   const { url: given, credential } = splitUrlCredential(field, trimmed);
   if (TRANSPORT_FORM.test(given)) {
     throw invalidArgument(field, 'git_scheme', `${field} '${given}': git remote helpers ('transport::address', such as ext::) are refused; use https or ssh`);
@@ -304,7 +340,8 @@ export async function resolveGitSource(field: string, value: string, policy: Sou
     const dir = await resolveLocalSource(field, given, policy);
     for (const alternates of [path.join(dir, '.git', 'objects', 'info', 'alternates'), path.join(dir, 'objects', 'info', 'alternates')]) {
       if (await fs.lstat(alternates).then(() => true, () => false)) {
-        throw invalidArgument(field, 'git_alternates', `${field} '${given}' borrows objects from another repository (objects/info/alternates), which may lie outside the allowed roots`);
+        throw invalidArgument(field, 'git_alternates',
+          `${field} '${given}' borrows objects from another repository (objects/info/alternates), which may lie outside the allowed roots`);
       }
     }
     return { transport: 'file', url: `file://${dir}`, path: dir };
@@ -315,7 +352,8 @@ export async function resolveGitSource(field: string, value: string, policy: Sou
   }
   const match = matchAllowedHost(policy.gitAllowedHosts, host, port, DEFAULT_PORT[transport]);
   if (!match) {
-    throw invalidArgument(field, 'git_allowed_hosts', `${field} '${given}': host '${host}:${port}' is not in MEMPALACE_GIT_ALLOWED_HOSTS (${policy.gitAllowedHosts.join(', ')})`);
+    throw invalidArgument(field, 'git_allowed_hosts',
+      `${field} '${given}': host '${host}:${port}' is not in MEMPALACE_GIT_ALLOWED_HOSTS (${policy.gitAllowedHosts.join(', ')})`);
   }
   const addresses = await checkAddresses(field, given, host, match.explicit);
   return { transport, url: given, host, port, addresses, ...(credential && transport === 'https' ? { credential } : {}) };
@@ -324,7 +362,8 @@ export async function resolveGitSource(field: string, value: string, policy: Sou
 const GIT_REF = /^[0-9A-Za-z][\w./-]*$/;
 
 export function assertGitRef(field: string, ref: string): void {
-  if (!GIT_REF.test(ref) || ref.includes('..') || ref.endsWith('.lock') || ref.endsWith('/')) throw invalidArgument(field, 'git_ref', `${field} '${ref}' is not a valid git ref`);
+  if (!GIT_REF.test(ref) || ref.includes('..') || ref.endsWith('.lock') || ref.endsWith('/'))
+    throw invalidArgument(field, 'git_ref', `${field} '${ref}' is not a valid git ref`);
 }
 
 /**

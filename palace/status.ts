@@ -41,8 +41,12 @@ export const statusOperation = defineOperation({
   name: 'status',
   input: NO_INPUT,
   output: Type.Object({
-    total_drawers: Type.Integer(), wings: countsSchema('Drawers per wing.'), rooms: countsSchema('Drawers per room.'),
-    protocol: Type.String(), aaak_dialect: Type.String(), backend: Type.String(),
+    total_drawers: Type.Integer(),
+    wings: countsSchema('Drawers per wing.'),
+    rooms: countsSchema('Drawers per room.'),
+    protocol: Type.String(),
+    aaak_dialect: Type.String(),
+    backend: Type.String(),
   }),
   context: drawersOf,
   run: async (_input, drawers) => ({ ...(await palaceCounts(drawers)), protocol: PALACE_PROTOCOL, aaak_dialect: AAAK_SPEC }),
@@ -58,7 +62,9 @@ export const listWingsOperation = defineOperation({
 
 export const listRoomsOperation = defineOperation({
   name: 'list_rooms',
-  input: Type.Object({ wing: Type.Optional(Type.String({ description: 'Wing to list rooms for; omit for all wings.', format: INPUT_FORMATS.name })) }, { additionalProperties: false }),
+  input: Type.Object({ wing: Type.Optional(Type.String({ description: 'Wing to list rooms for; omit for all wings.', format: INPUT_FORMATS.name })) }, {
+    additionalProperties: false,
+  }),
   output: Type.Object({ wing: Type.String({ description: 'The wing listed, "all" without a filter.' }), rooms: countsSchema('Drawers per room.') }),
   context: drawersOf,
   async run(input, drawers) {
@@ -71,7 +77,10 @@ export const listRoomsOperation = defineOperation({
 export const taxonomyOperation = defineOperation({
   name: 'get_taxonomy',
   input: NO_INPUT,
-  output: Type.Object({ taxonomy: Type.Unsafe<Record<string, Record<string, number>>>({ type: 'object', description: 'wing → room → drawer count', additionalProperties: countsSchema() }) }),
+  output: Type.Object({
+    taxonomy: Type.Unsafe<Record<string, Record<string, number>>>({ type: 'object', description: 'wing → room → drawer count',
+      additionalProperties: countsSchema() }),
+  }),
   context: drawersOf,
   run: async (_input, drawers) => ({ taxonomy: await taxonomy(drawers) }),
 });

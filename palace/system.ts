@@ -106,7 +106,9 @@ export async function readHookBehaviour(home: string, env: NodeJS.ProcessEnv = p
   }
   const hooks = typeof config.hooks === 'object' && config.hooks !== null ? (config.hooks as Record<string, unknown>) : {};
   const envAuto = env.MEMPALACE_HOOKS_AUTO_SAVE?.trim().toLowerCase();
-  const auto = envAuto === undefined || envAuto === '' ? (typeof hooks.auto_save === 'boolean' ? hooks.auto_save : true) : !['0', 'false', 'no', 'off'].includes(envAuto);
+  const auto = envAuto === undefined || envAuto === ''
+    ? (typeof hooks.auto_save === 'boolean' ? hooks.auto_save : true)
+    : !['0', 'false', 'no', 'off'].includes(envAuto);
   const interval = hooks.save_interval;
   const budget = hooks.save_budget_s;
   return {

@@ -89,7 +89,8 @@ export async function createTunnel(ctx: GraphContext, input: CreateTunnelInput):
       throw new PalaceError('not_found', `${side} room '${room}' does not exist in wing '${wing}'`, { field, rule: 'room_exists' });
     }
   }
-  const write = tunnelWrite('explicit', endpointOf(sourceWing, sourceRoom, sourceDrawer), endpointOf(targetWing, targetRoom, targetDrawer), label, connectionTimestamp(nowOf(ctx)));
+  const write = tunnelWrite('explicit', endpointOf(sourceWing, sourceRoom, sourceDrawer), endpointOf(targetWing, targetRoom, targetDrawer), label,
+    connectionTimestamp(nowOf(ctx)));
   const [record] = await ctx.graph.tunnelUpsert([write]);
   return record!;
 }
@@ -170,14 +171,15 @@ export async function followTunnels(ctx: Pick<GraphContext, 'graph' | 'drawers'>
  * per shared topic between the rooms `topic:<Topic>`. Wing keys are slugged; the wing whose slug
  * sorts first is the source and supplies the topic's spelling.
  */
-export async function buildTopicTunnels(ctx: Pick<GraphContext, 'graph' | 'now'>, wing: string, topicsByWing: Record<string, readonly string[]>, minCount = 1): Promise<TunnelRecord[]> {
+export async function buildTopicTunnels(ctx: Pick<GraphContext, 'graph' | 'now'>, wing: string, topicsByWing: Record<string, readonly string[]>,
+  minCount = 1): Promise<TunnelRecord[]> {
   const mined = wingSlug(validateName('wing', wing));
   const threshold = Number.isInteger(minCount) && minCount >= 1 ? minCount : 1;
   const byWing = new Map<string, Map<string, string>>();
   for (const [rawWing, topics] of Object.entries(topicsByWing)) {
     const slug = wingSlug(rawWing);
     let spellings = byWing.get(slug);
-    if (!spellings) byWing.set(slug, (spellings = new Map()));
+    if (!spellings) byWing.set(slug, spellings = new Map());
     for (const topic of topics) {
       const t = typeof topic === 'string' ? topic.trim() : '';
       if (t !== '' && !spellings.has(t.toLowerCase())) spellings.set(t.toLowerCase(), t);
@@ -213,7 +215,7 @@ export async function buildEntityTunnels(ctx: Pick<GraphContext, 'graph' | 'now'
   const entitiesByWing = new Map<string, Set<string>>();
   for (const h of await ctx.graph.hallwayList()) {
     let set = entitiesByWing.get(h.wing);
-    if (!set) entitiesByWing.set(h.wing, (set = new Set()));
+    if (!set) entitiesByWing.set(h.wing, set = new Set());
     set.add(h.entity_a).add(h.entity_b);
   }
   const mine = entitiesByWing.get(mined);

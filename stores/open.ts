@@ -27,12 +27,6 @@ import { FileSourceCredentials } from './embedded/file-source-credentials.js';
 import type { IndexMaintenance } from './ports/index-maintenance.js';
 import type { PalaceStores } from './ports/palace-stores.js';
 
-/** Whether an embedded palace exists at the configured directory. */
-export async function palaceExists(config: Config): Promise<boolean> {
-  if (config.profile !== 'embedded') return true;
-  return fs.stat(path.join(config.palaceDir, 'drawers.sqlite3')).then(() => true, () => false);
-}
-
 /** Maintenance of the derived drawer indexes (`mempalace repair`), opened without the stores. */
 /**
  * Deletes everything a palace holds: its directory (embedded), or its OpenSearch indices, Neo4j
@@ -72,7 +66,12 @@ export async function openStores<Spec = unknown, Progress = unknown>(config: Con
   return {
     profile: 'embedded',
     palace: dir,
-    drawers, graph, logstream, locks, jobs, credentials,
+    drawers,
+    graph,
+    logstream,
+    locks,
+    jobs,
+    credentials,
     integrityCheck: () => sqliteIntegrityCheck(dir),
     peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
     syncPeers: async () => readPeersFile(config.sync.peersFile),
@@ -105,7 +104,12 @@ async function openClusterStores<Spec, Progress>(config: Config): Promise<Palace
     return {
       profile: 'cluster',
       palace: config.palaceName,
-      drawers, graph, logstream, locks, jobs, credentials,
+      drawers,
+      graph,
+      logstream,
+      locks,
+      jobs,
+      credentials,
       peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
       syncPeers: async () => readPeersFile(config.sync.peersFile),
       originKeys: async () => readOriginKeys(config.sync.peersFile),

@@ -63,17 +63,12 @@ function renderJobs({ jobs }) {
       errorsCell.append(el('ul', { class: 'errors' }, ...j.recent_errors.slice(-3).map((e) => el('li', {}, `${e.file}: ${e.error}`))));
     }
     if (j.error) errorsCell.append(el('p', { class: 'errors' }, j.error));
-    body.append(el('tr', { 'data-job-id': j.job_id },
-      el('td', {}, el('code', {}, j.job_id.slice(0, 8))),
-      el('td', {}, j.kind),
-      el('td', { class: 'subject' }, jobSubject(j)),
-      el('td', { class: `state-${j.state}` }, j.state),
-      el('td', {}, bar),
-      el('td', {}, `${j.files_seen} / ${j.files_total}`),
-      el('td', {}, String(j.drawers_written)),
-      el('td', {}, `${j.rate} files/s`),
-      el('td', {}, j.state === 'running' ? formatEta(j.eta_s) : '–'),
-      errorsCell));
+    body.append(
+      el('tr', { 'data-job-id': j.job_id }, el('td', {}, el('code', {}, j.job_id.slice(0, 8))), el('td', {}, j.kind),
+        el('td', { class: 'subject' }, jobSubject(j)), el('td', { class: `state-${j.state}` }, j.state), el('td', {}, bar),
+        el('td', {}, `${j.files_seen} / ${j.files_total}`), el('td', {}, String(j.drawers_written)), el('td', {}, `${j.rate} files/s`),
+        el('td', {}, j.state === 'running' ? formatEta(j.eta_s) : '–'), errorsCell),
+    );
     // Announce state changes (not every progress tick) to screen readers.
     if (announced.get(j.job_id) !== j.state) {
       if (announced.has(j.job_id) || j.state === 'running') $('job-announcer').textContent = `${label} is ${j.state}.`;
@@ -102,8 +97,11 @@ function renderHealth(h) {
     list.replaceChildren(el('li', { class: 'down' }, `health unavailable: ${h.error || 'unknown'}`));
     return;
   }
-  list.replaceChildren(...Object.entries(h.engines).map(([name, e]) =>
-    el('li', { class: e.status, 'data-engine': name }, `${name} (${e.engine}): ${e.status}${e.error ? ` — ${e.error}` : ''}`)));
+  list.replaceChildren(
+    ...Object.entries(h.engines).map(([name, e]) =>
+      el('li', { class: e.status, 'data-engine': name }, `${name} (${e.engine}): ${e.status}${e.error ? ` — ${e.error}` : ''}`)
+    ),
+  );
 }
 
 function renderQueues(q) {
@@ -120,10 +118,7 @@ function renderSources({ sources }) {
   body.replaceChildren(...sources.map((s) => {
     const r = s.last_refresh;
     const when = r ? `${r.state} ${r.finished_at || r.requested_at}` : 'never';
-    return el('tr', { 'data-source-id': s.source_id },
-      el('td', {}, el('code', {}, s.source_id)),
-      el('td', {}, s.location),
-      el('td', {}, s.ref || '–'),
+    return el('tr', { 'data-source-id': s.source_id }, el('td', {}, el('code', {}, s.source_id)), el('td', {}, s.location), el('td', {}, s.ref || '–'),
       el('td', { class: r ? `state-${r.state}` : '', 'data-refresh-state': r ? r.state : 'never' }, when),
       el('td', {}, r && r.commit ? el('code', {}, r.commit.slice(0, 10)) : '–'),
       el('td', {}, r && r.drawers_written !== undefined ? String(r.drawers_written) : '–'));
@@ -132,19 +127,21 @@ function renderSources({ sources }) {
 
 function renderNotifications({ deliveries, dead_letters: dead }) {
   $('dead-letters').textContent = dead && dead.length > 0
-    ? `${dead.length} dead letter${dead.length === 1 ? '' : 's'}: ${dead.map((d) => `${d.queue}/${d.id} (${d.failedReason})`).join('; ')}. Retry with POST /v1/dead-letters/{queue}/{id}/retry.`
+    ? `${dead.length} dead letter${dead.length === 1 ? '' : 's'}: ${
+      dead.map((d) => `${d.queue}/${d.id} (${d.failedReason})`).join('; ')
+    }. Retry with POST /v1/dead-letters/{queue}/{id}/retry.`
     : 'No dead letters.';
   const body = $('deliveries').tBodies[0];
   if (!deliveries || deliveries.length === 0) {
     body.replaceChildren(el('tr', { class: 'empty' }, el('td', { colspan: '5' }, 'No deliveries yet.')));
     return;
   }
-  body.replaceChildren(...deliveries.map((d) => el('tr', { 'data-delivery-id': d.id },
-    el('td', {}, el('code', {}, d.job_id.slice(0, 8))),
-    el('td', {}, `${d.kind} ${d.state}`),
-    el('td', { class: `delivery-${d.status}` }, d.status),
-    el('td', {}, String(d.attempts)),
-    el('td', {}, d.error || ''))));
+  body.replaceChildren(
+    ...deliveries.map((d) =>
+      el('tr', { 'data-delivery-id': d.id }, el('td', {}, el('code', {}, d.job_id.slice(0, 8))), el('td', {}, `${d.kind} ${d.state}`),
+        el('td', { class: `delivery-${d.status}` }, d.status), el('td', {}, String(d.attempts)), el('td', {}, d.error || ''))
+    ),
+  );
 }
 
 function renderEvent(e) {
@@ -154,7 +151,8 @@ function renderEvent(e) {
   while (list.children.length > MAX_LOG_ITEMS) list.firstElementChild.remove();
 }
 
-const HANDLERS = { jobs: renderJobs, stats: renderStats, health: renderHealth, queues: renderQueues, sources: renderSources, notifications: renderNotifications, logstream: renderEvent };
+const HANDLERS = { jobs: renderJobs, stats: renderStats, health: renderHealth, queues: renderQueues, sources: renderSources, notifications: renderNotifications,
+  logstream: renderEvent };
 
 function dispatch(frame) {
   let event = 'message';

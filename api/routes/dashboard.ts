@@ -72,7 +72,8 @@ class Waker {
 }
 
 /** Send `event` whenever what `read` returns differs (by `key`) from the last frame. */
-async function pollLoop(stream: SseStream, event: DashboardEvent, everyMs: number, read: () => Promise<unknown>, key: (value: unknown) => string = (v) => JSON.stringify(v), waker?: Waker): Promise<void> {
+async function pollLoop(stream: SseStream, event: DashboardEvent, everyMs: number, read: () => Promise<unknown>,
+  key: (value: unknown) => string = (v) => JSON.stringify(v), waker?: Waker): Promise<void> {
   let last = '';
   while (!stream.closed) {
     let value: unknown;
@@ -97,7 +98,8 @@ async function tailLoop(stream: SseStream, deps: ApiDeps): Promise<void> {
   for (const e of recent) stream.send(event, e);
   while (!stream.closed) {
     try {
-      const page = await eventWait(deps.logstreamContext(), { ...(cursor === undefined ? {} : { since_event_id: cursor }), timeout_ms: PING_AFTER_MS, limit: 100 }, stream.signal);
+      const page = await eventWait(deps.logstreamContext(), { ...(cursor === undefined ? {} : { since_event_id: cursor }), timeout_ms: PING_AFTER_MS,
+        limit: 100 }, stream.signal);
       for (const e of page.events) {
         stream.send(event, e);
         cursor = e.id;
@@ -129,7 +131,7 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
     const jobs = async () => {
       const list = (await deps.runtime().jobs.list(10)).map(({ result: _result, ...rest }) => rest);
       // A job that ended since the last read: one seen running, or one that started and ended in between.
-      if (seen && list.some((j) => j.state !== 'running' && seen!.get(j.job_id) !== j.state)) for (const w of afterJobEnd) w.wake();
+      if (seen && list.some((j) => j.state !== 'running' && seen!.get(j.job_id) !== j.state)) { for (const w of afterJobEnd) w.wake(); }
       seen = new Map(list.map((j) => [j.job_id, j.state]));
       return { jobs: list };
     };
@@ -143,10 +145,14 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
     };
     const stats = async () => {
       const rt = deps.runtime();
-      return { palace: rt.stores.palace, profile: rt.config.profile, ...(await palaceCounts(rt.stores.drawers)), sse_clients: deps.sse.count, sse_max_clients: deps.sse.max };
+      return { palace: rt.stores.palace, profile: rt.config.profile, ...(await palaceCounts(rt.stores.drawers)), sse_clients: deps.sse.count,
+        sse_max_clients: deps.sse.max };
     };
     // Health is re-sent when a status changes, not for every latency wobble.
-    const healthKey = (v: unknown) => JSON.stringify(Object.entries((v as { engines?: Record<string, { status: string }> }).engines ?? v as object).map(([k, e]) => [k, (e as { status?: string }).status]));
+    const healthKey = (v: unknown) =>
+      JSON.stringify(
+        Object.entries((v as { engines?: Record<string, { status: string }> }).engines ?? v as object).map(([k, e]) => [k, (e as { status?: string }).status]),
+      );
     try {
       await Promise.all([
         pollLoop(stream, 'jobs', deps.pollMs, jobs),

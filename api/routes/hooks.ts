@@ -24,9 +24,12 @@ export function registerHookRoutes(router: Router, deps: ApiDeps): void {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const secret = rt.config.hooks.webhookSecret;
     if (!secret || !signatureValid(provider, req.headers, raw, secret)) {
-      sendPalaceError(res, new PalaceError('unauthenticated', secret ? `the ${provider} webhook signature does not match MEMPALACE_WEBHOOK_SECRET` : 'webhooks are disabled: MEMPALACE_WEBHOOK_SECRET is not set', {
-        field: provider === 'github' ? 'X-Hub-Signature-256' : 'X-Gitlab-Token', rule: 'webhook_signature',
-      }));
+      sendPalaceError(res,
+        new PalaceError('unauthenticated',
+          secret ? `the ${provider} webhook signature does not match MEMPALACE_WEBHOOK_SECRET` : 'webhooks are disabled: MEMPALACE_WEBHOOK_SECRET is not set', {
+          field: provider === 'github' ? 'X-Hub-Signature-256' : 'X-Gitlab-Token',
+          rule: 'webhook_signature',
+        }));
       return;
     }
     if (!isPushEvent(provider, event)) {
@@ -48,7 +51,11 @@ export function registerHookRoutes(router: Router, deps: ApiDeps): void {
       return;
     }
     if (!(await rt.refresh.claimDelivery(keys, REPLAY_WINDOW_MS))) {
-      sendPalaceError(res, new PalaceError('conflict', `this ${provider} delivery was already received (same delivery id or same body within ${REPLAY_WINDOW_MS / 3_600_000} h)`, { field: deliveryHeader(provider), rule: 'webhook_replay' }));
+      sendPalaceError(res,
+        new PalaceError('conflict', `this ${provider} delivery was already received (same delivery id or same body within ${REPLAY_WINDOW_MS / 3_600_000} h)`, {
+          field: deliveryHeader(provider),
+          rule: 'webhook_replay',
+        }));
       return;
     }
     try {

@@ -31,9 +31,11 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
     assertOwnIdentity(caller, req.body);
     const rt = deps.runtime();
     const policy = sourcePolicy(rt.config, { tokenRoots: caller.roots });
-    const spec = await parseJobRequest(kind, req.body === undefined ? {} : req.body, { policy, agent: hasScope(caller, 'admin') ? undefined : caller.identity, credentials: rt.stores.credentials });
+    const spec = await parseJobRequest(kind, req.body === undefined ? {} : req.body, { policy, agent: hasScope(caller, 'admin') ? undefined : caller.identity,
+      credentials: rt.stores.credentials });
     const started = await rt.jobs.start(spec);
-    res.status(202).location(`/v1/jobs/${started.job_id}`).json({ job_id: started.job_id, progress: summary(started), events_url: `/v1/jobs/${started.job_id}/events` });
+    res.status(202).location(`/v1/jobs/${started.job_id}`).json({ job_id: started.job_id, progress: summary(started),
+      events_url: `/v1/jobs/${started.job_id}/events` });
   };
 
   router.post('/v1/jobs/mine', deps.authorize, start('mine'));
@@ -62,7 +64,8 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
     const header = req.headers['last-event-id'];
     let after = 0;
     if (header !== undefined && header !== '') {
-      if (typeof header !== 'string' || !/^\d{1,15}$/.test(header.trim())) throw invalidArgument('Last-Event-ID', 'non_negative_integer', 'Last-Event-ID must be a progress sequence number from this stream');
+      if (typeof header !== 'string' || !/^\d{1,15}$/.test(header.trim()))
+        throw invalidArgument('Last-Event-ID', 'non_negative_integer', 'Last-Event-ID must be a progress sequence number from this stream');
       after = Number(header.trim());
     }
     if (!deps.sse.tryAcquire()) return sseOverCapacity(res);

@@ -60,7 +60,8 @@ export function registerLogstreamRoutes(router: Router, deps: ApiDeps): void {
           stream.send('logstream', event, event.id);
           cursor = event.id;
         }
-        const page = await eventWait(deps.logstreamContext(), { ...filters, ...(cursor === undefined ? {} : { since_event_id: cursor }), timeout_ms: events.length === PAGE ? 0 : PING_AFTER_MS, limit: PAGE }, stream.signal);
+        const page = await eventWait(deps.logstreamContext(), { ...filters, ...(cursor === undefined ? {} : { since_event_id: cursor }),
+          timeout_ms: events.length === PAGE ? 0 : PING_AFTER_MS, limit: PAGE }, stream.signal);
         events = page.events;
       }
     } catch (e) {

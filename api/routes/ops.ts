@@ -12,7 +12,7 @@ export function registerOpsRoutes(router: Router, deps: ApiDeps): void {
   router.get('/healthz', deps.authorize, async (req, res) => {
     const report = await healthReport(deps.runtime());
     for (const e of Object.values(report.engines)) if (e.status === 'down') deps.metrics.storeError(e.engine);
-    if (!deps.callerHas(req, 'read')) for (const e of Object.values(report.engines)) delete e.error;
+    if (!deps.callerHas(req, 'read')) { for (const e of Object.values(report.engines)) delete e.error; }
     res.status(report.status === 'ok' ? 200 : 503).json(report);
   });
 

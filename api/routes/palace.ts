@@ -15,8 +15,10 @@ export const REST_SEARCH_OPTIONS: SearchOptions = { sanitize: false, defaultMaxD
 
 export const PALACE_ROUTES = [
   routeOf({ method: 'get', path: '/v1/taxonomy', summary: 'Wing → room → drawer count.', from: 'query', operation: taxonomyOperation, options: undefined }),
-  routeOf({ method: 'get', path: '/v1/search', summary: 'Hybrid search (query parameters).', from: 'query', operation: searchOperation, options: REST_SEARCH_OPTIONS }),
-  routeOf({ method: 'post', path: '/v1/search', summary: 'Hybrid search (JSON body).', from: 'body', operation: searchOperation, options: REST_SEARCH_OPTIONS }),
+  routeOf({ method: 'get', path: '/v1/search', summary: 'Hybrid search (query parameters).', from: 'query', operation: searchOperation,
+    options: REST_SEARCH_OPTIONS }),
+  routeOf({ method: 'post', path: '/v1/search', summary: 'Hybrid search (JSON body).', from: 'body', operation: searchOperation,
+    options: REST_SEARCH_OPTIONS }),
 ] as const;
 
 export function registerPalaceRoutes(router: Router, deps: ApiDeps): void {

@@ -28,10 +28,25 @@ export type Half = 0 | 1 | 'identifier';
 export const STRATEGIES = ['BM25 baseline (whole corpus)', 'vector order, no rerank', 'search vector', 'search union (default)'] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
-interface Pair { idx: string; doc: string; code: string; label: number }
-interface Query { text: string; drawerId: string; half: Half }
+interface Pair {
+  idx: string;
+  doc: string;
+  code: string;
+  label: number;
+}
+interface Query {
+  text: string;
+  drawerId: string;
+  half: Half;
+}
 
-export interface Quality { n: number; r1: number; r5: number; r10: number; mrr: number }
+export interface Quality {
+  n: number;
+  r1: number;
+  r5: number;
+  r10: number;
+  mrr: number;
+}
 
 export interface CosqaRun {
   functions: number;
@@ -69,7 +84,10 @@ async function withQueryVectors(embedder: Embedder, queries: readonly string[]):
   const vectors = await embedder.embed([...queries]);
   const held = new Map(queries.map((q, i) => [q, vectors[i]!]));
   return {
-    model: embedder.model, dimension: embedder.dimension, identity: embedder.identity, close: () => embedder.close(),
+    model: embedder.model,
+    dimension: embedder.dimension,
+    identity: embedder.identity,
+    close: () => embedder.close(),
     embed: async (texts, options) => (texts.every((t) => held.has(t)) ? texts.map((t) => held.get(t)!) : embedder.embed(texts, options)),
   };
 }
@@ -104,7 +122,8 @@ export async function runCosqa(model: string, pairs = Infinity, strategies: read
     await drawers.upsert(codes.map((code, i) => ({
       id: idOf.get(code)!,
       content: code,
-      meta: { wing: 'cosqa', room: 'python', source_file: `/cosqa/${idOf.get(code)}.py`, chunk_index: 0, added_by: 'bench', filed_at: '2026-01-01T00:00:00.000000Z' },
+      meta: { wing: 'cosqa', room: 'python', source_file: `/cosqa/${idOf.get(code)}.py`, chunk_index: 0, added_by: 'bench',
+        filed_at: '2026-01-01T00:00:00.000000Z' },
       embedding: vectors[i]!,
     })));
     const ctx: DrawerContext = { config, drawers, embedder };

@@ -40,7 +40,9 @@ export function peakRssMb(): number {
 
 export function machine(): string {
   const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
-  return `${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.type()} ${os.release()}`;
+  return `${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores (${cpu}), ${
+    Math.round(os.totalmem() / 2 ** 30)
+  } GiB, Node ${process.version}, ${os.type()} ${os.release()}`;
 }
 
 /** Deterministic pseudo-random numbers in [0, 1). */

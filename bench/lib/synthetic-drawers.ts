@@ -19,7 +19,6 @@ export function syntheticCorpus(n: number, seed: number, text: (i: number, rnd: 
       source_file: `/repo/src/file_${i % 1000}.ts`,
       chunk_index: i % 10,
       filed_at: filedAt(i),
-    }),
-  );
+    }));
   return { rows, centers };
 }

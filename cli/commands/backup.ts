@@ -19,7 +19,9 @@ import { printJson, table } from '../output.js';
 import { openRuntime } from '../../app/runtime.js';
 import type { Runtime } from '../../palace/runtime.js';
 
-interface GlobalOpts { json?: boolean }
+interface GlobalOpts {
+  json?: boolean;
+}
 
 /** A live bar on a terminal, a line per record kind otherwise, nothing with --json. */
 function progressReporter(json: boolean, label: string, total: number): { onProgress: RecordProgress; stop(): void } {
@@ -61,7 +63,9 @@ function countsTable(counts: Record<string, number>): string {
 function printRepair(report: RepairReport): void {
   const findings = (label: string, check: RepairReport['before']) => {
     if (check.findings.length === 0) return `${label}: no differences (${check.store})`;
-    return `${label}:\n${table(['part', 'problem', 'count', 'sample'], check.findings.map((f) => [f.part, f.problem, f.count ?? '', (f.sample ?? []).join(', ')]))}`;
+    return `${label}:\n${
+      table(['part', 'problem', 'count', 'sample'], check.findings.map((f) => [f.part, f.problem, f.count ?? '', (f.sample ?? []).join(', ')]))
+    }`;
   };
   console.log(findings('check', report.before));
   if (report.rebuilt) console.log(`rebuilt: ${JSON.stringify(report.rebuilt)}`);
@@ -98,7 +102,11 @@ export function registerBackupCommands(program: Command, configFrom: () => Confi
         const progress = progressReporter(json(), 'import', 0);
         const summary = await importPalace(rt.stores, rt.embedder.identity, path.resolve(file), progress.onProgress).finally(() => progress.stop());
         if (json()) return printJson(summary);
-        console.log(`Imported ${summary.export_id} into ${rt.stores.palace} (${rt.config.profile})${summary.resumed_from > 0 ? `, resumed after record ${summary.resumed_from}` : ''}`);
+        console.log(
+          `Imported ${summary.export_id} into ${rt.stores.palace} (${rt.config.profile})${
+            summary.resumed_from > 0 ? `, resumed after record ${summary.resumed_from}` : ''
+          }`,
+        );
         console.log(countsTable(summary.counts));
       } finally {
         await rt.close();
@@ -107,7 +115,7 @@ export function registerBackupCommands(program: Command, configFrom: () => Confi
 
   program
     .command('migrate')
-    .description('copy the palace into the other profile\'s stores (vectors copied, nothing re-embedded), then verify the copy')
+    .description("copy the palace into the other profile's stores (vectors copied, nothing re-embedded), then verify the copy")
     .addOption(new Option('--to <profile>', 'the profile to copy into').choices(['cluster', 'embedded']).makeOptionMandatory())
     .action(async (o: { to: 'cluster' | 'embedded' }) => {
       const base = configFrom();
@@ -123,7 +131,11 @@ export function registerBackupCommands(program: Command, configFrom: () => Confi
             console.log(`Copied ${source.stores.palace} (${from}) into ${target.palace} (${o.to})`);
             console.log(countsTable(summary.copy.counts));
             const v = summary.verification;
-            console.log(`Verification: ${v.ok ? 'identical' : 'DIFFERENT'} — ${v.counts.length} counts compared, ${v.mismatches.length} differ; ${v.searches.identical}/${v.searches.sampled} sampled searches identical`);
+            console.log(
+              `Verification: ${
+                v.ok ? 'identical' : 'DIFFERENT'
+              } — ${v.counts.length} counts compared, ${v.mismatches.length} differ; ${v.searches.identical}/${v.searches.sampled} sampled searches identical`,
+            );
             if (v.mismatches.length > 0) console.log(table(['what', from, o.to], v.mismatches.map((m) => [m.what, m.source, m.target])));
           }
           if (!summary.verification.ok) process.exitCode = 1;

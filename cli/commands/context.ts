@@ -5,7 +5,11 @@
 import type { Config } from '../../core/config.js';
 import type { Runtime } from '../../palace/runtime.js';
 
-export interface GlobalOpts { palace?: string; profile?: string; json?: boolean }
+export interface GlobalOpts {
+  palace?: string;
+  profile?: string;
+  json?: boolean;
+}
 
 export interface CliContext {
   globals(): GlobalOpts;

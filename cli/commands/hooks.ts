@@ -116,7 +116,9 @@ async function commitSave(home: string, harness: Harness, input: HookInput, file
 
 function filedNote(filed: FiledSave): string {
   if (filed.queued) return `queued ${filed.queued}`;
-  return filed.complete ? `filed ${filed.filed} drawers` : `filed ${filed.filed} drawers (${filed.exchanges} exchanges) within the time budget; the next save continues`;
+  return filed.complete
+    ? `filed ${filed.filed} drawers`
+    : `filed ${filed.filed} drawers (${filed.exchanges} exchanges) within the time budget; the next save continues`;
 }
 
 interface HookOutcome {
@@ -140,7 +142,9 @@ async function runHook(ctx: CliContext, hook: HookName, harness: Harness, input:
   if (hook === 'session-end' && process.env[BACKGROUND_INPUT_ENV] === undefined) {
     // The host gives SessionEnd little time: the save runs in a detached child.
     const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
-      detached: true, stdio: 'ignore', env: { ...process.env, [BACKGROUND_INPUT_ENV]: JSON.stringify(input) },
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, [BACKGROUND_INPUT_ENV]: JSON.stringify(input) },
     });
     child.unref();
     return { note: `final save continues in the background (pid ${child.pid})` };
@@ -157,7 +161,8 @@ async function runHook(ctx: CliContext, hook: HookName, harness: Harness, input:
       return {
         stdout: {
           decision: 'block',
-          reason: `MemPalace checkpoint: file the last ${plan.newHumanMessages} exchanges of this session with mempalace_checkpoint (items in wing ${wing}, verbatim) and write a diary entry (wing ${wing}), then continue.`,
+          reason:
+            `MemPalace checkpoint: file the last ${plan.newHumanMessages} exchanges of this session with mempalace_checkpoint (items in wing ${wing}, verbatim) and write a diary entry (wing ${wing}), then continue.`,
         },
         note: 'asked the agent to save (silent_save is off)',
       };
@@ -166,7 +171,11 @@ async function runHook(ctx: CliContext, hook: HookName, harness: Harness, input:
     await commitSave(home, harness, input, filed, behaviour.desktop_toast);
     const more = filed.complete ? '' : `; ${plan.job.session!.exchanges.length - filed.exchanges} more on the next turns`;
     return {
-      stdout: { systemMessage: `✦ ${filed.exchanges} exchanges ${filed.queued ? 'queued for' : 'filed into'} the palace (${plan.job.session!.wing}/${plan.job.session!.room})${more}` },
+      stdout: {
+        systemMessage: `✦ ${filed.exchanges} exchanges ${filed.queued ? 'queued for' : 'filed into'} the palace (${plan.job.session!.wing}/${
+          plan.job.session!.room
+        })${more}`,
+      },
       note: filedNote(filed),
     };
   }
@@ -182,7 +191,8 @@ async function runHook(ctx: CliContext, hook: HookName, harness: Harness, input:
  * One hook run: what goes to stdout (the host's JSON, if any) and the line for stderr. Never
  * throws: a failure is reported and recorded, and the host goes on.
  */
-export async function executeHook(ctx: CliContext, hook: HookName, harness: Harness, raw: string, home: string, startedAt = Date.now()): Promise<{ stdout?: Record<string, unknown>; message: string; failed: boolean }> {
+export async function executeHook(ctx: CliContext, hook: HookName, harness: Harness, raw: string, home: string,
+  startedAt = Date.now()): Promise<{ stdout?: Record<string, unknown>; message: string; failed: boolean }> {
   let input: HookInput | undefined;
   try {
     input = parseHookInput(raw);
@@ -201,7 +211,7 @@ export function registerHookCommands(program: Command, ctx: CliContext): void {
   const hook = program.command('hook').description('agent-host hooks (called by Claude Code or Codex)');
   hook
     .command('run')
-    .description('run one hook: reads the host\'s hook JSON on stdin, writes what the host expects on stdout, always exits 0')
+    .description("run one hook: reads the host's hook JSON on stdin, writes what the host expects on stdout, always exits 0")
     .addOption(new Option('--hook <hook>', 'which hook').choices([...HOOK_NAMES]).makeOptionMandatory())
     .addOption(harnessOption())
     .action(async (o: { hook: HookName; harness: Harness }) => {
@@ -215,11 +225,11 @@ export function registerHookCommands(program: Command, ctx: CliContext): void {
 
   program
     .command('hooks')
-    .description('install (or remove) the MemPalace hooks in an agent host\'s settings')
+    .description("install (or remove) the MemPalace hooks in an agent host's settings")
     .argument('[action]', 'install', 'install')
     .addOption(harnessOption())
-    .option('--settings <file>', 'the host\'s settings file (default: by host and scope)')
-    .addOption(new Option('--scope <scope>', 'user settings or this project\'s').choices(['user', 'project']).default('user'))
+    .option('--settings <file>', "the host's settings file (default: by host and scope)")
+    .addOption(new Option('--scope <scope>', "user settings or this project's").choices(['user', 'project']).default('user'))
     .option('--command <cmd>', 'how the host runs mempalace', 'mempalace')
     .option('--uninstall', 'remove exactly the MemPalace entries')
     .action(async (action: string, o: { harness: Harness; settings?: string; scope: Scope; command: string; uninstall?: boolean }) => {
@@ -231,14 +241,16 @@ export function registerHookCommands(program: Command, ctx: CliContext): void {
       const r = await installHooks({ harness: o.harness, file, bin, uninstall: Boolean(o.uninstall) });
       if (g.json) return printJson({ ...r, harness: o.harness, uninstalled: Boolean(o.uninstall) });
       const verb = o.uninstall ? 'Removed the MemPalace hooks from' : 'Installed the MemPalace hooks in';
-      console.log(r.changed ? `${verb} ${r.settings_file} (${r.events.join(', ')})${r.backup ? `; backup at ${r.backup}` : ''}` : `${r.settings_file} already up to date`);
+      console.log(
+        r.changed ? `${verb} ${r.settings_file} (${r.events.join(', ')})${r.backup ? `; backup at ${r.backup}` : ''}` : `${r.settings_file} already up to date`,
+      );
     });
 
   program
     .command('wake-up')
     .description('the wake-up context: identity, protocol, current facts, latest diary entries, the map; within a token budget')
-    .option('--wing <wing>', 'only this wing\'s diary and map')
-    .option('--budget <tokens>', 'token budget (the embedding model\'s tokenizer)', '900')
+    .option('--wing <wing>', "only this wing's diary and map")
+    .option('--budget <tokens>', "token budget (the embedding model's tokenizer)", '900')
     .action(async (o: { wing?: string; budget: string }) => {
       const budget = ctx.intOption('budget', o.budget);
       await ctx.withRuntime(async (rt) => {

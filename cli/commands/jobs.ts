@@ -18,7 +18,9 @@ export function progressLine(p: JobProgress): string {
 
 /** Follows a job to its end (Ctrl-C cancels it); progress goes to stderr, never stdout. */
 export async function watchJob(rt: Runtime, jobId: string, json: boolean): Promise<JobProgress> {
-  const bar = json || !process.stderr.isTTY ? undefined : new cliProgress.SingleBar({ format: '{kind} [{bar}] {line}', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic);
+  const bar = json || !process.stderr.isTTY
+    ? undefined
+    : new cliProgress.SingleBar({ format: '{kind} [{bar}] {line}', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic);
   bar?.start(1, 0, { kind: 'job', line: 'starting…' });
   let last = '';
   const onProgress = (p: JobProgress) => {
@@ -31,7 +33,9 @@ export async function watchJob(rt: Runtime, jobId: string, json: boolean): Promi
       last = line;
     }
   };
-  const onSignal = () => { void rt.jobs.cancel(jobId); };
+  const onSignal = () => {
+    void rt.jobs.cancel(jobId);
+  };
   process.once('SIGINT', onSignal);
   try {
     return await rt.jobs.wait(jobId, 24 * 3600 * 1000, onProgress);
@@ -59,20 +63,23 @@ export function registerJobCommands(program: Command, ctx: CliContext): void {
       const list = await rt.jobs.list(ctx.intOption('limit', o.limit));
       if (json()) return printJson({ jobs: list, count: list.length });
       console.log(list.length === 0 ? 'No jobs.' : table(['job', 'kind', 'source', 'wing', 'state', 'files', 'drawers', 'started'], jobRows(list)));
-    }));
+    })
+  );
   jobs.command('show').argument('<job-id>').action((id: string) =>
     ctx.withRuntime(async (rt) => {
       const p = await rt.jobs.progress(id);
       if (json()) return printJson(p);
       const subject = [subjectCell(p), p.wing ? `wing ${p.wing}` : ''].filter(Boolean).join(' · ');
       console.log(`${p.kind} ${p.state}: ${progressLine(p)}${subject ? `\non: ${subject}` : ''}${p.error ? `\nerror: ${p.error}` : ''}`);
-    }));
+    })
+  );
   jobs.command('cancel').argument('<job-id>').action((id: string) =>
     ctx.withRuntime(async (rt) => {
       const p = await rt.jobs.cancel(id);
       if (json()) return printJson(p);
       console.log(`${p.job_id}: ${p.state}`);
-    }));
+    })
+  );
   jobs.command('watch').argument('<job-id>').description('follow a job with a live progress bar until it ends').action((id: string) =>
     ctx.withRuntime(async (rt) => {
       const final = await watchJob(rt, id, json());
@@ -80,5 +87,6 @@ export function registerJobCommands(program: Command, ctx: CliContext): void {
       else console.log(`${final.kind} ${final.state}: ${progressLine(final)}${final.error ? `\nerror: ${final.error}` : ''}`);
       if (final.state === 'failed') process.exitCode = 1;
       if (final.state === 'cancelled') process.exitCode = 130;
-    }));
+    })
+  );
 }

@@ -14,7 +14,16 @@ import { callTool, printResult } from '../tool-call.js';
 import type { CliContext } from './context.js';
 import { mempalaceHome } from './hooks.js';
 
-interface EventRow { id: string; seq: number; type: string; from_agent: string; to_agent: string | null; room: string; created_at: string; body: string }
+interface EventRow {
+  id: string;
+  seq: number;
+  type: string;
+  from_agent: string;
+  to_agent: string | null;
+  room: string;
+  created_at: string;
+  body: string;
+}
 
 const defaultAgent = () => process.env.MEMPALACE_AGENT ?? 'cli';
 
@@ -39,7 +48,12 @@ export function registerLogstreamCommands(program: Command, ctx: CliContext): vo
   const run = (name: string, args: Record<string, unknown>) =>
     ctx.withRuntime(async (rt) => printResult(await callTool(rt, mempalaceHome(), name, args), json()));
   const filters = (o: { stream: string; room?: string; type?: string; to?: string; from?: string; correlationId?: string }) => ({
-    stream: o.stream, room: o.room, type: o.type, to_agent: o.to, from_agent: o.from, correlation_id: o.correlationId,
+    stream: o.stream,
+    room: o.room,
+    type: o.type,
+    to_agent: o.to,
+    from_agent: o.from,
+    correlation_id: o.correlationId,
   });
 
   const ls = program.command('logstream').description('the append-only coordination log');
@@ -48,20 +62,36 @@ export function registerLogstreamCommands(program: Command, ctx: CliContext): vo
     .option('--from <agent>', 'the writer (default $MEMPALACE_AGENT or cli)').option('--to <agent>', 'target agent or *')
     .option('--room <room>', 'sub-channel', 'general').option('--topic <topic>').option('--correlation-id <id>').option('--status <status>')
     .option('--metadata <json>', 'extra fields as a JSON object').option('--artifact <id...>', 'artifact ids the event cites')
-    .action((o: { stream: string; type: string; body: string; from?: string; to?: string; room: string; topic?: string; correlationId?: string; status?: string; metadata?: string; artifact?: string[] }) =>
+    .action((
+      o: { stream: string; type: string; body: string; from?: string; to?: string; room: string; topic?: string; correlationId?: string; status?: string;
+        metadata?: string; artifact?: string[] },
+    ) =>
       run('event_append', {
-        stream: o.stream, type: o.type, body: o.body, from_agent: o.from ?? defaultAgent(), to_agent: o.to, room: o.room, topic: o.topic,
-        correlation_id: o.correlationId, status: o.status, metadata: parseMetadata(o.metadata), artifact_ids: o.artifact,
-      }));
+        stream: o.stream,
+        type: o.type,
+        body: o.body,
+        from_agent: o.from ?? defaultAgent(),
+        to_agent: o.to,
+        room: o.room,
+        topic: o.topic,
+        correlation_id: o.correlationId,
+        status: o.status,
+        metadata: parseMetadata(o.metadata),
+        artifact_ids: o.artifact,
+      })
+    );
 
-  const filtered = (c: Command) => c.requiredOption('--stream <stream>').option('--since <event-id>', 'only events after this id')
-    .option('--room <room>').option('--type <type>').option('--to <agent>').option('--from <agent>').option('--correlation-id <id>');
+  const filtered = (c: Command) =>
+    c.requiredOption('--stream <stream>').option('--since <event-id>', 'only events after this id')
+      .option('--room <room>').option('--type <type>').option('--to <agent>').option('--from <agent>').option('--correlation-id <id>');
   filtered(ls.command('list').description('events, oldest first')).option('--limit <n>', 'at most n events (≤ 500)', '50')
     .action((o: { stream: string; since?: string; limit: string; room?: string; type?: string; to?: string; from?: string; correlationId?: string }) =>
-      run('event_list', { ...filters(o), since_event_id: o.since, limit: o.limit }));
+      run('event_list', { ...filters(o), since_event_id: o.since, limit: o.limit })
+    );
   filtered(ls.command('wait').description('wait until a matching event exists')).option('--timeout-ms <ms>', 'how long to wait (≤ 300000)', '60000')
     .action((o: { stream: string; since?: string; timeoutMs: string; room?: string; type?: string; to?: string; from?: string; correlationId?: string }) =>
-      run('event_wait', { ...filters(o), since_event_id: o.since, timeout_ms: o.timeoutMs }));
+      run('event_wait', { ...filters(o), since_event_id: o.since, timeout_ms: o.timeoutMs })
+    );
   filtered(ls.command('tail').description('print events as they arrive (one JSON object a line with --json) until Ctrl-C'))
     .option('--max-events <n>', 'stop after n events (0 = follow forever)', '0')
     .action((o: { stream: string; since?: string; maxEvents: string; room?: string; type?: string; to?: string; from?: string; correlationId?: string }) =>
@@ -75,7 +105,9 @@ export function registerLogstreamCommands(program: Command, ctx: CliContext): vo
         let printed = 0;
         try {
           while (!stop.signal.aborted && (max === 0 || printed < max)) {
-            const page = (await callTool(rt, mempalaceHome(), 'event_wait', { ...filters(o), since_event_id: since, timeout_ms: 30_000 }, stop.signal)) as { events: EventRow[] };
+            const page = (await callTool(rt, mempalaceHome(), 'event_wait', { ...filters(o), since_event_id: since, timeout_ms: 30_000 }, stop.signal)) as {
+              events: EventRow[];
+            };
             for (const e of page.events) {
               if (max !== 0 && printed >= max) break;
               process.stdout.write(`${json() ? JSON.stringify(e) : eventLine(e)}\n`);
@@ -89,14 +121,17 @@ export function registerLogstreamCommands(program: Command, ctx: CliContext): vo
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);
         }
-      }));
+      })
+    );
 
   program.command('task').description('delegate work to another agent').command('create')
     .requiredOption('--project <name>').requiredOption('--to <agent>', 'the worker agent').requiredOption('--goal <text>')
     .requiredOption('--branch <branch>').requiredOption('--base-commit <sha>').requiredOption('--done <text>', 'definition of done')
     .option('--from <agent>', 'you (default $MEMPALACE_AGENT or cli)')
     .action((o: { project: string; to: string; goal: string; branch: string; baseCommit: string; done: string; from?: string }) =>
-      run('task_create', { project: o.project, from_agent: o.from ?? defaultAgent(), to_agent: o.to, goal: o.goal, branch: o.branch, base_commit: o.baseCommit, done: o.done }));
+      run('task_create', { project: o.project, from_agent: o.from ?? defaultAgent(), to_agent: o.to, goal: o.goal, branch: o.branch, base_commit: o.baseCommit,
+        done: o.done })
+    );
 
   const artifact = program.command('artifact').description('exact content for handoffs (UTF-8 text, ≤ 4 MiB)');
   artifact.command('put').argument('<file>').option('--kind <kind>', 'file, json, log, note or patch', 'file')
@@ -112,17 +147,30 @@ export function registerLogstreamCommands(program: Command, ctx: CliContext): vo
         }
         const sha256 = sha256Hex(bytes);
         const metadata = { filename: path.basename(file), ...parseMetadata(o.metadata) };
-        const r = (await callTool(rt, mempalaceHome(), 'artifact_put', { kind: o.kind, content, created_by: o.by ?? defaultAgent(), metadata })) as { artifact: { id: string; sha256: string } };
-        if (r.artifact.sha256 !== sha256) throw new PalaceError('internal', `stored sha256 ${r.artifact.sha256} differs from the file's ${sha256}`, { field: 'file', rule: 'sha256_match' });
+        const r = (await callTool(rt, mempalaceHome(), 'artifact_put', { kind: o.kind, content, created_by: o.by ?? defaultAgent(), metadata })) as {
+          artifact: { id: string; sha256: string };
+        };
+        if (r.artifact.sha256 !== sha256)
+          throw new PalaceError('internal', `stored sha256 ${r.artifact.sha256} differs from the file's ${sha256}`, {
+            field: 'file',
+            rule: 'sha256_match',
+          });
         printResult({ ...r, verified: true }, json());
-      }));
+      })
+    );
   artifact.command('get').argument('<artifact-id>').option('--out <file>', 'write the content here (default stdout)')
     .action((id: string, o: { out?: string }) =>
       ctx.withRuntime(async (rt) => {
-        const r = (await callTool(rt, mempalaceHome(), 'artifact_get', { artifact_id: id })) as { artifact: { content: string; sha256: string; size_bytes: number } };
+        const r = (await callTool(rt, mempalaceHome(), 'artifact_get', { artifact_id: id })) as {
+          artifact: { content: string; sha256: string; size_bytes: number };
+        };
         const bytes = Buffer.from(r.artifact.content, 'utf8');
         const sha256 = sha256Hex(bytes);
-        if (sha256 !== r.artifact.sha256) throw new PalaceError('internal', `artifact ${id} content hashes to ${sha256}, not its stored ${r.artifact.sha256}; nothing written`, { field: 'artifact_id', rule: 'sha256_match' });
+        if (sha256 !== r.artifact.sha256)
+          throw new PalaceError('internal', `artifact ${id} content hashes to ${sha256}, not its stored ${r.artifact.sha256}; nothing written`, {
+            field: 'artifact_id',
+            rule: 'sha256_match',
+          });
         if (o.out === undefined) {
           process.stdout.write(bytes);
           return;
@@ -134,5 +182,6 @@ export function registerLogstreamCommands(program: Command, ctx: CliContext): vo
         const { content: _content, ...meta } = r.artifact;
         if (json()) printJson({ artifact: meta, written: out, verified: true });
         else console.log(`${out}: ${bytes.length} bytes, sha256 ${sha256} verified`);
-      }));
+      })
+    );
 }

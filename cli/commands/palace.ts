@@ -32,7 +32,8 @@ export function registerPalaceCommands(program: Command, ctx: CliContext): void 
     .option('--valid-from <date>', 'when it became true').option('--valid-to <date>', 'when it stopped being true (backfill)')
     .option('--source-closet <id>', 'closet id where the fact appears')
     .action((subject: string, predicate: string, object: string, o: { validFrom?: string; validTo?: string; sourceCloset?: string }) =>
-      run('kg_add', { subject, predicate, object, valid_from: o.validFrom, valid_to: o.validTo, source_closet: o.sourceCloset }));
+      run('kg_add', { subject, predicate, object, valid_from: o.validFrom, valid_to: o.validTo, source_closet: o.sourceCloset })
+    );
   kg.command('query').description('facts about an entity')
     .argument('<entity>')
     .option('--as-of <date>', 'only facts valid at this date or instant')
@@ -41,12 +42,15 @@ export function registerPalaceCommands(program: Command, ctx: CliContext): void 
   kg.command('invalidate').description('end a fact')
     .argument('<subject>').argument('<predicate>').argument('<object>')
     .option('--ended <date>', 'when it stopped being true (default today)')
-    .action((subject: string, predicate: string, object: string, o: { ended?: string }) => run('kg_invalidate', { subject, predicate, object, ended: o.ended }));
+    .action((subject: string, predicate: string, object: string, o: { ended?: string }) =>
+      run('kg_invalidate', { subject, predicate, object, ended: o.ended })
+    );
   kg.command('supersede').description('replace a single-valued fact at one boundary')
     .argument('<subject>').argument('<predicate>').argument('<old-object>').argument('<new-object>')
     .option('--at <date>', 'the boundary (default now)')
     .action((subject: string, predicate: string, oldObject: string, newObject: string, o: { at?: string }) =>
-      run('kg_supersede', { subject, predicate, old_object: oldObject, new_object: newObject, at: o.at }));
+      run('kg_supersede', { subject, predicate, old_object: oldObject, new_object: newObject, at: o.at })
+    );
   kg.command('timeline').description('facts in time order, of one entity or all').argument('[entity]')
     .action((entity: string | undefined) => run('kg_timeline', { entity }));
   kg.command('stats').description('entity and fact counts').action(() => run('kg_stats', {}));
@@ -54,9 +58,12 @@ export function registerPalaceCommands(program: Command, ctx: CliContext): void 
   const tunnels = program.command('tunnels').description('explicit tunnels between rooms of different wings');
   tunnels.command('list').option('--wing <wing>', 'only tunnels touching this wing').action((o: { wing?: string }) => run('list_tunnels', { wing: o.wing }));
   tunnels.command('create').argument('<source-wing>').argument('<source-room>').argument('<target-wing>').argument('<target-room>')
-    .option('--label <text>', 'how the two connect').option('--source-drawer <id>', 'a specific source drawer').option('--target-drawer <id>', 'a specific target drawer')
+    .option('--label <text>', 'how the two connect').option('--source-drawer <id>', 'a specific source drawer').option('--target-drawer <id>',
+      'a specific target drawer')
     .action((sw: string, sr: string, tw: string, tr: string, o: { label?: string; sourceDrawer?: string; targetDrawer?: string }) =>
-      run('create_tunnel', { source_wing: sw, source_room: sr, target_wing: tw, target_room: tr, label: o.label, source_drawer_id: o.sourceDrawer, target_drawer_id: o.targetDrawer }));
+      run('create_tunnel', { source_wing: sw, source_room: sr, target_wing: tw, target_room: tr, label: o.label, source_drawer_id: o.sourceDrawer,
+        target_drawer_id: o.targetDrawer })
+    );
   tunnels.command('delete').argument('<tunnel-id>').action((id: string) => run('delete_tunnel', { tunnel_id: id }));
   tunnels.command('follow').argument('<wing>').argument('<room>').action((wing: string, room: string) => run('follow_tunnels', { wing, room }));
 
@@ -71,7 +78,9 @@ export function registerPalaceCommands(program: Command, ctx: CliContext): void 
   const diary = program.command('diary').description('agent diaries');
   diary.command('write').argument('<agent>').argument('<entry...>')
     .option('--topic <topic>').option('--wing <wing>', 'target wing (default wing_<agent>)')
-    .action((agent: string, words: string[], o: { topic?: string; wing?: string }) => run('diary_write', { agent_name: agent, entry: words.join(' '), topic: o.topic, wing: o.wing }));
+    .action((agent: string, words: string[], o: { topic?: string; wing?: string }) =>
+      run('diary_write', { agent_name: agent, entry: words.join(' '), topic: o.topic, wing: o.wing })
+    );
   diary.command('read').argument('<agent>').option('--last <n>', 'entries (1–100)', '10').option('--wing <wing>')
     .action((agent: string, o: { last: string; wing?: string }) => run('diary_read', { agent_name: agent, last_n: o.last, wing: o.wing }));
 
@@ -80,17 +89,21 @@ export function registerPalaceCommands(program: Command, ctx: CliContext): void 
   drawers.command('list').option('--wing <wing>').option('--room <room>').option('--since <date>').option('--before <date>')
     .option('--limit <n>', 'page size (1–100)', '20').option('--offset <n>', 'page start', '0')
     .action((o: { wing?: string; room?: string; since?: string; before?: string; limit: string; offset: string }) =>
-      run('list_drawers', { wing: o.wing, room: o.room, since: o.since, before: o.before, limit: o.limit, offset: o.offset }));
+      run('list_drawers', { wing: o.wing, room: o.room, since: o.since, before: o.before, limit: o.limit, offset: o.offset })
+    );
   drawers.command('update').argument('<drawer-id>')
     .option('--content <text>').option('--wing <wing>').option('--room <room>').option('--if-unchanged <sha256>', 'content_sha256 from drawers get')
     .action((id: string, o: { content?: string; wing?: string; room?: string; ifUnchanged?: string }) =>
-      run('update_drawer', { drawer_id: id, content: o.content, wing: o.wing, room: o.room, if_unchanged: o.ifUnchanged }));
+      run('update_drawer', { drawer_id: id, content: o.content, wing: o.wing, room: o.room, if_unchanged: o.ifUnchanged })
+    );
   drawers.command('delete').argument('<drawer-id>').action((id: string) => run('delete_drawer', { drawer_id: id }));
 
   program.command('sync').description('prune drawers whose source files are gone (dry run unless --apply)')
     .option('--project-dir <dir>').option('--wing <wing>').option('--apply', 'delete what is provably stale')
     .option('--force', 'apply even when the sync guard stops it (a root that is not the filesystem it was mined from, or most of a source deleted)')
-    .action((o: { projectDir?: string; wing?: string; apply?: boolean; force?: boolean }) => runJobTool('sync', { project_dir: o.projectDir, wing: o.wing, apply: o.apply ? true : undefined, force: o.force ? true : undefined }));
+    .action((o: { projectDir?: string; wing?: string; apply?: boolean; force?: boolean }) =>
+      runJobTool('sync', { project_dir: o.projectDir, wing: o.wing, apply: o.apply ? true : undefined, force: o.force ? true : undefined })
+    );
 
   program.command('delete-by-source').description('delete every drawer of one exact source_file (dry run unless --apply)')
     .argument('<source-file>').option('--apply', 'delete, irreversibly')

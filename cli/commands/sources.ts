@@ -27,7 +27,9 @@ function lastRefresh(s: RegisteredSource): string {
 }
 
 export function registerSourceCommands(program: Command, deps: SourceCommandDeps): void {
-  const sources = program.command('sources').description('registered sources: repositories and directories the palace follows (refreshed by git push webhooks or on request)');
+  const sources = program.command('sources').description(
+    'registered sources: repositories and directories the palace follows (refreshed by git push webhooks or on request)',
+  );
 
   sources
     .command('add')
@@ -52,7 +54,10 @@ export function registerSourceCommands(program: Command, deps: SourceCommandDeps
         const list = await listSources(ctx(rt));
         if (deps.json()) return printJson({ sources: list });
         if (list.length === 0) return console.log('No registered sources.');
-        console.log(table(['source', 'kind', 'location', 'ref', 'wing', 'mode', 'last refresh'], list.map((s) => [s.source_id, s.kind, s.location, s.ref ?? '', s.wing ?? '', s.mode, lastRefresh(s)])));
+        console.log(
+          table(['source', 'kind', 'location', 'ref', 'wing', 'mode', 'last refresh'],
+            list.map((s) => [s.source_id, s.kind, s.location, s.ref ?? '', s.wing ?? '', s.mode, lastRefresh(s)])),
+        );
       });
     });
 

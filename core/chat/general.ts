@@ -33,6 +33,7 @@ function compile(patterns: readonly string[]): RegExp[] {
   return patterns.map((p) => new RegExp(p, 'gu'));
 }
 
+// dprint-ignore: the marker word lists are laid out as tables.
 const MARKERS: Record<MemoryType, RegExp[]> = {
   decision: compile([
     `${B}let${APOS}s (?:use|go with|try|pick|choose|switch to)${E}`,
@@ -160,14 +161,65 @@ const RESOLUTION = compile([
 ]);
 
 const POSITIVE_WORDS = new Set([
-  'pride', 'proud', 'joy', 'happy', 'love', 'loving', 'beautiful', 'amazing', 'wonderful', 'incredible', 'fantastic',
-  'brilliant', 'perfect', 'excited', 'thrilled', 'grateful', 'warm', 'breakthrough', 'success', 'works', 'working',
-  'solved', 'fixed', 'nailed', 'heart', 'hug', 'precious', 'adore',
+  'pride',
+  'proud',
+  'joy',
+  'happy',
+  'love',
+  'loving',
+  'beautiful',
+  'amazing',
+  'wonderful',
+  'incredible',
+  'fantastic',
+  'brilliant',
+  'perfect',
+  'excited',
+  'thrilled',
+  'grateful',
+  'warm',
+  'breakthrough',
+  'success',
+  'works',
+  'working',
+  'solved',
+  'fixed',
+  'nailed',
+  'heart',
+  'hug',
+  'precious',
+  'adore',
 ]);
 const NEGATIVE_WORDS = new Set([
-  'bug', 'error', 'crash', 'crashing', 'crashed', 'fail', 'failed', 'failing', 'failure', 'broken', 'broke', 'breaking',
-  'breaks', 'issue', 'problem', 'wrong', 'stuck', 'blocked', 'unable', 'impossible', 'missing', 'terrible', 'horrible',
-  'awful', 'worse', 'worst', 'panic', 'disaster', 'mess',
+  'bug',
+  'error',
+  'crash',
+  'crashing',
+  'crashed',
+  'fail',
+  'failed',
+  'failing',
+  'failure',
+  'broken',
+  'broke',
+  'breaking',
+  'breaks',
+  'issue',
+  'problem',
+  'wrong',
+  'stuck',
+  'blocked',
+  'unable',
+  'impossible',
+  'missing',
+  'terrible',
+  'horrible',
+  'awful',
+  'worse',
+  'worst',
+  'panic',
+  'disaster',
+  'mess',
 ]);
 
 const TURN_START = [/^>\s/u, /^(?:human|user|q) ?:/iu, /^(?:assistant|ai|a|claude|chatgpt) ?:/iu];

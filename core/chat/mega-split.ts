@@ -19,7 +19,8 @@ const MAX_SUBJECT = 60;
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const TIMESTAMP = /⏺\s+(\d{1,2}):(\d{2})\s*([AP]M)\s+\p{L}+,\s+(\p{L}+)\s+(\d{1,2}),\s+(\d{4})/u;
-const SHELL_COMMAND = /^(?:cd|ls|git|python3?|pip3?|npm|npx|node|cat|echo|mkdir|rm|cp|mv|grep|curl|wget|docker|make|sudo|brew|source|export|bash|sh)(?:\s|$)|^[./~]/u;
+const SHELL_COMMAND =
+  /^(?:cd|ls|git|python3?|pip3?|npm|npx|node|cat|echo|mkdir|rm|cp|mv|grep|curl|wget|docker|make|sudo|brew|source|export|bash|sh)(?:\s|$)|^[./~]/u;
 
 export interface MegaSplitOptions {
   /** The source file's name without directory or extension. */

@@ -36,10 +36,6 @@ export function lstrip(s: string): string {
   return s.replace(/^\s+/u, '');
 }
 
-export function stringOr(value: unknown, fallback: string): string {
-  return typeof value === 'string' ? value : fallback;
-}
-
 /** The first `n` code points of `text`, without walking the rest of it. */
 export function codePointPrefix(text: string, n: number): string {
   let count = 0;

@@ -10,16 +10,8 @@ import { isEncryptedOfficeFile } from './ooxml.js';
 import { extractPdf } from './pdf.js';
 import { extractPptx } from './pptx.js';
 import { extractRtf } from './rtf.js';
-import {
-  DOCUMENT_EXTENSIONS,
-  extractionError,
-  MAX_DOCUMENT_BYTES,
-  type DocumentFormat,
-  type ExtractedDocument,
-  type ExtractFailureRule,
-  type ExtractOutcome,
-  type ExtractStatus,
-} from './types.js';
+import { DOCUMENT_EXTENSIONS, extractionError, MAX_DOCUMENT_BYTES, type DocumentFormat, type ExtractedDocument, type ExtractFailureRule, type ExtractOutcome,
+  type ExtractStatus } from './types.js';
 import { extractXlsx } from './xlsx.js';
 
 const CONVERTERS: Record<DocumentFormat, (bytes: Uint8Array) => ExtractedDocument | Promise<ExtractedDocument>> = {

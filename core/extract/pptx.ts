@@ -4,7 +4,8 @@
  * under `### Notes:`. No maintained npm library extracts PPTX text on Node 20, so the slide XML is
  * read directly (zip via fflate, XML via fast-xml-parser).
  */
-import { allText, attr, children, childrenOf, entryText, findAll, findFirst, markdownTable, parseXml, relationships, tagOf, unzip, type XmlNode, type ZipEntries } from './ooxml.js';
+import { allText, attr, children, childrenOf, entryText, findAll, findFirst, markdownTable, parseXml, relationships, tagOf, unzip, type XmlNode,
+  type ZipEntries } from './ooxml.js';
 import type { ExtractedDocument } from './types.js';
 
 const PRESENTATION = 'ppt/presentation.xml';
@@ -35,7 +36,9 @@ function placeholderType(shape: XmlNode): string | undefined {
 function tableText(frame: XmlNode): string {
   const table = findFirst(childrenOf(frame), 'a:tbl');
   if (table === undefined) return '';
-  const rows = children(childrenOf(table), 'a:tr').map((tr) => children(childrenOf(tr), 'a:tc').map((tc) => textBodyText(findFirst(childrenOf(tc), 'a:txBody'))));
+  const rows = children(childrenOf(table), 'a:tr').map((tr) =>
+    children(childrenOf(tr), 'a:tc').map((tc) => textBodyText(findFirst(childrenOf(tc), 'a:txBody')))
+  );
   return markdownTable(rows);
 }
 

@@ -58,13 +58,13 @@ interface PlannedFile {
   drawers: Omit<DrawerWrite, 'embedding'>[];
 }
 
-
 function modeKey(spec: MineSpec): string {
   return spec.mode === 'projects' ? 'projects' : spec.mode === 'convos' ? spec.extract : 'format';
 }
 
 async function roomsFor(deps: ActivityDeps, jobId: string): Promise<RoomConfig[]> {
-  return ((await deps.stores.jobs.getBlob(`${jobId}:rooms`)) as RoomConfig[] | undefined) ?? [{ name: 'general', description: 'All project files', keywords: [] }];
+  return ((await deps.stores.jobs.getBlob(`${jobId}:rooms`)) as RoomConfig[] | undefined) ??
+    [{ name: 'general', description: 'All project files', keywords: [] }];
 }
 
 /** What mining needs beyond the shared activity dependencies. */
@@ -102,7 +102,8 @@ export async function scanSource(deps: MineDeps, input: { jobId: string; spec: M
   const totalFiles = await deps.stores.jobs.writeManifest(manifestId, pagesOf(entries, spec.limit > 0 ? spec.limit : Infinity, signal));
   if (skips.count > SKIP_WARNINGS) warnings.push(`... and ${skips.count - SKIP_WARNINGS} more skipped files`);
   const skippedAtScan = skips.count;
-  return { manifestId, totalFiles, wing, sourceIdentity: src.identity, skippedAtScan, warnings, ...(src.commit ? { commit: src.commit } : {}), ...(sourceRoot ? { sourceRoot } : {}) };
+  return { manifestId, totalFiles, wing, sourceIdentity: src.identity, skippedAtScan, warnings, ...(src.commit ? { commit: src.commit } : {}),
+    ...(sourceRoot ? { sourceRoot } : {}) };
 }
 
 /** Manifest entries per page written to the job store: a scan holds one page, whatever the source size. */
@@ -118,7 +119,8 @@ async function* single(entry: ManifestEntry): AsyncGenerator<ManifestEntry> {
 async function* scannedFiles(root: string, spec: MineSpec, policy: SourcePolicy, skips: { count: number }, warnings: string[]): AsyncGenerator<ManifestEntry> {
   const options = spec.mode === 'projects'
     ? { respectGitignore: spec.respectGitignore, includeIgnored: spec.includeIgnored }
-    : { respectGitignore: false, sniffText: false, extensions: spec.mode === 'convos' ? CONVO_EXTENSIONS : DOCUMENT_EXTENSION_SET, maxFileBytes: 500 * 1024 * 1024 };
+    : { respectGitignore: false, sniffText: false, extensions: spec.mode === 'convos' ? CONVO_EXTENSIONS : DOCUMENT_EXTENSION_SET,
+      maxFileBytes: 500 * 1024 * 1024 };
   for await (const entry of scanProject(root, options)) {
     if (entry.kind === 'skip' && entry.skip.reason === 'symlink') {
       const link = await symlinkEntry(root, entry.skip, policy);
@@ -164,7 +166,8 @@ async function symlinkEntry(root: string, s: ScanSkip, policy: SourcePolicy): Pr
   return { relativePath: s.relativePath, absolutePath, size: link.size, mtimeMs: link.mtimeMs, skip };
 }
 
-async function planProjectFile(deps: ActivityDeps, labels: DrawerLabels, spec: MineSpec, scan: ScanResult, entry: ManifestEntry, text: string, rooms: RoomConfig[], base: FileMeta): Promise<{ drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string }> {
+async function planProjectFile(deps: ActivityDeps, labels: DrawerLabels, spec: MineSpec, scan: ScanResult, entry: ManifestEntry, text: string,
+  rooms: RoomConfig[], base: FileMeta): Promise<{ drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string }> {
   const stripped = strip(text);
   if (codePointLength(stripped) < MIN_CHUNK) return { skip: 'too_short' };
   const room = detectRoom(entry.relativePath, stripped, rooms);
@@ -173,20 +176,27 @@ async function planProjectFile(deps: ActivityDeps, labels: DrawerLabels, spec: M
   if (chunks.length > cap) return { skip: 'chunk_cap' };
   const fileLabels = labels.forFile(entry, stripped);
   const drawers = chunks.map((c) => ({
-    id: minedChunkId({ wing: scan.wing, room, sourceIdentity: scan.sourceIdentity, relativePath: entry.relativePath, chunkIndex: c.chunkIndex, mode: modeKey(spec) }),
+    id: minedChunkId({ wing: scan.wing, room, sourceIdentity: scan.sourceIdentity, relativePath: entry.relativePath, chunkIndex: c.chunkIndex,
+      mode: modeKey(spec) }),
     content: c.content,
-    meta: { ...base, ...fileLabels, ...labels.forChunk(c.content, { entities: true }), room, chunk_index: c.chunkIndex, line_start: c.lineStart, line_end: c.lineEnd } satisfies DrawerMeta,
+    meta: { ...base, ...fileLabels, ...labels.forChunk(c.content, { entities: true }), room, chunk_index: c.chunkIndex, line_start: c.lineStart,
+      line_end: c.lineEnd } satisfies DrawerMeta,
   }));
   return { drawers, room };
 }
 
-function planConversationFile(labels: DrawerLabels, spec: MineSpec, scan: ScanResult, entry: ManifestEntry, bytes: Uint8Array, base: FileMeta): { drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string } {
+function planConversationFile(labels: DrawerLabels, spec: MineSpec, scan: ScanResult, entry: ManifestEntry, bytes: Uint8Array, base: FileMeta): {
+  drawers: Omit<DrawerWrite, 'embedding'>[];
+  room: string;
+} | { skip: string } {
   const result = chunkConversation(bytes, path.basename(entry.relativePath), spec.extract);
   if (result.status === 'skipped') return { skip: `${result.reason}: ${result.message}` };
   const drawers = result.chunks.map((c) => ({
-    id: minedChunkId({ wing: scan.wing, room: c.room, sourceIdentity: scan.sourceIdentity, relativePath: entry.relativePath, chunkIndex: c.chunkIndex, mode: modeKey(spec) }),
+    id: minedChunkId({ wing: scan.wing, room: c.room, sourceIdentity: scan.sourceIdentity, relativePath: entry.relativePath, chunkIndex: c.chunkIndex,
+      mode: modeKey(spec) }),
     content: c.content,
-    meta: { ...base, ...labels.forChunk(c.content, { entities: false }), room: c.room, chunk_index: c.chunkIndex, ingest_mode: 'convos', extract_mode: spec.extract } satisfies DrawerMeta,
+    meta: { ...base, ...labels.forChunk(c.content, { entities: false }), room: c.room, chunk_index: c.chunkIndex, ingest_mode: 'convos',
+      extract_mode: spec.extract } satisfies DrawerMeta,
   }));
   return { drawers, room: result.chunks[0]!.room };
 }
@@ -211,7 +221,8 @@ export async function mineBatch(deps: MineDeps, input: BatchInput, signal?: Abor
   if (!input.scan.commit) throw new PalaceError('internal', `the scan of ${source.url} recorded no commit`);
   // This worker's checkout of the scanned commit (made on its first batch here, then reused); the
   // manifest's absolute paths are those of the worker that scanned.
-  const target = await withKeptCredential(await resolveGitSource('source', source.url, sourcePolicy(deps.config, { carried: input.spec.sourceBounds })), deps.stores.credentials);
+  const target = await withKeptCredential(await resolveGitSource('source', source.url, sourcePolicy(deps.config, { carried: input.spec.sourceBounds })),
+    deps.stores.credentials);
   return deps.git.withCheckout(target, input.scan.commit, (c) => mineBatchAt(deps, input, signal, c.dir));
 }
 
@@ -221,7 +232,8 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, signal: AbortSigna
   const result: BatchResult = { ...emptyCounters(), errorsDetail: [], skipsDetail: [], byRoom: {} };
   const listed = await deps.stores.jobs.readManifest(scan.manifestId, input.offset, input.count);
   const entries = checkout === undefined ? listed : listed.map((e) => ({ ...e, absolutePath: path.join(checkout, e.relativePath) }));
-  if (listed.length !== input.count) throw new PalaceError('internal', `manifest ${scan.manifestId} has ${listed.length} entries at ${input.offset}, expected ${input.count}`);
+  if (listed.length !== input.count)
+    throw new PalaceError('internal', `manifest ${scan.manifestId} has ${listed.length} entries at ${input.offset}, expected ${input.count}`);
   const storedOf = (e: ManifestEntry) => (spec.source.kind === 'git' ? `${spec.source.url}:${e.relativePath}` : e.absolutePath);
   const states = await deps.stores.drawers.fileStates(scan.wing, entries.map(storedOf));
   const rooms = spec.mode === 'convos' ? [] : await roomsFor(deps, input.jobId);
@@ -230,7 +242,8 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, signal: AbortSigna
   // Unchanged files whose state predates the root's recorded identity (or names another): restamped, drawers untouched.
   const restamped: FileState[] = [];
   const restamp = (previous: FileState) => {
-    if (scan.sourceRoot && !sameRootIdentity(recordedRootIdentity(previous), scan.sourceRoot)) restamped.push({ ...previous, extra: { ...previous.extra, ...rootExtra } });
+    if (scan.sourceRoot && !sameRootIdentity(recordedRootIdentity(previous), scan.sourceRoot))
+      restamped.push({ ...previous, extra: { ...previous.extra, ...rootExtra } });
   };
 
   for (const entry of entries) {
@@ -244,7 +257,8 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, signal: AbortSigna
       result.skipsDetail.push({ file: entry.relativePath, reason: `${reason}: ${detail}` });
       if (spec.dryRun) return;
       // A refused path's state never counts as unchanged (see below), so whatever later stands there is read and checked afresh.
-      const state: FileState = { wing: scan.wing, source_file: stored, size, mtime_ms: 0, content_sha256: '', drawer_count: 0, mined_at: filedAtNow(), extra: { mode: modeKey(spec), skip_reason: reason, ...rootExtra } };
+      const state: FileState = { wing: scan.wing, source_file: stored, size, mtime_ms: 0, content_sha256: '', drawer_count: 0, mined_at: filedAtNow(),
+        extra: { mode: modeKey(spec), skip_reason: reason, ...rootExtra } };
       planned.push({ stored, state, drawers: [] });
     };
     try {
@@ -272,7 +286,8 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, signal: AbortSigna
       const bytes = read.bytes;
       const sha = sha256Hex(bytes);
       const filedAt = filedAtNow();
-      const state: FileState = { wing: scan.wing, source_file: stored, size: read.size, mtime_ms: read.mtimeMs, content_sha256: sha, drawer_count: 0, mined_at: filedAt, extra: { mode: modeKey(spec), job: input.jobId, ...(scan.commit ? { commit: scan.commit } : {}), ...rootExtra } };
+      const state: FileState = { wing: scan.wing, source_file: stored, size: read.size, mtime_ms: read.mtimeMs, content_sha256: sha, drawer_count: 0,
+        mined_at: filedAt, extra: { mode: modeKey(spec), job: input.jobId, ...(scan.commit ? { commit: scan.commit } : {}), ...rootExtra } };
       if (previous && previous.content_sha256 === sha && previous.extra?.mode === modeKey(spec)) {
         // Touched but unchanged: the drawers stand; the next mine re-hashes it again (no embedding).
         result.files_skipped++;
@@ -280,8 +295,13 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, signal: AbortSigna
         continue;
       }
       const base: FileMeta = {
-        wing: scan.wing, source_file: stored, added_by: spec.agent, filed_at: filedAt, id_recipe: ID_RECIPE,
-        normalize_version: NORMALIZE_VERSION, source_mtime: read.mtimeMs / 1000,
+        wing: scan.wing,
+        source_file: stored,
+        added_by: spec.agent,
+        filed_at: filedAt,
+        id_recipe: ID_RECIPE,
+        normalize_version: NORMALIZE_VERSION,
+        source_mtime: read.mtimeMs / 1000,
         ...(scan.commit ? { source_commit: scan.commit } : {}),
       };
       let plan: { drawers: Omit<DrawerWrite, 'embedding'>[]; room: string } | { skip: string };
@@ -293,7 +313,9 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, signal: AbortSigna
           : { skip: `${extracted.status}: ${extracted.message}` };
       } else {
         const decoded = decodeUtf8File(bytes);
-        plan = decoded.ok ? await planProjectFile(deps, labels, spec, scan, entry, decoded.text, rooms, base) : { skip: `${decoded.reason}: ${decoded.detail}` };
+        plan = decoded.ok
+          ? await planProjectFile(deps, labels, spec, scan, entry, decoded.text, rooms, base)
+          : { skip: `${decoded.reason}: ${decoded.detail}` };
       }
       if ('skip' in plan) {
         result.files_skipped++;
@@ -320,7 +342,9 @@ async function mineBatchAt(deps: MineDeps, input: BatchInput, signal: AbortSigna
   stopIfAborted(signal);
   if (input.fence) await checkFence(deps.stores.locks, input.fence);
   let v = 0;
-  const files = planned.map((p) => ({ sourceFile: p.stored, drawers: p.drawers.map((d): DrawerWrite => ({ ...d, embedding: vectors[v++]! })), state: p.state }));
+  const files = planned.map((p) => ({ sourceFile: p.stored, drawers: p.drawers.map((d): DrawerWrite => ({ ...d, embedding: vectors[v++]! })),
+    state: p.state })
+  );
   await deps.stores.drawers.replaceFiles(scan.wing, files);
   if (restamped.length > 0) await deps.stores.drawers.putFileStates(restamped);
   return result;

@@ -10,7 +10,8 @@ import type { ScanResult } from './types.js';
 import type { ActivityDeps } from '../activity-deps.js';
 import { checkFence } from '../fence.js';
 
-export async function finishMine(deps: ActivityDeps, input: { jobId: string; spec: MineSpec; scan: ScanResult; fence?: Fence }): Promise<{ hallways: number; warnings: string[] }> {
+export async function finishMine(deps: ActivityDeps,
+  input: { jobId: string; spec: MineSpec; scan: ScanResult; fence?: Fence }): Promise<{ hallways: number; warnings: string[] }> {
   const warnings: string[] = [];
   const ctx = { graph: deps.stores.graph, drawers: deps.stores.drawers };
   let hallways = 0;

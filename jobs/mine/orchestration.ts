@@ -104,7 +104,8 @@ export function mineWindow(requested: number | undefined): number {
   return Math.min(MAX_MINE_WINDOW, Math.max(1, Math.floor(requested)));
 }
 
-export async function mineOrchestration(jobId: string, spec: MineSpec, acts: MineActivities, hooks: MineHooks, start: MineCursor = newMineCursor()): Promise<MineOutcome> {
+export async function mineOrchestration(jobId: string, spec: MineSpec, acts: MineActivities, hooks: MineHooks,
+  start: MineCursor = newMineCursor()): Promise<MineOutcome> {
   let cursor = start;
   if (!cursor.scan) {
     let scan: ScanResult;
@@ -140,8 +141,12 @@ export async function mineOrchestration(jobId: string, spec: MineSpec, acts: Min
       if (finished.has(offset)) continue;
       const count = Math.min(MINE_BATCH_FILES, total - offset);
       inFlight.set(offset, acts.mineBatch({ jobId, spec, scan, offset, count, ...fence }).then(
-        (batch) => { cursor = absorb(cursor, batch, offset, total); },
-        (error: unknown) => { if (!hooks.cancelRequested()) failure ??= { error }; },
+        (batch) => {
+          cursor = absorb(cursor, batch, offset, total);
+        },
+        (error: unknown) => {
+          if (!hooks.cancelRequested()) failure ??= { error };
+        },
       ).finally(() => inFlight.delete(offset)));
     }
     if (inFlight.size === 0) break;
@@ -181,8 +186,12 @@ export function mineSummary(spec: MineSpec, outcome: MineOutcome): string {
 /** The result a finished or cancelled mine records: the summary, the commit mined, the hallways built. */
 export function mineResult(spec: MineSpec, outcome: MineOutcome): Record<string, unknown> {
   return {
-    success: outcome.status === 'completed', mode: spec.mode, dry_run: spec.dryRun, output: mineSummary(spec, outcome),
-    ...(outcome.cursor.scan?.commit ? { commit: outcome.cursor.scan.commit } : {}), ...(outcome.status === 'completed' ? { hallways: outcome.hallways } : {}),
+    success: outcome.status === 'completed',
+    mode: spec.mode,
+    dry_run: spec.dryRun,
+    output: mineSummary(spec, outcome),
+    ...(outcome.cursor.scan?.commit ? { commit: outcome.cursor.scan.commit } : {}),
+    ...(outcome.status === 'completed' ? { hallways: outcome.hallways } : {}),
   };
 }
 

@@ -16,7 +16,8 @@ import { JobRun } from '../workflow-run.js';
 
 export async function mineWorkflow(input: MineWorkflowInput): Promise<JobProgress> {
   const { spec, carried } = input;
-  const run = new JobRun(input.spec, input.lockKey, input.timeouts, carried && { startedAt: carried.startedAt, step: mineStep(carried.cursor), ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled });
+  const run = new JobRun(input.spec, input.lockKey, input.timeouts, carried &&
+    { startedAt: carried.startedAt, step: mineStep(carried.cursor), ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled });
   if (!carried) await run.register(spec);
   const { work } = run.acts;
   // A cancel stops the scan and the batches in flight (their attempts stop at their signal and

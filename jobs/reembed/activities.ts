@@ -27,8 +27,13 @@ export interface ReembedDeps {
 }
 
 function notThisJob(record: PalaceModelRecord, jobId: string): PalaceError {
-  return new PalaceError('already_running', `the palace's re-embed is not job ${jobId}'s: it records ${record.reembed ? `job ${record.reembed.jobId} to ${record.reembed.target.name}` : `${record.model.name}, with no re-embed under way`}`, {
-    field: 'MEMPALACE_EMBED_MODEL', rule: 'reembed_owner', details: { job_id: jobId, palace_model: record.model, ...(record.reembed ? { reembed: record.reembed } : {}) },
+  return new PalaceError('already_running',
+    `the palace's re-embed is not job ${jobId}'s: it records ${
+      record.reembed ? `job ${record.reembed.jobId} to ${record.reembed.target.name}` : `${record.model.name}, with no re-embed under way`
+    }`, {
+    field: 'MEMPALACE_EMBED_MODEL',
+    rule: 'reembed_owner',
+    details: { job_id: jobId, palace_model: record.model, ...(record.reembed ? { reembed: record.reembed } : {}) },
   });
 }
 

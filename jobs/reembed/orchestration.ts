@@ -49,7 +49,8 @@ export function reembedStep(cursor: ReembedCursor): ProgressStep {
   return { counters: reembedCounters(cursor), recentErrors: [] };
 }
 
-export async function reembedOrchestration(jobId: string, spec: ReembedSpec, acts: ReembedActivities, hooks: ReembedHooks, start: ReembedCursor = { offset: 0, rows: 0 }): Promise<ReembedOutcome> {
+export async function reembedOrchestration(jobId: string, spec: ReembedSpec, acts: ReembedActivities, hooks: ReembedHooks,
+  start: ReembedCursor = { offset: 0, rows: 0 }): Promise<ReembedOutcome> {
   const fence = hooks.fence ? { fence: hooks.fence } : {};
   let cursor = start;
   if (cursor.total === undefined) {
@@ -73,6 +74,9 @@ export async function reembedOrchestration(jobId: string, spec: ReembedSpec, act
 /** The summary a finished re-embed reports as `output`. */
 export function reembedSummary(spec: ReembedSpec, outcome: ReembedOutcome): string {
   const { offset, rows, total } = outcome.cursor;
-  if (outcome.status === 'cancelled') return `Re-embed to ${spec.model} cancelled after ${offset}/${total ?? '?'} drawers; the palace takes no new drawers until \`mempalace reembed --model ${spec.model}\` finishes it.`;
+  if (outcome.status === 'cancelled')
+    return `Re-embed to ${spec.model} cancelled after ${offset}/${
+      total ?? '?'
+    } drawers; the palace takes no new drawers until \`mempalace reembed --model ${spec.model}\` finishes it.`;
   return `Re-embedded ${offset} drawers (${rows} vectors) with ${spec.model}; the palace now records ${spec.model}.`;
 }

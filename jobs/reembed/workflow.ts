@@ -13,7 +13,8 @@ import { JobRun } from '../workflow-run.js';
 
 export async function reembedWorkflow(input: ReembedWorkflowInput): Promise<JobProgress> {
   const { spec, carried } = input;
-  const run = new JobRun(input.spec, input.lockKey, input.timeouts, carried && { startedAt: carried.startedAt, step: reembedStep(carried.cursor), ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled });
+  const run = new JobRun(input.spec, input.lockKey, input.timeouts, carried &&
+    { startedAt: carried.startedAt, step: reembedStep(carried.cursor), ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled });
   if (!carried) await run.register(spec);
   const { work } = run.acts;
   const acts: ReembedActivities = {

@@ -69,8 +69,12 @@ function gitEnv(target: GitTarget | undefined, askpass: Askpass | undefined): No
 function configArgs(target: GitTarget | undefined, askpass: Askpass | undefined): string[] {
   const settings = [
     ...(askpass?.config ?? []),
-    'protocol.allow=never', ...(target ? [`protocol.${target.transport}.allow=always`] : []),
-    'http.followRedirects=false', 'core.hooksPath=/dev/null', 'core.fsmonitor=false', 'submodule.recurse=false',
+    'protocol.allow=never',
+    ...(target ? [`protocol.${target.transport}.allow=always`] : []),
+    'http.followRedirects=false',
+    'core.hooksPath=/dev/null',
+    'core.fsmonitor=false',
+    'submodule.recurse=false',
   ];
   if (target?.transport === 'https') {
     const addresses = target.addresses.map((a) => (a.includes(':') ? `[${a}]` : a)).join(',');
@@ -109,7 +113,8 @@ export async function runGit(cmd: GitCommand): Promise<string> {
 function spawnGit(cmd: GitCommand, askpass: Askpass | undefined): Promise<string> {
   const name = cmd.args[0] ?? 'git';
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [...configArgs(cmd.target, askpass), ...cmd.args], { cwd: cmd.cwd, env: gitEnv(cmd.target, askpass), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('git', [...configArgs(cmd.target, askpass), ...cmd.args], { cwd: cmd.cwd, env: gitEnv(cmd.target, askpass),
+      stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     let refusal: PalaceError | undefined;
@@ -127,15 +132,24 @@ function spawnGit(cmd: GitCommand, askpass: Askpass | undefined): Promise<string
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       if (stderr.length < MAX_STDERR) stderr += d;
     });
-    const timer = setTimeout(() => kill(gitError('git_timeout', `git ${name} ran longer than ${Math.round(cmd.limits.timeoutMs / 1000)} s (MEMPALACE_GIT_TIMEOUT_S) and was stopped`)), cmd.limits.timeoutMs);
-    const tooLarge = (bytes: number) => gitError('git_max_bytes', `git ${name} of ${cmd.target?.url ?? cmd.cwd ?? 'a local repository'} grew past ${cmd.limits.maxBytes} bytes (${bytes} so far; MEMPALACE_GIT_MAX_MB) and was stopped`);
+    const timer = setTimeout(
+      () => kill(gitError('git_timeout', `git ${name} ran longer than ${Math.round(cmd.limits.timeoutMs / 1000)} s (MEMPALACE_GIT_TIMEOUT_S) and was stopped`)),
+      cmd.limits.timeoutMs,
+    );
+    const tooLarge = (bytes: number) =>
+      gitError('git_max_bytes',
+        `git ${name} of ${
+          cmd.target?.url ?? cmd.cwd ?? 'a local repository'
+        } grew past ${cmd.limits.maxBytes} bytes (${bytes} so far; MEMPALACE_GIT_MAX_MB) and was stopped`);
     let polling = false;
     const poll = cmd.capDir === undefined ? undefined : setInterval(() => {
       if (polling) return;
       polling = true;
       void directoryBytes(cmd.capDir!).then((bytes) => {
         if (bytes > cmd.limits.maxBytes) kill(tooLarge(bytes));
-      }).finally(() => { polling = false; });
+      }).finally(() => {
+        polling = false;
+      });
     }, SIZE_POLL_MS);
     child.on('error', (e) => {
       clearTimeout(timer);

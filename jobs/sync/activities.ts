@@ -19,7 +19,9 @@ import { syncGuard } from './guard.js';
 
 type Verdict = 'kept' | 'gitignored' | 'absent' | 'missing' | 'unresolved' | 'no_source' | 'out_of_scope';
 
-interface Plan { removable: { wing: string; source_file: string }[] }
+interface Plan {
+  removable: { wing: string; source_file: string }[];
+}
 
 async function exists(p: string): Promise<boolean> {
   return fs.stat(p).then(() => true, () => false);
@@ -85,7 +87,8 @@ async function guardedSources(deps: ActivityDeps, verdicts: Map<SourceRow, Verdi
       const states = await deps.stores.drawers.fileStates(wing, page.map((s) => s.source_file));
       for (const s of page) {
         const v = verdicts.get(s);
-        out.push({ wing, source_file: s.source_file, drawers: s.drawers, removable: v === 'gitignored' || v === 'missing', root: roots.get(s)!, state: states.get(s.source_file) });
+        out.push({ wing, source_file: s.source_file, drawers: s.drawers, removable: v === 'gitignored' || v === 'missing', root: roots.get(s)!,
+          state: states.get(s.source_file) });
       }
     }
   }
@@ -94,7 +97,8 @@ async function guardedSources(deps: ActivityDeps, verdicts: Map<SourceRow, Verdi
 
 export async function syncScan(deps: ActivityDeps, input: { jobId: string; spec: SyncSpec }): Promise<{ planId: string; report: SyncReport }> {
   const { spec } = input;
-  if (spec.apply && !spec.wing && !spec.projectDir) throw invalidArgument('apply', 'scope_required', 'apply=true needs wing or project_dir (a guard against pruning every wing of the palace)');
+  if (spec.apply && !spec.wing && !spec.projectDir)
+    throw invalidArgument('apply', 'scope_required', 'apply=true needs wing or project_dir (a guard against pruning every wing of the palace)');
   // The caller's roots are checked again here: nothing outside them is even looked at.
   const policy = sourcePolicy(deps.config, { carried: spec.sourceBounds });
   const fixedRoot = spec.projectDir ? await resolveLocalSource('project_dir', spec.projectDir, policy) : undefined;
@@ -104,29 +108,43 @@ export async function syncScan(deps: ActivityDeps, input: { jobId: string; spec:
   const roots = new Map<SourceRow, string>();
   for (const s of sources) {
     const file = s.source_file;
-    if (!file || !path.isAbsolute(file)) { verdicts.set(s, 'no_source'); continue; }
-    if (!(await pathAllowed(file, policy))) { verdicts.set(s, 'out_of_scope'); continue; }
+    if (!file || !path.isAbsolute(file)) {
+      verdicts.set(s, 'no_source');
+      continue;
+    }
+    if (!(await pathAllowed(file, policy))) {
+      verdicts.set(s, 'out_of_scope');
+      continue;
+    }
     const root = fixedRoot ?? (await detectRoot(file, rootCache));
-    if (!root || !under(root, file)) { verdicts.set(s, 'out_of_scope'); continue; }
+    if (!root || !under(root, file)) {
+      verdicts.set(s, 'out_of_scope');
+      continue;
+    }
     roots.set(s, root);
     verdicts.set(s, await classify(file, root));
   }
   // An absent file is missing only while a sibling seen in this scan is still a regular file.
   const witnesses = new Map<string, string[]>();
-  for (const [s, v] of verdicts) if (v === 'kept' || v === 'gitignored') {
-    const d = path.dirname(s.source_file);
-    witnesses.set(d, [...(witnesses.get(d) ?? []), s.source_file]);
-  }
+  for (const [s, v] of verdicts)
+    if (v === 'kept' || v === 'gitignored') {
+      const d = path.dirname(s.source_file);
+      witnesses.set(d, [...(witnesses.get(d) ?? []), s.source_file]);
+    }
   for (const [s, v] of verdicts) {
     if (v !== 'absent') continue;
     let witnessed = false;
     for (const w of witnesses.get(path.dirname(s.source_file)) ?? []) {
-      if (w !== s.source_file && (await fs.stat(w).then((st) => st.isFile(), () => false))) { witnessed = true; break; }
+      if (w !== s.source_file && (await fs.stat(w).then((st) => st.isFile(), () => false))) {
+        witnessed = true;
+        break;
+      }
     }
     verdicts.set(s, witnessed && !(await exists(s.source_file)) ? 'missing' : 'unresolved');
   }
   const guard = await syncGuard(await guardedSources(deps, verdicts, roots), spec.force === true);
-  const report: SyncReport = { scanned: 0, kept: 0, gitignored: 0, missing: 0, unresolved: 0, no_source: 0, out_of_scope: 0, removed_drawers: 0, removed_closets: 0, dry_run: !spec.apply, by_source: {}, unresolved_by_source: {}, guard };
+  const report: SyncReport = { scanned: 0, kept: 0, gitignored: 0, missing: 0, unresolved: 0, no_source: 0, out_of_scope: 0, removed_drawers: 0,
+    removed_closets: 0, dry_run: !spec.apply, by_source: {}, unresolved_by_source: {}, guard };
   const plan: Plan = { removable: [] };
   for (const [s, v] of verdicts) {
     const n = s.drawers;

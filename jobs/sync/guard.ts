@@ -42,7 +42,7 @@ function groupsOf(sources: GuardedSource[]): Group[] {
     const root = recorded?.root ?? s.root;
     const key = `${s.wing}\0${root}`;
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { wing: s.wing, root, drawers: 0, removableDrawers: 0, removableFiles: 0, recorded: [] }));
+    if (!g) groups.set(key, g = { wing: s.wing, root, drawers: 0, removableDrawers: 0, removableFiles: 0, recorded: [] });
     g.drawers += s.drawers;
     if (s.removable) {
       g.removableDrawers += s.drawers;
@@ -65,15 +65,28 @@ async function filesystemChanged(g: Group): Promise<SyncGuardReason | undefined>
   const other = g.recorded.find((r) => !sameRootIdentity(r, now));
   if (!other) return undefined;
   return {
-    rule: 'filesystem_changed', wing: g.wing, source_root: g.root, source_drawers: g.drawers, removable_drawers: g.removableDrawers, removable_files: g.removableFiles,
-    detail: `${g.root} (wing ${g.wing}) is not the directory it was mined from (device ${other.root_dev} inode ${other.root_ino} then, device ${now.root_dev} inode ${now.root_ino} now: an unmounted volume or a replaced directory); ${share(g)}`,
+    rule: 'filesystem_changed',
+    wing: g.wing,
+    source_root: g.root,
+    source_drawers: g.drawers,
+    removable_drawers: g.removableDrawers,
+    removable_files: g.removableFiles,
+    detail:
+      `${g.root} (wing ${g.wing}) is not the directory it was mined from (device ${other.root_dev} inode ${other.root_ino} then, device ${now.root_dev} inode ${now.root_ino} now: an unmounted volume or a replaced directory); ${
+        share(g)
+      }`,
   };
 }
 
 function massDeletion(g: Group): SyncGuardReason | undefined {
   if (g.removableFiles < MASS_DELETION_MIN_FILES || g.removableDrawers <= g.drawers * MASS_DELETION_SHARE) return undefined;
   return {
-    rule: 'mass_deletion', wing: g.wing, source_root: g.root, source_drawers: g.drawers, removable_drawers: g.removableDrawers, removable_files: g.removableFiles,
+    rule: 'mass_deletion',
+    wing: g.wing,
+    source_root: g.root,
+    source_drawers: g.drawers,
+    removable_drawers: g.removableDrawers,
+    removable_files: g.removableFiles,
     detail: `${g.root} (wing ${g.wing}): ${share(g)}, more than ${MASS_DELETION_SHARE * 100} %`,
   };
 }
@@ -89,8 +102,10 @@ export async function syncGuard(sources: GuardedSource[], forced: boolean): Prom
     if (mass) reasons.push(mass);
   }
   const details = reasons.map((r) => r.detail).join('; ');
-  const message = reasons.length === 0 ? ''
-    : forced ? `the sync guard was forced: ${details}.`
-      : `the sync guard stops an apply: ${details}. Nothing is deleted unless forced (CLI --force, MCP/REST force: true).`;
+  const message = reasons.length === 0 ?
+    ''
+    : forced ?
+    `the sync guard was forced: ${details}.`
+    : `the sync guard stops an apply: ${details}. Nothing is deleted unless forced (CLI --force, MCP/REST force: true).`;
   return { needs_force: reasons.length > 0, forced, stopped: false, reasons, message };
 }

@@ -11,7 +11,8 @@ export async function syncOrchestration(jobId: string, spec: SyncSpec, acts: Syn
   const { planId, report } = await acts.syncScan({ jobId, spec });
   if (!spec.apply) return { ...report, dry_run: true, removed_drawers: 0, removed_closets: 0 };
   // The guard found a root that is not what was mined, or a mass deletion: nothing is deleted unless forced.
-  if (report.guard.needs_force && !report.guard.forced) return { ...report, dry_run: true, removed_drawers: 0, removed_closets: 0, guard: { ...report.guard, stopped: true } };
+  if (report.guard.needs_force && !report.guard.forced)
+    return { ...report, dry_run: true, removed_drawers: 0, removed_closets: 0, guard: { ...report.guard, stopped: true } };
   const { removed } = await acts.syncApply({ jobId, spec, planId, ...(fence ? { fence } : {}) });
   return { ...report, dry_run: false, removed_drawers: removed };
 }

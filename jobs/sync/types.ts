@@ -30,8 +30,15 @@ export interface SyncGuard {
 }
 
 export interface SyncReport {
-  scanned: number; kept: number; gitignored: number; missing: number; unresolved: number;
-  no_source: number; out_of_scope: number; removed_drawers: number; removed_closets: number;
+  scanned: number;
+  kept: number;
+  gitignored: number;
+  missing: number;
+  unresolved: number;
+  no_source: number;
+  out_of_scope: number;
+  removed_drawers: number;
+  removed_closets: number;
   dry_run: boolean;
   by_source: Record<string, number>;
   unresolved_by_source: Record<string, number>;

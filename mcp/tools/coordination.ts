@@ -40,7 +40,8 @@ const EVENT_WRITE = shape({ success: { const: true }, event: EVENT });
 export const coordinationTools: ToolDef[] = [
   {
     name: 'mempalace_task_create',
-    description: 'Delegate work to another agent: creates one complete task.request (goal, definition of done, branch, base commit) in stream project/<project> and returns the stored event plus a one-line handoff to give the worker. Show the exact task to the user first; events are immutable.',
+    description:
+      'Delegate work to another agent: creates one complete task.request (goal, definition of done, branch, base commit) in stream project/<project> and returns the stored event plus a one-line handoff to give the worker. Show the exact task to the user first; events are immutable.',
     inputSchema: input({
       project: str('Project routing name.'),
       from_agent: str('You, the requesting agent.'),
@@ -58,7 +59,8 @@ export const coordinationTools: ToolDef[] = [
   },
   {
     name: 'mempalace_event_append',
-    description: 'Append one immutable coordination event (task.reply, patch.ready, status …) to a stream and room, optionally addressed to an agent (or * for all) and tied to a correlation id. Returns the stored event with its id and seq.',
+    description:
+      'Append one immutable coordination event (task.reply, patch.ready, status …) to a stream and room, optionally addressed to an agent (or * for all) and tied to a correlation id. Returns the stored event with its id and seq.',
     inputSchema: input({
       type: str('Event type, e.g. task.request, task.reply, patch.ready.'),
       stream: str('Logical stream, e.g. project/myapp.'),
@@ -82,7 +84,8 @@ export const coordinationTools: ToolDef[] = [
   },
   {
     name: 'mempalace_event_list',
-    description: 'List events with filters (all combined with AND), oldest first by default — the inbox sweep and history tool. Resume with since_event_id = the last id you processed; page backwards with before_event_id and order desc. preview true shortens long bodies.',
+    description:
+      'List events with filters (all combined with AND), oldest first by default — the inbox sweep and history tool. Resume with since_event_id = the last id you processed; page backwards with before_event_id and order desc. preview true shortens long bodies.',
     inputSchema: input({
       ...FILTERS,
       before_event_id: str('Only events before this event id.'),
@@ -98,7 +101,8 @@ export const coordinationTools: ToolDef[] = [
   },
   {
     name: 'mempalace_event_wait',
-    description: 'Wait (up to timeout_ms, default 60 s, max 5 min) until at least one matching event exists, then return the matches oldest first. A timeout is a normal result (timed_out: true): call again with since_event_id advanced, never in a tight loop.',
+    description:
+      'Wait (up to timeout_ms, default 60 s, max 5 min) until at least one matching event exists, then return the matches oldest first. A timeout is a normal result (timed_out: true): call again with since_event_id advanced, never in a tight loop.',
     inputSchema: input({
       ...FILTERS,
       timeout_ms: int('How long to wait in milliseconds (clamped to 300000).', { minimum: 0, maximum: 300000, default: 60000 }),
@@ -112,13 +116,14 @@ export const coordinationTools: ToolDef[] = [
   },
   {
     name: 'mempalace_event_ack',
-    description: 'Acknowledge an event (claimed, applied, failed …) by appending an event.ack routed back to its writer with the same correlation id; the original is never modified.',
+    description:
+      'Acknowledge an event (claimed, applied, failed …) by appending an event.ack routed back to its writer with the same correlation id; the original is never modified.',
     inputSchema: input({
       event_id: str('Event to acknowledge.'),
       from_agent: str('You, the acknowledging agent.'),
       status: str(STATUS_HINT),
       body: str('Verbatim notes.'),
-      topic: str('Topic override (default: the target\'s topic).'),
+      topic: str("Topic override (default: the target's topic)."),
     }, ['event_id', 'from_agent']),
     outputSchema: output(EVENT_WRITE),
     guards: { mutating: true, peerWriterExempt: true, integritySafe: true, readOnlyRefused: true },
@@ -128,7 +133,8 @@ export const coordinationTools: ToolDef[] = [
   },
   {
     name: 'mempalace_artifact_put',
-    description: 'Store exact content (a patch, file, log, JSON or note, up to 4 MiB) for a handoff and get its id and sha256; cite the id in an event\'s artifact_ids. For a patch plus its patch.ready event in one call use mempalace_patch_submit.',
+    description:
+      "Store exact content (a patch, file, log, JSON or note, up to 4 MiB) for a handoff and get its id and sha256; cite the id in an event's artifact_ids. For a patch plus its patch.ready event in one call use mempalace_patch_submit.",
     inputSchema: input({
       kind: str('Artifact kind.', { enum: [...ARTIFACT_KINDS] }),
       content: str('Exact content (UTF-8 text, ≤ 4 MiB).'),
@@ -144,16 +150,19 @@ export const coordinationTools: ToolDef[] = [
   },
   {
     name: 'mempalace_artifact_get',
-    description: 'Fetch an artifact\'s exact content and metadata by id. Verify the content against its sha256 before applying it.',
+    description: "Fetch an artifact's exact content and metadata by id. Verify the content against its sha256 before applying it.",
     inputSchema: input({ artifact_id: str('Artifact id.') }, ['artifact_id']),
-    outputSchema: output(shape({ artifact: shape({ id: S, kind: S, sha256: S, size_bytes: I, content: S, created_by: S, created_at: S, origin_replica: SN, metadata: O }) })),
+    outputSchema: output(
+      shape({ artifact: shape({ id: S, kind: S, sha256: S, size_bytes: I, content: S, created_by: S, created_at: S, origin_replica: SN, metadata: O }) }),
+    ),
     guards: { integritySafe: true },
     errorShape: 'error',
     handler: (args, ctx) => artifactGet(toolLogstreamContext(ctx), args),
   },
   {
     name: 'mempalace_patch_submit',
-    description: 'Deliver a unified diff: stores it as a patch artifact and appends its patch.ready event (status ready, room patches by default) in one call. Tie it to the task with correlation_id.',
+    description:
+      'Deliver a unified diff: stores it as a patch artifact and appends its patch.ready event (status ready, room patches by default) in one call. Tie it to the task with correlation_id.',
     inputSchema: input({
       content: str('Unified diff, byte-exact, ending with a newline.'),
       from_agent: str('You, the submitting agent.'),
@@ -161,7 +170,7 @@ export const coordinationTools: ToolDef[] = [
       room: str('Sub-channel (default patches).'),
       topic: str('Topic name.'),
       to_agent: str('Target agent or *.'),
-      correlation_id: str('The task\'s correlation id.'),
+      correlation_id: str("The task's correlation id."),
       branch: str('Git branch.'),
       base_commit: str('Commit the patch applies to.'),
       body: str('Verbatim notes.'),
@@ -175,7 +184,8 @@ export const coordinationTools: ToolDef[] = [
   },
   {
     name: 'mempalace_mesh_peers',
-    description: 'The mesh as this replica sees it: its replica id, version vector and profile, the configured peers with their last sync outcome and lag (lag_events, lag_s), and origins it holds events from. Never includes tokens.',
+    description:
+      'The mesh as this replica sees it: its replica id, version vector and profile, the configured peers with their last sync outcome and lag (lag_events, lag_s), and origins it holds events from. Never includes tokens.',
     inputSchema: input(),
     outputSchema: output(shape({
       self: shape({ replica_id: S, name: S, version_vector: types.counts, profile: O }),

@@ -10,7 +10,8 @@ const { S, I } = types;
 export const diaryTools: ToolDef[] = [
   {
     name: 'mempalace_diary_write',
-    description: 'Append an entry to your own diary (AAAK recommended): what happened this session, what you learned, what matters. Call it at the end of each session. Entries land in room "diary" of wing_<agent> unless you name a wing.',
+    description:
+      'Append an entry to your own diary (AAAK recommended): what happened this session, what you learned, what matters. Call it at the end of each session. Entries land in room "diary" of wing_<agent> unless you name a wing.',
     inputSchema: input({
       agent_name: str('Your agent name (case-insensitive).'),
       entry: str('The diary text (AAAK recommended).'),
@@ -27,7 +28,7 @@ export const diaryTools: ToolDef[] = [
   },
   {
     name: 'mempalace_diary_read',
-    description: 'Read an agent\'s most recent diary entries, newest first (default 10, at most 100), from every wing it wrote to or from one wing.',
+    description: "Read an agent's most recent diary entries, newest first (default 10, at most 100), from every wing it wrote to or from one wing.",
     inputSchema: input({
       agent_name: str('Agent whose diary to read.'),
       last_n: int('How many entries (1–100, clamped).', { minimum: 1, maximum: 100, default: 10 }),

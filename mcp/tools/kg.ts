@@ -14,14 +14,16 @@ const FACT_WRITE = shape({ success: { const: true }, triple_id: S, fact: S });
 export const kgTools: ToolDef[] = [
   {
     name: 'mempalace_kg_query',
-    description: 'Everything the knowledge graph knows about one entity: its facts (outgoing first, then incoming), each with its validity window and whether it is current. Pass as_of to see only what was true at that date or instant. Use before answering about a person or project.',
+    description:
+      'Everything the knowledge graph knows about one entity: its facts (outgoing first, then incoming), each with its validity window and whether it is current. Pass as_of to see only what was true at that date or instant. Use before answering about a person or project.',
     inputSchema: input({
       entity: str('Entity name (person, project, thing).'),
       as_of: str(`Only facts valid at this date/instant (${DATE_HINT}).`),
       direction: str('outgoing (entity → ?), incoming (? → entity) or both.', { enum: ['outgoing', 'incoming', 'both'], default: 'both' }),
     }, ['entity']),
     outputSchema: output(shape({
-      entity: S, as_of: SN,
+      entity: S,
+      as_of: SN,
       facts: arrayOf(shape({ direction: S, subject: S, predicate: S, object: S, valid_from: SN, valid_to: SN, confidence: N, source_closet: SN, current: B })),
       count: I,
     })),
@@ -32,7 +34,8 @@ export const kgTools: ToolDef[] = [
   },
   {
     name: 'mempalace_kg_add',
-    description: 'Add a fact (subject → predicate → object), optionally with a validity window and where it came from. Adding a fact that is already current returns its existing id. For a single-valued fact that changed, use mempalace_kg_supersede instead.',
+    description:
+      'Add a fact (subject → predicate → object), optionally with a validity window and where it came from. Adding a fact that is already current returns its existing id. For a single-valued fact that changed, use mempalace_kg_supersede instead.',
     inputSchema: input({
       subject: str('Entity doing or being.'),
       predicate: str('Relationship type, e.g. works_on, loves.'),
@@ -67,7 +70,8 @@ export const kgTools: ToolDef[] = [
   },
   {
     name: 'mempalace_kg_supersede',
-    description: 'Replace a single-valued fact (model, employer, address) with its successor at one boundary instant, atomically: the old value ends exactly where the new one starts.',
+    description:
+      'Replace a single-valued fact (model, employer, address) with its successor at one boundary instant, atomically: the old value ends exactly where the new one starts.',
     inputSchema: input({
       subject: str('Entity whose fact changes.'),
       predicate: str('Relationship, e.g. uses_model, works_at.'),
@@ -85,7 +89,9 @@ export const kgTools: ToolDef[] = [
     name: 'mempalace_kg_timeline',
     description: 'Facts in chronological order (by valid_from, undated last; at most 100), for one entity or the whole graph, current and ended alike.',
     inputSchema: input({ entity: str('Entity to follow (as subject or object); omit for all facts.') }),
-    outputSchema: output(shape({ entity: S, timeline: arrayOf(shape({ subject: S, predicate: S, object: S, valid_from: SN, valid_to: SN, current: B })), count: I })),
+    outputSchema: output(
+      shape({ entity: S, timeline: arrayOf(shape({ subject: S, predicate: S, object: S, valid_from: SN, valid_to: SN, current: B })), count: I }),
+    ),
     guards: {},
     errorShape: 'error',
     handler: (args, ctx) => kgTimeline(kg(ctx), args),

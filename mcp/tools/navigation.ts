@@ -14,14 +14,26 @@ const graphCtx = (ctx: ToolContext): GraphContext => ({ graph: ctx.runtime.store
 
 const ROOM_WINGS = { wings: arrayOf(S), halls: arrayOf(S), count: I };
 const HALLWAY = shape({
-  id: S, wing: S, entity_a: S, entity_b: S, co_occurrence_count: I, rooms: arrayOf(S), label: S,
-  created_at: S, created_by: S, strength: N, stability: N, last_activated: S, access_count: I,
+  id: S,
+  wing: S,
+  entity_a: S,
+  entity_b: S,
+  co_occurrence_count: I,
+  rooms: arrayOf(S),
+  label: S,
+  created_at: S,
+  created_by: S,
+  strength: N,
+  stability: N,
+  last_activated: S,
+  access_count: I,
 });
 
 export const navigationTools: ToolDef[] = [
   {
     name: 'mempalace_traverse',
-    description: 'Walk the room graph from one room to find connected ideas across wings: rooms sharing a wing are one hop apart. Returns the start room (hop 0) and up to 49 reached rooms, nearest first, each with the wings it was reached through.',
+    description:
+      'Walk the room graph from one room to find connected ideas across wings: rooms sharing a wing are one hop apart. Returns the start room (hop 0) and up to 49 reached rooms, nearest first, each with the wings it was reached through.',
     inputSchema: input({
       start_room: str('Exact room name to start from.'),
       max_hops: int('How many hops to follow (1–10, clamped).', { minimum: 1, maximum: 10, default: 2 }),
@@ -45,14 +57,18 @@ export const navigationTools: ToolDef[] = [
     name: 'mempalace_graph_stats',
     description: 'Room-graph overview: rooms, rooms bridging wings, edges, rooms per wing and the rooms spanning the most wings.',
     inputSchema: input(),
-    outputSchema: output(shape({ total_rooms: I, tunnel_rooms: I, total_edges: I, rooms_per_wing: types.counts, top_tunnels: arrayOf(shape({ room: S, wings: arrayOf(S), count: I })) })),
+    outputSchema: output(
+      shape({ total_rooms: I, tunnel_rooms: I, total_edges: I, rooms_per_wing: types.counts,
+        top_tunnels: arrayOf(shape({ room: S, wings: arrayOf(S), count: I })) }),
+    ),
     guards: {},
     errorShape: 'error',
     handler: (_args, ctx) => graphStats(graphCtx(ctx)),
   },
   {
     name: 'mempalace_create_tunnel',
-    description: 'Link two locations (wing/room, optionally specific drawers) with an explicit tunnel and a label saying how they relate. Both rooms must exist. Creating the same pair again (in either order) relabels it.',
+    description:
+      'Link two locations (wing/room, optionally specific drawers) with an explicit tunnel and a label saying how they relate. Both rooms must exist. Creating the same pair again (in either order) relabels it.',
     inputSchema: input({
       source_wing: str('Wing of the source.'),
       source_room: str('Room in the source wing.'),
@@ -66,7 +82,8 @@ export const navigationTools: ToolDef[] = [
     guards: { mutating: true, readOnlyRefused: true },
     idempotent: true,
     errorShape: 'error',
-    handler: (args, ctx) => createTunnel({ ...graphCtx(ctx) }, args as { source_wing: unknown; source_room: unknown; target_wing: unknown; target_room: unknown }),
+    handler: (args, ctx) =>
+      createTunnel({ ...graphCtx(ctx) }, args as { source_wing: unknown; source_room: unknown; target_wing: unknown; target_room: unknown }),
   },
   {
     name: 'mempalace_list_tunnels',
@@ -110,7 +127,8 @@ export const navigationTools: ToolDef[] = [
   },
   {
     name: 'mempalace_follow_tunnels',
-    description: 'From one wing/room, list where its explicit tunnels lead (outgoing when it is the source, incoming when the target), with the label and a preview of the linked drawer when one is recorded.',
+    description:
+      'From one wing/room, list where its explicit tunnels lead (outgoing when it is the source, incoming when the target), with the label and a preview of the linked drawer when one is recorded.',
     inputSchema: input({ wing: str('Wing to start from.'), room: str('Room to follow from.') }, ['wing', 'room']),
     outputSchema: listOutput(shape({ direction: S, connected_wing: S, connected_room: S, label: S, drawer_id: SN, tunnel_id: S }, { drawer_preview: S })),
     guards: {},

@@ -14,7 +14,8 @@ export const MCP_SEARCH_OPTIONS = { sanitize: true, defaultMaxDistance: 1.5 };
 
 export const palaceReadTools: ToolDef[] = [
   toolOf(statusOperation, {
-    description: 'Call this first, on wake-up. Returns the palace overview (total drawers, drawers per wing and per room), the memory protocol you should follow, the AAAK note dialect, the storage backend, and health diagnostics (integrity check, library versions, updates).',
+    description:
+      'Call this first, on wake-up. Returns the palace overview (total drawers, drawers per wing and per room), the memory protocol you should follow, the AAAK note dialect, the storage backend, and health diagnostics (integrity check, library versions, updates).',
     guards: { integritySafe: true },
     serverDiagnostics: true,
     errorShape: 'error',
@@ -25,7 +26,8 @@ export const palaceReadTools: ToolDef[] = [
     errorShape: 'error',
   }),
   toolOf(listRoomsOperation, {
-    description: 'List the rooms (topics) with drawer counts inside one wing, or across all wings when no wing is given. Returns { wing, rooms }; wing is "all" without a filter.',
+    description:
+      'List the rooms (topics) with drawer counts inside one wing, or across all wings when no wing is given. Returns { wing, rooms }; wing is "all" without a filter.',
     guards: {},
     errorShape: 'error',
   }),
@@ -35,13 +37,15 @@ export const palaceReadTools: ToolDef[] = [
     errorShape: 'error',
   }),
   toolOf(searchOperation, {
-    description: 'Search the palace and get verbatim drawer text with similarity scores. Use it before answering about anything from the past: pass short keywords or one question (not the whole conversation). Filter by wing, room, exact source_file path, or a filed-at window (since inclusive, before exclusive). Hybrid by default (vector plus BM25 lexical candidates); results are ranked best first.',
+    description:
+      'Search the palace and get verbatim drawer text with similarity scores. Use it before answering about anything from the past: pass short keywords or one question (not the whole conversation). Filter by wing, room, exact source_file path, or a filed-at window (since inclusive, before exclusive). Hybrid by default (vector plus BM25 lexical candidates); results are ranked best first.',
     guards: {},
     errorShape: 'error',
     options: MCP_SEARCH_OPTIONS,
   }),
   toolOf(checkDuplicateOperation, {
-    description: 'Before filing, check whether near-identical content already exists. Examines the 5 nearest drawers and returns those with similarity ≥ threshold (default 0.9), nearest first.',
+    description:
+      'Before filing, check whether near-identical content already exists. Examines the 5 nearest drawers and returns those with similarity ≥ threshold (default 0.9), nearest first.',
     guards: {},
     errorShape: 'error',
   }),

@@ -29,13 +29,15 @@ function jobHandler(kind: JobKind, busyMessage: string): ToolDef['handler'] {
 
 const JOB_RUNNING = shape({ success: { const: true }, status: { const: 'running' }, job_id: S, progress: O });
 const JOB_FAILED = shape({ success: { const: false }, error: S }, { error_class: S, job_id: S, progress: O, hint: S });
-const ADD_RESULT = shape({ success: { const: true }, drawer_id: S }, { wing: S, room: S, chunks: I, chunk_ids: arrayOf(S), reason: { const: 'already_exists' } });
+const ADD_RESULT = shape({ success: { const: true }, drawer_id: S }, { wing: S, room: S, chunks: I, chunk_ids: arrayOf(S),
+  reason: { const: 'already_exists' } });
 const LOGICAL = { chunks: I, chunk_ids: arrayOf(S) };
 
 export const palaceWriteTools: ToolDef[] = [
   {
     name: 'mempalace_add_drawer',
-    description: 'File verbatim content (exact words, never a summary) into a wing and room. The drawer id is derived from wing, room and content, so filing the same content twice is a no-op that returns reason "already_exists". Long content is stored as chunks under one logical id. Check for near-duplicates first with mempalace_check_duplicate, or use mempalace_checkpoint for a whole session.',
+    description:
+      'File verbatim content (exact words, never a summary) into a wing and room. The drawer id is derived from wing, room and content, so filing the same content twice is a no-op that returns reason "already_exists". Long content is stored as chunks under one logical id. Check for near-duplicates first with mempalace_check_duplicate, or use mempalace_checkpoint for a whole session.',
     inputSchema: input({
       wing: str('Wing (project or person).'),
       room: str('Room (aspect, e.g. backend, decisions).'),
@@ -52,10 +54,15 @@ export const palaceWriteTools: ToolDef[] = [
   },
   {
     name: 'mempalace_checkpoint',
-    description: 'Save a whole session in one call: each item is checked for near-duplicates (dedup_threshold, default 0.9), the others are filed as drawers, then one diary entry is written. Returns added, duplicates, errors and the diary result; one bad item never aborts the batch.',
+    description:
+      'Save a whole session in one call: each item is checked for near-duplicates (dedup_threshold, default 0.9), the others are filed as drawers, then one diary entry is written. Returns added, duplicates, errors and the diary result; one bad item never aborts the batch.',
     inputSchema: input({
-      items: { type: 'array', description: 'Verbatim items to file.', items: { type: 'object', properties: { wing: { type: 'string' }, room: { type: 'string' }, content: { type: 'string' } }, required: ['wing', 'room', 'content'] } },
-      diary: { type: 'object', description: 'Diary entry written after filing: { agent_name, entry (AAAK), topic, wing }; "content" is accepted for "entry".', properties: { agent_name: { type: 'string' }, entry: { type: 'string' }, content: { type: 'string' }, topic: { type: 'string' }, wing: { type: 'string' } } },
+      items: { type: 'array', description: 'Verbatim items to file.',
+        items: { type: 'object', properties: { wing: { type: 'string' }, room: { type: 'string' }, content: { type: 'string' } },
+          required: ['wing', 'room', 'content'] } },
+      diary: { type: 'object', description: 'Diary entry written after filing: { agent_name, entry (AAAK), topic, wing }; "content" is accepted for "entry".',
+        properties: { agent_name: { type: 'string' }, entry: { type: 'string' }, content: { type: 'string' }, topic: { type: 'string' },
+          wing: { type: 'string' } } },
       dedup_threshold: { type: 'number', description: 'Similarity (0–1) at which an item counts as a duplicate.', minimum: 0, maximum: 1, default: 0.9 },
       added_by: str('Who files these drawers (default: the diary agent, else "checkpoint").'),
     }, ['items']),
@@ -75,7 +82,8 @@ export const palaceWriteTools: ToolDef[] = [
   }),
   {
     name: 'mempalace_mine',
-    description: 'Mine a directory (or, in convos mode, one conversation file) into the palace: projects = code and docs, convos = chat transcripts, extract = office documents. Runs as a job: waits a bounded time and returns the miner\'s summary, or { status: "running", job_id, progress } if it is still going — call again for the same source to see its progress (the answer is an already-running error with the same job_id). Re-mining unchanged files is a no-op.',
+    description:
+      'Mine a directory (or, in convos mode, one conversation file) into the palace: projects = code and docs, convos = chat transcripts, extract = office documents. Runs as a job: waits a bounded time and returns the miner\'s summary, or { status: "running", job_id, progress } if it is still going — call again for the same source to see its progress (the answer is an already-running error with the same job_id). Re-mining unchanged files is a no-op.',
     inputSchema: pick(MINE_REQUEST, ['source', 'mode', 'wing', 'agent', 'limit', 'dry_run', 'extract']),
     outputSchema: output(shape({ success: { const: true }, mode: S, dry_run: B, output: S }, { output_truncated: B }), JOB_RUNNING, JOB_FAILED),
     guards: { mutating: true, vectorWrite: true, readOnlyRefused: true, longRunning: true },
@@ -88,12 +96,15 @@ export const palaceWriteTools: ToolDef[] = [
   },
   {
     name: 'mempalace_delete_by_source',
-    description: 'Bulk-delete every drawer whose stored source_file equals one exact value (e.g. test data mined by mistake). Dry run by default: returns the match count and a sample of (wing, room); pass dry_run false to delete, irreversibly.',
+    description:
+      'Bulk-delete every drawer whose stored source_file equals one exact value (e.g. test data mined by mistake). Dry run by default: returns the match count and a sample of (wing, room); pass dry_run false to delete, irreversibly.',
     inputSchema: DELETE_BY_SOURCE_REQUEST,
     outputSchema: output(
-      shape({ success: { const: true }, dry_run: { const: true }, source_file: S, match_count: I, closet_match_count: I, sample: arrayOf(shape({ wing: S, room: S })), hint: S }),
+      shape({ success: { const: true }, dry_run: { const: true }, source_file: S, match_count: I, closet_match_count: I,
+        sample: arrayOf(shape({ wing: S, room: S })), hint: S }),
       shape({ success: { const: true }, dry_run: { const: false }, source_file: S, deleted: I }, { closets_deleted: I }),
-      JOB_RUNNING, JOB_FAILED,
+      JOB_RUNNING,
+      JOB_FAILED,
     ),
     guards: { mutating: true, vectorWrite: true, readOnlyRefused: true },
     destructive: true,
@@ -103,11 +114,14 @@ export const palaceWriteTools: ToolDef[] = [
   },
   {
     name: 'mempalace_sync',
-    description: 'Prune drawers whose source files were deleted, moved or gitignored. Dry run by default (reports what would go); apply true deletes and needs wing or project_dir. Only provably stale drawers are removed; anything unclear is listed as unresolved and kept. A source root that is no longer the filesystem it was mined from (an unmounted volume), or a sync that would delete most of a source, stops: guard.message says why, and apply then needs force true. Runs as a job like mempalace_mine.',
+    description:
+      'Prune drawers whose source files were deleted, moved or gitignored. Dry run by default (reports what would go); apply true deletes and needs wing or project_dir. Only provably stale drawers are removed; anything unclear is listed as unresolved and kept. A source root that is no longer the filesystem it was mined from (an unmounted volume), or a sync that would delete most of a source, stops: guard.message says why, and apply then needs force true. Runs as a job like mempalace_mine.',
     inputSchema: SYNC_REQUEST,
     outputSchema: output(
-      shape({ success: { const: true }, scanned: I, kept: I, gitignored: I, missing: I, unresolved: I, removed_drawers: I, dry_run: B, by_source: types.counts, unresolved_by_source: types.counts, guard: shape({ needs_force: B, forced: B, stopped: B, reasons: arrayOf(O), message: S }) }),
-      JOB_RUNNING, JOB_FAILED,
+      shape({ success: { const: true }, scanned: I, kept: I, gitignored: I, missing: I, unresolved: I, removed_drawers: I, dry_run: B, by_source: types.counts,
+        unresolved_by_source: types.counts, guard: shape({ needs_force: B, forced: B, stopped: B, reasons: arrayOf(O), message: S }) }),
+      JOB_RUNNING,
+      JOB_FAILED,
     ),
     guards: { mutating: true, vectorWrite: true, readOnlyRefused: true, longRunning: true },
     destructive: true,
@@ -116,18 +130,21 @@ export const palaceWriteTools: ToolDef[] = [
     handler: jobHandler('sync', 'another mine is in progress'),
   },
   toolOf(getDrawerOperation, {
-    description: 'Fetch one drawer with its full content and metadata. content_sha256 is the token to pass as if_unchanged to mempalace_update_drawer for a check-and-set edit.',
+    description:
+      'Fetch one drawer with its full content and metadata. content_sha256 is the token to pass as if_unchanged to mempalace_update_drawer for a check-and-set edit.',
     guards: {},
     errorShape: 'error',
   }),
   toolOf(listDrawersOperation, {
-    description: 'Page through drawers (one entry per logical drawer, ordered by id) with optional wing, room and filed-at window filters. Returns previews; fetch full text with mempalace_get_drawer.',
+    description:
+      'Page through drawers (one entry per logical drawer, ordered by id) with optional wing, room and filed-at window filters. Returns previews; fetch full text with mempalace_get_drawer.',
     guards: {},
     errorShape: 'error',
   }),
   {
     name: 'mempalace_update_drawer',
-    description: 'Change a drawer\'s content and/or move it to another wing/room; the id never changes. Pass if_unchanged (content_sha256 from mempalace_get_drawer) to refuse the write if someone changed the drawer since you read it — a refusal returns conflict: true and both digests.',
+    description:
+      "Change a drawer's content and/or move it to another wing/room; the id never changes. Pass if_unchanged (content_sha256 from mempalace_get_drawer) to refuse the write if someone changed the drawer since you read it — a refusal returns conflict: true and both digests.",
     inputSchema: input({
       drawer_id: str('Logical or physical drawer id.'),
       content: str('New content (omit to keep).'),

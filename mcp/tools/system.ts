@@ -10,7 +10,8 @@ const { S, I, B, SN } = types;
 export const systemTools: ToolDef[] = [
   {
     name: 'mempalace_hook_settings',
-    description: 'Read or change how the auto-save hook behaves: silent_save (save directly, without MCP clutter) and desktop_toast (a desktop notification on save). Call with no arguments to read.',
+    description:
+      'Read or change how the auto-save hook behaves: silent_save (save directly, without MCP clutter) and desktop_toast (a desktop notification on save). Call with no arguments to read.',
     inputSchema: input({
       silent_save: bool('true = save directly without MCP clutter; false = the blocking MCP path.'),
       desktop_toast: bool('true = show a desktop notification on save.'),
@@ -23,7 +24,8 @@ export const systemTools: ToolDef[] = [
   },
   {
     name: 'mempalace_memories_filed_away',
-    description: 'Acknowledge the latest silent checkpoint written by the save hook: how many messages were tucked into drawers and when. The record is consumed, so a second call answers "quiet".',
+    description:
+      'Acknowledge the latest silent checkpoint written by the save hook: how many messages were tucked into drawers and when. The record is consumed, so a second call answers "quiet".',
     inputSchema: input(),
     outputSchema: output(shape({ status: { enum: ['quiet', 'ok', 'error'] }, message: S, count: I, timestamp: SN })),
     guards: { readOnlyRefused: true },
@@ -33,7 +35,8 @@ export const systemTools: ToolDef[] = [
   },
   {
     name: 'mempalace_reconnect',
-    description: 'Drop cached store handles and reopen the palace after another process changed it (or replaced the knowledge-graph or logstream files); re-runs the integrity probe. Returns the drawer count. It cannot reload code after an upgrade: restart the server for that.',
+    description:
+      'Drop cached store handles and reopen the palace after another process changed it (or replaced the knowledge-graph or logstream files); re-runs the integrity probe. Returns the drawer count. It cannot reload code after an upgrade: restart the server for that.',
     inputSchema: input(),
     outputSchema: output(shape({ success: B, message: S })),
     guards: { integritySafe: true },

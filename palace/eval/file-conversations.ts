@@ -42,19 +42,31 @@ export function conversationDrawers(conversation: Conversation, now: Date): Omit
     }
     const filedAt = sessionFiledAt(session, fallback);
     return chunkExchangeUnits(exchanges.map((e) => e.text)).map((c) => ({
-      id: minedChunkId({ wing, room: CONVERSATION_ROOM, sourceIdentity: `eval:${conversation.id}`, relativePath: `${session.id}/exchange/${c.unit}`, chunkIndex: c.chunkIndex, mode: 'eval' }),
+      id: minedChunkId({ wing, room: CONVERSATION_ROOM, sourceIdentity: `eval:${conversation.id}`, relativePath: `${session.id}/exchange/${c.unit}`,
+        chunkIndex: c.chunkIndex, mode: 'eval' }),
       content: c.content,
       meta: {
-        wing, room: CONVERSATION_ROOM, source_file: `${conversation.id}/${session.id}`, chunk_index: c.chunkIndex, added_by: 'eval', filed_at: filedAt, id_recipe: ID_RECIPE,
-        ingest_mode: 'convos', extract_mode: 'exchange', session_id: session.id, ...(session.date === undefined ? {} : { session_date: session.date }),
-        exchange_index: c.unit, turn_ids: exchanges[c.unit]!.turns.join(';'),
+        wing,
+        room: CONVERSATION_ROOM,
+        source_file: `${conversation.id}/${session.id}`,
+        chunk_index: c.chunkIndex,
+        added_by: 'eval',
+        filed_at: filedAt,
+        id_recipe: ID_RECIPE,
+        ingest_mode: 'convos',
+        extract_mode: 'exchange',
+        session_id: session.id,
+        ...(session.date === undefined ? {} : { session_date: session.date }),
+        exchange_index: c.unit,
+        turn_ids: exchanges[c.unit]!.turns.join(';'),
       },
     }));
   });
 }
 
 /** Files every conversation; `onProgress` hears drawers written so far and the total. */
-export async function fileConversations(ctx: DrawerContext, conversations: readonly Conversation[], onProgress?: (done: number, total: number) => void): Promise<number> {
+export async function fileConversations(ctx: DrawerContext, conversations: readonly Conversation[],
+  onProgress?: (done: number, total: number) => void): Promise<number> {
   const drawers = conversations.flatMap((c) => conversationDrawers(c, nowOf(ctx)));
   for (let i = 0; i < drawers.length; i += WRITE_BATCH) {
     const batch = drawers.slice(i, i + WRITE_BATCH);

@@ -20,8 +20,10 @@ const DrawerQuery = z.object({ query: text, expected: ids.min(1, { error: 'must 
 const Turn = z.object({ id: text, speaker: text, text });
 const Session = z.object({ id: text, date: text.optional(), turns: z.array(Turn).min(1, { error: 'must hold at least one turn' }) });
 const Conversation = z.object({ id: text, sessions: z.array(Session).min(1, { error: 'must hold at least one session' }) });
-const Question = z.object({ conversation: text, question: text, evidence_turns: ids.default([]), evidence_sessions: ids.default([]), category: z.union([text, z.number()]).optional() });
-const ConversationalSet = z.object({ conversations: z.array(Conversation).min(1, { error: 'must hold at least one conversation' }), questions: z.array(Question) });
+const Question = z.object({ conversation: text, question: text, evidence_turns: ids.default([]), evidence_sessions: ids.default([]),
+  category: z.union([text, z.number()]).optional() });
+const ConversationalSet = z.object({ conversations: z.array(Conversation).min(1, { error: 'must hold at least one conversation' }),
+  questions: z.array(Question) });
 
 export type DrawerQuery = z.infer<typeof DrawerQuery>;
 export type Turn = z.infer<typeof Turn>;
@@ -85,9 +87,16 @@ function parseConversations(value: unknown): LabelledSet {
   const questions: ConversationQuestion[] = [];
   let skipped = 0;
   parsed.data.questions.forEach((q, i) => {
-    if (!conversationIds.has(q.conversation)) throw invalidArgument(`questions.${i}.conversation`, 'known_conversation', `questions.${i}.conversation names no conversation of the file: ${JSON.stringify(q.conversation)}`);
-    for (const t of q.evidence_turns) if (!turns.has(t)) throw invalidArgument(`questions.${i}.evidence_turns`, 'known_turn', `questions.${i}.evidence_turns names no turn of the file: ${JSON.stringify(t)}`);
-    for (const s of q.evidence_sessions) if (!sessions.has(s)) throw invalidArgument(`questions.${i}.evidence_sessions`, 'known_session', `questions.${i}.evidence_sessions names no session of the file: ${JSON.stringify(s)}`);
+    if (!conversationIds.has(q.conversation))
+      throw invalidArgument(`questions.${i}.conversation`, 'known_conversation',
+        `questions.${i}.conversation names no conversation of the file: ${JSON.stringify(q.conversation)}`);
+    for (const t of q.evidence_turns)
+      if (!turns.has(t))
+        throw invalidArgument(`questions.${i}.evidence_turns`, 'known_turn', `questions.${i}.evidence_turns names no turn of the file: ${JSON.stringify(t)}`);
+    for (const s of q.evidence_sessions)
+      if (!sessions.has(s))
+        throw invalidArgument(`questions.${i}.evidence_sessions`, 'known_session',
+          `questions.${i}.evidence_sessions names no session of the file: ${JSON.stringify(s)}`);
     if (q.evidence_turns.length === 0 && q.evidence_sessions.length === 0) {
       skipped++;
       return;

@@ -78,7 +78,8 @@ function drawerItems(hit: SearchHit): string[] {
 
 async function scoreQuestion(ctx: DrawerContext, q: Question, strategy: CandidateStrategy): Promise<QueryScores> {
   const conversational = q.turns !== undefined;
-  const r = await search(ctx, { query: q.query, limit: conversational ? CONVERSATION_DEPTH : DRAWER_DEPTH, wing: q.wing, candidate_strategy: strategy }, TOOL_PATH);
+  const r = await search(ctx, { query: q.query, limit: conversational ? CONVERSATION_DEPTH : DRAWER_DEPTH, wing: q.wing, candidate_strategy: strategy },
+    TOOL_PATH);
   let ranked: string[][];
   let scores: Pick<QueryScores, 'session' | 'turn'> = {};
   if (!conversational) ranked = r.results.map(drawerItems);
@@ -119,7 +120,8 @@ function summarise(rows: readonly QueryScores[]): StrategyScores {
 }
 
 /** Measures `strategies` (the first is the reference of the differences) over every question of `set`. */
-export async function evaluate(ctx: DrawerContext, set: LabelledSet, strategies: readonly CandidateStrategy[], onProgress?: (done: number, total: number) => void): Promise<EvalReport> {
+export async function evaluate(ctx: DrawerContext, set: LabelledSet, strategies: readonly CandidateStrategy[],
+  onProgress?: (done: number, total: number) => void): Promise<EvalReport> {
   const questions = questionsOf(set);
   const rows: Record<string, QueryScores[]> = {};
   const total = questions.length * strategies.length;
@@ -138,7 +140,9 @@ export async function evaluate(ctx: DrawerContext, set: LabelledSet, strategies:
     n: questions.length,
     skipped: set.kind === 'conversations' ? set.skipped : 0,
     strategies: Object.fromEntries(strategies.map((s) => [s, summarise(rows[s]!)])),
-    by_category: Object.fromEntries(categories.map((c) => [c, Object.fromEntries(strategies.map((s) => [s, summarise(rows[s]!.filter((r) => r.category === c))]))])),
+    by_category: Object.fromEntries(
+      categories.map((c) => [c, Object.fromEntries(strategies.map((s) => [s, summarise(rows[s]!.filter((r) => r.category === c))]))]),
+    ),
     differences: Object.fromEntries(others.map((s) => [s, {
       'mrr@10': pairedBootstrap(rows[s]!.map((r) => r.rr), rows[reference!]!.map((r) => r.rr)),
       'recall@10': pairedBootstrap(rows[s]!.map((r) => r.recall[10]), rows[reference!]!.map((r) => r.recall[10])),

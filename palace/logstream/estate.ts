@@ -121,11 +121,14 @@ function lagEvents(remote: unknown, local: Record<string, number>, self: string)
 }
 
 /** `GET /sync/version_vector` (docs/logstream.md §7.3): the vector plus this node's profile and the known profiles. */
-export async function versionVectorPayload(logstream: LogstreamReplication, options: MeshOptions): Promise<{ replica_id: string; public_key: string; version_vector: Record<string, number>; profile: NodeProfile; profiles: Record<string, NodeProfile> }> {
+export async function versionVectorPayload(logstream: LogstreamReplication,
+  options: MeshOptions
+): Promise<{ replica_id: string; public_key: string; version_vector: Record<string, number>; profile: NodeProfile; profiles: Record<string, NodeProfile> }> {
   const replicaId = await logstream.replicaId();
   const versionVector = await logstream.versionVector();
   const profile = await selfProfile(options, versionVector[replicaId] ?? 0);
-  return { replica_id: replicaId, public_key: publicKeyText(await logstream.signingKey()), version_vector: versionVector, profile, profiles: knownProfiles(await publishedState(logstream), replicaId, profile) };
+  return { replica_id: replicaId, public_key: publicKeyText(await logstream.signingKey()), version_vector: versionVector, profile,
+    profiles: knownProfiles(await publishedState(logstream), replicaId, profile) };
 }
 
 export async function meshEstate(logstream: LogstreamReplication, options: MeshOptions): Promise<MeshEstate> {
@@ -147,7 +150,9 @@ export async function meshEstate(logstream: LogstreamReplication, options: MeshO
     const { url: _url, ...rest } = record;
     const lastSuccess = typeof rest.last_success_at === 'string' ? Date.parse(rest.last_success_at) : Number.NaN;
     return {
-      name: p.name, url: p.url, ...rest,
+      name: p.name,
+      url: p.url,
+      ...rest,
       lag_events: rest.remote_version_vector ? lagEvents(rest.remote_version_vector, versionVector, replicaId) : null,
       lag_s: Number.isFinite(lastSuccess) ? Math.max(0, Math.round((now - lastSuccess) / 1000)) : null,
     };

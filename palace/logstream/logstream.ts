@@ -11,19 +11,8 @@ import { codePointLength, codePointSlice } from '../../core/text.js';
 import type { LogstreamStore } from '../../stores/ports/palace-stores.js';
 import type { ArtifactRecord, StoredEvent } from '../../stores/ports/logstream/records.js';
 import { meshEstate, type MeshOptions } from './estate.js';
-import {
-  artifactDraft,
-  eventDraft,
-  listLimit,
-  listOrder,
-  patchWarnings,
-  previewFlag,
-  pyRepr,
-  queryFilters,
-  routingField,
-  slug,
-  waitTimeoutMs,
-} from './validate.js';
+import { artifactDraft, eventDraft, listLimit, listOrder, patchWarnings, previewFlag, pyRepr, queryFilters, routingField, slug,
+  waitTimeoutMs } from './validate.js';
 
 export interface LogstreamContext {
   /** The local log; `mesh_peers` also reads the replication state of the same store. */
@@ -95,8 +84,7 @@ export async function eventAck(ctx: LogstreamContext, args: ToolArgs): Promise<{
       body: args.body,
       metadata: { ack_of: target.id },
       artifact_ids: [],
-    }),
-  );
+    }));
   if (!event) throw new PalaceError('not_found', `event ${pyRepr(eventId)} not found`, { field: 'event_id', rule: 'known_event', details: { id: eventId } });
   return { success: true, event };
 }
@@ -116,7 +104,8 @@ export async function patchSubmit(ctx: LogstreamContext, args: ToolArgs): Promis
   // Both halves are validated before anything is written (docs/logstream.md §13 decision D2).
   const artifact = artifactDraft({ kind: 'patch', created_by: args.from_agent, content: args.content, metadata: args.metadata }, 'from_agent');
   const room = args.room === undefined || args.room === null || args.room === '' ? 'patches' : args.room;
-  const event = eventDraft({ ...pick(args, ['stream', 'topic', 'from_agent', 'to_agent', 'correlation_id', 'branch', 'base_commit', 'body', 'metadata']), type: 'patch.ready', room, status: 'ready', artifact_ids: [] });
+  const event = eventDraft({ ...pick(args, ['stream', 'topic', 'from_agent', 'to_agent', 'correlation_id', 'branch', 'base_commit', 'body', 'metadata']),
+    type: 'patch.ready', room, status: 'ready', artifact_ids: [] });
   const stored = await ctx.logstream.submitPatch(artifact, event);
   return { success: true, artifact: withWarnings(stored.artifact, artifact.kind, artifact.content), event: stored.event };
 }
@@ -137,7 +126,8 @@ const TASK_FIELDS: [field: string, message: string][] = [
 
 const COMMIT_ID_RE = /^[0-9a-fA-F]{7,64}$/;
 
-export const TASK_DELIVERY = 'Close the loop through MemPalace: claim the request, then submit a patch with mempalace_patch_submit or reply with blocked/failed evidence.';
+export const TASK_DELIVERY =
+  'Close the loop through MemPalace: claim the request, then submit a patch with mempalace_patch_submit or reply with blocked/failed evidence.';
 
 export function taskBody(goal: string, done: string): string {
   return `Goal:\n${goal}\n\nDefinition of done:\n${done}\n\nDelivery:\n${TASK_DELIVERY}`;
@@ -201,7 +191,8 @@ function capped<T extends { events: ListedEvent[]; count: number }>(payload: T, 
   if (size(payload) <= maxChars) return payload;
   const total = payload.events.length;
   const events = [...payload.events];
-  const notice = (kept: number) => `response truncated to ${kept} of ${total} events to stay under ${maxChars} characters; continue from the last event returned`;
+  const notice = (kept: number) =>
+    `response truncated to ${kept} of ${total} events to stay under ${maxChars} characters; continue from the last event returned`;
   let result: T & EventPage = { ...payload, events, count: events.length, total, truncated: true, notice: notice(events.length) };
   while (events.length > 1 && size(result) > maxChars) {
     events.pop();
@@ -234,11 +225,19 @@ export async function eventWait(ctx: LogstreamContext, args: ToolArgs, signal?: 
   return capped({ timed_out: false, events, count: events.length }, ctx.maxResponseChars);
 }
 
-export async function artifactGet(ctx: LogstreamContext, args: ToolArgs): Promise<{ artifact: { id: string; kind: string; sha256: string; size_bytes: number; content: string; created_by: string; created_at: string; origin_replica: string | null; metadata: Record<string, unknown> } }> {
+export async function artifactGet(ctx: LogstreamContext, args: ToolArgs): Promise<
+  {
+    artifact: { id: string; kind: string; sha256: string; size_bytes: number; content: string; created_by: string; created_at: string;
+      origin_replica: string | null; metadata: Record<string, unknown> };
+  }
+> {
   const id = routingField('artifact_id', args.artifact_id, true)!;
   const a = await ctx.logstream.getArtifact(id);
   if (!a) throw new PalaceError('not_found', `artifact ${pyRepr(id)} not found`, { field: 'artifact_id', rule: 'known_artifact', details: { id } });
-  return { artifact: { id: a.id, kind: a.kind, sha256: a.sha256, size_bytes: a.size_bytes, content: a.content, created_by: a.created_by, created_at: a.created_at, origin_replica: a.origin_replica, metadata: a.metadata } };
+  return {
+    artifact: { id: a.id, kind: a.kind, sha256: a.sha256, size_bytes: a.size_bytes, content: a.content, created_by: a.created_by, created_at: a.created_at,
+      origin_replica: a.origin_replica, metadata: a.metadata },
+  };
 }
 
 export async function meshPeers(ctx: LogstreamContext): Promise<Awaited<ReturnType<typeof meshEstate>>> {

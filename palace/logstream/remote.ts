@@ -15,7 +15,9 @@ export const REPLICA_ID_RE = /^rep_(?:[0-9a-f]{32}|[0-9a-f]{12})$/;
 const INSTANT_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
 const SIG_RE = /^[A-Za-z0-9_-]{86}$/;
 
-const asRecord = (input: unknown): Record<string, unknown> => (typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {});
+const asRecord = (
+  input: unknown,
+): Record<string, unknown> => (typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {});
 
 /** A UTC instant `YYYY-MM-DDTHH:MM:SSZ` that names a real second (what both adapters stamp). */
 export function utcInstant(field: string, value: unknown): string {
@@ -28,7 +30,8 @@ export function utcInstant(field: string, value: unknown): string {
 }
 
 export function replicaIdField(field: string, value: unknown): string {
-  if (typeof value !== 'string' || !REPLICA_ID_RE.test(value)) throw invalidArgument(field, 'replica_id', `${field}=${pyRepr(value)} is not a replica id (rep_ + 32 or 12 lowercase hex)`);
+  if (typeof value !== 'string' || !REPLICA_ID_RE.test(value))
+    throw invalidArgument(field, 'replica_id', `${field}=${pyRepr(value)} is not a replica id (rep_ + 32 or 12 lowercase hex)`);
   return value;
 }
 
@@ -54,7 +57,8 @@ function signedParts(r: Record<string, unknown>, originSeq: number): { sig?: str
   }
   if (r.prev_origin_seq !== undefined && r.prev_origin_seq !== null) {
     out.prev_origin_seq = seqField('prev_origin_seq', r.prev_origin_seq, 0);
-    if (out.prev_origin_seq >= originSeq) throw invalidArgument('prev_origin_seq', 'below_origin_seq', `prev_origin_seq ${out.prev_origin_seq} is not below origin_seq ${originSeq}`);
+    if (out.prev_origin_seq >= originSeq)
+      throw invalidArgument('prev_origin_seq', 'below_origin_seq', `prev_origin_seq ${out.prev_origin_seq} is not below origin_seq ${originSeq}`);
   }
   return out;
 }
@@ -68,7 +72,10 @@ export function remoteEvent(input: unknown): RemoteEvent {
   const hlc = typeof e.hlc === 'string' && /^\d{13}-[0-9a-f]{6}-/.test(e.hlc) && e.hlc.endsWith(`-${origin_replica}`) ? e.hlc : null;
   if (hlc === null) throw invalidArgument('hlc', 'hlc_of_origin', `hlc=${pyRepr(e.hlc)} is not a hybrid logical clock stamp of ${origin_replica}`);
   return {
-    id, origin_replica, origin_seq, hlc,
+    id,
+    origin_replica,
+    origin_seq,
+    hlc,
     type: eventType(e.type),
     stream: routingField('stream', e.stream, true)!,
     room: routingField('room', e.room, true)!,
@@ -95,13 +102,24 @@ export function remoteArtifact(input: unknown): RemoteArtifact {
   const computed = createHash('sha256').update(a.content as string, 'utf8').digest('hex');
   const claimed = String(a.sha256);
   if (computed !== claimed || draft.sha256 !== computed) {
-    throw invalidArgument('sha256', 'hash_verification', `remote artifact ${pyRepr(id)} failed hash verification (claimed ${claimed.slice(0, 16)}..., computed ${computed.slice(0, 16)}...)`);
+    throw invalidArgument('sha256', 'hash_verification',
+      `remote artifact ${pyRepr(id)} failed hash verification (claimed ${claimed.slice(0, 16)}..., computed ${computed.slice(0, 16)}...)`);
   }
-  const origin = a.origin_replica === null || a.origin_replica === undefined || a.origin_replica === '' ? null : replicaIdField('origin_replica', a.origin_replica);
+  const origin = a.origin_replica === null || a.origin_replica === undefined || a.origin_replica === ''
+    ? null
+    : replicaIdField('origin_replica', a.origin_replica);
   const sig = a.sig === undefined || a.sig === null ? {} : typeof a.sig === 'string' && SIG_RE.test(a.sig) ? { sig: a.sig } : null;
   if (sig === null) throw invalidArgument('sig', 'ed25519_signature', 'sig must be an Ed25519 signature in base64url');
   return {
-    id, kind: draft.kind, sha256: computed, size_bytes: draft.size_bytes, content: draft.content,
-    created_by: draft.created_by, created_at: utcInstant('created_at', a.created_at), origin_replica: origin, metadata_json: draft.metadata_json, ...sig,
+    id,
+    kind: draft.kind,
+    sha256: computed,
+    size_bytes: draft.size_bytes,
+    content: draft.content,
+    created_by: draft.created_by,
+    created_at: utcInstant('created_at', a.created_at),
+    origin_replica: origin,
+    metadata_json: draft.metadata_json,
+    ...sig,
   };
 }

@@ -107,7 +107,9 @@ export class MeshReplicator {
   private async readPeers(): Promise<{ peers: SyncPeer[]; trust: OriginKeys } | null> {
     try {
       const peers = await this.options.peers();
-      const trust = new Map(Object.entries(await this.options.originKeys()).map(([replica, key]) => [replica, parsePublicKey(key, `public_key of ${replica}`)]));
+      const trust = new Map(
+        Object.entries(await this.options.originKeys()).map(([replica, key]) => [replica, parsePublicKey(key, `public_key of ${replica}`)]),
+      );
       this.lastPeersError = null;
       return { peers, trust };
     } catch (e) {
@@ -128,7 +130,9 @@ export class MeshReplicator {
     const peers = configured?.peers ?? null;
     const state = await logstream.readMeshState();
     // Records of peers no longer in the file are dropped; an unreadable file keeps them all.
-    const records: MeshState['peers'] = peers ? Object.fromEntries(peers.flatMap((p) => (state.peers[p.name] ? [[p.name, state.peers[p.name]!]] : []))) : { ...state.peers };
+    const records: MeshState['peers'] = peers
+      ? Object.fromEntries(peers.flatMap((p) => (state.peers[p.name] ? [[p.name, state.peers[p.name]!]] : [])))
+      : { ...state.peers };
     const profiles: MeshState['profiles'] = { ...state.profiles };
     const reports: PullReport[] = [];
     for (const peer of peers ?? []) {
@@ -143,20 +147,39 @@ export class MeshReplicator {
         mergeProfiles(profiles, report.remote_profiles, self);
         if (report.remote_profile && report.peer_replica) mergeProfiles(profiles, { [report.peer_replica]: report.remote_profile }, self);
         records[peer.name] = {
-          url: report.peer_url, replica_id: report.peer_replica, reachable: true, last_error: null, last_error_at: held.last_error_at ?? null,
-          last_success_at: stamp(Date.now()), last_pulled_events: report.pulled_events, last_pulled_artifacts: report.pulled_artifacts,
-          remote_version_vector: report.remote_version_vector, profile: report.remote_profile ?? held.profile ?? null, consecutive_failures: 0, retry_at: null,
-          refusals: report.refusals.slice(0, REFUSALS_REPORTED), capped_origins: report.capped_origins,
+          url: report.peer_url,
+          replica_id: report.peer_replica,
+          reachable: true,
+          last_error: null,
+          last_error_at: held.last_error_at ?? null,
+          last_success_at: stamp(Date.now()),
+          last_pulled_events: report.pulled_events,
+          last_pulled_artifacts: report.pulled_artifacts,
+          remote_version_vector: report.remote_version_vector,
+          profile: report.remote_profile ?? held.profile ?? null,
+          consecutive_failures: 0,
+          retry_at: null,
+          refusals: report.refusals.slice(0, REFUSALS_REPORTED),
+          capped_origins: report.capped_origins,
         };
       } catch (e) {
         const failures = (typeof held.consecutive_failures === 'number' ? held.consecutive_failures : 0) + 1;
         const message = e instanceof Error ? e.message : String(e);
         records[peer.name] = {
-          url: peerLabel(peer.url), replica_id: held.replica_id ?? null, reachable: false,
-          last_error: message.includes(peerLabel(peer.url)) ? message : `${peerLabel(peer.url)}: ${message}`, last_error_at: stamp(Date.now()),
-          last_success_at: held.last_success_at ?? null, last_pulled_events: held.last_pulled_events ?? 0, last_pulled_artifacts: held.last_pulled_artifacts ?? 0,
-          remote_version_vector: held.remote_version_vector ?? null, profile: held.profile ?? null, refusals: held.refusals ?? [], capped_origins: held.capped_origins ?? [],
-          consecutive_failures: failures, retry_at: stamp(Date.now() + backoffMs(this.options.intervalMs, failures)),
+          url: peerLabel(peer.url),
+          replica_id: held.replica_id ?? null,
+          reachable: false,
+          last_error: message.includes(peerLabel(peer.url)) ? message : `${peerLabel(peer.url)}: ${message}`,
+          last_error_at: stamp(Date.now()),
+          last_success_at: held.last_success_at ?? null,
+          last_pulled_events: held.last_pulled_events ?? 0,
+          last_pulled_artifacts: held.last_pulled_artifacts ?? 0,
+          remote_version_vector: held.remote_version_vector ?? null,
+          profile: held.profile ?? null,
+          refusals: held.refusals ?? [],
+          capped_origins: held.capped_origins ?? [],
+          consecutive_failures: failures,
+          retry_at: stamp(Date.now() + backoffMs(this.options.intervalMs, failures)),
         };
       }
     }

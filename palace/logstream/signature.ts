@@ -24,13 +24,32 @@ export type SignedArtifactFields = Omit<RemoteArtifact, 'content' | 'sig'>;
 
 function eventBytes(e: SignedEventFields, prevOriginSeq: number): Buffer {
   return Buffer.from(JSON.stringify([
-    EVENT_DOMAIN, e.id, e.origin_replica, e.origin_seq, prevOriginSeq, e.hlc, e.type, e.stream, e.room, e.topic, e.from_agent, e.to_agent,
-    e.correlation_id, e.branch, e.base_commit, e.status, [...e.artifact_ids].sort(), e.body, e.created_at, e.metadata_json,
+    EVENT_DOMAIN,
+    e.id,
+    e.origin_replica,
+    e.origin_seq,
+    prevOriginSeq,
+    e.hlc,
+    e.type,
+    e.stream,
+    e.room,
+    e.topic,
+    e.from_agent,
+    e.to_agent,
+    e.correlation_id,
+    e.branch,
+    e.base_commit,
+    e.status,
+    [...e.artifact_ids].sort(),
+    e.body,
+    e.created_at,
+    e.metadata_json,
   ]), 'utf8');
 }
 
 function artifactBytes(a: SignedArtifactFields): Buffer {
-  return Buffer.from(JSON.stringify([ARTIFACT_DOMAIN, a.id, a.kind, a.sha256, a.size_bytes, a.created_by, a.created_at, a.origin_replica, a.metadata_json]), 'utf8');
+  return Buffer.from(JSON.stringify([ARTIFACT_DOMAIN, a.id, a.kind, a.sha256, a.size_bytes, a.created_by, a.created_at, a.origin_replica, a.metadata_json]),
+    'utf8');
 }
 
 const keyCache = new Map<string, KeyObject>();

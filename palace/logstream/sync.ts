@@ -77,7 +77,8 @@ const signedFields = (e: StoredEvent) => ({ ...e, metadata_json: remoteMetadataJ
  * replica signs its own events (chained to the own event before each); others' events carry the
  * signature they were received with, or none if they were stored before signing existed.
  */
-export async function syncOps(logstream: LogstreamReplication, params: Record<string, unknown>): Promise<{ origin: string; events: ServedEvent[]; count: number }> {
+export async function syncOps(logstream: LogstreamReplication,
+  params: Record<string, unknown>): Promise<{ origin: string; events: ServedEvent[]; count: number }> {
   const origin = typeof params.origin === 'string' ? params.origin.trim() : '';
   if (origin === '') throw invalidArgument('origin', 'non_empty_string', 'origin must be a non-empty string');
   const after = integerParam('after', params.after, 0);
@@ -109,9 +110,13 @@ export async function syncArtifact(logstream: LogstreamReplication, params: Reco
   if (id === '') throw invalidArgument('id', 'non_empty_string', 'artifact_id must be a non-empty string');
   const a = await logstream.getArtifact(id);
   if (!a) throw new PalaceError('not_found', `artifact ${pyRepr(id)} not found`, { field: 'id', rule: 'known_artifact', details: { id } });
-  const fields = { id: a.id, kind: a.kind, sha256: a.sha256, size_bytes: a.size_bytes, created_by: a.created_by, created_at: a.created_at, origin_replica: a.origin_replica, metadata_json: remoteMetadataJson(a.metadata) };
+  const fields = { id: a.id, kind: a.kind, sha256: a.sha256, size_bytes: a.size_bytes, created_by: a.created_by, created_at: a.created_at,
+    origin_replica: a.origin_replica, metadata_json: remoteMetadataJson(a.metadata) };
   const sig = a.origin_replica === (await logstream.replicaId()) ? signArtifact(await logstream.signingKey(), fields) : await logstream.artifactSignature(a.id);
-  return { artifact: { id: a.id, kind: a.kind, sha256: a.sha256, size_bytes: a.size_bytes, content: a.content, created_by: a.created_by, created_at: a.created_at, origin_replica: a.origin_replica, metadata: a.metadata, sig } };
+  return {
+    artifact: { id: a.id, kind: a.kind, sha256: a.sha256, size_bytes: a.size_bytes, content: a.content, created_by: a.created_by, created_at: a.created_at,
+      origin_replica: a.origin_replica, metadata: a.metadata, sig },
+  };
 }
 
 // --- one round against one peer (docs/logstream.md §8.3) ------------------------------------------------------
@@ -141,10 +146,13 @@ export interface PullReport {
 async function fetchJson(transport: SyncTransport, peer: SyncPeer, path: SyncPath, params: Record<string, string>): Promise<Record<string, unknown>> {
   const { status, body } = await transport.request(peer, path, params);
   if (status !== 200) {
-    const detail = typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string' ? `: ${(body as { error: string }).error}` : '';
+    const detail = typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string'
+      ? `: ${(body as { error: string }).error}`
+      : '';
     throw new PalaceError('store_unavailable', `${peerLabel(peer.url)}${path}: HTTP ${status}${detail}`, { retryable: true, details: { status } });
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new PalaceError('store_unavailable', `${peerLabel(peer.url)}${path}: the answer is not a JSON object`, { retryable: true });
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new PalaceError('store_unavailable', `${peerLabel(peer.url)}${path}: the answer is not a JSON object`, { retryable: true });
   return body as Record<string, unknown>;
 }
 
@@ -155,7 +163,9 @@ function versionVectorOf(value: unknown): Record<string, number> {
   return out;
 }
 
-const asObject = (v: unknown): Record<string, unknown> | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+const asObject = (
+  v: unknown,
+): Record<string, unknown> | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
 
 /** Thrown inside a round to stop one origin with a reported refusal. */
 class Refused extends Error {
@@ -195,12 +205,17 @@ class OriginPull {
   /** A served event through the validators, the origin, the advertised top, the chain and the signature. */
   private checked(raw: unknown, after: number): RemoteEvent {
     const event = remoteEvent(raw);
-    if (event.origin_replica !== this.origin) throw new Refused('answer_origin', `asked for events of ${this.origin}, got ${event.id} of ${event.origin_replica}`);
+    if (event.origin_replica !== this.origin)
+      throw new Refused('answer_origin', `asked for events of ${this.origin}, got ${event.id} of ${event.origin_replica}`);
     if (event.origin_seq <= after) throw new Refused('ascending', `event ${event.id} has origin_seq ${event.origin_seq}, not above ${after}`);
-    if (event.origin_seq > this.top) throw new Refused('advertised_top', `event ${event.id} has origin_seq ${event.origin_seq}, past the ${this.top} the peer advertised`);
+    if (event.origin_seq > this.top)
+      throw new Refused('advertised_top', `event ${event.id} has origin_seq ${event.origin_seq}, past the ${this.top} the peer advertised`);
     if (event.sig === undefined || event.prev_origin_seq === undefined) throw new Refused('unsigned', `event ${event.id} carries no signature of its origin`);
-    if (event.prev_origin_seq !== after) throw new Refused('chain_gap', `event ${event.id} follows origin_seq ${event.prev_origin_seq}, but this replica holds ${this.origin} contiguously up to ${after}`);
-    if (!eventSignatureValid(this.key, event, event.prev_origin_seq, event.sig)) throw new Refused('signature', `event ${event.id} is not signed by ${this.origin}'s key`);
+    if (event.prev_origin_seq !== after)
+      throw new Refused('chain_gap',
+        `event ${event.id} follows origin_seq ${event.prev_origin_seq}, but this replica holds ${this.origin} contiguously up to ${after}`);
+    if (!eventSignatureValid(this.key, event, event.prev_origin_seq, event.sig))
+      throw new Refused('signature', `event ${event.id} is not signed by ${this.origin}'s key`);
     return event;
   }
 
@@ -211,8 +226,10 @@ class OriginPull {
     const artifact = remoteArtifact(asObject(body)?.artifact);
     if (artifact.id !== id) throw new Refused('answer_artifact', `asked for artifact ${id}, got ${artifact.id}`);
     const key = artifact.origin_replica ? this.keys(artifact.origin_replica) : undefined;
-    if (!key) throw new Refused('unknown_origin_key', `artifact ${id} claims origin ${artifact.origin_replica ?? 'none'}, whose key this replica does not know`);
-    if (!artifact.sig || !artifactSignatureValid(key, artifact, artifact.sig)) throw new Refused('signature', `artifact ${id} is not signed by its origin ${artifact.origin_replica}`);
+    if (!key)
+      throw new Refused('unknown_origin_key', `artifact ${id} claims origin ${artifact.origin_replica ?? 'none'}, whose key this replica does not know`);
+    if (!artifact.sig || !artifactSignatureValid(key, artifact, artifact.sig))
+      throw new Refused('signature', `artifact ${id} is not signed by its origin ${artifact.origin_replica}`);
     return artifact;
   }
 
@@ -302,8 +319,16 @@ export async function pullFromPeer(logstream: LogstreamReplication, transport: S
   const keys = (origin: string) => (origin === self ? ownKey : options.trust.get(origin));
   const local = await logstream.versionVector();
   const report: PullReport = {
-    peer_url: label, peer_replica: typeof remote.replica_id === 'string' ? remote.replica_id : '', pulled_events: 0, pulled_artifacts: 0, per_origin: {},
-    remote_version_vector: remoteVector, remote_profile: asObject(remote.profile), remote_profiles: asObject(remote.profiles) ?? {}, refusals: [], capped_origins: [],
+    peer_url: label,
+    peer_replica: typeof remote.replica_id === 'string' ? remote.replica_id : '',
+    pulled_events: 0,
+    pulled_artifacts: 0,
+    per_origin: {},
+    remote_version_vector: remoteVector,
+    remote_profile: asObject(remote.profile),
+    remote_profiles: asObject(remote.profiles) ?? {},
+    refusals: [],
+    capped_origins: [],
   };
   const budget: Budget = { peerBytes: PEER_ROUND_MAX_BYTES };
   for (const origin of Object.keys(remoteVector).sort()) {
@@ -314,8 +339,12 @@ export async function pullFromPeer(logstream: LogstreamReplication, transport: S
     if (after >= top) continue;
     const key = keys(origin);
     try {
-      if (!key) throw new Refused('unknown_origin_key', `no public key is configured for origin ${origin}; its events are not stored (add it to the peers file)`);
-      if (own) options.log?.warn(`mempalace sync: WARNING ${label} claims events of this replica (${self}) up to origin_seq ${top}, but this store holds them only up to ${after} (restored from an older copy?); pulling back the ones it proves with this replica's signature`);
+      if (!key)
+        throw new Refused('unknown_origin_key', `no public key is configured for origin ${origin}; its events are not stored (add it to the peers file)`);
+      if (own)
+        options.log?.warn(
+          `mempalace sync: WARNING ${label} claims events of this replica (${self}) up to origin_seq ${top}, but this store holds them only up to ${after} (restored from an older copy?); pulling back the ones it proves with this replica's signature`,
+        );
       if (budget.peerBytes <= 0) {
         report.capped_origins.push(origin);
         continue;

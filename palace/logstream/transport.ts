@@ -9,7 +9,6 @@
 import { PalaceError, invalidArgument } from '../../core/errors.js';
 import { peerLabel, type SyncPath, type SyncPeer, type SyncTransport } from './sync.js';
 
-export const TRANSPORTS = ['https'] as const;
 /** Fits one served page (at most 4 MiB of bodies, escaped) or one 4 MiB artifact escaped as JSON. */
 export const ANSWER_MAX_BYTES = 32 * 1024 * 1024;
 
@@ -54,7 +53,9 @@ export class HttpsSyncTransport implements SyncTransport {
     try {
       res = await fetch(url, { headers, signal: AbortSignal.timeout(this.timeoutMs), redirect: 'error' });
     } catch (e) {
-      const reason = e instanceof Error && e.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : ((e as { cause?: { code?: string } }).cause?.code ?? (e instanceof Error ? e.message : String(e)));
+      const reason = e instanceof Error && e.name === 'TimeoutError'
+        ? `no answer within ${this.timeoutMs} ms`
+        : ((e as { cause?: { code?: string } }).cause?.code ?? (e instanceof Error ? e.message : String(e)));
       throw new PalaceError('store_unavailable', `${peerLabel(peer.url)}${path}: ${reason}`, { retryable: true });
     }
     const text = await cappedText(res, this.maxAnswerBytes, `${peerLabel(peer.url)}${path}`);
@@ -70,6 +71,7 @@ export class HttpsSyncTransport implements SyncTransport {
 
 /** docs/logstream.md §8.10: any transport other than `https` fails loudly at startup rather than falling back. */
 export function syncTransport(name: string, timeoutMs: number): SyncTransport {
-  if (name !== 'https') throw invalidArgument('MEMPALACE_TRANSPORT', 'known_transport', `MEMPALACE_TRANSPORT=${name} is not supported; the only transport is https`);
+  if (name !== 'https')
+    throw invalidArgument('MEMPALACE_TRANSPORT', 'known_transport', `MEMPALACE_TRANSPORT=${name} is not supported; the only transport is https`);
   return new HttpsSyncTransport(timeoutMs);
 }

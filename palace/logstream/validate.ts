@@ -60,7 +60,8 @@ export function eventType(value: unknown): string {
   } catch (e) {
     if ((e as { rule?: string }).rule !== 'event_type_pattern') throw e;
     const trimmed = (value as string).trim();
-    throw invalidArgument('type', 'event_type_pattern', `type=${pyRepr(trimmed)} is not a valid event type (lowercase letters, digits, '.', '_', '-'; max 64 chars)`);
+    throw invalidArgument('type', 'event_type_pattern',
+      `type=${pyRepr(trimmed)} is not a valid event type (lowercase letters, digits, '.', '_', '-'; max 64 chars)`);
   }
 }
 
@@ -181,8 +182,10 @@ export function eventDraft(input: Record<string, unknown>): EventDraft {
   return { type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, metadata_json, artifact_ids };
 }
 
-export const PATCH_WARNING_NO_NEWLINE = 'patch content does not end with a trailing newline; git apply will reject the final hunk as corrupt — store the diff byte-exactly including its trailing newline';
-export const PATCH_WARNING_CRLF = 'patch content contains carriage returns (CRLF line endings); git apply often rejects CRLF diffs — generate the diff with LF endings';
+export const PATCH_WARNING_NO_NEWLINE =
+  'patch content does not end with a trailing newline; git apply will reject the final hunk as corrupt — store the diff byte-exactly including its trailing newline';
+export const PATCH_WARNING_CRLF =
+  'patch content contains carriage returns (CRLF line endings); git apply often rejects CRLF diffs — generate the diff with LF endings';
 
 export function patchWarnings(content: string): string[] {
   const warnings: string[] = [];
@@ -201,7 +204,8 @@ export function artifactDraft(input: { kind: unknown; created_by: unknown; conte
   if (input.content.includes('\0')) throw invalidArgument('content', 'null_bytes', 'content contains null bytes');
   const content = replaceLoneSurrogates(input.content);
   const bytes = Buffer.from(content, 'utf8');
-  if (bytes.length > CONTENT_MAX_BYTES) throw invalidArgument('content', 'max_bytes', `content is ${bytes.length} bytes; maximum is ${CONTENT_MAX_BYTES} bytes`);
+  if (bytes.length > CONTENT_MAX_BYTES)
+    throw invalidArgument('content', 'max_bytes', `content is ${bytes.length} bytes; maximum is ${CONTENT_MAX_BYTES} bytes`);
   const metadata_json = metadataJson(input.metadata);
   return { kind: input.kind, content, sha256: sha256Hex(bytes), size_bytes: bytes.length, created_by, metadata_json };
 }
@@ -250,7 +254,8 @@ export function sinceCreatedAt(value: unknown): string | undefined {
   try {
     return validateTemporal('since_created_at', value);
   } catch {
-    throw invalidArgument('since_created_at', 'iso_date_or_utc_instant', `since_created_at=${pyRepr(value)} is not a valid ISO-8601 date or UTC datetime (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)`);
+    throw invalidArgument('since_created_at', 'iso_date_or_utc_instant',
+      `since_created_at=${pyRepr(value)} is not a valid ISO-8601 date or UTC datetime (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)`);
   }
 }
 

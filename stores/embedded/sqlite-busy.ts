@@ -15,7 +15,7 @@ export function isBusy(e: unknown): boolean {
 }
 
 export async function writeWithBusyRetry<T>(store: string, fn: () => T): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0;; attempt++) {
     try {
       return fn();
     } catch (e) {
@@ -36,7 +36,8 @@ export async function writeWithBusyRetry<T>(store: string, fn: () => T): Promise
 function writeFailure(store: string, e: unknown): PalaceError {
   const code = (e as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')) {
-    return new PalaceError('conflict', `${store} refused the write: ${(e as Error).message}`, { store, rule: 'constraint', retryable: false, cause: e, details: { sqlite_code: code } });
+    return new PalaceError('conflict', `${store} refused the write: ${(e as Error).message}`, { store, rule: 'constraint', retryable: false, cause: e,
+      details: { sqlite_code: code } });
   }
   return storeUnavailable(store, e);
 }

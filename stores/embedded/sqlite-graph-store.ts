@@ -7,24 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { isPalaceError, storeUnavailable } from '../../core/errors.js';
-import { defaultDynamics, dynamicsById, hallwayRecord, storedTunnel, toHallwayRecord, toKgTriple, toTunnelRecord, tunnelWriteFields, type StoredHallway, type StoredTunnel } from '../shared/graph-records.js';
+import { defaultDynamics, dynamicsById, hallwayRecord, storedTunnel, toHallwayRecord, toKgTriple, toTunnelRecord, tunnelWriteFields, type StoredHallway,
+  type StoredTunnel } from '../shared/graph-records.js';
 import { openSharedSqlite } from './sqlite-open.js';
-import type {
-  ConnectionDynamics,
-  GraphStore,
-  HallwayRecord,
-  HallwayWrite,
-  KgDirection,
-  KgEntityRef,
-  KgInvertedInterval,
-  KgStatsRow,
-  KgTriple,
-  KgTripleWrite,
-  TunnelFilter,
-  TunnelRecord,
-  TunnelRestore,
-  TunnelWrite,
-} from '../ports/graph-store.js';
+import type { ConnectionDynamics, GraphStore, HallwayRecord, HallwayWrite, KgDirection, KgEntityRef, KgInvertedInterval, KgStatsRow, KgTriple, KgTripleWrite,
+  TunnelFilter, TunnelRecord, TunnelRestore, TunnelWrite } from '../ports/graph-store.js';
 
 const STORE = 'sqlite';
 export const GRAPH_DB_FILE = 'graph.sqlite3';
@@ -150,7 +137,7 @@ class SqliteGraphStore implements GraphStore {
   /** Prepared once per connection: the same few statements run on every call. */
   private stmt(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
-    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    if (!statement) this.statements.set(sql, statement = this.db.prepare(sql));
     return statement;
   }
 
@@ -173,7 +160,9 @@ class SqliteGraphStore implements GraphStore {
 
   /** The first open (s, p, o) triple starting after `maxFromKey`, if any. */
   private startsAfter(subject: string, predicate: string, object: string, maxFromKey: string): KgInvertedInterval | undefined {
-    const row = this.stmt('SELECT id, valid_from FROM kg_triples WHERE subject = ? AND predicate = ? AND object = ? AND to_key IS NULL AND from_key > ? ORDER BY recorded_at, id LIMIT 1')
+    const row = this.stmt(
+      'SELECT id, valid_from FROM kg_triples WHERE subject = ? AND predicate = ? AND object = ? AND to_key IS NULL AND from_key > ? ORDER BY recorded_at, id LIMIT 1',
+    )
       .get(subject, predicate, object, maxFromKey) as { id: string; valid_from: string | null } | undefined;
     return row && { status: 'inverted', triple_id: row.id, valid_from: row.valid_from };
   }
@@ -190,26 +179,32 @@ class SqliteGraphStore implements GraphStore {
         this.ensureEntity(t.object, t.recorded_at);
         const existing = t.to_key === null
           ? this.openTriple(t.subject.id, t.predicate, t.object.id)
-          : (this.stmt('SELECT id FROM kg_triples WHERE subject = ? AND predicate = ? AND object = ? AND from_key IS ? AND to_key = ? ORDER BY recorded_at, id LIMIT 1')
-              .get(t.subject.id, t.predicate, t.object.id, t.from_key, t.to_key) as { id: string } | undefined);
+          : (this.stmt(
+            'SELECT id FROM kg_triples WHERE subject = ? AND predicate = ? AND object = ? AND from_key IS ? AND to_key = ? ORDER BY recorded_at, id LIMIT 1',
+          )
+            .get(t.subject.id, t.predicate, t.object.id, t.from_key, t.to_key) as { id: string } | undefined);
         if (existing) return { triple_id: existing.id, inserted: false };
         this.insertTriple(t);
         return { triple_id: t.id, inserted: true };
-      }).immediate(),
+      }).immediate()
     );
   }
 
-  kgInvalidate(q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string }): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval> {
+  kgInvalidate(
+    q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string },
+  ): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval> {
     return guard(() =>
       this.db.transaction((): { status: 'ok'; closed: number } | KgInvertedInterval => {
         const inverted = this.startsAfter(q.subject_id, q.predicate, q.object_id, q.max_from_key);
         if (inverted) return inverted;
         return { status: 'ok', closed: this.closeOpen(q.subject_id, q.predicate, q.object_id, q.ended, q.ended_key) };
-      }).immediate(),
+      }).immediate()
     );
   }
 
-  kgSupersede(q: { old_object: KgEntityRef; successor: KgTripleWrite }): Promise<{ status: 'ok'; triple_id: string; inserted: boolean; closed: number } | KgInvertedInterval> {
+  kgSupersede(
+    q: { old_object: KgEntityRef; successor: KgTripleWrite },
+  ): Promise<{ status: 'ok'; triple_id: string; inserted: boolean; closed: number } | KgInvertedInterval> {
     const s = q.successor;
     const boundary = s.valid_from;
     const boundaryKey = s.from_key;
@@ -226,7 +221,7 @@ class SqliteGraphStore implements GraphStore {
         if (existing) return { status: 'ok', triple_id: existing.id, inserted: false, closed };
         this.insertTriple(s);
         return { status: 'ok', triple_id: s.id, inserted: true, closed };
-      }).immediate(),
+      }).immediate()
     );
   }
 
@@ -257,10 +252,11 @@ class SqliteGraphStore implements GraphStore {
     return guard(() =>
       this.db.transaction(() => {
         const entities = (this.stmt('SELECT COUNT(*) AS n FROM kg_entities').get() as { n: number }).n;
-        const counts = this.stmt('SELECT COUNT(*) AS triples, COUNT(*) - COUNT(to_key) AS current_facts FROM kg_triples').get() as { triples: number; current_facts: number };
+        const counts = this.stmt('SELECT COUNT(*) AS triples, COUNT(*) - COUNT(to_key) AS current_facts FROM kg_triples').get() as { triples: number;
+          current_facts: number };
         const predicates = (this.stmt('SELECT DISTINCT predicate FROM kg_triples ORDER BY predicate').all() as { predicate: string }[]).map((r) => r.predicate);
         return { entities, triples: counts.triples, current_facts: counts.current_facts, relationship_types: predicates };
-      })(),
+      })()
     );
   }
 
@@ -282,7 +278,7 @@ class SqliteGraphStore implements GraphStore {
           out.push(toTunnelRecord(this.stmt('SELECT * FROM tunnels WHERE id = ?').get(w.id) as StoredTunnel));
         }
         return out;
-      }).immediate(),
+      }).immediate()
     );
   }
 
@@ -297,7 +293,8 @@ class SqliteGraphStore implements GraphStore {
       } else if (room !== undefined) {
         where = 'WHERE source_room = @room OR target_room = @room';
       }
-      const rows = this.stmt(`SELECT * FROM tunnels ${where} ORDER BY created_at, id`).all({ wing_key: wing_key ?? null, room: room ?? null }) as StoredTunnel[];
+      const rows = this.stmt(`SELECT * FROM tunnels ${where} ORDER BY created_at, id`).all({ wing_key: wing_key ?? null,
+        room: room ?? null }) as StoredTunnel[];
       return rows.map(toTunnelRecord);
     });
   }
@@ -313,7 +310,11 @@ class SqliteGraphStore implements GraphStore {
   hallwaysReplaceWing(wing: string, writes: HallwayWrite[]): Promise<HallwayRecord[]> {
     return guard(() =>
       this.db.transaction(() => {
-        const previous = dynamicsById(this.stmt('SELECT id, strength, stability, last_activated, access_count FROM hallways WHERE wing = ?').all(wing) as Array<ConnectionDynamics & { id: string }>);
+        const previous = dynamicsById(
+          this.stmt('SELECT id, strength, stability, last_activated, access_count FROM hallways WHERE wing = ?').all(wing) as Array<
+            ConnectionDynamics & { id: string }
+          >,
+        );
         this.stmt('DELETE FROM hallways WHERE wing = ?').run(wing);
         const insert = this.stmt(`INSERT INTO hallways (id, wing, entity_a, entity_b, co_occurrence_count, rooms, label, created_at, created_by,
           strength, stability, last_activated, access_count) VALUES (@id, @wing, @entity_a, @entity_b, @co_occurrence_count, @rooms, @label,
@@ -328,7 +329,7 @@ class SqliteGraphStore implements GraphStore {
           out.push(record);
         }
         return out;
-      }).immediate(),
+      }).immediate()
     );
   }
 
@@ -349,7 +350,8 @@ class SqliteGraphStore implements GraphStore {
     return guard(() => {
       const rows = (after === undefined
         ? this.stmt(`${TRIPLE_SELECT} ORDER BY t.recorded_at, t.id LIMIT ?`).all(limit)
-        : this.stmt(`${TRIPLE_SELECT} WHERE (t.recorded_at, t.id) > (?, ?) ORDER BY t.recorded_at, t.id LIMIT ?`).all(after.recorded_at, after.id, limit)) as TripleRow[];
+        : this.stmt(`${TRIPLE_SELECT} WHERE (t.recorded_at, t.id) > (?, ?) ORDER BY t.recorded_at, t.id LIMIT ?`).all(after.recorded_at, after.id,
+          limit)) as TripleRow[];
       return rows.map(toTriple);
     });
   }
@@ -366,7 +368,7 @@ class SqliteGraphStore implements GraphStore {
           inserted++;
         }
         return inserted;
-      }).immediate(),
+      }).immediate()
     );
   }
 
@@ -378,7 +380,7 @@ class SqliteGraphStore implements GraphStore {
             VALUES (@id, @source_wing, @source_room, @source_drawer_id, @source_wing_key, @target_wing, @target_room,
             @target_drawer_id, @target_wing_key, @label, @kind, @created_at, @updated_at, @strength, @stability, @last_activated, @access_count)`);
         for (const r of records) put.run(storedTunnel(r));
-      }).immediate(),
+      }).immediate()
     );
   }
 
@@ -389,7 +391,7 @@ class SqliteGraphStore implements GraphStore {
           strength, stability, last_activated, access_count) VALUES (@id, @wing, @entity_a, @entity_b, @co_occurrence_count, @rooms, @label,
           @created_at, @created_by, @strength, @stability, @last_activated, @access_count)`);
         for (const r of records) put.run({ ...r, rooms: JSON.stringify(r.rooms) });
-      }).immediate(),
+      }).immediate()
     );
   }
 

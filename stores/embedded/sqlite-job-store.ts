@@ -27,14 +27,29 @@ CREATE TABLE IF NOT EXISTS sources (source_id TEXT PRIMARY KEY, record TEXT NOT 
 /** Suffix of a manifest being written (a NUL never occurs in a job id). */
 const STAGING = '\0staging';
 
-interface JobRow { job_id: string; kind: string; lock_key: string; state: string; spec: string; progress: string; cursor: string | null; created_at: string; updated_at: string }
+interface JobRow {
+  job_id: string;
+  kind: string;
+  lock_key: string;
+  state: string;
+  spec: string;
+  progress: string;
+  cursor: string | null;
+  created_at: string;
+  updated_at: string;
+}
 
 function toRecord<Spec, Progress>(r: JobRow): JobRecord<Spec, Progress> {
   return {
-    job_id: r.job_id, kind: r.kind, lock_key: r.lock_key, state: r.state,
-    spec: JSON.parse(r.spec) as Spec, progress: JSON.parse(r.progress) as Progress,
+    job_id: r.job_id,
+    kind: r.kind,
+    lock_key: r.lock_key,
+    state: r.state,
+    spec: JSON.parse(r.spec) as Spec,
+    progress: JSON.parse(r.progress) as Progress,
     ...(r.cursor === null ? {} : { cursor: JSON.parse(r.cursor) as unknown }),
-    created_at: r.created_at, updated_at: r.updated_at,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }
 
@@ -54,7 +69,8 @@ export class SqliteJobStore<Spec = unknown, Progress = unknown> implements JobSt
   }
 
   async create(r: JobRecord<Spec, Progress>): Promise<void> {
-    this.db.prepare('INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?)').run(r.job_id, r.kind, r.lock_key, r.state, JSON.stringify(r.spec), JSON.stringify(r.progress), r.cursor === undefined ? null : JSON.stringify(r.cursor), r.created_at, r.updated_at);
+    this.db.prepare('INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?)').run(r.job_id, r.kind, r.lock_key, r.state, JSON.stringify(r.spec),
+      JSON.stringify(r.progress), r.cursor === undefined ? null : JSON.stringify(r.cursor), r.created_at, r.updated_at);
   }
 
   async update(jobId: string, state: string, progress: Progress, cursor?: unknown): Promise<void> {
@@ -73,7 +89,9 @@ export class SqliteJobStore<Spec = unknown, Progress = unknown> implements JobSt
   }
 
   async running(lockKey: string): Promise<JobRecord<Spec, Progress> | undefined> {
-    const r = this.db.prepare("SELECT * FROM jobs WHERE lock_key = ? AND state = 'running' ORDER BY created_at DESC LIMIT 1").get(lockKey) as JobRow | undefined;
+    const r = this.db.prepare("SELECT * FROM jobs WHERE lock_key = ? AND state = 'running' ORDER BY created_at DESC LIMIT 1").get(lockKey) as
+      | JobRow
+      | undefined;
     return r ? toRecord<Spec, Progress>(r) : undefined;
   }
 
@@ -82,7 +100,10 @@ export class SqliteJobStore<Spec = unknown, Progress = unknown> implements JobSt
   }
 
   async events(jobId: string, afterSeq: number, limit: number): Promise<{ seq: number; progress: Progress }[]> {
-    const rows = this.db.prepare('SELECT seq, progress FROM job_events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(jobId, afterSeq, limit) as { seq: number; progress: string }[];
+    const rows = this.db.prepare('SELECT seq, progress FROM job_events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(jobId, afterSeq, limit) as {
+      seq: number;
+      progress: string;
+    }[];
     return rows.map((r) => ({ seq: r.seq, progress: JSON.parse(r.progress) as Progress }));
   }
 
@@ -111,7 +132,8 @@ export class SqliteJobStore<Spec = unknown, Progress = unknown> implements JobSt
   }
 
   async readManifest(manifestId: string, offset: number, count: number): Promise<ManifestEntry[]> {
-    const rows = this.db.prepare('SELECT entry FROM manifests WHERE manifest_id = ? AND position >= ? ORDER BY position LIMIT ?').all(manifestId, offset, count) as { entry: string }[];
+    const rows = this.db.prepare('SELECT entry FROM manifests WHERE manifest_id = ? AND position >= ? ORDER BY position LIMIT ?').all(manifestId, offset,
+      count) as { entry: string }[];
     return rows.map((r) => JSON.parse(r.entry) as ManifestEntry);
   }
 
@@ -133,7 +155,9 @@ export class SqliteJobStore<Spec = unknown, Progress = unknown> implements JobSt
 
   async putSource(source: RegisteredSource): Promise<void> {
     const { last_refresh: refresh, ...record } = source;
-    this.db.prepare('INSERT INTO sources (source_id, record, last_refresh) VALUES (?, ?, ?) ON CONFLICT (source_id) DO UPDATE SET record = excluded.record, last_refresh = coalesce(excluded.last_refresh, sources.last_refresh)')
+    this.db.prepare(
+      'INSERT INTO sources (source_id, record, last_refresh) VALUES (?, ?, ?) ON CONFLICT (source_id) DO UPDATE SET record = excluded.record, last_refresh = coalesce(excluded.last_refresh, sources.last_refresh)',
+    )
       .run(source.source_id, JSON.stringify(record), refresh ? JSON.stringify(refresh) : null);
   }
 
@@ -159,7 +183,10 @@ export class SqliteJobStore<Spec = unknown, Progress = unknown> implements JobSt
   }
 }
 
-interface SourceRow { record: string; last_refresh: string | null }
+interface SourceRow {
+  record: string;
+  last_refresh: string | null;
+}
 
 function toSource(r: SourceRow): RegisteredSource {
   const source = JSON.parse(r.record) as RegisteredSource;

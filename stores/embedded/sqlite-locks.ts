@@ -70,8 +70,11 @@ export class SqliteLocks implements Locks {
       if (current && current.expires_at_ms > now) return null;
       const last = this.db.prepare('SELECT last_token FROM lease_tokens WHERE key = ?').get(key) as { last_token: number } | undefined;
       const token = (last?.last_token ?? 0) + 1;
-      this.db.prepare('INSERT INTO lease_tokens (key, last_token) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET last_token = excluded.last_token').run(key, token);
-      this.db.prepare('INSERT INTO leases (key, holder, token, expires_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET holder = excluded.holder, token = excluded.token, expires_at_ms = excluded.expires_at_ms').run(key, holder, token, now + ttlMs);
+      this.db.prepare('INSERT INTO lease_tokens (key, last_token) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET last_token = excluded.last_token').run(key,
+        token);
+      this.db.prepare(
+        'INSERT INTO leases (key, holder, token, expires_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET holder = excluded.holder, token = excluded.token, expires_at_ms = excluded.expires_at_ms',
+      ).run(key, holder, token, now + ttlMs);
       return { token };
     });
   }
@@ -80,7 +83,9 @@ export class SqliteLocks implements Locks {
     leaseArgs.renew(key, holder, token, ttlMs);
     return this.write(() => {
       const now = Date.now();
-      const changed = this.db.prepare('UPDATE leases SET expires_at_ms = ? WHERE key = ? AND holder = ? AND token = ? AND expires_at_ms > ?').run(now + ttlMs, key, holder, token, now).changes;
+      const changed =
+        this.db.prepare('UPDATE leases SET expires_at_ms = ? WHERE key = ? AND holder = ? AND token = ? AND expires_at_ms > ?').run(now + ttlMs, key, holder,
+          token, now).changes;
       return changed === 1;
     });
   }
@@ -89,7 +94,10 @@ export class SqliteLocks implements Locks {
     leaseArgs.reclaim(key, holder, token, ttlMs);
     // The row outlives its expiry until a release deletes it or an acquire overwrites it with the
     // next token, so a row still carrying this holder and token is held or lapsed unreplaced.
-    return this.write(() => this.db.prepare('UPDATE leases SET expires_at_ms = ? WHERE key = ? AND holder = ? AND token = ?').run(Date.now() + ttlMs, key, holder, token).changes === 1);
+    return this.write(() =>
+      this.db.prepare('UPDATE leases SET expires_at_ms = ? WHERE key = ? AND holder = ? AND token = ?').run(Date.now() + ttlMs, key, holder, token).changes ===
+        1
+    );
   }
 
   async release(key: string, holder: string, token: number): Promise<boolean> {

@@ -45,14 +45,16 @@ export function neo4jFailure(e: unknown): PalaceError {
   if (e instanceof Neo4jError) {
     if (CONNECTION_CODES.has(e.code) || isRetryableError(e)) return storeUnavailable(NEO4J_STORE, e);
     if (e.code.startsWith('Neo.ClientError.Security.')) {
-      return new PalaceError('store_unavailable', `${NEO4J_STORE} is unavailable: ${e.message}`, { store: NEO4J_STORE, retryable: false, rule: 'neo4j_auth', cause: e });
+      return new PalaceError('store_unavailable', `${NEO4J_STORE} is unavailable: ${e.message}`, { store: NEO4J_STORE, retryable: false, rule: 'neo4j_auth',
+        cause: e });
     }
     return new PalaceError('internal', `${NEO4J_STORE} refused a statement: ${e.code}: ${e.message}`, { store: NEO4J_STORE, retryable: false, cause: e });
   }
   // Socket-level failures surface as plain errors with a Node error code.
   const code = (e as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && /^E[A-Z]+/.test(code)) return storeUnavailable(NEO4J_STORE, e);
-  return new PalaceError('internal', `${NEO4J_STORE} call failed: ${e instanceof Error ? e.message : String(e)}`, { store: NEO4J_STORE, retryable: false, cause: e });
+  return new PalaceError('internal', `${NEO4J_STORE} call failed: ${e instanceof Error ? e.message : String(e)}`, { store: NEO4J_STORE, retryable: false,
+    cause: e });
 }
 
 /**
@@ -118,7 +120,8 @@ export class Neo4jConnection {
   }
 
   private async run<T>(mode: SessionMode, work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
-    if (this.closed) throw new PalaceError('store_unavailable', `${NEO4J_STORE} is unavailable: the connection is closed`, { store: NEO4J_STORE, retryable: false });
+    if (this.closed)
+      throw new PalaceError('store_unavailable', `${NEO4J_STORE} is unavailable: the connection is closed`, { store: NEO4J_STORE, retryable: false });
     const session = this.driver.session({ database: DATABASE, defaultAccessMode: mode });
     try {
       const config = { timeout: this.transactionTimeoutMs };

@@ -15,7 +15,6 @@ function byWingAndEntities(a: HallwayRecord, b: HallwayRecord): number {
   return compareCodePoints(a.wing, b.wing) || compareCodePoints(a.entity_a, b.entity_a) || compareCodePoints(a.entity_b, b.entity_b);
 }
 
-
 export class HallwayCypher {
   constructor(private readonly palace: string) {}
 
@@ -82,7 +81,8 @@ export class HallwayCypher {
   }
 
   async delete(tx: ManagedTransaction, id: string): Promise<boolean> {
-    const result = await tx.run('MATCH (h:Hallway {key: $key}) WHERE h.palace = $palace DELETE h RETURN count(*) AS deleted', { key: palaceKey(this.palace, id), palace: this.palace });
+    const result = await tx.run('MATCH (h:Hallway {key: $key}) WHERE h.palace = $palace DELETE h RETURN count(*) AS deleted', { key: palaceKey(this.palace, id),
+      palace: this.palace });
     return (result.records[0]!.get('deleted') as number) > 0;
   }
 }

@@ -117,7 +117,8 @@ export class KgCypher {
   }
 
   /** Open (s, p, o) facts in storage order, with the subject locked for the rest of the tx. */
-  private async openFacts(tx: ManagedTransaction, subjectId: string, predicate: string, objectId: string): Promise<Array<{ id: string; valid_from: string | null; from_key: string | null }>> {
+  private async openFacts(tx: ManagedTransaction, subjectId: string, predicate: string,
+    objectId: string): Promise<Array<{ id: string; valid_from: string | null; from_key: string | null }>> {
     const result = await tx.run(
       `MATCH (s:KgEntity {key: $subject_key})
        WHERE s.palace = $palace
@@ -138,18 +139,23 @@ export class KgCypher {
        WHERE t.to_key IS NULL
        SET t.valid_to = $valid_to, t.to_key = $to_key
        RETURN count(t) AS closed`,
-      { palace: this.palace, subject_key: palaceKey(this.palace, subjectId), object_key: palaceKey(this.palace, objectId), predicate, valid_to: validTo, to_key: toKey },
+      { palace: this.palace, subject_key: palaceKey(this.palace, subjectId), object_key: palaceKey(this.palace, objectId), predicate, valid_to: validTo,
+        to_key: toKey },
     );
     return result.records[0]!.get('closed') as number;
   }
 
   /** The first open fact starting after `maxFromKey` (compared by code point, like SQLite). */
-  private static startsAfter(open: Array<{ id: string; valid_from: string | null; from_key: string | null }>, maxFromKey: string): KgInvertedInterval | undefined {
+  private static startsAfter(open: Array<{ id: string; valid_from: string | null; from_key: string | null }>, maxFromKey: string):
+    | KgInvertedInterval
+    | undefined {
     const row = open.find((r) => r.from_key !== null && compareCodePoints(r.from_key, maxFromKey) > 0);
     return row && { status: 'inverted', triple_id: row.id, valid_from: row.valid_from };
   }
 
-  async invalidate(tx: ManagedTransaction, q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string }): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval> {
+  async invalidate(tx: ManagedTransaction,
+    q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string }
+  ): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval> {
     const open = await this.openFacts(tx, q.subject_id, q.predicate, q.object_id);
     const inverted = KgCypher.startsAfter(open, q.max_from_key);
     if (inverted) throw new Rollback(inverted);
@@ -157,7 +163,9 @@ export class KgCypher {
     return { status: 'ok', closed: await this.closeOpen(tx, q.subject_id, q.predicate, q.object_id, q.ended, q.ended_key) };
   }
 
-  async supersede(tx: ManagedTransaction, oldObject: KgEntityRef, s: KgTripleWrite & { valid_from: string; from_key: string }): Promise<{ status: 'ok'; triple_id: string; inserted: boolean; closed: number } | KgInvertedInterval> {
+  async supersede(tx: ManagedTransaction, oldObject: KgEntityRef,
+    s: KgTripleWrite & { valid_from: string; from_key: string }
+  ): Promise<{ status: 'ok'; triple_id: string; inserted: boolean; closed: number } | KgInvertedInterval> {
     await tx.run(
       `${MERGE_ENTITY('s', 'subject')}
        ${LOCK('s')}
@@ -181,7 +189,8 @@ export class KgCypher {
     return { status: 'ok', triple_id: s.id, inserted: true, closed };
   }
 
-  async facts(tx: ManagedTransaction, q: { entity_id: string; direction: KgDirection; as_of_key?: string | undefined }): Promise<Array<KgTriple & { direction: 'outgoing' | 'incoming' }>> {
+  async facts(tx: ManagedTransaction,
+    q: { entity_id: string; direction: KgDirection; as_of_key?: string | undefined }): Promise<Array<KgTriple & { direction: 'outgoing' | 'incoming' }>> {
     // Both directions in one statement (one round trip); outgoing rows sort first.
     const result = await tx.run(
       `CALL () {
@@ -209,14 +218,15 @@ export class KgCypher {
   async timeline(tx: ManagedTransaction, q: { entity_id?: string | undefined; limit: number }): Promise<KgTriple[]> {
     const order = `ORDER BY t.from_order IS NULL, t.from_order, ${STORAGE_ORDER} LIMIT $limit`;
     const result = q.entity_id === undefined
-      ? await tx.run(`MATCH (s:KgEntity)-[t:KG_FACT {palace: $palace}]->(o:KgEntity) ${FACT_RETURN} ${order}`, { palace: this.palace, limit: neo4j.int(q.limit) })
+      ? await tx.run(`MATCH (s:KgEntity)-[t:KG_FACT {palace: $palace}]->(o:KgEntity) ${FACT_RETURN} ${order}`, { palace: this.palace,
+        limit: neo4j.int(q.limit) })
       : await tx.run(
-          `MATCH (e:KgEntity {key: $key})-[touching:KG_FACT {palace: $palace}]-()
+        `MATCH (e:KgEntity {key: $key})-[touching:KG_FACT {palace: $palace}]-()
            WITH DISTINCT touching AS t
            MATCH (s:KgEntity)-[t]->(o:KgEntity)
            ${FACT_RETURN} ${order}`,
-          { palace: this.palace, key: palaceKey(this.palace, q.entity_id), limit: neo4j.int(q.limit) },
-        );
+        { palace: this.palace, key: palaceKey(this.palace, q.entity_id), limit: neo4j.int(q.limit) },
+      );
     return rows<FactRow>(result).map(toTriple);
   }
 

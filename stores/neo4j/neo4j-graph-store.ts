@@ -4,21 +4,8 @@
  */
 import neo4j from 'neo4j-driver';
 import type { Config } from '../../core/config.js';
-import type {
-  GraphStore,
-  HallwayRecord,
-  HallwayWrite,
-  KgDirection,
-  KgEntityRef,
-  KgInvertedInterval,
-  KgStatsRow,
-  KgTriple,
-  KgTripleWrite,
-  TunnelFilter,
-  TunnelRecord,
-  TunnelRestore,
-  TunnelWrite,
-} from '../ports/graph-store.js';
+import type { GraphStore, HallwayRecord, HallwayWrite, KgDirection, KgEntityRef, KgInvertedInterval, KgStatsRow, KgTriple, KgTripleWrite, TunnelFilter,
+  TunnelRecord, TunnelRestore, TunnelWrite } from '../ports/graph-store.js';
 import { Neo4jConnection, NEO4J_STORE, type Neo4jConnectionOptions } from './connection.js';
 import { HallwayCypher } from './hallways.js';
 import { KgCypher } from './kg.js';
@@ -65,11 +52,15 @@ export class Neo4jGraphStore implements GraphStore {
     return this.conn.write((tx) => this.kg.add(tx, triple));
   }
 
-  kgInvalidate(q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string }): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval> {
+  kgInvalidate(
+    q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string },
+  ): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval> {
     return this.conn.write((tx) => this.kg.invalidate(tx, q));
   }
 
-  kgSupersede(q: { old_object: KgEntityRef; successor: KgTripleWrite }): Promise<{ status: 'ok'; triple_id: string; inserted: boolean; closed: number } | KgInvertedInterval> {
+  kgSupersede(
+    q: { old_object: KgEntityRef; successor: KgTripleWrite },
+  ): Promise<{ status: 'ok'; triple_id: string; inserted: boolean; closed: number } | KgInvertedInterval> {
     const s = q.successor;
     const { valid_from: boundary, from_key: boundaryKey } = s;
     if (boundary === null || boundaryKey === null) return Promise.reject(new Error('kgSupersede: the successor must carry the boundary as valid_from'));
@@ -143,7 +134,8 @@ export class Neo4jGraphStore implements GraphStore {
       for (;;) {
         const n = await this.conn.write(async (tx) => {
           // The label comes from the fixed list above, never from input.
-          const result = await tx.run(`MATCH (n:${label} {palace: $palace}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n`, { palace: this.palace, batch: neo4j.int(DROP_BATCH) });
+          const result = await tx.run(`MATCH (n:${label} {palace: $palace}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n`, { palace: this.palace,
+            batch: neo4j.int(DROP_BATCH) });
           return result.records[0]!.get('n') as number;
         });
         dropped += n;
@@ -159,6 +151,7 @@ export class Neo4jGraphStore implements GraphStore {
 }
 
 /** The cluster profile's graph store for the configured palace. */
-export function openNeo4jGraphStore(config: Pick<Config, 'neo4j' | 'palaceName'>, tuning: Omit<Neo4jConnectionOptions, 'uri' | 'user' | 'password'> = {}): Promise<Neo4jGraphStore> {
+export function openNeo4jGraphStore(config: Pick<Config, 'neo4j' | 'palaceName'>,
+  tuning: Omit<Neo4jConnectionOptions, 'uri' | 'user' | 'password'> = {}): Promise<Neo4jGraphStore> {
   return Neo4jGraphStore.open({ ...config.neo4j, ...tuning, palaceName: config.palaceName });
 }

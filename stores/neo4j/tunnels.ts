@@ -50,7 +50,8 @@ export class TunnelCypher {
   }
 
   async delete(tx: ManagedTransaction, id: string): Promise<boolean> {
-    const result = await tx.run('MATCH (t:Tunnel {key: $key}) WHERE t.palace = $palace DELETE t RETURN count(*) AS deleted', { key: palaceKey(this.palace, id), palace: this.palace });
+    const result = await tx.run('MATCH (t:Tunnel {key: $key}) WHERE t.palace = $palace DELETE t RETURN count(*) AS deleted', { key: palaceKey(this.palace, id),
+      palace: this.palace });
     return (result.records[0]!.get('deleted') as number) > 0;
   }
 
@@ -60,7 +61,9 @@ export class TunnelCypher {
       `UNWIND $records AS r
        MERGE (t:Tunnel {key: r.key})
        SET t = r`,
-      { records: records.map((r) => ({ ...storedTunnel(r), key: palaceKey(this.palace, r.id), palace: this.palace, access_count: neo4j.int(r.access_count) })) },
+      {
+        records: records.map((r) => ({ ...storedTunnel(r), key: palaceKey(this.palace, r.id), palace: this.palace, access_count: neo4j.int(r.access_count) })),
+      },
     );
   }
 

@@ -43,7 +43,8 @@ export function backoffMs(attempt: number): number {
 /** The index-name prefix of one palace: `mempalace-<palace>`. */
 export function indexPrefix(palaceName: string): string {
   if (typeof palaceName !== 'string' || !PALACE_NAME_RE.test(palaceName)) {
-    throw invalidArgument('palace_name', 'opensearch_index_name', 'palace_name must be 1–100 characters of a-z, 0-9, _ and -, starting with a letter or digit (it prefixes OpenSearch index names)');
+    throw invalidArgument('palace_name', 'opensearch_index_name',
+      'palace_name must be 1–100 characters of a-z, 0-9, _ and -, starting with a letter or digit (it prefixes OpenSearch index names)');
   }
   return `mempalace-${palaceName}`;
 }
@@ -121,7 +122,8 @@ export class OpenSearchConnection {
    * (`store_unavailable` for the transient ones). Only idempotent requests go through here.
    */
   async call<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-    if (this.closed) throw new PalaceError('store_unavailable', 'opensearch is unavailable: the connection is closed', { store: OPENSEARCH_STORE, retryable: false });
+    if (this.closed)
+      throw new PalaceError('store_unavailable', 'opensearch is unavailable: the connection is closed', { store: OPENSEARCH_STORE, retryable: false });
     let last: unknown;
     for (let attempt = 1; attempt <= this.attempts; attempt++) {
       try {

@@ -113,7 +113,7 @@ export class OpenSearchDrawerIndices {
       for (let attempt = 1; pending.length > 0; attempt++) {
         const body = pending.flatMap(({ op }) => (op.doc === undefined ? [op.action] : [op.action, op.doc]));
         const res = await this.call<{ errors: boolean; items: Record<string, BulkItem>[] }>((c) =>
-          c.bulk({ index, body, require_alias: true, refresh: refresh === false ? false : refresh === true ? 'true' : 'wait_for' }),
+          c.bulk({ index, body, require_alias: true, refresh: refresh === false ? false : refresh === true ? 'true' : 'wait_for' })
         );
         const retry: typeof pending = [];
         let refused: BulkItem | undefined;
@@ -130,7 +130,8 @@ export class OpenSearchDrawerIndices {
         }
         if (retry.length > 0 && attempt >= BULK_ATTEMPTS) {
           const first = out[retry[0]!.at]!;
-          throw storeUnavailable(OPENSEARCH_STORE, new Error(`${retry.length} bulk items refused (${first.status} ${first.error!.type}: ${first.error!.reason})`));
+          throw storeUnavailable(OPENSEARCH_STORE,
+            new Error(`${retry.length} bulk items refused (${first.status} ${first.error!.type}: ${first.error!.reason})`));
         }
         pending = retry;
         if (pending.length > 0) await sleep(backoffMs(attempt));
@@ -146,9 +147,9 @@ export class OpenSearchDrawerIndices {
   /** `_delete_by_query` until no version conflict (a row rewritten meanwhile) is left over. */
   async deleteByQuery(index: string, query: FilterClause, refresh = this.refreshPolicy !== false): Promise<number> {
     let deleted = 0;
-    for (let round = 0; ; round++) {
+    for (let round = 0;; round++) {
       const res = await this.call<{ deleted: number; version_conflicts: number; failures?: unknown[] }>((c) =>
-        c.deleteByQuery({ index, body: { query }, refresh, conflicts: 'proceed', wait_for_completion: true }),
+        c.deleteByQuery({ index, body: { query }, refresh, conflicts: 'proceed', wait_for_completion: true })
       );
       if (res.failures && res.failures.length > 0) throw openSearchFailure(new Error(`delete by query failed: ${JSON.stringify(res.failures[0])}`));
       deleted += res.deleted;
@@ -158,7 +159,7 @@ export class OpenSearchDrawerIndices {
 
   async fetchSources<S>(ids: string[], includes: string[]): Promise<Map<string, S>> {
     const res = await this.call<{ docs: { found: boolean; _source?: S & { id: string } }[] }>((c) =>
-      c.mget({ index: this.drawers, body: { ids: [...new Set(ids)].map(documentId) }, _source_includes: includes }),
+      c.mget({ index: this.drawers, body: { ids: [...new Set(ids)].map(documentId) }, _source_includes: includes })
     );
     return new Map(res.docs.filter((d) => d.found && d._source).map((d) => [d._source!.id, d._source!]));
   }

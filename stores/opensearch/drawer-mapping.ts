@@ -111,7 +111,7 @@ async function putTemplate(conn: OpenSearchConnection, kind: IndexKind, dimensio
     c.indices.putIndexTemplate({
       name: conn.name(kind),
       body: { index_patterns: [`${conn.name(kind)}-v*`], priority: 500, template: body, _meta: { mapping_version: DRAWER_MAPPING_VERSION, dimension } },
-    }),
+    })
   );
 }
 
@@ -149,7 +149,8 @@ export async function ensureIndices(conn: OpenSearchConnection, dimension: numbe
     const index = versionedName(conn, kind, DRAWER_MAPPING_VERSION);
     if (!(await indexExists(conn, index))) {
       await conn.call((c) =>
-        c.indices.create({ index, body: { aliases: { [alias]: { is_write_index: true } }, ...(indexBody(kind, dimension) as object) }, wait_for_active_shards: '1' }, { ignore: [400] }),
+        c.indices.create({ index, body: { aliases: { [alias]: { is_write_index: true } }, ...(indexBody(kind, dimension) as object) },
+          wait_for_active_shards: '1' }, { ignore: [400] })
       );
     }
     if ((await aliasTarget(conn, alias)) === undefined) {
@@ -184,7 +185,8 @@ export async function withBulkLoadSettings<T>(conn: OpenSearchConnection, index:
  * while no job writes (an operator command, like the embedded profile's schema migration).
  * Returns the number of documents copied.
  */
-export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, version: number, dimension: number): Promise<{ from: string; to: string; copied: number }> {
+export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, version: number,
+  dimension: number): Promise<{ from: string; to: string; copied: number }> {
   const alias = aliasName(conn, kind);
   const from = await aliasTarget(conn, alias);
   const to = versionedName(conn, kind, version);
@@ -200,10 +202,9 @@ export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, ver
       const body = res.body as { total?: number; failures?: unknown[] };
       if (body.failures && body.failures.length > 0) throw new Error(`reindex ${from} → ${to} failed: ${JSON.stringify(body.failures[0])}`);
       return body.total ?? 0;
-    }),
-  );
+    }));
   await conn.call((c) =>
-    c.indices.updateAliases({ body: { actions: [{ remove: { index: from, alias } }, { add: { index: to, alias, is_write_index: true } }] } }),
+    c.indices.updateAliases({ body: { actions: [{ remove: { index: from, alias } }, { add: { index: to, alias, is_write_index: true } }] } })
   );
   await conn.call((c) => c.indices.delete({ index: from }, { ignore: [404] }));
   return { from, to, copied };
@@ -211,7 +212,9 @@ export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, ver
 
 /** Deletes every index, alias and template of the palace (tests, `palace destroy`). */
 export async function dropPalaceIndices(conn: OpenSearchConnection): Promise<void> {
-  await conn.call((c) => c.indices.delete({ index: `${conn.prefix}-drawers-v*,${conn.prefix}-file-states-v*,${metaIndexName(conn)}*`, expand_wildcards: 'all' }, { ignore: [404] }));
+  await conn.call((c) =>
+    c.indices.delete({ index: `${conn.prefix}-drawers-v*,${conn.prefix}-file-states-v*,${metaIndexName(conn)}*`, expand_wildcards: 'all' }, { ignore: [404] })
+  );
   for (const kind of ['drawers', 'file-states'] as const) {
     await conn.call((c) => c.indices.deleteIndexTemplate({ name: conn.name(kind) }, { ignore: [404] }));
   }

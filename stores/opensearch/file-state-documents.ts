@@ -22,7 +22,6 @@ export function toFileStateDocument(state: FileState): FileStateDocument {
   return { wing: state.wing, source_file: state.source_file, state };
 }
 
-
 /** The stored state with only the port's fields, in the port's shape. */
 export function fromFileStateSource(source: FileStateDocument): FileState {
   const s = source.state;

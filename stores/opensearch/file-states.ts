@@ -36,7 +36,8 @@ export class OpenSearchFileStates implements FileStateStore {
       }));
       await this.base.deleteByQuery(this.base.drawers, { bool: { filter: [{ term: { wing } }], should: group, minimum_should_match: 1 } }, false);
     }
-    await this.base.bulk(this.base.states, files.map((f) => ({ action: { index: { _id: fileStateId(wing, f.sourceFile) } }, doc: toFileStateDocument(f.state) })), false);
+    await this.base.bulk(this.base.states,
+      files.map((f) => ({ action: { index: { _id: fileStateId(wing, f.sourceFile) } }, doc: toFileStateDocument(f.state) })), false);
     if (this.base.refreshPolicy !== false) await this.base.refresh();
   }
 
@@ -46,7 +47,7 @@ export class OpenSearchFileStates implements FileStateStore {
     const out = new Map<string, FileState>();
     if (sourceFiles.length === 0) return out;
     const res = await this.base.call<{ docs: { found: boolean; _source?: FileStateDocument }[] }>((c) =>
-      c.mget({ index: this.base.states, body: { ids: [...new Set(sourceFiles)].map((f) => fileStateId(wing, f)) } }),
+      c.mget({ index: this.base.states, body: { ids: [...new Set(sourceFiles)].map((f) => fileStateId(wing, f)) } })
     );
     for (const d of res.docs) if (d.found && d._source) out.set(d._source.source_file, fromFileStateSource(d._source));
     return out;
@@ -77,6 +78,7 @@ export class OpenSearchFileStates implements FileStateStore {
   async putFileStates(states: FileState[]): Promise<void> {
     for (const s of states) checkFileState(s);
     if (states.length === 0) return;
-    await this.base.bulk(this.base.states, states.map((s) => ({ action: { index: { _id: fileStateId(s.wing, s.source_file) } }, doc: toFileStateDocument(s) })));
+    await this.base.bulk(this.base.states,
+      states.map((s) => ({ action: { index: { _id: fileStateId(s.wing, s.source_file) } }, doc: toFileStateDocument(s) })));
   }
 }

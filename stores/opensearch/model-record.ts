@@ -34,11 +34,16 @@ export class OpenSearchModelRecord implements PalaceModelStore {
       guard = { if_seq_no: current.ifSeqNo, if_primary_term: current.ifPrimaryTerm };
     } else {
       await this.base.conn.call((c) =>
-        c.indices.create({ index: this.base.meta, body: { settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: { dynamic: false, properties: {} } }, wait_for_active_shards: '1' }, { ignore: [400] }),
+        c.indices.create({ index: this.base.meta,
+          body: { settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: { dynamic: false, properties: {} } }, wait_for_active_shards: '1' }, {
+          ignore: [400],
+        })
       );
     }
     // A version conflict (409) means another writer got there first: nothing written.
-    const status = await this.base.conn.call(async (c) => (await c.index({ index: this.base.meta, id: MODEL_DOCUMENT, body: { record: nextText }, refresh: true, ...guard }, { ignore: [409] })).statusCode);
+    const status = await this.base.conn.call(async (c) =>
+      (await c.index({ index: this.base.meta, id: MODEL_DOCUMENT, body: { record: nextText }, refresh: true, ...guard }, { ignore: [409] })).statusCode
+    );
     return status !== 409;
   }
 }

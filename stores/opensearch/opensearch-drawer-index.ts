@@ -152,7 +152,7 @@ export class OpenSearchDrawerIndex extends ComposedDrawerStore implements Drawer
     // filter passes no more rows than k.
     const knnFilter = clauses.length > 0 ? { bool: { filter: clauses } } : exact ? { match_all: {} } : undefined;
     const query = { knn: { embedding: { vector: Array.from(vector), k: engineK, ...(knnFilter ? { filter: knnFilter } : {}) } } };
-    for (let size = Math.min(engineK, k + KNN_SLACK); ; size = Math.min(engineK, size * 2)) {
+    for (let size = Math.min(engineK, k + KNN_SLACK);; size = Math.min(engineK, size * 2)) {
       const res = await this.base.search<DrawerSource & { embedding: number[] }>(this.base.drawers, { size, query, _source: [...DRAWER_SOURCE, 'embedding'] });
       const hits = res.hits.hits;
       const scored = hits
@@ -201,7 +201,8 @@ export class OpenSearchDrawerIndex extends ComposedDrawerStore implements Drawer
         query: {
           bool: {
             filter: clauses,
-            should: [...terms.map((t) => ({ term: { lexical: t } })), ...terms.map((t, i) => ({ term: { lexical_tf: { value: t, boost: TF_BOOST, _name: String(i) } } }))],
+            should: [...terms.map((t) => ({ term: { lexical: t } })),
+              ...terms.map((t, i) => ({ term: { lexical_tf: { value: t, boost: TF_BOOST, _name: String(i) } } }))],
             minimum_should_match: 1,
           },
         },
@@ -222,7 +223,9 @@ export class OpenSearchDrawerIndex extends ComposedDrawerStore implements Drawer
   }
 
   private async countClauses(clauses: FilterClause[]): Promise<number> {
-    const res = await this.base.call<{ count: number }>((c) => c.count({ index: this.base.drawers, body: { query: clauses.length === 0 ? { match_all: {} } : { bool: { filter: clauses } } } }));
+    const res = await this.base.call<{ count: number }>((c) =>
+      c.count({ index: this.base.drawers, body: { query: clauses.length === 0 ? { match_all: {} } : { bool: { filter: clauses } } } })
+    );
     return res.count;
   }
 
@@ -272,7 +275,8 @@ export class OpenSearchDrawerIndex extends ComposedDrawerStore implements Drawer
   }
 
   /** Every bucket of a composite aggregation over `fields`, in key order, from `after` on. */
-  private async composite(fields: string[], clauses: FilterClause[], size: number, after?: Record<string, string>): Promise<{ key: Record<string, string>; doc_count: number }[]> {
+  private async composite(fields: string[], clauses: FilterClause[], size: number,
+    after?: Record<string, string>): Promise<{ key: Record<string, string>; doc_count: number }[]> {
     const res = await this.base.search<never>(this.base.drawers, {
       size: 0,
       query: withFilter({ match_all: {} }, clauses),

@@ -36,10 +36,16 @@ async function check(conn: OpenSearchConnection): Promise<IndexCheck> {
   }
   const target = await aliasTarget(conn, aliasName(conn, 'drawers'));
   if (target !== undefined) {
-    const mapping = await conn.call(async (c) => (await c.indices.getMapping({ index: target })).body as Record<string, { mappings: { properties: { embedding?: { method?: { parameters?: { m?: number; ef_construction?: number } } } } } }>);
+    const mapping = await conn.call(async (c) =>
+      (await c.indices.getMapping({ index: target })).body as Record<string,
+        { mappings: { properties: { embedding?: { method?: { parameters?: { m?: number; ef_construction?: number } } } } } }>
+    );
     const params = mapping[target]?.mappings.properties.embedding?.method?.parameters;
     if (params?.m !== KNN_M || params?.ef_construction !== KNN_EF_CONSTRUCTION) {
-      findings.push({ part: 'opensearch:drawers', problem: `HNSW parameters m ${String(params?.m)} / ef_construction ${String(params?.ef_construction)} differ from this build's ${KNN_M} / ${KNN_EF_CONSTRUCTION}` });
+      findings.push({ part: 'opensearch:drawers',
+        problem: `HNSW parameters m ${String(params?.m)} / ef_construction ${
+          String(params?.ef_construction)
+        } differ from this build's ${KNN_M} / ${KNN_EF_CONSTRUCTION}` });
     }
   }
   return { store: 'opensearch', findings, facts };

@@ -156,14 +156,18 @@ export interface GraphStore {
    * ended_key`. If any of them has `from_key > max_from_key` nothing is written and the first
    * such triple is reported.
    */
-  kgInvalidate(q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string }): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval>;
+  kgInvalidate(
+    q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string },
+  ): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval>;
   /**
    * One transaction: create missing entities (subject, old and new object); close every open
    * (subject, predicate, old object) triple at `successor.valid_from`/`from_key` (the boundary);
    * then return the open (subject, predicate, new object) triple if one exists, else insert
    * `successor`. If an open old triple starts after the boundary nothing is written.
    */
-  kgSupersede(q: { old_object: KgEntityRef; successor: KgTripleWrite }): Promise<{ status: 'ok'; triple_id: string; inserted: boolean; closed: number } | KgInvertedInterval>;
+  kgSupersede(
+    q: { old_object: KgEntityRef; successor: KgTripleWrite },
+  ): Promise<{ status: 'ok'; triple_id: string; inserted: boolean; closed: number } | KgInvertedInterval>;
   /**
    * Facts of one entity valid at `as_of_key` (all when absent): outgoing (`subject_id = id`)
    * first, then incoming (`object_id = id`); each direction ordered by (recorded_at, id).

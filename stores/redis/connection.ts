@@ -43,7 +43,8 @@ export function reconnectDelayMs(attempt: number): number {
 /** The key prefix of one palace: `mempalace:{<palace>}:`. */
 export function palacePrefix(palaceName: string): string {
   if (typeof palaceName !== 'string' || !PALACE_NAME_RE.test(palaceName)) {
-    throw invalidArgument('palace_name', 'redis_hash_tag', 'palace_name must be 1–128 characters without braces or whitespace (it is the Redis hash tag of the palace)');
+    throw invalidArgument('palace_name', 'redis_hash_tag',
+      'palace_name must be 1–128 characters without braces or whitespace (it is the Redis hash tag of the palace)');
   }
   return `mempalace:{${palaceName}}:`;
 }
@@ -123,7 +124,8 @@ export class RedisConnections {
 
   /** The shared connection for ordinary (non-blocking) commands. */
   command(): Redis {
-    if (this.closed) throw new PalaceError('store_unavailable', 'redis is unavailable: the connection factory is closed', { store: REDIS_STORE, retryable: false });
+    if (this.closed)
+      throw new PalaceError('store_unavailable', 'redis is unavailable: the connection factory is closed', { store: REDIS_STORE, retryable: false });
     if (!this.request) {
       const conn = this.connect(this.requestOptions, 'request');
       conn.on('error', (e: Error) => (this.lastError = e.message));
@@ -132,7 +134,8 @@ export class RedisConnections {
     }
     // Known to be down: fail at once (nothing is sent) instead of queueing behind reconnects.
     if (this.request.status === 'reconnecting' || this.request.status === 'close') {
-      throw storeUnavailable(REDIS_STORE, new Error(`not connected to ${this.base.host}:${this.base.port} (${this.lastError ?? 'connection lost'}); reconnecting`));
+      throw storeUnavailable(REDIS_STORE,
+        new Error(`not connected to ${this.base.host}:${this.base.port} (${this.lastError ?? 'connection lost'}); reconnecting`));
     }
     return this.request;
   }
@@ -142,7 +145,8 @@ export class RedisConnections {
    * factory (or earlier by `release`).
    */
   blockingConnection(purpose: string): Redis {
-    if (this.closed) throw new PalaceError('store_unavailable', 'redis is unavailable: the connection factory is closed', { store: REDIS_STORE, retryable: false });
+    if (this.closed)
+      throw new PalaceError('store_unavailable', 'redis is unavailable: the connection factory is closed', { store: REDIS_STORE, retryable: false });
     const conn = this.connect({ ...this.base, maxRetriesPerRequest: null, blockingTimeout: 10_000, autoResendUnfulfilledCommands: true }, purpose);
     this.blocking.add(conn);
     return conn;

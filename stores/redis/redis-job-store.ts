@@ -71,10 +71,15 @@ const STAGING = ':staging';
 
 function toRecord<Spec, Progress>(h: Record<string, string>): JobRecord<Spec, Progress> {
   return {
-    job_id: h.job_id!, kind: h.kind!, lock_key: h.lock_key!, state: h.state!,
-    spec: JSON.parse(h.spec!) as Spec, progress: JSON.parse(h.progress!) as Progress,
+    job_id: h.job_id!,
+    kind: h.kind!,
+    lock_key: h.lock_key!,
+    state: h.state!,
+    spec: JSON.parse(h.spec!) as Spec,
+    progress: JSON.parse(h.progress!) as Progress,
     ...(h.cursor === undefined ? {} : { cursor: JSON.parse(h.cursor) as unknown }),
-    created_at: h.created_at!, updated_at: h.updated_at!,
+    created_at: h.created_at!,
+    updated_at: h.updated_at!,
   };
 }
 
@@ -109,18 +114,24 @@ export class RedisJobStore<Spec = unknown, Progress = unknown> implements JobSto
   }
 
   async create(r: JobRecord<Spec, Progress>): Promise<void> {
-    const fields = ['job_id', r.job_id, 'kind', r.kind, 'lock_key', r.lock_key, 'state', r.state, 'spec', JSON.stringify(r.spec), 'progress', JSON.stringify(r.progress),
-      'created_at', r.created_at, 'updated_at', r.updated_at, ...(r.cursor === undefined ? [] : ['cursor', JSON.stringify(r.cursor)])];
-    const created = await guardRedis(() => library.call(this.conn, CREATE, [this.key('job', r.job_id), this.key('all'), this.key('running', r.lock_key)], [r.created_at + SEPARATOR + r.job_id, ...fields]));
-    if (created !== 1) throw new PalaceError('already_exists', `job ${r.job_id} already exists`, { field: 'job_id', rule: 'unique', store: REDIS_STORE, details: { job_id: r.job_id } });
+    const fields = ['job_id', r.job_id, 'kind', r.kind, 'lock_key', r.lock_key, 'state', r.state, 'spec', JSON.stringify(r.spec), 'progress',
+      JSON.stringify(r.progress), 'created_at', r.created_at, 'updated_at', r.updated_at,
+      ...(r.cursor === undefined ? [] : ['cursor', JSON.stringify(r.cursor)])];
+    const created = await guardRedis(() =>
+      library.call(this.conn, CREATE, [this.key('job', r.job_id), this.key('all'), this.key('running', r.lock_key)], [r.created_at + SEPARATOR + r.job_id,
+        ...fields])
+    );
+    if (created !== 1)
+      throw new PalaceError('already_exists', `job ${r.job_id} already exists`, { field: 'job_id', rule: 'unique', store: REDIS_STORE,
+        details: { job_id: r.job_id } });
   }
 
   async update(jobId: string, state: string, progress: Progress, cursor?: unknown): Promise<void> {
     await guardRedis(async () => {
       // The lock key of a job never changes, so reading it first cannot race with the update.
       const lockKey = (await this.conn.hget(this.key('job', jobId), 'lock_key')) ?? '';
-      await library.call(this.conn, UPDATE, [this.key('job', jobId), this.key('running', lockKey), this.key('events', jobId), this.key('event_seq')],
-        [state, JSON.stringify(progress), new Date().toISOString(), cursor === undefined ? '0' : '1', cursor === undefined ? '' : JSON.stringify(cursor)]);
+      await library.call(this.conn, UPDATE, [this.key('job', jobId), this.key('running', lockKey), this.key('events', jobId), this.key('event_seq')], [state,
+        JSON.stringify(progress), new Date().toISOString(), cursor === undefined ? '0' : '1', cursor === undefined ? '' : JSON.stringify(cursor)]);
     });
   }
 
@@ -222,7 +233,11 @@ export class RedisJobStore<Spec = unknown, Progress = unknown> implements JobSto
   }
 
   async getSource(sourceId: string): Promise<RegisteredSource | undefined> {
-    const [record, refresh] = await guardRedis(() => this.conn.multi().hget(this.key('sources'), sourceId).hget(this.key('source_refresh'), sourceId).exec().then((r) => (r ?? []).map(([, v]) => v as string | null)));
+    const [record, refresh] = await guardRedis(() =>
+      this.conn.multi().hget(this.key('sources'), sourceId).hget(this.key('source_refresh'), sourceId).exec().then((r) =>
+        (r ?? []).map(([, v]) => v as string | null)
+      )
+    );
     return record ? withRefresh(record, refresh ?? null) : undefined;
   }
 
@@ -240,7 +255,9 @@ export class RedisJobStore<Spec = unknown, Progress = unknown> implements JobSto
   }
 
   async setSourceRefresh(sourceId: string, refresh: SourceRefresh): Promise<boolean> {
-    const set = await guardRedis(() => sourceLibrary.call(this.conn, SET_REFRESH, [this.key('sources'), this.key('source_refresh')], [sourceId, JSON.stringify(refresh)]));
+    const set = await guardRedis(() =>
+      sourceLibrary.call(this.conn, SET_REFRESH, [this.key('sources'), this.key('source_refresh')], [sourceId, JSON.stringify(refresh)])
+    );
     return set === 1;
   }
 

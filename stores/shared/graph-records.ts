@@ -3,7 +3,8 @@
  * stores so both return the same records. An absent optional field comes back as null from
  * SQLite and as a missing property from Neo4j (which stores no nulls); both mean "absent" here.
  */
-import type { ConnectionDynamics, HallwayRecord, HallwayWrite, KgTriple, TunnelEndpoint, TunnelKind, TunnelRecord, TunnelRestore, TunnelWrite } from '../ports/graph-store.js';
+import type { ConnectionDynamics, HallwayRecord, HallwayWrite, KgTriple, TunnelEndpoint, TunnelKind, TunnelRecord, TunnelRestore,
+  TunnelWrite } from '../ports/graph-store.js';
 
 /** Defaults of docs/palace-behaviour.md §11.5 for a record created at `at`. */
 export function defaultDynamics(at: string): ConnectionDynamics {

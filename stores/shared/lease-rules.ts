@@ -10,7 +10,8 @@ function requireText(field: string, value: unknown): void {
 }
 
 function requirePositiveInt(field: string, value: unknown): void {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw invalidArgument(field, 'positive_integer', `${field} must be a positive integer`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw invalidArgument(field, 'positive_integer', `${field} must be a positive integer`);
 }
 
 /** Argument checks of the `Locks` operations, in the order the fields are named in the error. */

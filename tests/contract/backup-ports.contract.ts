@@ -25,9 +25,21 @@ const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex
 
 function triple(n: number, s: string, o: string, closed = false): KgTriple {
   return {
-    id: `t_${String(n).padStart(4, '0')}`, subject_id: s.toLowerCase(), subject_name: s, predicate: 'knows', object_id: o.toLowerCase(), object_name: o,
-    valid_from: '2025-01-01', valid_to: closed ? '2025-02-01' : null, from_key: '2025-01-01T00:00:00Z', to_key: closed ? '2025-02-01T00:00:00Z' : null,
-    confidence: 0.5, source_closet: null, source_file: n % 2 ? '/notes.md' : null, source_drawer_id: null, adapter_name: null,
+    id: `t_${String(n).padStart(4, '0')}`,
+    subject_id: s.toLowerCase(),
+    subject_name: s,
+    predicate: 'knows',
+    object_id: o.toLowerCase(),
+    object_name: o,
+    valid_from: '2025-01-01',
+    valid_to: closed ? '2025-02-01' : null,
+    from_key: '2025-01-01T00:00:00Z',
+    to_key: closed ? '2025-02-01T00:00:00Z' : null,
+    confidence: 0.5,
+    source_closet: null,
+    source_file: n % 2 ? '/notes.md' : null,
+    source_drawer_id: null,
+    adapter_name: null,
     // Two triples share an instant so the id breaks the tie.
     recorded_at: `2030-01-01T00:00:00.${String(Math.floor(n / 2)).padStart(6, '0')}Z`,
   };
@@ -35,9 +47,24 @@ function triple(n: number, s: string, o: string, closed = false): KgTriple {
 
 function foreignEvent(n: number, hlcMs: number, artifactIds: string[] = []): RemoteEvent {
   return {
-    id: `evt_20250101T000000_${String(n).padStart(12, '0')}`, origin_replica: FOREIGN, origin_seq: n, hlc: `${String(hlcMs).padStart(13, '0')}-${n.toString(16).padStart(6, '0')}-${FOREIGN}`,
-    type: 'note', stream: 'ops/imported', room: 'general', topic: null, from_agent: 'elsewhere', to_agent: '*', correlation_id: null, branch: null, base_commit: null, status: null,
-    artifact_ids: artifactIds, body: `imported ${n}`, created_at: '2025-01-01T00:00:00Z', metadata_json: `{"n": ${n}}`,
+    id: `evt_20250101T000000_${String(n).padStart(12, '0')}`,
+    origin_replica: FOREIGN,
+    origin_seq: n,
+    hlc: `${String(hlcMs).padStart(13, '0')}-${n.toString(16).padStart(6, '0')}-${FOREIGN}`,
+    type: 'note',
+    stream: 'ops/imported',
+    room: 'general',
+    topic: null,
+    from_agent: 'elsewhere',
+    to_agent: '*',
+    correlation_id: null,
+    branch: null,
+    base_commit: null,
+    status: null,
+    artifact_ids: artifactIds,
+    body: `imported ${n}`,
+    created_at: '2025-01-01T00:00:00Z',
+    metadata_json: `{"n": ${n}}`,
   };
 }
 
@@ -57,7 +84,7 @@ export function describeBackupPortsContract(adapterName: string, open: () => Pro
       const rows = ids.map((id, i) => drawer(id, `row ${id}`, randomUnitVector(rnd, s.drawers.dimension), { wing: i % 2 ? 'w1' : 'w2', flag: i % 3 === 0 }));
       await s.drawers.upsert(rows);
       const seen = [];
-      for (let after: string | undefined; ;) {
+      for (let after: string | undefined;;) {
         const page = await s.drawers.scanRows(after, 7);
         seen.push(...page);
         if (page.length < 7) break;
@@ -76,7 +103,8 @@ export function describeBackupPortsContract(adapterName: string, open: () => Pro
     it('putFileStates stores and replaces states and leaves drawers alone', async () => {
       const rnd = seededRandom(4);
       await s.drawers.upsert([drawer('f1', 'from f', randomUnitVector(rnd, s.drawers.dimension), { wing: 'w', source_file: '/f.md' })]);
-      const state = { wing: 'w', source_file: '/f.md', size: 3, mtime_ms: 1.25, content_sha256: 'cd'.repeat(32), drawer_count: 1, mined_at: '2026-01-01T00:00:00.000000Z', extra: { commit: 'abc', n: 1, ok: false } };
+      const state = { wing: 'w', source_file: '/f.md', size: 3, mtime_ms: 1.25, content_sha256: 'cd'.repeat(32), drawer_count: 1,
+        mined_at: '2026-01-01T00:00:00.000000Z', extra: { commit: 'abc', n: 1, ok: false } };
       const { extra: _extra, ...plain } = state;
       await s.drawers.putFileStates([state, { ...plain, source_file: '/g.md' }]);
       await s.drawers.putFileStates([{ ...state, size: 4 }]);
@@ -91,22 +119,27 @@ export function describeBackupPortsContract(adapterName: string, open: () => Pro
       expect(await s.graph.kgRestore(triples)).toBe(5);
       expect(await s.graph.kgRestore(triples.slice(0, 2))).toBe(0);
       const scanned: KgTriple[] = [];
-      for (let after: { recorded_at: string; id: string } | undefined; ;) {
+      for (let after: { recorded_at: string; id: string } | undefined;;) {
         const page = await s.graph.kgScan(after, 2);
         scanned.push(...page);
         if (page.length < 2) break;
         after = { recorded_at: page[1]!.recorded_at, id: page[1]!.id };
       }
       // The entity `ann` keeps the spelling it was first restored with.
-      const expected = [...triples].sort((a, b) => (a.recorded_at < b.recorded_at ? -1 : a.recorded_at > b.recorded_at ? 1 : a.id < b.id ? -1 : 1)).map((t) => (t.subject_id === 'ann' ? { ...t, subject_name: 'Ann' } : t));
+      const expected = [...triples].sort((a, b) => (a.recorded_at < b.recorded_at ? -1 : a.recorded_at > b.recorded_at ? 1 : a.id < b.id ? -1 : 1)).map((
+        t,
+      ) => (t.subject_id === 'ann' ? { ...t, subject_name: 'Ann' } : t));
       expect(scanned).toEqual(expected);
       expect(await s.graph.kgStats()).toMatchObject({ entities: 4, triples: 5, current_facts: 4 });
     });
 
     it('tunnelRestore and hallwayRestore keep timestamps and dynamics verbatim, replacing by id', async () => {
       const tunnels: TunnelRestore[] = [
-        { id: 'tn1', source: { wing: 'Alpha', room: 'r1' }, target: { wing: 'beta', room: 'r2', drawer_id: 'd9' }, label: 'l', kind: 'explicit', created_at: '2025-01-01T00:00:00Z', updated_at: '2025-02-01T00:00:00Z', strength: 0.25, stability: 2.5, last_activated: '2025-03-01T00:00:00Z', access_count: 7, source_wing_key: 'alpha', target_wing_key: 'beta' },
-        { id: 'tn2', source: { wing: 'beta', room: 'r2' }, target: { wing: 'gamma', room: 'r3' }, label: '', kind: 'topic', created_at: '2025-01-02T00:00:00Z', strength: 1, stability: 1, last_activated: '2025-01-02T00:00:00Z', access_count: 0, source_wing_key: 'beta', target_wing_key: 'gamma' },
+        { id: 'tn1', source: { wing: 'Alpha', room: 'r1' }, target: { wing: 'beta', room: 'r2', drawer_id: 'd9' }, label: 'l', kind: 'explicit',
+          created_at: '2025-01-01T00:00:00Z', updated_at: '2025-02-01T00:00:00Z', strength: 0.25, stability: 2.5, last_activated: '2025-03-01T00:00:00Z',
+          access_count: 7, source_wing_key: 'alpha', target_wing_key: 'beta' },
+        { id: 'tn2', source: { wing: 'beta', room: 'r2' }, target: { wing: 'gamma', room: 'r3' }, label: '', kind: 'topic', created_at: '2025-01-02T00:00:00Z',
+          strength: 1, stability: 1, last_activated: '2025-01-02T00:00:00Z', access_count: 0, source_wing_key: 'beta', target_wing_key: 'gamma' },
       ];
       await s.graph.tunnelRestore(tunnels);
       await s.graph.tunnelRestore([tunnels[1]!]);
@@ -114,8 +147,10 @@ export function describeBackupPortsContract(adapterName: string, open: () => Pro
       expect(await s.graph.tunnelList()).toEqual(tunnels.map(strip));
       expect(await s.graph.tunnelList({ wing_key: 'alpha' })).toEqual([strip(tunnels[0]!)]);
       const hallways: HallwayRecord[] = [
-        { id: 'h1', wing: 'w', entity_a: 'a', entity_b: 'b', co_occurrence_count: 3, rooms: ['r1', 'r2'], label: 'a ↔ b', created_at: '2025-01-01T00:00:00Z', created_by: 'auto', strength: 0.5, stability: 3, last_activated: '2025-04-01T00:00:00Z', access_count: 2 },
-        { id: 'h2', wing: 'w', entity_a: 'a', entity_b: 'c', co_occurrence_count: 1, rooms: [], label: '', created_at: '2025-01-01T00:00:00Z', created_by: 'auto', strength: 1, stability: 1, last_activated: '2025-01-01T00:00:00Z', access_count: 0 },
+        { id: 'h1', wing: 'w', entity_a: 'a', entity_b: 'b', co_occurrence_count: 3, rooms: ['r1', 'r2'], label: 'a ↔ b', created_at: '2025-01-01T00:00:00Z',
+          created_by: 'auto', strength: 0.5, stability: 3, last_activated: '2025-04-01T00:00:00Z', access_count: 2 },
+        { id: 'h2', wing: 'w', entity_a: 'a', entity_b: 'c', co_occurrence_count: 1, rooms: [], label: '', created_at: '2025-01-01T00:00:00Z',
+          created_by: 'auto', strength: 1, stability: 1, last_activated: '2025-01-01T00:00:00Z', access_count: 0 },
       ];
       await s.graph.hallwayRestore(hallways);
       await s.graph.hallwayRestore([{ ...hallways[1]!, access_count: 5 }]);
@@ -127,14 +162,23 @@ export function describeBackupPortsContract(adapterName: string, open: () => Pro
         await s.logstream.putArtifact({ kind: 'note', content: text, sha256: sha256(text), size_bytes: text.length, created_by: 'me', metadata_json: '{}' });
       }
       const content = 'imported content ✓';
-      const foreign = { id: 'art_20250101T000000_aaaaaaaaaaaa', kind: 'diff', content, sha256: sha256(content), size_bytes: Buffer.byteLength(content), created_by: 'elsewhere', created_at: '2025-01-01T00:00:00Z', origin_replica: FOREIGN, metadata_json: '{"k": [1, 2]}' };
+      const foreign = { id: 'art_20250101T000000_aaaaaaaaaaaa', kind: 'diff', content, sha256: sha256(content), size_bytes: Buffer.byteLength(content),
+        created_by: 'elsewhere', created_at: '2025-01-01T00:00:00Z', origin_replica: FOREIGN, metadata_json: '{"k": [1, 2]}' };
       expect(await s.logstream.applyRemoteArtifact(foreign)).toBe(true);
       expect(await s.logstream.applyRemoteArtifact(foreign)).toBe(false);
       expect(await s.logstream.getArtifact(foreign.id)).toEqual({
-        id: foreign.id, kind: 'diff', sha256: foreign.sha256, size_bytes: Buffer.byteLength(content), content, created_by: 'elsewhere', created_at: foreign.created_at, origin_replica: FOREIGN, metadata: { k: [1, 2] },
+        id: foreign.id,
+        kind: 'diff',
+        sha256: foreign.sha256,
+        size_bytes: Buffer.byteLength(content),
+        content,
+        created_by: 'elsewhere',
+        created_at: foreign.created_at,
+        origin_replica: FOREIGN,
+        metadata: { k: [1, 2] },
       });
       const ids = new Set<string>();
-      for (let cursor: string | undefined; ;) {
+      for (let cursor: string | undefined;;) {
         const page = await s.logstream.scanArtifacts(cursor, 2);
         for (const a of page.items) {
           ids.add(a.id);
@@ -155,7 +199,8 @@ export function describeBackupPortsContract(adapterName: string, open: () => Pro
       };
       const local = await s.logstream.append({ ...foreignEvent(0, 0), metadata_json: '{}' });
       const content = 'cited';
-      await s.logstream.applyRemoteArtifact({ id: 'art_20250101T000000_bbbbbbbbbbbb', kind: 'note', content, sha256: sha256(content), size_bytes: Buffer.byteLength(content), created_by: 'x', created_at: '2025-01-01T00:00:00Z', origin_replica: FOREIGN, metadata_json: '{}' });
+      await s.logstream.applyRemoteArtifact({ id: 'art_20250101T000000_bbbbbbbbbbbb', kind: 'note', content, sha256: sha256(content),
+        size_bytes: Buffer.byteLength(content), created_by: 'x', created_at: '2025-01-01T00:00:00Z', origin_replica: FOREIGN, metadata_json: '{}' });
       const ahead = Date.now() + 30_000;
       const events = [foreignEvent(1, ahead - 2), foreignEvent(2, ahead - 1, ['art_20250101T000000_bbbbbbbbbbbb']), foreignEvent(3, ahead)];
       expect(await applyAll(events)).toBe(3);

@@ -48,26 +48,27 @@ async function allPages<T>(fetch: (after: string | undefined) => Promise<{ items
 }
 
 function state(wing: string, sourceFile: string, drawerCount: number, extra?: FileState['extra']): FileState {
-  return { wing, source_file: sourceFile, size: 100 + drawerCount, mtime_ms: 1_767_225_600_000.5, content_sha256: 'ab'.repeat(32), drawer_count: drawerCount, mined_at: filedAt(1), ...(extra ? { extra } : {}) };
+  return { wing, source_file: sourceFile, size: 100 + drawerCount, mtime_ms: 1_767_225_600_000.5, content_sha256: 'ab'.repeat(32), drawer_count: drawerCount,
+    mined_at: filedAt(1), ...(extra ? { extra } : {}) };
 }
 
 /** A varied corpus for the filter tests: every row's metadata is a function of its index. */
 function filterCorpus(dimension: number): DrawerWrite[] {
   const rnd = seededRandom(7);
-  return Array.from({ length: 60 }, (_, i) =>
-    drawer(`f${String(i).padStart(3, '0')}`, `shared marker row ${i} ${i % 2 === 0 ? 'even' : 'odd'}`, randomUnitVector(rnd, dimension), {
-      wing: i % 3 === 0 ? 'wing_x' : 'wing_y',
-      room: `room_${i % 4}`,
-      source_file: `/src/file_${i % 5}.ts`,
-      chunk_index: i % 7,
-      filed_at: filedAt(i * 10),
-      agent: i % 2 === 0 ? 'alice' : 'bob',
-      is_sentinel: i % 11 === 0,
-      ...(i % 6 === 1 ? { parent_drawer_id: 'logical_p' } : {}),
-      ...(i % 6 === 2 ? { parent_entry_id: 'logical_p' } : {}),
-      ...(i % 6 === 3 ? { parent_drawer_id: 'logical_q' } : {}),
-    }),
-  );
+  return Array.from({ length: 60 },
+    (_, i) =>
+      drawer(`f${String(i).padStart(3, '0')}`, `shared marker row ${i} ${i % 2 === 0 ? 'even' : 'odd'}`, randomUnitVector(rnd, dimension), {
+        wing: i % 3 === 0 ? 'wing_x' : 'wing_y',
+        room: `room_${i % 4}`,
+        source_file: `/src/file_${i % 5}.ts`,
+        chunk_index: i % 7,
+        filed_at: filedAt(i * 10),
+        agent: i % 2 === 0 ? 'alice' : 'bob',
+        is_sentinel: i % 11 === 0,
+        ...(i % 6 === 1 ? { parent_drawer_id: 'logical_p' } : {}),
+        ...(i % 6 === 2 ? { parent_entry_id: 'logical_p' } : {}),
+        ...(i % 6 === 3 ? { parent_drawer_id: 'logical_q' } : {}),
+      }));
 }
 
 const FILTER_CASES: { name: string; filter: DrawerFilter; keep: (d: DrawerWrite) => boolean }[] = [
@@ -78,11 +79,13 @@ const FILTER_CASES: { name: string; filter: DrawerFilter; keep: (d: DrawerWrite)
   { name: 'parentId', filter: { parentId: 'logical_p' }, keep: (d) => d.meta.parent_drawer_id === 'logical_p' || d.meta.parent_entry_id === 'logical_p' },
   { name: 'since', filter: { since: filedAt(300) }, keep: (d) => d.meta.filed_at >= filedAt(300) },
   { name: 'before', filter: { before: filedAt(200) }, keep: (d) => d.meta.filed_at < filedAt(200) },
-  { name: 'since and before', filter: { since: filedAt(100), before: filedAt(250) }, keep: (d) => d.meta.filed_at >= filedAt(100) && d.meta.filed_at < filedAt(250) },
+  { name: 'since and before', filter: { since: filedAt(100), before: filedAt(250) },
+    keep: (d) => d.meta.filed_at >= filedAt(100) && d.meta.filed_at < filedAt(250) },
   { name: 'meta string', filter: { meta: { agent: 'alice' } }, keep: (d) => d.meta.agent === 'alice' },
   { name: 'meta number', filter: { meta: { chunk_index: 3 } }, keep: (d) => d.meta.chunk_index === 3 },
   { name: 'meta boolean', filter: { meta: { is_sentinel: true } }, keep: (d) => d.meta.is_sentinel === true },
-  { name: 'everything combined', filter: { wing: 'wing_y', meta: { agent: 'bob' }, since: filedAt(50) }, keep: (d) => d.meta.wing === 'wing_y' && d.meta.agent === 'bob' && d.meta.filed_at >= filedAt(50) },
+  { name: 'everything combined', filter: { wing: 'wing_y', meta: { agent: 'bob' }, since: filedAt(50) },
+    keep: (d) => d.meta.wing === 'wing_y' && d.meta.agent === 'bob' && d.meta.filed_at >= filedAt(50) },
 ];
 
 export function describeDrawerIndexContract(adapterName: string, open: () => Promise<OpenedDrawerIndex>): void {
@@ -248,7 +251,8 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
           drawer('lx4', 'an http request from the notes wing', randomUnitVector(rnd, dim), { wing: 'notes' }),
           drawer('lx5', 'nothing relevant here', randomUnitVector(rnd, dim), { wing: 'notes' }),
         ]);
-        const ids = async (query: string, filter?: DrawerFilter): Promise<string[]> => (await index.lexical(lexicalTokens(query), 10, filter)).map((d) => d.id).sort();
+        const ids = async (query: string, filter?: DrawerFilter): Promise<string[]> =>
+          (await index.lexical(lexicalTokens(query), 10, filter)).map((d) => d.id).sort();
         expect(await ids('http')).toEqual(['lx1', 'lx4']);
         expect(await ids('http', { wing: 'code' })).toEqual(['lx1']);
         expect(await ids('parseHttpUrl')).toEqual(['lx1', 'lx4']);
@@ -292,7 +296,9 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         await index.upsert(rows);
         const logical = (d: DrawerWrite) => d.meta.parent_drawer_id ?? d.id;
         const groups = [...new Set(rows.map(logical))].sort(codePointCompare);
-        const expected = [...rows].sort((a, b) => codePointCompare(logical(a), logical(b)) || a.meta.chunk_index - b.meta.chunk_index || codePointCompare(a.id, b.id)).map((r) => r.id);
+        const expected = [...rows].sort((a, b) =>
+          codePointCompare(logical(a), logical(b)) || a.meta.chunk_index - b.meta.chunk_index || codePointCompare(a.id, b.id)
+        ).map((r) => r.id);
         const seen: string[] = [];
         for (let offset = 0; offset < groups.length + 7; offset += 7) {
           const page = await index.list({}, offset, 7);
@@ -308,12 +314,14 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
       it('walks the metadata of every matching row once, in id byte order, after a cursor', async () => {
         const rnd = seededRandom(12);
         const ids = ['b', 'a', 'é-accent', 'Z', 'a_1', 'a-1', '😀', 'm', ...Array.from({ length: 13 }, (_, i) => `r${(i * 5) % 13}`)];
-        const rows = ids.map((id, i) => drawer(id, `walk row ${id}`, randomUnitVector(rnd, dim), { wing: i % 3 === 0 ? 'walk-b' : 'walk-a', n: i, flag: i % 2 === 0 }));
+        const rows = ids.map((id, i) =>
+          drawer(id, `walk row ${id}`, randomUnitVector(rnd, dim), { wing: i % 3 === 0 ? 'walk-b' : 'walk-a', n: i, flag: i % 2 === 0 })
+        );
         await index.upsert(rows);
         const byteOrder = (list: string[]) => [...list].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
         for (const wing of ['walk-a', 'walk-b']) {
           const seen: { id: string; meta: DrawerWrite['meta'] }[] = [];
-          for (let after: string | undefined; ;) {
+          for (let after: string | undefined;;) {
             const page = await index.scanMetadata({ wing }, after, 4);
             expect(page.length).toBeLessThanOrEqual(4);
             seen.push(...page);
@@ -361,7 +369,11 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         const rows: DrawerWrite[] = [];
         for (let s = 0; s < 250; s++) {
           const wing = s % 2 === 0 ? 'src_even' : 'src_odd';
-          for (let c = 0; c <= s % 3; c++) rows.push(drawer(`s${s}_${c}`, `source ${s} chunk ${c}`, randomUnitVector(rnd, dim), { wing, source_file: `/repo/dir_${s % 9}/file_${s}.md`, chunk_index: c }));
+          for (let c = 0; c <= s % 3; c++)
+            rows.push(
+              drawer(`s${s}_${c}`, `source ${s} chunk ${c}`, randomUnitVector(rnd, dim), { wing, source_file: `/repo/dir_${s % 9}/file_${s}.md`,
+                chunk_index: c }),
+            );
         }
         for (let i = 0; i < rows.length; i += 200) await index.upsert(rows.slice(i, i + 200));
         const expected = new Map<string, number>();
@@ -383,7 +395,8 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         const rnd = seededRandom(11);
         const file = '/proj/doc.md';
         const version = (n: number, tag: string): DrawerWrite[] =>
-          Array.from({ length: n }, (_, i) => drawer(`doc_${i}`, `${tag} chunk ${i}`, randomUnitVector(rnd, dim), { wing: 'proj', source_file: file, chunk_index: i }));
+          Array.from({ length: n }, (_, i) =>
+            drawer(`doc_${i}`, `${tag} chunk ${i}`, randomUnitVector(rnd, dim), { wing: 'proj', source_file: file, chunk_index: i }));
         const other = drawer('other_0', 'other file', randomUnitVector(rnd, dim), { wing: 'proj', source_file: '/proj/other.md' });
         const sameFileOtherWing = drawer('elsewhere_0', 'same path, other wing', randomUnitVector(rnd, dim), { wing: 'proj2', source_file: file });
         await index.upsert([other, sameFileOtherWing]);
@@ -403,13 +416,18 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         expect(states.get(file)).toEqual(state('proj', file, 3, { commit: 'abc123', normalize_version: 2 }));
         await index.replaceFile('proj', file, [], state('proj', file, 0));
         expect(await index.count({ sourceFile: file, wing: 'proj' })).toBe(0);
-        await expectPalaceError(index.replaceFile('proj', file, [drawer('x', 'x', randomUnitVector(rnd, dim), { wing: 'proj', source_file: '/else' })], state('proj', file, 1)), 'invalid_argument', /source_file/);
+        await expectPalaceError(
+          index.replaceFile('proj', file, [drawer('x', 'x', randomUnitVector(rnd, dim), { wing: 'proj', source_file: '/else' })], state('proj', file, 1)),
+          'invalid_argument',
+          /source_file/,
+        );
       });
 
       it('replaces a batch of files like one replaceFile each, and refuses a bad batch whole', async () => {
         const rnd = seededRandom(13);
         const rows = (file: string, n: number, tag: string): DrawerWrite[] =>
-          Array.from({ length: n }, (_, i) => drawer(`${tag}_${file.slice(-4, -3)}_${i}`, `${tag} ${i}`, randomUnitVector(rnd, dim), { wing: 'batch', source_file: file, chunk_index: i }));
+          Array.from({ length: n }, (_, i) =>
+            drawer(`${tag}_${file.slice(-4, -3)}_${i}`, `${tag} ${i}`, randomUnitVector(rnd, dim), { wing: 'batch', source_file: file, chunk_index: i }));
         const files = ['/b/a.md', '/b/b.md', '/b/c.md'];
         const untouched = drawer('keep_0', 'another file', randomUnitVector(rnd, dim), { wing: 'batch', source_file: '/b/keep.md' });
         await index.upsert([untouched]);
@@ -434,9 +452,11 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
 
         const twice = [second[0]!, { ...second[2]!, sourceFile: '/b/a.md' }];
         await expectPalaceError(index.replaceFiles('batch', twice), 'invalid_argument', /files\[1\]\.sourceFile/);
-        const sameId = [second[0]!, { sourceFile: '/b/d.md', drawers: [drawer('v2_a_0', 'x', randomUnitVector(rnd, dim), { wing: 'batch', source_file: '/b/d.md' })], state: state('batch', '/b/d.md', 1) }];
+        const sameId = [second[0]!, { sourceFile: '/b/d.md',
+          drawers: [drawer('v2_a_0', 'x', randomUnitVector(rnd, dim), { wing: 'batch', source_file: '/b/d.md' })], state: state('batch', '/b/d.md', 1) }];
         await expectPalaceError(index.replaceFiles('batch', sameId), 'invalid_argument', /files\[1\]\.drawers\[0\]\.id/);
-        const badLast = [{ sourceFile: '/b/e.md', drawers: rows('/b/e.md', 1, 'v3'), state: state('batch', '/b/e.md', 1) }, { sourceFile: '/b/f.md', drawers: rows('/b/x.md', 1, 'v3'), state: state('batch', '/b/f.md', 1) }];
+        const badLast = [{ sourceFile: '/b/e.md', drawers: rows('/b/e.md', 1, 'v3'), state: state('batch', '/b/e.md', 1) }, { sourceFile: '/b/f.md',
+          drawers: rows('/b/x.md', 1, 'v3'), state: state('batch', '/b/f.md', 1) }];
         await expectPalaceError(index.replaceFiles('batch', badLast), 'invalid_argument', /source_file/);
         expect(await index.count({ wing: 'batch' })).toBe(7);
         expect((await index.fileStates('batch', ['/b/e.md'])).size).toBe(0);
@@ -450,7 +470,8 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         ] as const) {
           for (let i = 0; i < n; i++) {
             const f = `/d/f${String(i).padStart(2, '0')}.txt`;
-            await index.replaceFile(wing, f, [drawer(`${wing}_${i}`, 'x', randomUnitVector(rnd, dim), { wing, source_file: f })], state(wing, f, 1, { skip_reason: i % 2 === 0 ? 'none' : 'binary' }));
+            await index.replaceFile(wing, f, [drawer(`${wing}_${i}`, 'x', randomUnitVector(rnd, dim), { wing, source_file: f })],
+              state(wing, f, 1, { skip_reason: i % 2 === 0 ? 'none' : 'binary' }));
           }
         }
         const got = await index.fileStates('fs_a', ['/d/f01.txt', '/d/f99.txt', '/d/f03.txt']);
@@ -479,7 +500,8 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
 
       it('keeps everything across close and reopen', async () => {
         const rnd = seededRandom(14);
-        const rows = Array.from({ length: 40 }, (_, i) => drawer(`r${i}`, `persist ${i} keyword${i % 3}`, randomUnitVector(rnd, dim), { wing: i % 2 ? 'p1' : 'p2' }));
+        const rows = Array.from({ length: 40 },
+          (_, i) => drawer(`r${i}`, `persist ${i} keyword${i % 3}`, randomUnitVector(rnd, dim), { wing: i % 2 ? 'p1' : 'p2' }));
         await index.upsert(rows);
         await index.replaceFile('p1', '/f', [drawer('rf', 'file row', randomUnitVector(rnd, dim), { wing: 'p1', source_file: '/f' })], state('p1', '/f', 1));
         const query = nearVector(rnd, rows[5]!.embedding);
@@ -529,13 +551,15 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
           const top = await index.knn(rows[1]!.embedding, 3, c.filter);
           expect(top.map((h) => h.drawer.id)).toEqual(bruteForce(rows.filter(c.keep), rows[1]!.embedding, 3).map((b) => b.id));
           expect((await index.lexical(['marker'], 100, c.filter)).map((d) => d.id).sort()).toEqual(expected);
-          expect((await index.lexical(['even'], 100, c.filter)).map((d) => d.id).sort()).toEqual(rows.filter((d) => c.keep(d) && d.content.endsWith('even')).map((d) => d.id).sort());
+          expect((await index.lexical(['even'], 100, c.filter)).map((d) => d.id).sort()).toEqual(
+            rows.filter((d) => c.keep(d) && d.content.endsWith('even')).map((d) => d.id).sort(),
+          );
           const tax = await index.taxonomy(c.filter);
           expect(tax.reduce((s, t) => s + t.count, 0)).toBe(expected.length);
           const sources = await index.sources(c.filter, undefined, 100);
           expect(sources.items.reduce((s, r) => s + r.drawers, 0)).toBe(expected.length);
           const walked: { id: string; meta: DrawerWrite['meta'] }[] = [];
-          for (let after: string | undefined; ;) {
+          for (let after: string | undefined;;) {
             const page = await index.scanMetadata(c.filter, after, 3);
             walked.push(...page);
             if (page.length < 3) break;
@@ -562,8 +586,7 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
             wing: i % 20 === 0 ? 'rare' : 'common',
             room: `room_${i % 50}`,
             filed_at: filedAt(i),
-          }),
-        );
+          }));
         for (let i = 0; i < ROWS; i += 500) await index.upsert(rows.slice(i, i + 500));
         queries = Array.from({ length: 12 }, (_, q) => nearVector(rnd, centers[(q * 7) % CLUSTERS]!));
       }, 600_000);
@@ -575,7 +598,8 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         { name: 'no filter', keep: () => true },
         { name: 'an unselective filter (95% of rows)', filter: { wing: 'common' }, keep: (d) => d.meta.wing === 'common' },
         { name: 'a selective filter (2% of rows)', filter: { room: 'room_7' }, keep: (d) => d.meta.room === 'room_7' },
-        { name: 'a very selective combined filter (2.5% of rows)', filter: { wing: 'rare', since: filedAt(3000) }, keep: (d) => d.meta.wing === 'rare' && d.meta.filed_at >= filedAt(3000) },
+        { name: 'a very selective combined filter (2.5% of rows)', filter: { wing: 'rare', since: filedAt(3000) },
+          keep: (d) => d.meta.wing === 'rare' && d.meta.filed_at >= filedAt(3000) },
       ];
       for (const c of cases) {
         it(`matches brute force under ${c.name}`, async () => {

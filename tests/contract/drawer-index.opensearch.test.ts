@@ -48,17 +48,26 @@ describe('OpenSearchDrawerIndex specifics', () => {
       const conn = index.connection;
       const rnd = seededRandom(21);
       const rows = Array.from({ length: 120 }, (_, i) =>
-        drawer(`rx${i}`, `reindex row ${i} token${i % 7}`, randomUnitVector(rnd, index.dimension), { wing: i % 2 ? 'odd' : 'even', filed_at: filedAt(i), custom_flag: i % 3 === 0 }),
-      );
+        drawer(`rx${i}`, `reindex row ${i} token${i % 7}`, randomUnitVector(rnd, index.dimension), { wing: i % 2 ? 'odd' : 'even', filed_at: filedAt(i),
+          custom_flag: i % 3 === 0 }));
       await index.upsert(rows);
       await index.replaceFile('odd', '/f.md', [drawer('rx_file', 'file row', randomUnitVector(rnd, index.dimension), { wing: 'odd', source_file: '/f.md' })], {
-        wing: 'odd', source_file: '/f.md', size: 1, mtime_ms: 2, content_sha256: 'cd'.repeat(32), drawer_count: 1, mined_at: filedAt(1), extra: { commit: 'abc' },
+        wing: 'odd',
+        source_file: '/f.md',
+        size: 1,
+        mtime_ms: 2,
+        content_sha256: 'cd'.repeat(32),
+        drawer_count: 1,
+        mined_at: filedAt(1),
+        extra: { commit: 'abc' },
       });
       const alias = aliasName(conn, 'drawers');
       expect(await aliasTarget(conn, alias)).toBe(versionedName(conn, 'drawers', 1));
       const before = {
         knn: await index.knn(rows[5]!.embedding, 7, { wing: 'odd' }),
-        lexical: (await index.lexical(['token3'], 50)).map((d) => d.id),
+        lexical: (await index.lexical(['token3'], 50)).map((d) =>
+          d.id
+        ),
         list: await index.list({}, 0, 200),
         taxonomy: await index.taxonomy(),
         states: await index.fileStates('odd', ['/f.md']),
@@ -135,7 +144,8 @@ describe('OpenSearchDrawerIndex specifics', () => {
         const id = `deep_${String((g * 7919) % 10_060).padStart(5, '0')}`;
         const wing = g % 2 ? 'a' : 'b';
         if (g % 50 === 0) {
-          for (const c of [2, 0, 1]) rows.push(drawer(`${id}_c${c}`, `chunk ${c}`, randomUnitVector(rnd, 4), { parent_drawer_id: id, chunk_index: c, wing: c === 1 ? 'c' : wing }));
+          for (const c of [2, 0, 1])
+            rows.push(drawer(`${id}_c${c}`, `chunk ${c}`, randomUnitVector(rnd, 4), { parent_drawer_id: id, chunk_index: c, wing: c === 1 ? 'c' : wing }));
         } else {
           rows.push(drawer(id, `deep ${g}`, randomUnitVector(rnd, 4), { filed_at: filedAt(g % 13), wing }));
         }
@@ -143,7 +153,8 @@ describe('OpenSearchDrawerIndex specifics', () => {
       for (let i = 0; i < rows.length; i += 1000) await index.upsert(rows.slice(i, i + 1000));
       await index.refresh();
       const logical = (d: DrawerWrite) => d.meta.parent_drawer_id ?? d.id;
-      const rowOrder = (a: DrawerWrite, b: DrawerWrite) => codePointCompare(logical(a), logical(b)) || a.meta.chunk_index - b.meta.chunk_index || codePointCompare(a.id, b.id);
+      const rowOrder = (a: DrawerWrite, b: DrawerWrite) =>
+        codePointCompare(logical(a), logical(b)) || a.meta.chunk_index - b.meta.chunk_index || codePointCompare(a.id, b.id);
       const expectPage = async (filter: DrawerFilter, keep: (d: DrawerWrite) => boolean, offset: number, limit: number) => {
         const groups = [...new Set(rows.filter(keep).map(logical))].sort(codePointCompare);
         const chosen = new Set(groups.slice(offset, offset + limit));
@@ -167,7 +178,9 @@ describe('OpenSearchDrawerIndex specifics', () => {
     const palace = freshPalace();
     try {
       await palace.open();
-      const err = await OpenSearchDrawerIndex.open({ url: loadConfig().opensearch.url, palaceName: palace.palaceName, dimension: 512 }).catch((e: unknown) => e);
+      const err = await OpenSearchDrawerIndex.open({ url: loadConfig().opensearch.url, palaceName: palace.palaceName, dimension: 512 }).catch((e: unknown) =>
+        e
+      );
       expect(err).toMatchObject({ code: 'invalid_argument', field: 'dimension', rule: 'matches_palace' });
     } finally {
       await palace.cleanup();

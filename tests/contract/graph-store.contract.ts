@@ -85,17 +85,20 @@ export function describeGraphStoreContract(adapterName: string, open: () => Prom
           ['outgoing', 'Max Smith', 'works_at', 'Acme'],
           ['outgoing', 'Max Smith', 'likes', 'Tea'],
         ]);
-        expect(out[0]).toMatchObject({ id: t.id, subject_id: 'max_smith', object_id: 'acme', valid_from: '2020-01-01T00:00:00Z', valid_to: null, confidence: 1, recorded_at: t.recorded_at });
+        expect(out[0]).toMatchObject({ id: t.id, subject_id: 'max_smith', object_id: 'acme', valid_from: '2020-01-01T00:00:00Z', valid_to: null, confidence: 1,
+          recorded_at: t.recorded_at });
         const inc = await g.kgFacts({ entity_id: 'acme', direction: 'incoming' });
         expect(inc.map((f) => [f.direction, f.id])).toEqual([['incoming', t.id]]);
         expect((await g.kgStats()).entities).toBe(3);
       });
 
       it('keeps provenance fields verbatim', async () => {
-        const t = { ...triple('A', 'p', 'B'), confidence: 0.25, source_closet: 'closet_1', source_file: '/x/y.md', source_drawer_id: 'drawer_w_r_1', adapter_name: 'extractor' };
+        const t = { ...triple('A', 'p', 'B'), confidence: 0.25, source_closet: 'closet_1', source_file: '/x/y.md', source_drawer_id: 'drawer_w_r_1',
+          adapter_name: 'extractor' };
         await g.kgAdd(t);
         const [f] = await g.kgFacts({ entity_id: 'a', direction: 'outgoing' });
-        expect(f).toMatchObject({ confidence: 0.25, source_closet: 'closet_1', source_file: '/x/y.md', source_drawer_id: 'drawer_w_r_1', adapter_name: 'extractor' });
+        expect(f).toMatchObject({ confidence: 0.25, source_closet: 'closet_1', source_file: '/x/y.md', source_drawer_id: 'drawer_w_r_1',
+          adapter_name: 'extractor' });
       });
 
       it('returns the existing id for an identical open fact and writes nothing', async () => {
@@ -164,7 +167,8 @@ export function describeGraphStoreContract(adapterName: string, open: () => Prom
         const open1 = triple('A', 'p', 'B', { from: '2020-01-01T00:00:00Z' });
         await g.kgAdd(closed);
         await g.kgAdd(open1);
-        const r = await g.kgInvalidate({ subject_id: 'a', predicate: 'p', object_id: 'b', ended: '2021-05-05', ended_key: '2021-05-06T00:00:00Z', max_from_key: '2021-05-05T23:59:59Z' });
+        const r = await g.kgInvalidate({ subject_id: 'a', predicate: 'p', object_id: 'b', ended: '2021-05-05', ended_key: '2021-05-06T00:00:00Z',
+          max_from_key: '2021-05-05T23:59:59Z' });
         expect(r).toEqual({ status: 'ok', closed: 1 });
         const facts = await g.kgFacts({ entity_id: 'a', direction: 'outgoing' });
         expect(facts.map((f) => [f.id, f.valid_to, f.to_key])).toEqual([
@@ -174,17 +178,24 @@ export function describeGraphStoreContract(adapterName: string, open: () => Prom
       });
 
       it('is a no-op without a match', async () => {
-        expect(await g.kgInvalidate({ subject_id: 'a', predicate: 'p', object_id: 'b', ended: '2021-01-01T00:00:00Z', ended_key: '2021-01-01T00:00:00Z', max_from_key: '2021-01-01T00:00:00Z' })).toEqual({ status: 'ok', closed: 0 });
+        expect(
+          await g.kgInvalidate({ subject_id: 'a', predicate: 'p', object_id: 'b', ended: '2021-01-01T00:00:00Z', ended_key: '2021-01-01T00:00:00Z',
+            max_from_key: '2021-01-01T00:00:00Z' }),
+        ).toEqual({ status: 'ok', closed: 0 });
       });
 
       it('reports an open fact starting after max_from_key and writes nothing', async () => {
         const early = triple('A', 'p', 'B', { from: '2020-01-01T00:00:00Z' });
         await g.kgAdd(early);
-        const r = await g.kgInvalidate({ subject_id: 'a', predicate: 'p', object_id: 'b', ended: '2019-01-01T00:00:00Z', ended_key: '2019-01-01T00:00:00Z', max_from_key: '2019-01-01T00:00:00Z' });
+        const r = await g.kgInvalidate({ subject_id: 'a', predicate: 'p', object_id: 'b', ended: '2019-01-01T00:00:00Z', ended_key: '2019-01-01T00:00:00Z',
+          max_from_key: '2019-01-01T00:00:00Z' });
         expect(r).toEqual({ status: 'inverted', triple_id: early.id, valid_from: '2020-01-01T00:00:00Z' });
         expect((await g.kgFacts({ entity_id: 'a', direction: 'outgoing' }))[0]!.valid_to).toBeNull();
         // A start equal to max_from_key is allowed.
-        expect(await g.kgInvalidate({ subject_id: 'a', predicate: 'p', object_id: 'b', ended: '2020-01-01T00:00:00Z', ended_key: '2020-01-01T00:00:00Z', max_from_key: '2020-01-01T00:00:00Z' })).toEqual({ status: 'ok', closed: 1 });
+        expect(
+          await g.kgInvalidate({ subject_id: 'a', predicate: 'p', object_id: 'b', ended: '2020-01-01T00:00:00Z', ended_key: '2020-01-01T00:00:00Z',
+            max_from_key: '2020-01-01T00:00:00Z' }),
+        ).toEqual({ status: 'ok', closed: 1 });
       });
     });
 
@@ -325,7 +336,8 @@ export function describeGraphStoreContract(adapterName: string, open: () => Prom
       });
 
       it('serialises concurrent upserts of one id into one record', async () => {
-        const writes = Array.from({ length: 20 }, (_, i) => tunnel('same', ['a', 'r'], ['b', 'r'], `2030-01-01T00:00:00.${String(i + 1).padStart(6, '0')}+00:00`, { label: `l${i}` }));
+        const writes = Array.from({ length: 20 },
+          (_, i) => tunnel('same', ['a', 'r'], ['b', 'r'], `2030-01-01T00:00:00.${String(i + 1).padStart(6, '0')}+00:00`, { label: `l${i}` }));
         await Promise.all(writes.map((w) => g.tunnelUpsert([w])));
         const list = await g.tunnelList();
         expect(list).toHaveLength(1);
@@ -335,16 +347,19 @@ export function describeGraphStoreContract(adapterName: string, open: () => Prom
 
     describe('hallways', () => {
       it('replaces one wing, keeps other wings, and keeps dynamics of records whose id survives', async () => {
-        await g.hallwaysReplaceWing('w1', [hallway('w1', 'Amy', 'Bob', 2, '2030-01-01T00:00:00+00:00'), hallway('w1', 'Amy', 'Cat', 3, '2030-01-01T00:00:00+00:00')]);
+        await g.hallwaysReplaceWing('w1', [hallway('w1', 'Amy', 'Bob', 2, '2030-01-01T00:00:00+00:00'),
+          hallway('w1', 'Amy', 'Cat', 3, '2030-01-01T00:00:00+00:00')]);
         await g.hallwaysReplaceWing('w2', [hallway('w2', 'Amy', 'Bob', 5, '2030-01-01T00:00:00+00:00')]);
-        const replaced = await g.hallwaysReplaceWing('w1', [hallway('w1', 'Amy', 'Bob', 4, '2030-03-01T00:00:00+00:00'), hallway('w1', 'Bob', 'Dan', 2, '2030-03-01T00:00:00+00:00')]);
+        const replaced = await g.hallwaysReplaceWing('w1', [hallway('w1', 'Amy', 'Bob', 4, '2030-03-01T00:00:00+00:00'),
+          hallway('w1', 'Bob', 'Dan', 2, '2030-03-01T00:00:00+00:00')]);
         expect(replaced.map((h) => [h.id, h.co_occurrence_count, h.created_at, h.last_activated])).toEqual([
           ['hallway_w1_Amy_Bob', 4, '2030-03-01T00:00:00+00:00', '2030-01-01T00:00:00+00:00'],
           ['hallway_w1_Bob_Dan', 2, '2030-03-01T00:00:00+00:00', '2030-03-01T00:00:00+00:00'],
         ]);
         const all = await g.hallwayList();
         expect(all.map((h) => h.id)).toEqual(['hallway_w1_Amy_Bob', 'hallway_w1_Bob_Dan', 'hallway_w2_Amy_Bob']);
-        expect(all[0]).toEqual({ ...hallway('w1', 'Amy', 'Bob', 4, '2030-03-01T00:00:00+00:00'), strength: 1, stability: 1, last_activated: '2030-01-01T00:00:00+00:00', access_count: 0 });
+        expect(all[0]).toEqual({ ...hallway('w1', 'Amy', 'Bob', 4, '2030-03-01T00:00:00+00:00'), strength: 1, stability: 1,
+          last_activated: '2030-01-01T00:00:00+00:00', access_count: 0 });
         expect((await g.hallwayList('w2')).map((h) => h.co_occurrence_count)).toEqual([5]);
         expect(await g.hallwayList('W2')).toEqual([]);
       });

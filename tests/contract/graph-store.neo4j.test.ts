@@ -39,12 +39,25 @@ const REPLACEMENT = '\ufffd';
 const ASTRAL = '😀';
 const ASTRAL_LOW = '\u{10000}';
 const HANGUL_LAST = '\ud7a3';
-const names = ['a', `a${ASTRAL}`, `a${REPLACEMENT}`, `a${PRIVATE_USE}`, ASTRAL, ASTRAL_LOW, REPLACEMENT, PRIVATE_USE, HANGUL_LAST, `${REPLACEMENT}x`, `${ASTRAL}x`, 'z', '\ud7ff', `\ud7ff${ASTRAL}`];
+const names = ['a', `a${ASTRAL}`, `a${REPLACEMENT}`, `a${PRIVATE_USE}`, ASTRAL, ASTRAL_LOW, REPLACEMENT, PRIVATE_USE, HANGUL_LAST, `${REPLACEMENT}x`,
+  `${ASTRAL}x`, 'z', '\ud7ff', `\ud7ff${ASTRAL}`];
 
 function fact(s: string, p: string, o: string, recorded: string, from: string | null, id: string): KgTripleWrite {
   return {
-    id, subject: { id: s, name: s }, predicate: p, object: { id: o, name: o }, valid_from: from, valid_to: null, from_key: from, to_key: null,
-    confidence: 1, source_closet: null, source_file: null, source_drawer_id: null, adapter_name: null, recorded_at: recorded,
+    id,
+    subject: { id: s, name: s },
+    predicate: p,
+    object: { id: o, name: o },
+    valid_from: from,
+    valid_to: null,
+    from_key: from,
+    to_key: null,
+    confidence: 1,
+    source_closet: null,
+    source_file: null,
+    source_drawer_id: null,
+    adapter_name: null,
+    recorded_at: recorded,
   };
 }
 
@@ -56,14 +69,27 @@ async function writeAstralData(g: GraphStore): Promise<void> {
     await g.kgAdd(fact(`sub${n}`, 'links', 'hub', '2030-01-01T00:00:00.000000Z', null, `u_${n}`));
   }
   const tunnels: TunnelWrite[] = names.map((n) => ({
-    id: `tn${n}`, source: { wing: `w${n}`, room: 'r' }, target: { wing: 'other', room: n }, label: n, kind: 'explicit',
-    source_wing_key: `w${n}`, target_wing_key: 'other', at: '2030-01-01T00:00:00.000000+00:00',
+    id: `tn${n}`,
+    source: { wing: `w${n}`, room: 'r' },
+    target: { wing: 'other', room: n },
+    label: n,
+    kind: 'explicit',
+    source_wing_key: `w${n}`,
+    target_wing_key: 'other',
+    at: '2030-01-01T00:00:00.000000+00:00',
   }));
   await g.tunnelUpsert(tunnels);
   for (const n of names) {
     const hallways: HallwayWrite[] = names.map((m) => ({
-      id: `h${n}|${m}`, wing: `w${n}`, entity_a: m, entity_b: `${m}${n}`, co_occurrence_count: 2, rooms: [n, m], label: `${m} ↔ ${n}`,
-      created_at: '2030-01-01T00:00:00+00:00', created_by: 'auto',
+      id: `h${n}|${m}`,
+      wing: `w${n}`,
+      entity_a: m,
+      entity_b: `${m}${n}`,
+      co_occurrence_count: 2,
+      rooms: [n, m],
+      label: `${m} ↔ ${n}`,
+      created_at: '2030-01-01T00:00:00+00:00',
+      created_by: 'auto',
     }));
     await g.hallwaysReplaceWing(`w${n}`, hallways);
   }
@@ -119,7 +145,8 @@ describe('Neo4j GraphStore specifics', () => {
 
   it('serialises concurrent replacements of one wing from two store instances (two processes)', async () => {
     const second = await openNeo4j(graph.palace);
-    const hw = (i: number): HallwayWrite => ({ id: `h${i}`, wing: 'w', entity_a: `A${i}`, entity_b: `B${i}`, co_occurrence_count: i, rooms: [], label: '', created_at: '2030-01-01T00:00:00+00:00', created_by: 'auto' });
+    const hw = (i: number): HallwayWrite => ({ id: `h${i}`, wing: 'w', entity_a: `A${i}`, entity_b: `B${i}`, co_occurrence_count: i, rooms: [], label: '',
+      created_at: '2030-01-01T00:00:00+00:00', created_by: 'auto' });
     try {
       await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? graph : second).hallwaysReplaceWing('w', [hw(i), hw(i + 100)])));
     } finally {
@@ -139,8 +166,10 @@ describe('Neo4j GraphStore specifics', () => {
       await graph.kgAdd(fact('a', 'p', 'b', '2030-01-01T00:00:00.000001Z', null, 't1'));
       await other.kgAdd(fact('a', 'p', 'b', '2030-01-01T00:00:00.000002Z', null, 't1'));
       await other.kgAdd(fact('a', 'q', 'c', '2030-01-01T00:00:00.000003Z', null, 't2'));
-      await graph.tunnelUpsert([{ id: 'same', source: { wing: 'a', room: 'r' }, target: { wing: 'b', room: 'r' }, label: 'mine', kind: 'explicit', source_wing_key: 'a', target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00' }]);
-      await other.tunnelUpsert([{ id: 'same', source: { wing: 'a', room: 'r' }, target: { wing: 'b', room: 'r' }, label: 'theirs', kind: 'explicit', source_wing_key: 'a', target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00' }]);
+      await graph.tunnelUpsert([{ id: 'same', source: { wing: 'a', room: 'r' }, target: { wing: 'b', room: 'r' }, label: 'mine', kind: 'explicit',
+        source_wing_key: 'a', target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00' }]);
+      await other.tunnelUpsert([{ id: 'same', source: { wing: 'a', room: 'r' }, target: { wing: 'b', room: 'r' }, label: 'theirs', kind: 'explicit',
+        source_wing_key: 'a', target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00' }]);
       expect(await graph.kgStats()).toEqual({ entities: 2, triples: 1, current_facts: 1, relationship_types: ['p'] });
       expect((await other.kgFacts({ entity_id: 'a', direction: 'outgoing' })).map((f) => f.id)).toEqual(['t1', 't2']);
       expect((await graph.tunnelList()).map((t) => t.label)).toEqual(['mine']);
@@ -161,10 +190,12 @@ describe('Neo4j GraphStore specifics', () => {
 describe('codePointSortKey', () => {
   it('orders keys by UTF-16 unit exactly as their texts order by code point', () => {
     // Characters around every boundary the key cares about, in random strings of 0–4 of them.
-    const alphabet = ['a', 'z', '\u0001', '\u0002', '\ud7fe', '\ud7ff', '\ue000', '\ue001', '\uf8ff', '\ufffd', '\uffff', '\u{10000}', '\u{1f600}', '\u{10ffff}'];
+    const alphabet = ['a', 'z', '\u0001', '\u0002', '\ud7fe', '\ud7ff', '\ue000', '\ue001', '\uf8ff', '\ufffd', '\uffff', '\u{10000}', '\u{1f600}',
+      '\u{10ffff}'];
     let state = 12345;
     const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    const texts = Array.from({ length: 400 }, () => Array.from({ length: Math.floor(next() * 5) }, () => alphabet[Math.floor(next() * alphabet.length)]).join(''));
+    const texts = Array.from({ length: 400 },
+      () => Array.from({ length: Math.floor(next() * 5) }, () => alphabet[Math.floor(next() * alphabet.length)]).join(''));
     const utf16 = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
     let disagreements = 0;
     for (const a of texts) {
@@ -181,7 +212,8 @@ describe('codePointSortKey', () => {
 
 describe('Neo4j GraphStore when the server cannot be reached', () => {
   it('fails to open with a retryable store_unavailable error naming neo4j', async () => {
-    const err = await openNeo4jGraphStore({ neo4j: { ...loadConfig().neo4j, uri: 'bolt://127.0.0.1:1' }, palaceName: palaceName() }).then(() => null, (e: unknown) => e);
+    const err = await openNeo4jGraphStore({ neo4j: { ...loadConfig().neo4j, uri: 'bolt://127.0.0.1:1' }, palaceName: palaceName() }).then(() => null,
+      (e: unknown) => e);
     expect(err).toMatchObject({ code: 'store_unavailable', store: 'neo4j', retryable: true });
     expect((err as Error).message).toMatch(/^neo4j is unavailable: /);
   });

@@ -61,7 +61,8 @@ export function describeJobEngineContract(engineName: string, open: () => Promis
       const refused = [a, b].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(started).toHaveLength(1);
       expect(refused).toHaveLength(1);
-      expect(started[0]!.value).toMatchObject({ state: 'running', kind: 'mine', lock_key: lockKey(opened.palace, spec), source, wing: 'race', mode: 'projects' });
+      expect(started[0]!.value).toMatchObject({ state: 'running', kind: 'mine', lock_key: lockKey(opened.palace, spec), source, wing: 'race',
+        mode: 'projects' });
       const error = refused[0]!.reason as unknown;
       expect(isPalaceError(error) && error.code).toBe('already_running');
       const details = (error as { details: { job_id: string; progress: JobProgress } }).details;
@@ -70,7 +71,8 @@ export function describeJobEngineContract(engineName: string, open: () => Promis
 
       const seen: JobProgress[] = [];
       const done = await engine.wait(started[0]!.value.job_id, 300_000, (p) => seen.push(p));
-      expect(done).toMatchObject({ state: 'completed', files_total: 300, files_seen: 300, files_skipped: 0, files_mined: 300, drawers_written: 300, errors: 0, eta_s: 0 });
+      expect(done).toMatchObject({ state: 'completed', files_total: 300, files_seen: 300, files_skipped: 0, files_mined: 300, drawers_written: 300, errors: 0,
+        eta_s: 0 });
       expect((done.result as { success: boolean }).success).toBe(true);
       expect(seen.at(-1)).toEqual(done);
       for (let i = 1; i < seen.length; i++) expect(seen[i]!.files_seen).toBeGreaterThanOrEqual(seen[i - 1]!.files_seen);
@@ -145,8 +147,14 @@ export function describeJobEngineContract(engineName: string, open: () => Promis
 
       const dry = (await run({ kind: 'delete_by_source', sourceFile: target, dryRun: true })).result as Record<string, unknown>;
       expect(dry).toEqual({
-        success: true, dry_run: true, source_file: target, match_count: rows, match_rows: rows, sample: [{ wing: 'delw', room: expect.any(String) }],
-        closet_match_count: 0, hint: `Dry run: nothing was deleted. ${rows} drawers (${rows} rows) would be deleted; pass dry_run=false to delete them.`,
+        success: true,
+        dry_run: true,
+        source_file: target,
+        match_count: rows,
+        match_rows: rows,
+        sample: [{ wing: 'delw', room: expect.any(String) }],
+        closet_match_count: 0,
+        hint: `Dry run: nothing was deleted. ${rows} drawers (${rows} rows) would be deleted; pass dry_run=false to delete them.`,
       });
       expect(await opened.drawers.count({ sourceFile: target })).toBe(rows);
 
@@ -182,8 +190,16 @@ export function describeJobEngineContract(engineName: string, open: () => Promis
       expect(unresolved).toBeGreaterThan(0);
       const before = await opened.drawers.count({ wing: 'syncw' });
       const expectedReport = {
-        scanned: before, kept: before - missing - gitignored - unresolved, gitignored, missing, unresolved, no_source: 0, out_of_scope: 0,
-        removed_closets: 0, by_source: removable, unresolved_by_source: { [lonely]: unresolved },
+        scanned: before,
+        kept: before - missing - gitignored - unresolved,
+        gitignored,
+        missing,
+        unresolved,
+        no_source: 0,
+        out_of_scope: 0,
+        removed_closets: 0,
+        by_source: removable,
+        unresolved_by_source: { [lonely]: unresolved },
         guard: { needs_force: false, forced: false, stopped: false, reasons: [], message: '' },
       };
 
@@ -208,13 +224,17 @@ export function describeJobEngineContract(engineName: string, open: () => Promis
       const mount = path.join(tmp, 'volume');
       await fs.mkdir(mount);
       const names = Array.from({ length: 13 }, (_, i) => (i === 0 ? 'README.md' : `chapter${i}.md`));
-      for (const [i, name] of names.entries()) await fs.writeFile(path.join(mount, name), `Chapter ${i} of the volume: the harbour ledger, the storm log and the berth bookings of week ${i}.\n`.repeat(3));
+      for (const [i, name] of names.entries())
+        await fs.writeFile(path.join(mount, name),
+          `Chapter ${i} of the volume: the harbour ledger, the storm log and the berth bookings of week ${i}.\n`.repeat(3));
       expect((await run(mineSpec(mount, 'volw'))).state).toBe('completed');
       const before = await opened.drawers.count({ wing: 'volw' });
       expect(before).toBe(13);
       // A palace mined before roots were recorded: the next mine records the root, even for unchanged files.
       const stored = names.map((n) => path.join(mount, n));
-      const legacy = [...(await opened.drawers.fileStates('volw', stored)).values()].map((st) => ({ ...st, extra: Object.fromEntries(Object.entries(st.extra ?? {}).filter(([k]) => !k.startsWith('root'))) }));
+      const legacy = [...(await opened.drawers.fileStates('volw', stored)).values()].map((st) => ({ ...st,
+        extra: Object.fromEntries(Object.entries(st.extra ?? {}).filter(([k]) => !k.startsWith('root'))) })
+      );
       await opened.drawers.putFileStates(legacy);
       expect((await run(mineSpec(mount, 'volw'))).state).toBe('completed');
       const restamped = [...(await opened.drawers.fileStates('volw', stored)).values()];
@@ -232,10 +252,14 @@ export function describeJobEngineContract(engineName: string, open: () => Promis
 
       const dry = await sync({});
       expect(dry.state).toBe('completed');
-      const report = dry.result as { missing: number; dry_run: boolean; guard: { needs_force: boolean; stopped: boolean; reasons: { rule: string; source_root: string; removable_drawers: number; source_drawers: number }[]; message: string } };
+      const report = dry.result as { missing: number; dry_run: boolean;
+        guard: { needs_force: boolean; stopped: boolean; reasons: { rule: string; source_root: string; removable_drawers: number; source_drawers: number }[];
+          message: string } };
       expect(report.missing).toBe(12);
       expect(report.guard.needs_force).toBe(true);
-      expect(report.guard.reasons).toEqual(expect.arrayContaining([expect.objectContaining({ rule: 'filesystem_changed', source_root: mount, removable_drawers: 12, source_drawers: 13 })]));
+      expect(report.guard.reasons).toEqual(
+        expect.arrayContaining([expect.objectContaining({ rule: 'filesystem_changed', source_root: mount, removable_drawers: 12, source_drawers: 13 })]),
+      );
       expect(report.guard.message).toContain('not the directory it was mined from');
 
       const forced = await sync({ apply: true, force: true });
@@ -243,11 +267,12 @@ export function describeJobEngineContract(engineName: string, open: () => Promis
       expect(await opened.drawers.count({ wing: 'volw' })).toBe(1);
     });
 
-    it('sync that would delete most of a source\'s drawers deletes nothing unless forced; a few deletions go through', async () => {
+    it("sync that would delete most of a source's drawers deletes nothing unless forced; a few deletions go through", async () => {
       const project = path.join(tmp, 'massproj');
       await fs.mkdir(project);
       const files = Array.from({ length: 10 }, (_, i) => path.join(project, `page${i}.md`));
-      for (const [i, f] of files.entries()) await fs.writeFile(f, `Page ${i} of the manual: how the tide tables, the crane roster and the berth plan fit together in week ${i}.\n`.repeat(3));
+      for (const [i, f] of files.entries())
+        await fs.writeFile(f, `Page ${i} of the manual: how the tide tables, the crane roster and the berth plan fit together in week ${i}.\n`.repeat(3));
       expect((await run(mineSpec(project, 'massw'))).state).toBe('completed');
       const sync = (extra: Partial<Extract<JobSpec, { kind: 'sync' }>>) => run({ kind: 'sync', wing: 'massw', projectDir: project, apply: true, ...extra });
       await fs.rm(files[0]!);
@@ -258,7 +283,9 @@ export function describeJobEngineContract(engineName: string, open: () => Promis
       for (const f of files.slice(2, 8)) await fs.rm(f);
       const stopped = await sync({});
       expect(await opened.drawers.count({ wing: 'massw' })).toBe(8);
-      expect(stopped.result).toMatchObject({ dry_run: true, removed_drawers: 0, missing: 6, guard: { needs_force: true, stopped: true, reasons: [expect.objectContaining({ rule: 'mass_deletion', source_root: project, removable_drawers: 6, removable_files: 6, source_drawers: 8 })] } });
+      expect(stopped.result).toMatchObject({ dry_run: true, removed_drawers: 0, missing: 6,
+        guard: { needs_force: true, stopped: true,
+          reasons: [expect.objectContaining({ rule: 'mass_deletion', source_root: project, removable_drawers: 6, removable_files: 6, source_drawers: 8 })] } });
       expect(await opened.drawers.count({ wing: 'massw' })).toBe(8);
       expect((await sync({ force: true })).result).toMatchObject({ dry_run: false, removed_drawers: 6, guard: { forced: true } });
       expect(await opened.drawers.count({ wing: 'massw' })).toBe(2);

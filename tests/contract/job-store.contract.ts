@@ -17,10 +17,14 @@ export interface OpenedJobStore {
 
 function job(id: string, overrides: Partial<JobRecord<Json, Json>> = {}): JobRecord<Json, Json> {
   return {
-    job_id: id, kind: 'mine', lock_key: 'palace/src-a', state: 'running',
+    job_id: id,
+    kind: 'mine',
+    lock_key: 'palace/src-a',
+    state: 'running',
     spec: { source: '/data/src-a', mode: 'projects', nested: { wing: 'wing_a' } },
     progress: { files_seen: 0 },
-    created_at: '2026-03-01T10:00:00.000Z', updated_at: '2026-03-01T10:00:00.000Z',
+    created_at: '2026-03-01T10:00:00.000Z',
+    updated_at: '2026-03-01T10:00:00.000Z',
     ...overrides,
   };
 }
@@ -42,8 +46,16 @@ async function* failingAfter(entries: ManifestEntry[], pages: number): AsyncGene
 
 function registered(id: string, overrides: Partial<RegisteredSource> = {}): RegisteredSource {
   return {
-    source_id: id, kind: 'git', location: 'git@github.com:Team/Repo.git', match_key: 'github.com/team/repo', ref: 'main',
-    wing: 'repo', mode: 'projects', added_by: 'alice', added_at: '2026-03-01T10:00:00.000Z', ...overrides,
+    source_id: id,
+    kind: 'git',
+    location: 'git@github.com:Team/Repo.git',
+    match_key: 'github.com/team/repo',
+    ref: 'main',
+    wing: 'repo',
+    mode: 'projects',
+    added_by: 'alice',
+    added_at: '2026-03-01T10:00:00.000Z',
+    ...overrides,
   };
 }
 
@@ -165,7 +177,7 @@ export function describeJobStoreContract(adapterName: string, open: () => Promis
         const started = Date.now();
         expect(await jobs.writeManifest('job_a/manifest', pagesOf(entries))).toBe(20_000);
         const paged: ManifestEntry[] = [];
-        for (let offset = 0; ; offset += 500) {
+        for (let offset = 0;; offset += 500) {
           const page = await jobs.readManifest('job_a/manifest', offset, 500);
           if (page.length === 0) break;
           paged.push(...page);
@@ -263,7 +275,8 @@ export function describeJobStoreContract(adapterName: string, open: () => Promis
 
       it('records the latest refresh, keeps it when the source is registered again, and refuses one for an unknown source', async () => {
         await jobs.putSource(registered('src_a'));
-        const refresh = { trigger: 'webhook' as const, requested_at: '2026-03-01T10:01:00.000Z', job_id: 'job_1', state: 'completed' as const, commit: 'abc123', drawers_written: 7 };
+        const refresh = { trigger: 'webhook' as const, requested_at: '2026-03-01T10:01:00.000Z', job_id: 'job_1', state: 'completed' as const, commit: 'abc123',
+          drawers_written: 7 };
         expect(await jobs.setSourceRefresh('src_a', refresh)).toBe(true);
         expect((await jobs.getSource('src_a'))?.last_refresh).toEqual(refresh);
         await jobs.putSource(registered('src_a', { wing: 'renamed' }));

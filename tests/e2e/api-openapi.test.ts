@@ -14,7 +14,9 @@ import { readSse, startApi, tempDir } from './api-harness.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
-interface RouteLayer { route?: { path: string; methods: Record<string, boolean> } }
+interface RouteLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+}
 
 function routerOperations(router: Router): string[] {
   const ops: string[] = [];
@@ -43,12 +45,16 @@ function docRef(schema: object): object {
 
 /** The documented data schema of each event an SSE operation sends. */
 function streamEvents(docPath: string): Record<string, object> {
-  const op = (OPENAPI_DOCUMENT.paths as Record<string, Record<string, { responses: Record<string, { 'x-sse-events'?: Record<string, object> }> }>>)[docPath]!.get!;
+  const op = (OPENAPI_DOCUMENT.paths as Record<string, Record<string, { responses: Record<string, { 'x-sse-events'?: Record<string, object> }> }>>)[docPath]!
+    .get!;
   return op.responses['200']!['x-sse-events']!;
 }
 
 function responseSchema(docPath: string, method: string, status: number): object {
-  const op = (OPENAPI_DOCUMENT.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>)[docPath]![method]!;
+  const op =
+    (OPENAPI_DOCUMENT.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>)[docPath]![
+      method
+    ]!;
   const response = op.responses[String(status)];
   if (!response) throw new Error(`${method.toUpperCase()} ${docPath} documents no ${status} response`);
   const schema = response.content?.['application/json']?.schema;
@@ -75,7 +81,8 @@ describe('OpenAPI document', () => {
     const doc = (await res.json()) as typeof OPENAPI_DOCUMENT;
     expect(doc.openapi).toBe('3.1.0');
     expect(doc).toEqual(JSON.parse(JSON.stringify(OPENAPI_DOCUMENT)));
-    for (const name of Object.keys(OPENAPI_DOCUMENT.components.schemas)) expect(() => ajv.compile({ $ref: `doc#/components/schemas/${name}` }), name).not.toThrow();
+    for (const name of Object.keys(OPENAPI_DOCUMENT.components.schemas))
+      expect(() => ajv.compile({ $ref: `doc#/components/schemas/${name}` }), name).not.toThrow();
   });
 
   it('documents exactly the routes the router registers', () => {
@@ -111,7 +118,8 @@ describe('OpenAPI document', () => {
     let jobId = '';
     for (const s of samples) {
       const res = await h.call(s.path, {
-        token: s.token === undefined ? 'tok-admin' : s.token, method: s.method.toUpperCase(),
+        token: s.token === undefined ? 'tok-admin' : s.token,
+        method: s.method.toUpperCase(),
         ...(s.body === undefined ? {} : { body: s.body }),
         ...(s.rawBody === undefined ? {} : { rawBody: s.rawBody, headers: { 'content-type': 'application/json' } }),
       });
@@ -130,11 +138,15 @@ describe('OpenAPI document', () => {
 
   it('streams only the events it documents, each frame matching its documented schema', async () => {
     const admin = await h.mcpClient('tok-admin');
-    await admin.callTool({ name: 'mempalace_event_append', arguments: { type: 'note', stream: 'project/openapi', room: 'general', from_agent: 'ops', body: 'stream schema check' } });
+    await admin.callTool({ name: 'mempalace_event_append',
+      arguments: { type: 'note', stream: 'project/openapi', room: 'general', from_agent: 'ops', body: 'stream schema check' } });
     const started = (await (await h.call('/v1/jobs/mine', { body: { source: project, wing: 'oa-stream', dry_run: true } })).json()) as { events_url: string };
-    const append = () => admin.callTool({ name: 'mempalace_event_append', arguments: { type: 'note', stream: 'project/openapi', room: 'general', from_agent: 'ops', body: 'live event' } });
+    const append = () =>
+      admin.callTool({ name: 'mempalace_event_append',
+        arguments: { type: 'note', stream: 'project/openapi', room: 'general', from_agent: 'ops', body: 'live event' } });
     const streams: { docPath: string; url: string; until: (events: Set<string>) => boolean; opened?: () => Promise<unknown> }[] = [
-      { docPath: '/v1/dashboard/stream', url: '/v1/dashboard/stream', until: (e) => ['jobs', 'stats', 'sources', 'notifications', 'health', 'logstream'].every((x) => e.has(x)) },
+      { docPath: '/v1/dashboard/stream', url: '/v1/dashboard/stream',
+        until: (e) => ['jobs', 'stats', 'sources', 'notifications', 'health', 'logstream'].every((x) => e.has(x)) },
       { docPath: '/v1/jobs/{id}/events', url: started.events_url, until: (e) => e.has('end') },
       { docPath: '/logstream/stream', url: '/logstream/stream', until: (e) => e.has('logstream'), opened: append },
     ];

@@ -33,7 +33,8 @@ describe('queue depths on the cluster profile', () => {
     const before = await (await h.call('/metrics')).text();
     expect(gauge(before, 'trigger', 'waiting')).toBe(0);
     const waiting = gauge(before, 'notification', 'waiting')!;
-    const done = { job_id: `job-${palaceName}`, kind: 'mine', state: 'completed', lock_key: 'k', finished_at: new Date().toISOString(), files_seen: 1, drawers_written: 2 } as unknown as JobProgress;
+    const done = { job_id: `job-${palaceName}`, kind: 'mine', state: 'completed', lock_key: 'k', finished_at: new Date().toISOString(), files_seen: 1,
+      drawers_written: 2 } as unknown as JobProgress;
     await notifications.publish(done);
     const after = await (await h.call('/metrics')).text();
     expect(gauge(after, 'notification', 'waiting')).toBe(waiting + 1);

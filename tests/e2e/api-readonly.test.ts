@@ -44,7 +44,9 @@ function argsFor(tool: string, ids: { drawer: string; event: string; source: str
   return args;
 }
 
-interface RouteLayer { route?: { path: string; methods: Record<string, boolean> } }
+interface RouteLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+}
 
 describe('a read-scoped token cannot change anything', () => {
   let h: ApiHarness;
@@ -76,11 +78,15 @@ describe('a read-scoped token cannot change anything', () => {
     admin = await h.mcpClient('tok-admin');
     reader = await h.mcpClient('tok-reader');
     const drawer = (await h.runtime.stores.drawers.list({ wing: 'ro' }, 0, 1)).items[0]!;
-    const event = (await admin.callTool({ name: 'mempalace_event_append', arguments: { type: 'task.request', stream: 'project/ro', room: 'delegation', from_agent: 'ops', to_agent: 'reader', body: 'please' } })).structuredContent as { event: { id: string } };
+    const event =
+      (await admin.callTool({ name: 'mempalace_event_append',
+        arguments: { type: 'task.request', stream: 'project/ro', room: 'delegation', from_agent: 'ops', to_agent: 'reader', body: 'please' } }))
+        .structuredContent as { event: { id: string } };
     await admin.callTool({ name: 'mempalace_kg_add', arguments: { subject: 'Alice', predicate: 'works_on', object: 'Palace' } });
     const registered = await h.call('/v1/sources', { token: 'tok-admin', body: { location: project, wing: 'ro' } });
     const { source_id: registeredSource } = (await registered.json()) as { source_id: string };
-    const artifact = (await admin.callTool({ name: 'mempalace_artifact_put', arguments: { kind: 'note', content: 'a note', created_by: 'ops' } })).structuredContent as { artifact: { id: string } };
+    const artifact = (await admin.callTool({ name: 'mempalace_artifact_put', arguments: { kind: 'note', content: 'a note', created_by: 'ops' } }))
+      .structuredContent as { artifact: { id: string } };
     ids = { drawer: drawer.id, event: event.event.id, source: drawer.meta.source_file, project, job, registeredSource, artifact: artifact.artifact.id };
   });
   afterAll(async () => {
@@ -97,11 +103,14 @@ describe('a read-scoped token cannot change anything', () => {
     };
     const readOnlyPosts = new Set(['POST /v1/search']);
     // Reads whose query parameters are required.
-    const readQuery: Record<string, string> = { '/v1/search': '?query=lease', '/sync/ops': '?origin=rep_000000000000', '/sync/artifact': `?id=${ids.artifact}` };
+    const readQuery: Record<string, string> = { '/v1/search': '?query=lease', '/sync/ops': '?origin=rep_000000000000',
+      '/sync/artifact': `?id=${ids.artifact}` };
     let mutating = 0;
     for (const layer of h.api.routes.stack as unknown as RouteLayer[]) {
       if (!layer.route) continue;
-      const routePath = layer.route.path.replace(':id', layer.route.path.startsWith('/v1/sources/') ? ids.registeredSource : ids.job).replace(':queue', 'notifications') + (readQuery[layer.route.path] ?? '');
+      const routePath =
+        layer.route.path.replace(':id', layer.route.path.startsWith('/v1/sources/') ? ids.registeredSource : ids.job).replace(':queue', 'notifications') +
+        (readQuery[layer.route.path] ?? '');
       for (const method of Object.keys(layer.route.methods).map((m) => m.toUpperCase())) {
         const key = `${method} ${layer.route.path}`;
         const res = await h.call(routePath, { token: 'tok-reader', method, ...(bodies[key] === undefined ? {} : { body: bodies[key] }) });

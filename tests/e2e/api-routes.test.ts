@@ -11,7 +11,14 @@ import { generateProject } from '../fixtures/generate-project.js';
 import type { ApiHarness } from './api-harness.js';
 import { readSse, startApi, tempDir } from './api-harness.js';
 
-interface Job { job_id: string; state: string; files_total: number; files_seen: number; drawers_written: number; result?: Record<string, unknown> }
+interface Job {
+  job_id: string;
+  state: string;
+  files_total: number;
+  files_seen: number;
+  drawers_written: number;
+  result?: Record<string, unknown>;
+}
 
 async function json<T = Record<string, unknown>>(res: Response): Promise<T> {
   return (await res.json()) as T;
@@ -55,7 +62,8 @@ describe('HTTP API routes (embedded, real embedder)', () => {
     expect(mine.status).toBe(403);
     expect(await json(mine)).toMatchObject({ code: 'permission_denied', rule: 'scope', required_scope: 'write' });
     // MCP uses the same tokens.
-    const mcp = await h.call('/mcp', { token: 'tok-nobody', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } });
+    const mcp = await h.call('/mcp', { token: 'tok-nobody', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' } });
     expect(mcp.status).toBe(401);
   });
 
@@ -80,7 +88,8 @@ describe('HTTP API routes (embedded, real embedder)', () => {
     expect(end.files_total).toBe(12);
 
     // Resume after the first snapshot: exactly the later ones are replayed.
-    const resumed = await readSse(await h.call(started.events_url, { token: 'tok-reader', headers: { 'last-event-id': String(seqs[0]) } }), (f) => f.some((x) => x.event === 'end'));
+    const resumed = await readSse(await h.call(started.events_url, { token: 'tok-reader', headers: { 'last-event-id': String(seqs[0]) } }),
+      (f) => f.some((x) => x.event === 'end'));
     expect(resumed.filter((f) => f.event === 'progress').map((f) => Number(f.id))).toEqual(seqs.slice(1));
 
     minedJob = await json<Job>(await h.call(`/v1/jobs/${started.job_id}`, { token: 'tok-reader' }));
@@ -88,7 +97,9 @@ describe('HTTP API routes (embedded, real embedder)', () => {
     expect(minedJob.result).toBeDefined();
     expect(minedJob.drawers_written).toBeGreaterThan(0);
 
-    const status = await json<{ total_drawers: number; wings: Record<string, number>; jobs_running: number }>(await h.call('/v1/status', { token: 'tok-reader' }));
+    const status = await json<{ total_drawers: number; wings: Record<string, number>; jobs_running: number }>(
+      await h.call('/v1/status', { token: 'tok-reader' }),
+    );
     expect(status.total_drawers).toBe(await h.runtime.stores.drawers.count());
     expect(status.wings.smallwing).toBe(status.total_drawers);
     const tax = await json<{ taxonomy: Record<string, Record<string, number>> }>(await h.call('/v1/taxonomy', { token: 'tok-reader' }));
@@ -100,8 +111,12 @@ describe('HTTP API routes (embedded, real embedder)', () => {
   });
 
   it('searches by GET and POST with the same answer, and names bad fields', async () => {
-    const get = await json<{ results: { wing: string; text: string }[] }>(await h.call('/v1/search?query=lease%20fence%20token&limit=3', { token: 'tok-reader' }));
-    const post = await json<{ results: { wing: string; text: string }[] }>(await h.call('/v1/search', { token: 'tok-reader', body: { query: 'lease fence token', limit: 3 } }));
+    const get = await json<{ results: { wing: string; text: string }[] }>(
+      await h.call('/v1/search?query=lease%20fence%20token&limit=3', { token: 'tok-reader' }),
+    );
+    const post = await json<{ results: { wing: string; text: string }[] }>(
+      await h.call('/v1/search', { token: 'tok-reader', body: { query: 'lease fence token', limit: 3 } }),
+    );
     expect(get.results.length).toBe(3);
     expect(post.results).toEqual(get.results);
     expect(get.results.every((r) => r.wing === 'smallwing')).toBe(true);
@@ -173,7 +188,8 @@ describe('HTTP API routes (embedded, real embedder)', () => {
   it('tails the logstream: live events with filters, resume from Last-Event-ID, 400 before the stream, 503 over capacity', async () => {
     const writer = await h.mcpClient('tok-alice');
     const append = async (type: string, body: string) => {
-      const r = await writer.callTool({ name: 'mempalace_event_append', arguments: { type, stream: 'project/api', room: 'general', from_agent: 'alice', body } });
+      const r = await writer.callTool({ name: 'mempalace_event_append',
+        arguments: { type, stream: 'project/api', room: 'general', from_agent: 'alice', body } });
       return (r.structuredContent as { event: { id: string } }).event.id;
     };
     const beforeId = await append('note.before', 'already there');
@@ -192,9 +208,14 @@ describe('HTTP API routes (embedded, real embedder)', () => {
     expect(frames.some((f) => f.id === beforeId)).toBe(false);
 
     // Resume: everything after the cursor is replayed (the query parameter wins over the header).
-    const replay = await readSse(await h.call('/logstream/stream', { token: 'tok-reader', headers: { 'last-event-id': beforeId } }), (f) => f.length >= 3, 10_000);
+    const replay = await readSse(await h.call('/logstream/stream', { token: 'tok-reader', headers: { 'last-event-id': beforeId } }), (f) => f.length >= 3,
+      10_000);
     expect(replay.map((f) => f.id)).toEqual(ids);
-    const replayQuery = await readSse(await h.call(`/logstream/stream?since_event_id=${ids[0]}`, { token: 'tok-reader', headers: { 'last-event-id': beforeId } }), (f) => f.length >= 2, 10_000);
+    const replayQuery = await readSse(
+      await h.call(`/logstream/stream?since_event_id=${ids[0]}`, { token: 'tok-reader', headers: { 'last-event-id': beforeId } }),
+      (f) => f.length >= 2,
+      10_000,
+    );
     expect(replayQuery.map((f) => f.id)).toEqual(ids.slice(1));
 
     const badType = await h.call('/logstream/stream?type=Not%20A%20Type', { token: 'tok-reader' });
@@ -221,10 +242,13 @@ describe('HTTP API routes (embedded, real embedder)', () => {
   });
 
   it('serves the mesh estate at /sync/peers, the same payload as mempalace_mesh_peers', async () => {
-    const res = await json<Record<string, unknown> & { self: { replica_id: string; profile: Record<string, unknown> } }>(await h.call('/sync/peers', { token: 'tok-reader' }));
+    const res = await json<Record<string, unknown> & { self: { replica_id: string; profile: Record<string, unknown> } }>(
+      await h.call('/sync/peers', { token: 'tok-reader' }),
+    );
     const reader = await h.mcpClient('tok-reader');
     const tool = (await reader.callTool({ name: 'mempalace_mesh_peers', arguments: {} })).structuredContent as typeof res;
-    const strip = (e: typeof res) => ({ ...e, self: { ...e.self, profile: { ...e.self.profile, advertised_at: '' } }, origin_profiles: Object.keys(e.origin_profiles as object) });
+    const strip = (e: typeof res) => ({ ...e, self: { ...e.self, profile: { ...e.self.profile, advertised_at: '' } },
+      origin_profiles: Object.keys(e.origin_profiles as object) });
     expect(strip(res)).toEqual(strip(tool));
     expect(res.self.replica_id).toBe(await h.runtime.stores.logstream.replicaId());
     expect((await h.call('/sync/nothing-here', { token: 'tok-reader' })).status).toBe(404);
@@ -253,11 +277,15 @@ describe('HTTP API routes (embedded, real embedder)', () => {
     const big = await h.call('/v1/search', { token: 'tok-reader', body: { query: 'x'.repeat(300 * 1024) } });
     expect(big.status).toBe(413);
     expect(await json(big)).toMatchObject({ code: 'too_large', field: 'body' });
-    const huge = await h.call('/mcp', { token: 'tok-alice', rawBody: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mempalace_status', arguments: { pad: 'y'.repeat(17 * 1024 * 1024) } } }), headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+    const huge = await h.call('/mcp', { token: 'tok-alice',
+      rawBody: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call',
+        params: { name: 'mempalace_status', arguments: { pad: 'y'.repeat(17 * 1024 * 1024) } } }),
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
     expect(huge.status).toBe(413);
     expect(await json(huge)).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
     const writer = await h.mcpClient('tok-alice');
-    const put = await writer.callTool({ name: 'mempalace_artifact_put', arguments: { kind: 'file', content: '"\\\n'.repeat(1024 * 1024 + 100).slice(0, 4 * 1024 * 1024), created_by: 'alice' } });
+    const put = await writer.callTool({ name: 'mempalace_artifact_put',
+      arguments: { kind: 'file', content: '"\\\n'.repeat(1024 * 1024 + 100).slice(0, 4 * 1024 * 1024), created_by: 'alice' } });
     expect(put.structuredContent).toMatchObject({ success: true });
   });
 
@@ -303,7 +331,8 @@ describe('HTTP API limits', () => {
   it('answers CORS only for configured origins', async () => {
     const h = await startApi({ env: { MEMPALACE_CORS_ORIGINS: 'https://ops.example' } });
     try {
-      const pre = await h.call('/v1/status', { token: null, method: 'OPTIONS', headers: { origin: 'https://ops.example', 'access-control-request-method': 'GET' } });
+      const pre = await h.call('/v1/status', { token: null, method: 'OPTIONS',
+        headers: { origin: 'https://ops.example', 'access-control-request-method': 'GET' } });
       expect(pre.status).toBe(204);
       expect(pre.headers.get('access-control-allow-origin')).toBe('https://ops.example');
       expect(pre.headers.get('access-control-allow-headers')).toContain('Authorization');

@@ -21,13 +21,21 @@ import type { ApiHarness } from './api-harness.js';
 import { startApi, tempDir } from './api-harness.js';
 
 type Schema = Record<string, unknown>;
-interface Parameter { name: string; in: string; required: boolean; schema: Schema }
+interface Parameter {
+  name: string;
+  in: string;
+  required: boolean;
+  schema: Schema;
+}
 interface Operation {
   parameters?: Parameter[];
   requestBody?: { required: boolean; content: Record<string, { schema: Schema }> };
   responses: Record<string, { content?: Record<string, { schema: Schema }>; 'x-rules'?: string[] }>;
 }
-interface Doc { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } }
+interface Doc {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema> };
+}
 
 /** Runs per operation for valid and for invalid requests; the whole file stays well under two minutes. */
 const RUNS = 25;
@@ -98,7 +106,12 @@ function conforms(schema: Schema, value: unknown): { ok: boolean; errors: string
   return { ok, errors: ajv.errorsText(fn.errors) };
 }
 
-interface Call { method: string; path: string; query: Record<string, string>; body?: unknown }
+interface Call {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  body?: unknown;
+}
 
 describe('the HTTP API against its OpenAPI document', () => {
   let h: ApiHarness;
@@ -121,7 +134,8 @@ describe('the HTTP API against its OpenAPI document', () => {
   async function send(op: Operation, call: Call): Promise<{ status: number; body: Record<string, unknown> }> {
     const qs = new URLSearchParams(call.query).toString();
     const label = `${call.method.toUpperCase()} ${call.path}${qs ? `?${qs}` : ''} ${JSON.stringify(call.body)?.slice(0, 200) ?? ''}`;
-    const res = await h.call(`${call.path}${qs ? `?${qs}` : ''}`, { method: call.method.toUpperCase(), ...(call.body === undefined ? {} : { body: call.body }) });
+    const res = await h.call(`${call.path}${qs ? `?${qs}` : ''}`, { method: call.method.toUpperCase(),
+      ...(call.body === undefined ? {} : { body: call.body }) });
     const documented = op.responses[String(res.status)];
     const text = await res.text();
     expect(documented, `${label} answered ${res.status}, which the document does not list: ${text.slice(0, 300)}`).toBeDefined();
@@ -158,8 +172,12 @@ describe('the HTTP API against its OpenAPI document', () => {
     const queryParams = (op.parameters ?? []).filter((x) => x.in === 'query');
     const bodySchema = op.requestBody?.content['application/json']?.schema;
     return fc.record({
-      pathValues: fc.tuple(...pathParams.map((x) => (Array.isArray(x.schema.enum) ? fc.constantFrom(...(x.schema.enum as string[])) : fc.stringMatching(/^[a-z0-9_]{1,12}$/)))),
-      query: fc.record(Object.fromEntries(queryParams.map((x) => [x.name, arbitrary(x.schema).map(String)])), { requiredKeys: queryParams.filter((x) => x.required).map((x) => x.name) }),
+      pathValues: fc.tuple(
+        ...pathParams.map((x) => (Array.isArray(x.schema.enum) ? fc.constantFrom(...(x.schema.enum as string[])) : fc.stringMatching(/^[a-z0-9_]{1,12}$/))),
+      ),
+      query: fc.record(Object.fromEntries(queryParams.map((x) => [x.name, arbitrary(x.schema).map(String)])), {
+        requiredKeys: queryParams.filter((x) => x.required).map((x) => x.name),
+      }),
       body: bodySchema ? (op.requestBody!.required ? arbitrary(bodySchema) : fc.option(arbitrary(bodySchema), { nil: undefined })) : fc.constant(undefined),
     }).map(({ pathValues, query, body }) => {
       let i = 0;
@@ -179,7 +197,8 @@ describe('the HTTP API against its OpenAPI document', () => {
         const { status, body } = await send(op, call);
         // 400s of operations without a request model name their own checks (an unknown dead letter, a cursor).
         if (status === 400 && (bodySchema || op.responses['400']?.['x-rules'])) {
-          expect(allowed.has(String(body.rule)), `${method.toUpperCase()} ${call.path} refused a documented-valid request: ${JSON.stringify(call)} → ${JSON.stringify(body)}`).toBe(true);
+          expect(allowed.has(String(body.rule)),
+            `${method.toUpperCase()} ${call.path} refused a documented-valid request: ${JSON.stringify(call)} → ${JSON.stringify(body)}`).toBe(true);
         }
       }), { numRuns: RUNS });
     }
@@ -196,7 +215,9 @@ describe('the HTTP API against its OpenAPI document', () => {
       const props = Object.entries(model.properties as Record<string, Schema>);
       const required = (model.required ?? []) as string[];
       const mutations = fc.oneof(
-        ...props.filter(([, s]) => invalidValue(s).length > 0).map(([name, s]) => fc.record({ field: fc.constant(name), value: fc.constantFrom(...invalidValue(s)), kind: fc.constant('value') })),
+        ...props.filter(([, s]) => invalidValue(s).length > 0).map(([name, s]) =>
+          fc.record({ field: fc.constant(name), value: fc.constantFrom(...invalidValue(s)), kind: fc.constant('value') })
+        ),
         fc.record({ field: fc.stringMatching(/^x_[a-z]{1,8}$/), value: fc.jsonValue({ maxDepth: 1 }), kind: fc.constant('unknown') }),
         ...(required.length > 0 ? [fc.record({ field: fc.constantFrom(...required), value: fc.constant(undefined), kind: fc.constant('missing') })] : []),
       );
@@ -206,7 +227,8 @@ describe('the HTTP API against its OpenAPI document', () => {
         else bad[m.field] = m.value;
         expect(conforms(model, bad).ok, `mutation left ${JSON.stringify(bad)} valid`).toBe(false);
         const { status, body } = await send(op, { method, path: p, query: {}, body: bad });
-        expect([status, body.code, body.field], `${method.toUpperCase()} ${p} ${JSON.stringify(bad)} → ${JSON.stringify(body)}`).toEqual([400, 'invalid_argument', m.field]);
+        expect([status, body.code, body.field], `${method.toUpperCase()} ${p} ${JSON.stringify(bad)} → ${JSON.stringify(body)}`).toEqual([400,
+          'invalid_argument', m.field]);
         refused += 1;
       }), { numRuns: RUNS });
       // A body that is not an object is refused as a whole.
@@ -215,16 +237,23 @@ describe('the HTTP API against its OpenAPI document', () => {
     }
     for (const { path: p, method, op } of queryOps) {
       const params = (op.parameters ?? []).filter((x) => x.in === 'query');
-      const base = fc.record(Object.fromEntries(params.map((x) => [x.name, arbitrary(x.schema).map(String)])), { requiredKeys: params.filter((x) => x.required).map((x) => x.name) });
+      const base = fc.record(Object.fromEntries(params.map((x) => [x.name, arbitrary(x.schema).map(String)])), {
+        requiredKeys: params.filter((x) => x.required).map((x) => x.name),
+      });
       const mutations = fc.oneof(
         ...params.filter((x) => x.schema.type === 'integer' || x.schema.type === 'number' || Array.isArray(x.schema.enum))
-          .map((x) => fc.record({ field: fc.constant(x.name), value: fc.constantFrom('not-a-value', ...invalidValue(x.schema).filter((v) => typeof v === 'number').map(String)) })),
+          .map((x) =>
+            fc.record({ field: fc.constant(x.name), value: fc.constantFrom('not-a-value', ...invalidValue(x.schema).filter((v) =>
+              typeof v === 'number'
+            ).map(String)) })
+          ),
         fc.record({ field: fc.stringMatching(/^x_[a-z]{1,8}$/), value: fc.constant('1') }),
       );
       await fc.assert(fc.asyncProperty(base, mutations, async (valid, m) => {
         const query = { ...(valid as Record<string, string>), [m.field]: m.value };
         const { status, body } = await send(op, { method, path: p, query });
-        expect([status, body.code, body.field], `${method.toUpperCase()} ${p}?${new URLSearchParams(query).toString()} → ${JSON.stringify(body)}`).toEqual([400, 'invalid_argument', m.field]);
+        expect([status, body.code, body.field], `${method.toUpperCase()} ${p}?${new URLSearchParams(query).toString()} → ${JSON.stringify(body)}`).toEqual([400,
+          'invalid_argument', m.field]);
         refused += 1;
       }), { numRuns: RUNS });
     }

@@ -18,9 +18,13 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-backup-cli-'));
 const palaceName = `cli-bk-${process.pid}-${Date.now().toString(36)}`;
 
 function mempalace(palace: string, ...args: string[]): { code: number | null; json: Record<string, unknown>; stderr: string } {
-  const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palace, '--json', ...args], {
-    cwd: ROOT, encoding: 'utf8', timeout: 240_000,
-    env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE_NAME: palaceName, MEMPALACE_ALLOWED_ROOTS: tmp, MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') },
+  const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palace,
+    '--json', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 240_000,
+    env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE_NAME: palaceName, MEMPALACE_ALLOWED_ROOTS: tmp,
+      MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') },
   });
   return { code: res.status, json: res.stdout.trim() ? (JSON.parse(res.stdout) as Record<string, unknown>) : {}, stderr: res.stderr };
 }
@@ -37,7 +41,8 @@ describe('mempalace export, import, migrate, repair', () => {
   it('exports a mined palace and imports it into another with the same counts', () => {
     const project = path.join(tmp, 'harbour');
     fs.mkdirSync(path.join(project, 'docs'), { recursive: true });
-    for (let i = 0; i < 6; i++) fs.writeFileSync(path.join(project, 'docs', `note${i}.md`), `Harbour note ${i}: the storm gate closes at force nine; berth ${i} takes deep ships.\n`);
+    for (let i = 0; i < 6; i++)
+      fs.writeFileSync(path.join(project, 'docs', `note${i}.md`), `Harbour note ${i}: the storm gate closes at force nine; berth ${i} takes deep ships.\n`);
     expect(mempalace(palace, 'mine', project).code).toBe(0);
     const exported = mempalace(palace, 'export', file);
     expect(exported.code).toBe(0);

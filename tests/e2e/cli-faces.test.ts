@@ -36,27 +36,40 @@ interface Run {
 
 function profileEnv(profile: 'embedded' | 'cluster', name: string): NodeJS.ProcessEnv {
   return {
-    ...process.env, HOME: path.join(tmp, `home-${profile}`), MEMPALACE_MODEL_DIR: MODEL_DIR, MEMPALACE_PROFILE: profile,
-    MEMPALACE_PALACE: path.join(tmp, `palace-${profile}`), MEMPALACE_PALACE_NAME: name, MEMPALACE_TASK_QUEUE: `tq-${name}`,
-    MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json'), MEMPALACE_AGENT: 'tester',
+    ...process.env,
+    HOME: path.join(tmp, `home-${profile}`),
+    MEMPALACE_MODEL_DIR: MODEL_DIR,
+    MEMPALACE_PROFILE: profile,
+    MEMPALACE_PALACE: path.join(tmp, `palace-${profile}`),
+    MEMPALACE_PALACE_NAME: name,
+    MEMPALACE_TASK_QUEUE: `tq-${name}`,
+    MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json'),
+    MEMPALACE_AGENT: 'tester',
   };
 }
 
 function start(env: NodeJS.ProcessEnv, args: string[]): { done: Promise<Run>; kill(): void } {
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), ...args], { cwd: ROOT,
+    env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-  const done = new Promise<Run>((resolve) => child.on('close', (code) => {
-    let json: unknown;
-    try {
-      json = JSON.parse(stdout);
-    } catch {
-      json = undefined;
-    }
-    resolve({ code, stdout, stderr, json });
-  }));
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const done = new Promise<Run>((resolve) =>
+    child.on('close', (code) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    })
+  );
   return { done, kill: () => child.kill('SIGINT') };
 }
 
@@ -125,7 +138,8 @@ describe.each(['embedded', 'cluster'] as const)('%s profile', (profile) => {
   });
 
   it('diary write, read; drawers list, get, update, delete', async () => {
-    expect((await cli('diary', 'write', 'tester', 'Checked', 'the', 'berth', 'plan', 'with', 'Mira.', '--wing', 'harbour')).json).toMatchObject({ success: true, agent: 'tester' });
+    expect((await cli('diary', 'write', 'tester', 'Checked', 'the', 'berth', 'plan', 'with', 'Mira.', '--wing', 'harbour')).json).toMatchObject({ success: true,
+      agent: 'tester' });
     const diary = await cli('diary', 'read', 'tester', '--last', '5');
     expect(diary.json).toMatchObject({ agent: 'tester', entries: [{ content: 'Checked the berth plan with Mira.' }] });
     const list = await cli('drawers', 'list', '--wing', 'harbour', '--room', 'tides');
@@ -133,7 +147,8 @@ describe.each(['embedded', 'cluster'] as const)('%s profile', (profile) => {
     const id = list.json.drawers[0].drawer_id as string;
     const got = await cli('drawers', 'get', id);
     expect(got.json).toMatchObject({ drawer_id: id, wing: 'harbour', room: 'tides', content: expect.stringContaining('5.2 m') });
-    const updated = await cli('drawers', 'update', id, '--content', 'Spring tides this month peak at 5.4 m on the 15th.', '--if-unchanged', got.json.content_sha256);
+    const updated = await cli('drawers', 'update', id, '--content', 'Spring tides this month peak at 5.4 m on the 15th.', '--if-unchanged',
+      got.json.content_sha256);
     expect(updated.json).toMatchObject({ success: true });
     expect((await cli('drawers', 'get', id)).json.content).toBe('Spring tides this month peak at 5.4 m on the 15th.');
     expect((await cli('drawers', 'delete', id)).json).toMatchObject({ success: true });
@@ -158,9 +173,11 @@ describe.each(['embedded', 'cluster'] as const)('%s profile', (profile) => {
   async function following(tail: ReturnType<typeof start>) {
     const project = name.replace(/-/g, '_');
     const stream = `project/${project}`;
-    const first = await cli('logstream', 'append', '--stream', stream, '--type', 'status', '--body', 'berth plan drafted', '--to', 'reviewer', '--room', 'status');
+    const first = await cli('logstream', 'append', '--stream', stream, '--type', 'status', '--body', 'berth plan drafted', '--to', 'reviewer', '--room',
+      'status');
     expect(first.json).toMatchObject({ success: true, event: { type: 'status', from_agent: 'tester', to_agent: 'reviewer', body: 'berth plan drafted' } });
-    const task = await cli('task', 'create', '--project', project, '--to', 'worker', '--goal', 'Check berth 6 bookings', '--branch', 'main', '--base-commit', 'abc1234', '--done', 'A list of conflicts');
+    const task = await cli('task', 'create', '--project', project, '--to', 'worker', '--goal', 'Check berth 6 bookings', '--branch', 'main', '--base-commit',
+      'abc1234', '--done', 'A list of conflicts');
     expect(task.json).toMatchObject({ success: true, task: { type: 'task.request', to_agent: 'worker' }, handoff: expect.any(String) });
     const tailed = await tail.done;
     expect(tailed.code).toBe(0);

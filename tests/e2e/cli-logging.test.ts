@@ -29,7 +29,8 @@ describe('configuration at startup', () => {
     ['MEMPALACE_JOB_LEASE_MS', '10'],
   ])('%s=%s stops `mempalace status` with exit code 2, naming the variable, and opens no palace', (variable, value) => {
     const palace = path.join(tmp, `palace-${variable}`);
-    const res = spawnSync(process.execPath, [TSX, MAIN, '--palace', palace, 'status'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: env({ [variable]: value }) });
+    const res = spawnSync(process.execPath, [TSX, MAIN, '--palace', palace, 'status'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000,
+      env: env({ [variable]: value }) });
     expect(res.status).toBe(2);
     expect(res.stderr).toContain(variable);
     expect(res.stderr).toContain(`'${value}'`);
@@ -42,11 +43,15 @@ describe('mempalace serve logs', () => {
   it('writes JSON lines to stderr: the startup record, then request records with ids and without the token', async () => {
     const token = 'tok-serve-e2e-7f3a';
     const child = spawn(process.execPath, [TSX, MAIN, '--palace', path.join(tmp, 'palace-serve'), 'serve', '--port', '0'], {
-      cwd: ROOT, env: env({ MEMPALACE_API_TOKENS: `${token}=alice:read+write`, MEMPALACE_ALLOWED_ROOTS: tmp }), stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      env: env({ MEMPALACE_API_TOKENS: `${token}=alice:read+write`, MEMPALACE_ALLOWED_ROOTS: tmp }),
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     let stdout = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const records = () => stderr.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>);
     const waitFor = async (pred: (r: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> => {
@@ -57,7 +62,9 @@ describe('mempalace serve logs', () => {
       }
       throw new Error(`no such log record; stderr so far:\n${stderr}`);
     };
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     try {
       const started = await waitFor((r) => typeof r.msg === 'string' && r.msg.startsWith('mempalace serve: http://'));
       expect(started).toMatchObject({ level: 30, pid: expect.any(Number), hostname: expect.any(String), time: expect.any(Number) });

@@ -16,8 +16,12 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-cli-'));
 const palace = path.join(tmp, 'palace');
 
 function mempalace(...args: string[]): { code: number | null; json: Record<string, unknown>; stderr: string } {
-  const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palace, '--json', ...args], {
-    cwd: ROOT, encoding: 'utf8', timeout: 240_000, env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') },
+  const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palace,
+    '--json', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 240_000,
+    env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') },
   });
   return { code: res.status, json: res.stdout.trim() ? (JSON.parse(res.stdout) as Record<string, unknown>) : {}, stderr: res.stderr };
 }
@@ -53,7 +57,8 @@ describe('mempalace init, mine, search', () => {
     const first = mempalace('init', project);
     expect(first.code).toBe(0);
     const file = path.join(project, 'mempalace.yaml');
-    expect(first.json).toMatchObject({ success: true, profile: 'embedded', total_drawers: 0, project: { config_file: file, written: true, wing: 'harbour_ops' } });
+    expect(first.json).toMatchObject({ success: true, profile: 'embedded', total_drawers: 0,
+      project: { config_file: file, written: true, wing: 'harbour_ops' } });
     const rooms = (first.json.project as { rooms: { name: string }[] }).rooms.map((r) => r.name);
     expect(rooms.sort()).toEqual(['backend', 'documentation', 'frontend', 'general']);
     const loaded = await loadProjectConfig(project);

@@ -37,7 +37,9 @@ describe('ops dashboard in a browser', () => {
   it('shows a running mine advancing to completion, live', async () => {
     const page = await browser.newPage();
     const consoleErrors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
     await page.goto(`${h.url}/dashboard/`);
     expect(await page.title()).toBe('MemPalace — operations');
 
@@ -55,7 +57,8 @@ describe('ops dashboard in a browser', () => {
     }
 
     const writer = await h.mcpClient('tok-alice');
-    await writer.callTool({ name: 'mempalace_event_append', arguments: { type: 'note', stream: 'project/dashboard', room: 'general', from_agent: 'alice', body: 'mining the dashboard project' } });
+    await writer.callTool({ name: 'mempalace_event_append',
+      arguments: { type: 'note', stream: 'project/dashboard', room: 'general', from_agent: 'alice', body: 'mining the dashboard project' } });
     await expect.poll(() => page.locator('#logstream li').last().textContent(), { timeout: 10_000 }).toContain('mining the dashboard project');
 
     const start = await h.call('/v1/jobs/mine', { token: 'tok-alice', body: { source: project, wing: 'dash' } });
@@ -68,7 +71,9 @@ describe('ops dashboard in a browser', () => {
     let midway = false;
     const deadline = Date.now() + 180_000;
     for (;;) {
-      const s = await bar.evaluate((el) => ({ value: el.hasAttribute('value') ? Number((el as unknown as { value: number }).value) : -1, max: Number(el.getAttribute('max') ?? 1), state: el.getAttribute('data-state') ?? '' }));
+      const s = await bar.evaluate((el) => ({ value: el.hasAttribute('value') ? Number((el as unknown as { value: number }).value) : -1,
+        max: Number(el.getAttribute('max') ?? 1), state: el.getAttribute('data-state') ?? '' })
+      );
       samples.push(s);
       if (s.state !== 'running' || Date.now() > deadline) break;
       if (!midway && s.value >= FILES / 3) {

@@ -32,7 +32,9 @@ describe('ops dashboard following a webhook-triggered refresh', () => {
     root = tempDir('dash-hooks');
     repo = await localRepo(path.join(root, 'repo'));
     sink = await listener();
-    h = await startApi({ env: { MEMPALACE_ALLOWED_ROOTS: root, MEMPALACE_WEBHOOK_SECRET: SECRET, MEMPALACE_REFRESH_DEBOUNCE_MS: '1000', MEMPALACE_NOTIFY_URLS: sink.url } });
+    h = await startApi({
+      env: { MEMPALACE_ALLOWED_ROOTS: root, MEMPALACE_WEBHOOK_SECRET: SECRET, MEMPALACE_REFRESH_DEBOUNCE_MS: '1000', MEMPALACE_NOTIFY_URLS: sink.url },
+    });
     browser = await launchChromium(tempDir('chromium-profile'), { width: 1280, height: 1400 });
   });
   afterAll(async () => {
@@ -50,7 +52,9 @@ describe('ops dashboard following a webhook-triggered refresh', () => {
 
     const page = await browser.newPage();
     const consoleErrors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
     await page.goto(`${h.url}/dashboard/`);
     await page.getByLabel('Read token').fill('tok-reader');
     await page.getByLabel('Read token').press('Enter');

@@ -18,12 +18,29 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-eval-'));
 /** Recorded 2026-12-03 on 56 questions, 10 of them date-anchored (bench/README.md, "Ranking"): union turn recall@10 0.955, session recall@5 0.964, MRR@10 0.717. */
 const BASELINE = { turn10: 0.95, session5: 0.96, mrr: 0.71 };
 
-interface Scores { n: number; 'recall@1': number; 'recall@5': number; 'recall@10': number; 'mrr@10': number; session?: { 'recall@5': number; 'recall@10': number }; turn?: { 'recall@10': number } }
-interface Report { n: number; kind: string; skipped: number; strategies: Record<string, Scores>; differences: Record<string, unknown> }
+interface Scores {
+  n: number;
+  'recall@1': number;
+  'recall@5': number;
+  'recall@10': number;
+  'mrr@10': number;
+  session?: { 'recall@5': number; 'recall@10': number };
+  turn?: { 'recall@10': number };
+}
+interface Report {
+  n: number;
+  kind: string;
+  skipped: number;
+  strategies: Record<string, Scores>;
+  differences: Record<string, unknown>;
+}
 
 function mempalace(env: Record<string, string>, ...args: string[]): { code: number | null; report: Report | undefined; stdout: string; stderr: string } {
   const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--json', ...args], {
-    cwd: ROOT, encoding: 'utf8', timeout: 280_000, env: { ...process.env, ...env },
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 280_000,
+    env: { ...process.env, ...env },
   });
   const last = res.stdout.trim().split('\n').pop();
   let report: Report | undefined;

@@ -67,20 +67,29 @@ class RawStdio {
   }
 }
 
-const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
 /** The malformed inputs of issue 15 item 2–3 and the answer each must get, on either transport. */
 const ENVELOPE_CASES: { name: string; body: string; code: number; id: unknown; message?: RegExp }[] = [
   { name: 'non-JSON text', body: '{not json', code: -32700, id: null },
   { name: 'a batch array', body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'ping' }]), code: -32600, id: null, message: /batch/i },
   { name: 'a bare JSON string', body: '"hello"', code: -32600, id: null },
-  { name: 'string params', body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: 'x' }), code: -32602, id: 3, message: /'params' must be an object/ },
+  { name: 'string params', body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: 'x' }), code: -32602, id: 3,
+    message: /'params' must be an object/ },
   { name: 'a numeric method', body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 5 }), code: -32600, id: 4, message: /'method' must be a string/ },
-  { name: 'initialize without protocolVersion', body: JSON.stringify({ ...INIT, id: 5, params: { capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }), code: -32602, id: 5, message: /'protocolVersion' is required/ },
-  { name: 'tools/call without a name', body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: {} }), code: -32602, id: 6, message: /'name' is required for tools\/call/ },
-  { name: 'tools/call with a numeric name', body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 7 } }), code: -32602, id: 7, message: /'name' must be a string/ },
-  { name: 'tools/call with array arguments', body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'mempalace_status', arguments: [] } }), code: -32602, id: 8, message: /'arguments' an object/ },
-  { name: 'resources/read without a uri', body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: {} }), code: -32602, id: 9, message: /'uri' is required/ },
+  { name: 'initialize without protocolVersion',
+    body: JSON.stringify({ ...INIT, id: 5, params: { capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }), code: -32602, id: 5,
+    message: /'protocolVersion' is required/ },
+  { name: 'tools/call without a name', body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: {} }), code: -32602, id: 6,
+    message: /'name' is required for tools\/call/ },
+  { name: 'tools/call with a numeric name', body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 7 } }), code: -32602, id: 7,
+    message: /'name' must be a string/ },
+  { name: 'tools/call with array arguments',
+    body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'mempalace_status', arguments: [] } }), code: -32602, id: 8,
+    message: /'arguments' an object/ },
+  { name: 'resources/read without a uri', body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: {} }), code: -32602, id: 9,
+    message: /'uri' is required/ },
 ];
 
 const NULL_ARGUMENTS = JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'mempalace_list_wings', arguments: null } });
@@ -135,10 +144,12 @@ describe('stdio transport', () => {
 
 describe('HTTP transport envelopes', () => {
   let h: Harness;
-  const post = (body: string) => fetch(h.url!, {
-    method: 'POST', body,
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer tok-admin' },
-  });
+  const post = (body: string) =>
+    fetch(h.url!, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer tok-admin' },
+    });
   beforeAll(async () => {
     h = await startHttp();
   });
@@ -214,7 +225,9 @@ for (const kind of ['stdio', 'http'] as const) {
       const controller = new AbortController();
       const pending = call(h.client, 'mempalace_mine', { source: project, wing: `cancel_${kind}` }, {
         signal: controller.signal,
-        onprogress: (p) => { if (p.progress > 0) controller.abort('enough'); },
+        onprogress: (p) => {
+          if (p.progress > 0) controller.abort('enough');
+        },
       });
       await expect(pending).rejects.toThrow();
       // The job is visible as a resource; poll it until the engine has settled it.
@@ -239,7 +252,10 @@ for (const kind of ['stdio', 'http'] as const) {
 
     it('returns event_wait at once when the request is cancelled', async () => {
       const controller = new AbortController();
-      const pending = h.client.callTool({ name: 'mempalace_event_wait', arguments: { room: 'conformance', timeout_ms: 200000 } }, undefined, { signal: controller.signal, timeout: 250_000 });
+      const pending = h.client.callTool({ name: 'mempalace_event_wait', arguments: { room: 'conformance', timeout_ms: 200000 } }, undefined, {
+        signal: controller.signal,
+        timeout: 250_000,
+      });
       await new Promise((r) => setTimeout(r, 300));
       controller.abort('stop');
       await expect(pending).rejects.toThrow();
@@ -257,14 +273,17 @@ describe('HTTP cancellation reaches the server', () => {
   afterAll(async () => h.close());
 
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer tok-admin' };
-  const waitCall = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'mempalace_event_wait', arguments: { room: 'cancel-http', timeout_ms: 250000 } } });
+  const waitCall = (id: number) =>
+    JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call',
+      params: { name: 'mempalace_event_wait', arguments: { room: 'cancel-http', timeout_ms: 250000 } } });
 
   it('ends an event_wait when the same caller posts notifications/cancelled', async () => {
     const res = await fetch(h.url!, { method: 'POST', headers, body: waitCall(41) });
     expect(res.status).toBe(200);
     const body = res.text();
     await new Promise((r) => setTimeout(r, 300));
-    const cancel = await fetch(h.url!, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 41, reason: 'test' } }) });
+    const cancel = await fetch(h.url!, { method: 'POST', headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 41, reason: 'test' } }) });
     expect(cancel.status).toBe(202);
     // Without the cancel this body would only end after 250 s (past this test's timeout).
     expect(await body).not.toContain('"result"');
@@ -273,7 +292,8 @@ describe('HTTP cancellation reaches the server', () => {
   it('cancels an attached mine when the client closes the request', async () => {
     const project = makeProject(300);
     const controller = new AbortController();
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 44, method: 'tools/call', params: { name: 'mempalace_mine', arguments: { source: project, wing: 'closed_http' }, _meta: { progressToken: 'p44' } } });
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 44, method: 'tools/call',
+      params: { name: 'mempalace_mine', arguments: { source: project, wing: 'closed_http' }, _meta: { progressToken: 'p44' } } });
     const res = await fetch(h.url!, { method: 'POST', headers, body, signal: controller.signal });
     expect(res.status).toBe(200);
     // Read the stream until the first progress notification with a seen file, then hang up.
@@ -329,9 +349,11 @@ describe('roots fail closed on stdio', () => {
     const client = new Client({ name: 'roots-client', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
     client.setRequestHandler(ListRootsRequestSchema, listRoots);
     await client.connect(new StdioClientTransport({
-      command: process.execPath, args: SERVER_ARGS,
+      command: process.execPath,
+      args: SERVER_ARGS,
       env: { ...process.env, MEMPALACE_PALACE: tempDir('palace'), MEMPALACE_TEST_HOME: tempDir('home') } as Record<string, string>,
-      cwd: ROOT, stderr: 'ignore',
+      cwd: ROOT,
+      stderr: 'ignore',
     }));
     clients.push(client);
     await learnSchemas(client);

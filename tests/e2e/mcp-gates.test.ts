@@ -41,22 +41,30 @@ describe('two agents over HTTP, each with its own token', () => {
     const bobWaits = call(bob, 'mempalace_event_wait', { to_agent: 'bob', type: 'task.request', timeout_ms: 30_000 });
     await new Promise((r) => setTimeout(r, 300));
     const created = await call(alice, 'mempalace_task_create', {
-      project: 'Shop', from_agent: 'alice', to_agent: 'bob', goal: 'Make checkout reject expired cards', branch: 'fix/expired-cards',
-      base_commit: '9f2c4e1', done: 'checkout test for an expired card passes',
+      project: 'Shop',
+      from_agent: 'alice',
+      to_agent: 'bob',
+      goal: 'Make checkout reject expired cards',
+      branch: 'fix/expired-cards',
+      base_commit: '9f2c4e1',
+      done: 'checkout test for an expired card passes',
     });
     const task = created.task as { id: string; correlation_id: string; stream: string };
     const inbox = await bobWaits;
     expect(inbox).toMatchObject({ timed_out: false, count: 1 });
     expect((inbox.events as { id: string }[])[0]!.id).toBe(task.id);
 
-    const diff = 'diff --git a/checkout.py b/checkout.py\n--- a/checkout.py\n+++ b/checkout.py\n@@ -1 +1,2 @@\n def pay(card):\n+    if card.expired: raise ValueError("expired")\n';
+    const diff =
+      'diff --git a/checkout.py b/checkout.py\n--- a/checkout.py\n+++ b/checkout.py\n@@ -1 +1,2 @@\n def pay(card):\n+    if card.expired: raise ValueError("expired")\n';
     const aliceWaits = call(alice, 'mempalace_event_wait', { correlation_id: task.correlation_id, type: 'patch.ready', timeout_ms: 30_000 });
-    const submitted = await call(bob, 'mempalace_patch_submit', { content: diff, from_agent: 'bob', to_agent: 'alice', stream: task.stream, correlation_id: task.correlation_id, base_commit: '9f2c4e1' });
+    const submitted = await call(bob, 'mempalace_patch_submit', { content: diff, from_agent: 'bob', to_agent: 'alice', stream: task.stream,
+      correlation_id: task.correlation_id, base_commit: '9f2c4e1' });
     expect(submitted.success).toBe(true);
     const ready = await aliceWaits;
     const readyEvent = (ready.events as { id: string; artifact_ids: string[]; from_agent: string }[])[0]!;
     expect(readyEvent.from_agent).toBe('bob');
-    const fetched = (await call(alice, 'mempalace_artifact_get', { artifact_id: readyEvent.artifact_ids[0] })).artifact as { content: string; sha256: string; size_bytes: number };
+    const fetched = (await call(alice, 'mempalace_artifact_get', { artifact_id: readyEvent.artifact_ids[0] })).artifact as { content: string; sha256: string;
+      size_bytes: number };
     expect(fetched.content).toBe(diff);
     expect(sha256(fetched.content)).toBe(fetched.sha256);
     expect(fetched.size_bytes).toBe(Buffer.byteLength(diff, 'utf8'));
@@ -134,13 +142,15 @@ describe('stale-library gate', () => {
     const before = await snapshot(c);
     const e = await rpcError(c, 'mempalace_add_drawer', { wing: 'w', room: 'r', content: 'after the upgrade' }, -32005);
     expect(e.message).toContain(`Server is running a library version that is no longer installed (mempalace ${serving} -> 99.0.0`);
-    expect(e.data).toMatchObject({ tool: 'mempalace_add_drawer', packages: [{ package: 'mempalace', serving, installed: '99.0.0' }], action_required: 'restart_mcp_server', override_env: 'MEMPALACE_MCP_ALLOW_STALE_LIBRARY' });
+    expect(e.data).toMatchObject({ tool: 'mempalace_add_drawer', packages: [{ package: 'mempalace', serving, installed: '99.0.0' }],
+      action_required: 'restart_mcp_server', override_env: 'MEMPALACE_MCP_ALLOW_STALE_LIBRARY' });
     await rpcError(c, 'mempalace_kg_add', { subject: 'a', predicate: 'b', object: 'c' }, -32005);
     await rpcError(c, 'mempalace_event_append', { type: 'x', stream: 's', room: 'r', from_agent: 'ops' }, -32005);
     // Reads and non-mutating tools keep working; status reports the drift.
     expect((await call(c, 'mempalace_search', { query: 'upgrade' })).results).toHaveLength(1);
     expect((await call(c, 'mempalace_hook_settings')).success).toBe(true);
-    expect((await call(c, 'mempalace_status')).library_versions).toEqual({ stale: true, serving: { mempalace: serving }, packages: [{ package: 'mempalace', serving, installed: '99.0.0' }] });
+    expect((await call(c, 'mempalace_status')).library_versions).toEqual({ stale: true, serving: { mempalace: serving },
+      packages: [{ package: 'mempalace', serving, installed: '99.0.0' }] });
     expect(await snapshot(c)).toEqual(before);
 
     // Nothing latches: rolling back clears the condition. A removed package reads "not installed".
@@ -190,7 +200,9 @@ describe('operational timers (docs/tools.md §11.6)', () => {
   it('a stdio server exits by itself after MEMPALACE_MCP_IDLE_HOURS without a request', async () => {
     const idleMs = 0.0005 * 3_600_000;
     h = await startStdio({ env: { MEMPALACE_MCP_IDLE_HOURS: '0.0005' } });
-    const closed = new Promise<number>((resolve) => { h!.client.onclose = () => resolve(Date.now()); });
+    const closed = new Promise<number>((resolve) => {
+      h!.client.onclose = () => resolve(Date.now());
+    });
     await learnSchemas(h.client);
     await new Promise((r) => setTimeout(r, idleMs / 2));
     await call(h.client, 'mempalace_status');
@@ -210,9 +222,12 @@ describe('operational timers (docs/tools.md §11.6)', () => {
     await learnSchemas(h.client);
     await call(h.client, 'mempalace_search', { query: 'nothing filed yet' });
     expect(lines.filter((l) => l.includes('has not returned'))).toEqual([]);
-    expect(await call(h.client, 'mempalace_add_drawer', { wing: 'ops', room: 'notes', content: 'The watchdog only watches writes into the vector index.' })).toMatchObject({ success: true });
+    expect(await call(h.client, 'mempalace_add_drawer', { wing: 'ops', room: 'notes', content: 'The watchdog only watches writes into the vector index.' }))
+      .toMatchObject({ success: true });
     expect(lines.some((l) => /mempalace_add_drawer has not returned after 0.001 s \(write stall\?\)/.test(l))).toBe(true);
-    expect(lines.some((l) => /mempalace_add_drawer has not returned after 0.001 s \(MEMPALACE_MCP_WRITE_STALL_EXIT_SECS\); exiting with code 75/.test(l))).toBe(true);
+    expect(lines.some((l) => /mempalace_add_drawer has not returned after 0.001 s \(MEMPALACE_MCP_WRITE_STALL_EXIT_SECS\); exiting with code 75/.test(l))).toBe(
+      true,
+    );
     expect(stalls).toEqual(['stall']);
   });
 });
@@ -233,7 +248,8 @@ describe('client roots', () => {
       command: process.execPath,
       args: [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'tests', 'fixtures', 'mcp-stdio-server.ts')],
       env: { ...process.env, MEMPALACE_PALACE: palaceDir, MEMPALACE_TEST_HOME: tempDir('home') } as Record<string, string>,
-      cwd: ROOT, stderr: 'ignore',
+      cwd: ROOT,
+      stderr: 'ignore',
     }));
     clients.push(client);
     await learnSchemas(client);
@@ -263,7 +279,8 @@ describe('HTTP route checks', () => {
       req.end(body);
     });
     expect(hostStatus).toBe(403);
-    const anonymous = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+    const anonymous = await fetch(url, { method: 'POST', body,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
     expect((await fetch(url, { method: 'POST', body, headers: { ...headers, authorization: 'Bearer wrong' } })).status).toBe(401);

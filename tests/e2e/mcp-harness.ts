@@ -38,7 +38,8 @@ export async function startClusterWorker(env: Record<string, string>): Promise<{
   const config = loadConfig({ ...process.env, MEMPALACE_PALACE: tempDir('worker'), ...env });
   const runtime = await openRuntime(config);
   const activities = createJobActivities({ config, stores: runtime.stores, embedder: runtime.embedder, workspace: path.join(config.palaceDir, 'workspace') });
-  const worker = await createJobWorker({ temporal: config.temporal, activities, locks: runtime.stores.locks, jobs: runtime.stores.jobs, leaseMs: config.jobLeaseMs });
+  const worker = await createJobWorker({ temporal: config.temporal, activities, locks: runtime.stores.locks, jobs: runtime.stores.jobs,
+    leaseMs: config.jobLeaseMs });
   const running = worker.run();
   return {
     async stop() {
@@ -105,7 +106,14 @@ export async function startHttp(opts: HarnessOptions = {}): Promise<Harness> {
     newClient(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   const client = await connect();
   return {
-    kind: 'http', palaceDir, home, client, connect, mcp, runtime: mcp.runtime, url,
+    kind: 'http',
+    palaceDir,
+    home,
+    client,
+    connect,
+    mcp,
+    runtime: mcp.runtime,
+    url,
     async close() {
       await Promise.allSettled(clients.splice(0).map((c) => c.close()));
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -118,15 +126,23 @@ export async function startHttp(opts: HarnessOptions = {}): Promise<Harness> {
 export async function startStdio(opts: HarnessOptions = {}): Promise<Harness> {
   const palaceDir = tempDir('palace');
   const home = tempDir('home');
-  const env = { ...process.env, MEMPALACE_PALACE: palaceDir, MEMPALACE_TEST_HOME: home, MEMPALACE_MCP_JOB_WAIT_S: '120', ...opts.env } as Record<string, string>;
-  const connect = () => newClient(new StdioClientTransport({
-    command: process.execPath,
-    args: [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'tests', 'fixtures', 'mcp-stdio-server.ts')],
-    env, cwd: ROOT, stderr: 'ignore',
-  }));
+  const env = { ...process.env, MEMPALACE_PALACE: palaceDir, MEMPALACE_TEST_HOME: home, MEMPALACE_MCP_JOB_WAIT_S: '120', ...opts.env } as Record<string,
+    string>;
+  const connect = () =>
+    newClient(new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'tests', 'fixtures', 'mcp-stdio-server.ts')],
+      env,
+      cwd: ROOT,
+      stderr: 'ignore',
+    }));
   const client = await connect();
   return {
-    kind: 'stdio', palaceDir, home, client, connect,
+    kind: 'stdio',
+    palaceDir,
+    home,
+    client,
+    connect,
     async close() {
       await Promise.allSettled(clients.splice(0).map((c) => c.close()));
     },
@@ -142,7 +158,8 @@ export async function learnSchemas(client: Client): Promise<void> {
 }
 
 /** Call a tool; check text == structuredContent and structuredContent against its outputSchema. */
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}, options: { onprogress?: (p: Progress) => void; signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
+export async function call(client: Client, name: string, args: Record<string, unknown> = {},
+  options: { onprogress?: (p: Progress) => void; signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
   const res = (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 300_000, ...options })) as CallToolResult;
   const first = res.content[0];
   if (first?.type !== 'text') throw new Error(`no text content from ${name}`);
@@ -182,7 +199,8 @@ export async function snapshot(client: Client): Promise<Record<string, number>> 
   const tunnels = await items(client, 'mempalace_list_tunnels');
   const hallways = await items(client, 'mempalace_list_hallways');
   const events = await call(client, 'mempalace_event_list', { limit: 500 });
-  return { drawers: status.total_drawers as number, triples: kg.triples as number, tunnels: tunnels.length, hallways: hallways.length, events: events.count as number };
+  return { drawers: status.total_drawers as number, triples: kg.triples as number, tunnels: tunnels.length, hallways: hallways.length,
+    events: events.count as number };
 }
 
 /** A small project to mine: a few documents in two folders. */
@@ -191,7 +209,8 @@ export function makeProject(files = 6): string {
   fs.mkdirSync(path.join(dir, 'docs'));
   fs.mkdirSync(path.join(dir, 'src'));
   for (let i = 0; i < files; i++) {
-    fs.writeFileSync(path.join(dir, i % 2 ? 'docs' : 'src', `note-${i}.md`), `# Note ${i}\n\nThe lighthouse keeper logged storm number ${i} near the harbour.\nTides rose ${i * 3} centimetres above the pier.\n`);
+    fs.writeFileSync(path.join(dir, i % 2 ? 'docs' : 'src', `note-${i}.md`),
+      `# Note ${i}\n\nThe lighthouse keeper logged storm number ${i} near the harbour.\nTides rose ${i * 3} centimetres above the pier.\n`);
   }
   return dir;
 }

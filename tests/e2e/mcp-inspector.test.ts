@@ -13,11 +13,16 @@ import type { Harness } from './mcp-harness.js';
 import { ROOT, startHttp, tempDir } from './mcp-harness.js';
 
 const run = promisify(execFile);
-const INSPECTOR = path.join(ROOT, 'tests', 'tools', 'inspector', 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
+const INSPECTOR = path.join(ROOT, 'tests', 'tools', 'inspector', 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build',
+  'index.js');
 
 async function inspect(args: string[]): Promise<{ tools: string[]; stderr: string }> {
   if (!fs.existsSync(INSPECTOR)) throw new Error(`the Inspector CLI is not installed; run: npm ci --prefix tests/tools/inspector --engine-strict=false`);
-  const { stdout, stderr } = await run(process.execPath, [INSPECTOR, '--cli', '--method', 'tools/list', '--strict', '--connect-timeout', '180000', ...args], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024, timeout: 240_000 });
+  const { stdout, stderr } = await run(process.execPath, [INSPECTOR, '--cli', '--method', 'tools/list', '--strict', '--connect-timeout', '180000', ...args], {
+    cwd: ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 240_000,
+  });
   return { tools: (JSON.parse(stdout) as { tools: { name: string }[] }).tools.map((t) => t.name), stderr };
 }
 
@@ -36,8 +41,13 @@ describe('MCP Inspector CLI --strict', () => {
 
   it('reports 0 errors and 0 warnings over stdio', async () => {
     expectClean(await inspect([
-      '-e', `MEMPALACE_PALACE=${tempDir('palace')}`, '-e', `MEMPALACE_TEST_HOME=${tempDir('home')}`,
-      process.execPath, path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'tests', 'fixtures', 'mcp-stdio-server.ts'),
+      '-e',
+      `MEMPALACE_PALACE=${tempDir('palace')}`,
+      '-e',
+      `MEMPALACE_TEST_HOME=${tempDir('home')}`,
+      process.execPath,
+      path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+      path.join(ROOT, 'tests', 'fixtures', 'mcp-stdio-server.ts'),
     ]));
   });
 

@@ -46,7 +46,8 @@ describe('the MCP server and its runtime', () => {
     const first = counted(await openRuntime(config));
     const reopened: { rt: Runtime; closes: () => number }[] = [];
     const mcp = new PalaceMcp(first.rt, {
-      home: tempDir('home'), log: quietLogger(),
+      home: tempDir('home'),
+      log: quietLogger(),
       reopen: async () => {
         const next = counted(await openRuntime(config));
         reopened.push(next);
@@ -77,7 +78,9 @@ describe('the MCP server and its runtime', () => {
         return facts();
       };
       const mcp = new PalaceMcp(runtime, { home: tempDir('home'), log: quietLogger() });
-      const first = (await mcp.callTool('mempalace_mesh_peers', {}, call())).structuredContent as { self: { profile: { advertised_at: string; drawers: number } } };
+      const first = (await mcp.callTool('mempalace_mesh_peers', {}, call())).structuredContent as {
+        self: { profile: { advertised_at: string; drawers: number } };
+      };
       const second = (await mcp.callTool('mempalace_mesh_peers', {}, call())).structuredContent as typeof first;
       const rest = await meshPeers(runtime.logstreamContext);
       expect(asked).toBe(1);

@@ -26,7 +26,8 @@ const R = [...M, 'mempalace_hook_settings', 'mempalace_memories_filed_away'];
 const resourceText = (r: { contents: unknown[] }) => (r.contents[0] as { text: string }).text;
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
-const LONG = Array.from({ length: 30 }, (_, i) => `Decision ${i}: the ingestion service keeps its queue in Redis streams and acknowledges each batch after the write.`).join('\n');
+const LONG = Array.from({ length: 30 },
+  (_, i) => `Decision ${i}: the ingestion service keeps its queue in Redis streams and acknowledges each batch after the write.`).join('\n');
 
 // Both transports on both profiles: the cluster runs use the real engines of deploy/local
 // (OpenSearch, Neo4j, Redis) under a palace name of their own.
@@ -46,7 +47,9 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
   let longAdd: Record<string, unknown> = {};
 
   beforeAll(async () => {
-    const env: Record<string, string> = profile === 'cluster' ? { MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: `e2e-${kind}-${Date.now().toString(36)}` } : {};
+    const env: Record<string, string> = profile === 'cluster'
+      ? { MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: `e2e-${kind}-${Date.now().toString(36)}` }
+      : {};
     if (profile === 'cluster') worker = await startClusterWorker(env);
     h = kind === 'http' ? await startHttp({ env }) : await startStdio({ env });
     c = h.client;
@@ -71,7 +74,9 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
       expect(t.description!.length).toBeGreaterThan(40);
     }
     const destructive = tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name);
-    expect(destructive).toEqual(expect.arrayContaining(['mempalace_delete_drawer', 'mempalace_delete_by_source', 'mempalace_sync', 'mempalace_kg_invalidate', 'mempalace_kg_supersede']));
+    expect(destructive).toEqual(
+      expect.arrayContaining(['mempalace_delete_drawer', 'mempalace_delete_by_source', 'mempalace_sync', 'mempalace_kg_invalidate', 'mempalace_kg_supersede']),
+    );
     expect(tools.find((t) => t.name === 'mempalace_add_drawer')?.annotations?.idempotentHint).toBe(true);
   });
 
@@ -85,14 +90,17 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
     const aaak = await call(c, 'mempalace_get_aaak_spec');
     expect(aaak.aaak_spec).toBe(status0.aaak_dialect);
     expect(aaak.aaak_spec).toContain('hall_facts');
-
   });
 
   it('add_drawer, list_wings, list_rooms, get_taxonomy, search, check_duplicate, update_drawer', async () => {
-    const a = await call(c, 'mempalace_add_drawer', { wing: 'alpha', room: 'backend', content: 'The billing service retries failed card charges three times with exponential backoff.', added_by: 'ops' });
+    const a = await call(c, 'mempalace_add_drawer', { wing: 'alpha', room: 'backend',
+      content: 'The billing service retries failed card charges three times with exponential backoff.', added_by: 'ops' });
     expect(a).toMatchObject({ success: true, wing: 'alpha', room: 'backend', chunks: 1 });
     expect(a.drawer_id).toMatch(/^drawer_alpha_backend_[0-9a-f]{24}$/);
-    expect(await call(c, 'mempalace_add_drawer', { wing: 'alpha', room: 'backend', content: 'The billing service retries failed card charges three times with exponential backoff.' }))
+    expect(
+      await call(c, 'mempalace_add_drawer', { wing: 'alpha', room: 'backend',
+        content: 'The billing service retries failed card charges three times with exponential backoff.' }),
+    )
       .toEqual({ success: true, reason: 'already_exists', drawer_id: a.drawer_id });
     const b = await call(c, 'mempalace_add_drawer', { wing: 'beta', room: 'backend', content: 'Our mobile app caches user avatars on disk for seven days.' });
     const long = await call(c, 'mempalace_add_drawer', { wing: 'alpha', room: 'decisions', content: LONG });
@@ -113,14 +121,15 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
     expect(dup.is_duplicate).toBe(true);
     expect((dup.matches as { id: string; similarity: number }[])[0]).toMatchObject({ id: b.drawer_id, similarity: 1 });
 
-
     const conflict = await call(c, 'mempalace_update_drawer', { drawer_id: a.drawer_id, content: 'changed', if_unchanged: '0'.repeat(64) });
     expect(conflict).toMatchObject({ success: false, conflict: true, truncated_token: false });
     const aSha = (await call(c, 'mempalace_get_drawer', { drawer_id: a.drawer_id })).content_sha256 as string;
-    expect(await call(c, 'mempalace_update_drawer', { drawer_id: a.drawer_id, content: 'The billing service retries failed charges five times.', if_unchanged: aSha }))
+    expect(
+      await call(c, 'mempalace_update_drawer', { drawer_id: a.drawer_id, content: 'The billing service retries failed charges five times.',
+        if_unchanged: aSha }),
+    )
       .toEqual({ success: true, drawer_id: a.drawer_id, wing: 'alpha', room: 'backend' });
     expect((await call(c, 'mempalace_get_drawer', { drawer_id: a.drawer_id })).content).toBe('The billing service retries failed charges five times.');
-
   });
 
   it('get_drawer and list_drawers resolve a chunked drawer as one logical drawer', async () => {
@@ -151,7 +160,6 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
     const dr = await call(c, 'mempalace_diary_read', { agent_name: 'ops' });
     expect(dr.total).toBe(2);
     expect((dr.entries as { content: string }[])[0]!.content).toBe('SESSION:2026-04-02 | billing.retries | ★★★');
-
   });
 
   it('the six knowledge-graph tools', async () => {
@@ -167,7 +175,6 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
     const tl = await call(c, 'mempalace_kg_timeline', { entity: 'Max' });
     expect(tl.count).toBe(3);
     expect(await call(c, 'mempalace_kg_stats')).toMatchObject({ triples: 3, current_facts: 1, expired_facts: 2, relationship_types: ['likes', 'works_at'] });
-
   });
 
   it('the nine navigation tools', async () => {
@@ -177,16 +184,17 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
     const bridges = await items(c, 'mempalace_find_tunnels', { wing_a: 'alpha', wing_b: 'beta' });
     expect(bridges.map((t) => t.room)).toEqual(['backend']);
     expect(await call(c, 'mempalace_graph_stats')).toMatchObject({ tunnel_rooms: 1 });
-    const tunnel = await call(c, 'mempalace_create_tunnel', { source_wing: 'alpha', source_room: 'backend', target_wing: 'beta', target_room: 'backend', label: 'shared retry policy', target_drawer_id: b.drawer_id });
+    const tunnel = await call(c, 'mempalace_create_tunnel', { source_wing: 'alpha', source_room: 'backend', target_wing: 'beta', target_room: 'backend',
+      label: 'shared retry policy', target_drawer_id: b.drawer_id });
     expect(tunnel.id).toMatch(/^[0-9a-f]{16}$/);
     expect((await items(c, 'mempalace_list_tunnels', { wing: 'beta' })).map((t) => t.id)).toEqual([tunnel.id]);
     const follow = await items(c, 'mempalace_follow_tunnels', { wing: 'alpha', room: 'backend' });
-    expect(follow).toEqual([{ direction: 'outgoing', connected_wing: 'beta', connected_room: 'backend', label: 'shared retry policy', drawer_id: b.drawer_id, tunnel_id: tunnel.id, drawer_preview: 'Our mobile app caches user avatars on disk for seven days.' }]);
+    expect(follow).toEqual([{ direction: 'outgoing', connected_wing: 'beta', connected_room: 'backend', label: 'shared retry policy', drawer_id: b.drawer_id,
+      tunnel_id: tunnel.id, drawer_preview: 'Our mobile app caches user avatars on disk for seven days.' }]);
     expect(await call(c, 'mempalace_delete_tunnel', { tunnel_id: tunnel.id })).toEqual({ deleted: tunnel.id });
     expect(await items(c, 'mempalace_list_tunnels')).toEqual([]);
     expect(Array.isArray(await items(c, 'mempalace_list_hallways'))).toBe(true);
     expect(await call(c, 'mempalace_delete_hallway', { hallway_id: 'hallway_alpha_nobody_none_00000000' })).toEqual({ deleted: false });
-
   });
 
   it('mine (with progress notifications), delete_by_source, sync', async () => {
@@ -215,21 +223,21 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
 
     const synced = await call(c, 'mempalace_sync', { project_dir: project });
     expect(synced).toMatchObject({ success: true, dry_run: true, removed_drawers: 0 });
-
   });
 
   it('hook_settings, memories_filed_away, reconnect', async () => {
     expect(await call(c, 'mempalace_hook_settings')).toEqual({ success: true, settings: { silent_save: true, desktop_toast: false } });
-    expect(await call(c, 'mempalace_hook_settings', { desktop_toast: true })).toEqual({ success: true, settings: { silent_save: true, desktop_toast: true }, updated: ['desktop_toast → true'] });
+    expect(await call(c, 'mempalace_hook_settings', { desktop_toast: true })).toEqual({ success: true, settings: { silent_save: true, desktop_toast: true },
+      updated: ['desktop_toast → true'] });
     expect(JSON.parse(fs.readFileSync(path.join(h.home, 'config.json'), 'utf8')).hooks).toEqual({ desktop_toast: true });
     expect(await call(c, 'mempalace_memories_filed_away')).toEqual({ status: 'quiet', message: 'No recent journal entry', count: 0, timestamp: null });
     fs.mkdirSync(path.join(h.home, 'hook_state'), { recursive: true });
     fs.writeFileSync(path.join(h.home, 'hook_state', 'last_checkpoint'), JSON.stringify({ msgs: 7, ts: '2026-04-01T10:00:00' }));
-    expect(await call(c, 'mempalace_memories_filed_away')).toEqual({ status: 'ok', message: '✦ 7 messages tucked into drawers', count: 7, timestamp: '2026-04-01T10:00:00' });
+    expect(await call(c, 'mempalace_memories_filed_away')).toEqual({ status: 'ok', message: '✦ 7 messages tucked into drawers', count: 7,
+      timestamp: '2026-04-01T10:00:00' });
     expect((await call(c, 'mempalace_memories_filed_away')).status).toBe('quiet');
     const drawers = (await call(c, 'mempalace_status')).total_drawers;
     expect(await call(c, 'mempalace_reconnect')).toMatchObject({ success: true, message: 'Reconnected to palace', drawers });
-
   });
 
   it('the nine coordination tools', async () => {
@@ -239,7 +247,8 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
       return (m.self as { version_vector: Record<string, number> }).version_vector[(m.self as { replica_id: string }).replica_id] ?? 0;
     };
     const before = await ownSeq();
-    const ev = await call(c, 'mempalace_event_append', { type: 'status.note', stream: 'project/demo', room: 'status', from_agent: 'ops', body: 'deploy finished', metadata: { build: 42 } });
+    const ev = await call(c, 'mempalace_event_append', { type: 'status.note', stream: 'project/demo', room: 'status', from_agent: 'ops',
+      body: 'deploy finished', metadata: { build: 42 } });
     expect((ev.event as { seq: number; body: string }).body).toBe('deploy finished');
     const listed = await call(c, 'mempalace_event_list', { stream: 'project/demo' });
     expect((listed.events as { id: string }[]).map((e) => e.id)).toEqual([(ev.event as { id: string }).id]);
@@ -250,19 +259,21 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
     const note = 'line one\nline two ✓\n';
     const put = await call(c, 'mempalace_artifact_put', { kind: 'note', content: note, created_by: 'ops' });
     expect((put.artifact as { sha256: string }).sha256).toBe(sha256(note));
-    expect((await call(c, 'mempalace_artifact_get', { artifact_id: (put.artifact as { id: string }).id })).artifact).toMatchObject({ content: note, sha256: sha256(note) });
+    expect((await call(c, 'mempalace_artifact_get', { artifact_id: (put.artifact as { id: string }).id })).artifact).toMatchObject({ content: note,
+      sha256: sha256(note) });
     const patch = await call(c, 'mempalace_patch_submit', { content: 'diff --git a/x b/x\n', from_agent: 'ops', stream: 'project/demo' });
     expect(patch.event).toMatchObject({ type: 'patch.ready', status: 'ready', room: 'patches', artifact_ids: [(patch.artifact as { id: string }).id] });
-    const task = await call(c, 'mempalace_task_create', { project: 'Demo App', from_agent: 'ops', to_agent: 'worker', goal: 'Fix the login bug', branch: 'fix/login', base_commit: 'ABCDEF1', done: 'tests pass' });
+    const task = await call(c, 'mempalace_task_create', { project: 'Demo App', from_agent: 'ops', to_agent: 'worker', goal: 'Fix the login bug',
+      branch: 'fix/login', base_commit: 'ABCDEF1', done: 'tests pass' });
     expect(task.task).toMatchObject({ type: 'task.request', stream: 'project/demo_app', status: 'open', base_commit: 'abcdef1', to_agent: 'worker' });
     expect(task.handoff).toContain((task.task as { correlation_id: string }).correlation_id);
     expect(await ownSeq()).toBe(before + 4);
-
   });
 
   it('delete_drawer removes every chunk of a logical drawer', async () => {
     const long = longAdd;
-    expect(await call(c, 'mempalace_delete_drawer', { drawer_id: long.drawer_id })).toEqual({ success: true, drawer_id: long.drawer_id, deleted_ids: long.chunk_ids, chunks_deleted: long.chunks });
+    expect(await call(c, 'mempalace_delete_drawer', { drawer_id: long.drawer_id })).toEqual({ success: true, drawer_id: long.drawer_id,
+      deleted_ids: long.chunk_ids, chunks_deleted: long.chunks });
     expect((await call(c, 'mempalace_get_drawer', { drawer_id: long.drawer_id })).error).toBe(`Drawer not found: ${String(long.drawer_id)}`);
   });
 
@@ -282,7 +293,8 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
       expect(e.message).toContain(`Unknown parameter 'bogus' for tool ${name}`);
     };
 
-    for (const name of ['mempalace_status', 'mempalace_list_wings', 'mempalace_get_taxonomy', 'mempalace_get_aaak_spec', 'mempalace_kg_stats', 'mempalace_graph_stats', 'mempalace_memories_filed_away', 'mempalace_reconnect', 'mempalace_mesh_peers']) {
+    for (const name of ['mempalace_status', 'mempalace_list_wings', 'mempalace_get_taxonomy', 'mempalace_get_aaak_spec', 'mempalace_kg_stats',
+      'mempalace_graph_stats', 'mempalace_memories_filed_away', 'mempalace_reconnect', 'mempalace_mesh_peers']) {
       await unknownParam(name);
     }
     await toolError('mempalace_list_rooms', { wing: '../etc' }, 'wing contains invalid path characters', 'error');
@@ -293,7 +305,9 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
     expect((await rpcError(c, 'mempalace_search', { query: 'x', limit: 'many' }, -32602)).message).toContain("Invalid value for parameter 'limit'");
     await toolError('mempalace_check_duplicate', { content: 'x', threshold: 2 }, 'threshold', 'error');
     await toolError('mempalace_add_drawer', { wing: 'a/b', room: 'r', content: 'c' }, 'wing contains invalid path characters', 'success_false');
-    expect((await rpcError(c, 'mempalace_add_drawer', { wing: 'w', room: 'r' }, -32602)).message).toContain("Missing required parameter 'content' for tool mempalace_add_drawer");
+    expect((await rpcError(c, 'mempalace_add_drawer', { wing: 'w', room: 'r' }, -32602)).message).toContain(
+      "Missing required parameter 'content' for tool mempalace_add_drawer",
+    );
     await toolError('mempalace_checkpoint', { items: 'nope' }, 'items must be a list of {wing, room, content} objects', 'error');
     await toolError('mempalace_delete_drawer', { drawer_id: 'drawer_missing' }, 'Drawer not found: drawer_missing', 'success_false');
     await toolError('mempalace_mine', { source: path.join(project, 'missing') }, 'source directory not found', 'success_false');
@@ -305,30 +319,39 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
     await toolError('mempalace_update_drawer', { drawer_id: someDrawer, content: 'x', if_unchanged: 'not-hex' }, 'if_unchanged', 'success_false');
     await toolError('mempalace_kg_query', { entity: 'Max', direction: 'sideways' }, "direction must be 'outgoing', 'incoming', or 'both'", 'error');
     await toolError('mempalace_kg_add', { subject: '  ', predicate: 'p', object: 'o' }, 'subject must be a non-empty string', 'success_false');
-    await toolError('mempalace_kg_invalidate', { subject: 'Max', predicate: 'a/b', object: 'x' }, 'predicate contains invalid path characters', 'success_false');
-    const inverted = await rpcError(c, 'mempalace_kg_add', { subject: 'Max', predicate: 'lived_in', object: 'Oslo', valid_from: '2025-01-01', valid_to: '2024-01-01' }, -32000);
+    await toolError('mempalace_kg_invalidate', { subject: 'Max', predicate: 'a/b', object: 'x' }, 'predicate contains invalid path characters',
+      'success_false');
+    const inverted = await rpcError(c, 'mempalace_kg_add', { subject: 'Max', predicate: 'lived_in', object: 'Oslo', valid_from: '2025-01-01',
+      valid_to: '2024-01-01' }, -32000);
     expect(inverted.data).toMatchObject({ error_class: 'ValueError' });
-    expect((await rpcError(c, 'mempalace_kg_supersede', { subject: 'Max', predicate: 'works_at', old_object: 'Globex' }, -32602)).message).toContain("Missing required parameter 'new_object'");
+    expect((await rpcError(c, 'mempalace_kg_supersede', { subject: 'Max', predicate: 'works_at', old_object: 'Globex' }, -32602)).message).toContain(
+      "Missing required parameter 'new_object'",
+    );
     await toolError('mempalace_kg_timeline', { entity: 5 }, 'entity', 'error');
     const lost = await call(c, 'mempalace_traverse', { start_room: 'backen' });
     expect(lost).toMatchObject({ error: "Room 'backen' not found", suggestions: ['backend'] });
     await toolError('mempalace_find_tunnels', { wing_a: '../x' }, 'wing_a', 'error');
-    await toolError('mempalace_create_tunnel', { source_wing: 'alpha', source_room: 'nowhere', target_wing: 'beta', target_room: 'backend' }, "Source room 'nowhere' does not exist in wing 'alpha'", 'error');
+    await toolError('mempalace_create_tunnel', { source_wing: 'alpha', source_room: 'nowhere', target_wing: 'beta', target_room: 'backend' },
+      "Source room 'nowhere' does not exist in wing 'alpha'", 'error');
     await toolError('mempalace_list_tunnels', { wing: 'a/b' }, 'wing contains invalid path characters', 'error');
     await toolError('mempalace_delete_tunnel', { tunnel_id: '' }, 'tunnel_id', 'error');
     await toolError('mempalace_list_hallways', { wing: 'a/b' }, 'wing contains invalid path characters', 'error');
     await toolError('mempalace_delete_hallway', { hallway_id: '' }, 'hallway_id is required', 'error');
     expect((await rpcError(c, 'mempalace_follow_tunnels', { wing: 'alpha' }, -32602)).message).toContain("Missing required parameter 'room'");
-    expect((await rpcError(c, 'mempalace_diary_write', { agent_name: 'ops' }, -32602)).message).toContain("Missing required parameter 'entry' for tool mempalace_diary_write");
+    expect((await rpcError(c, 'mempalace_diary_write', { agent_name: 'ops' }, -32602)).message).toContain(
+      "Missing required parameter 'entry' for tool mempalace_diary_write",
+    );
     await toolError('mempalace_diary_write', { agent_name: 'ops', entry: 'x', wing: 'a/b' }, 'wing contains invalid path characters', 'success_false');
     await toolError('mempalace_diary_read', { agent_name: 'a/b' }, 'agent_name contains invalid path characters', 'error');
     await toolError('mempalace_hook_settings', { silent_save: 'yes' }, 'silent_save must be a boolean', 'success_false');
     await toolError('mempalace_event_append', { type: 'BAD TYPE', stream: 's', room: 'r', from_agent: 'ops' }, 'type', 'success_false');
-    await toolError('mempalace_task_create', { project: 'p', from_agent: 'ops', to_agent: 'w', goal: 'g', branch: 'b', base_commit: 'main', done: 'd' }, 'base commit', 'success_false');
+    await toolError('mempalace_task_create', { project: 'p', from_agent: 'ops', to_agent: 'w', goal: 'g', branch: 'b', base_commit: 'main', done: 'd' },
+      'base commit', 'success_false');
     await toolError('mempalace_event_list', { order: 'sideways' }, "order='sideways' must be 'asc' or 'desc'", 'error');
     await toolError('mempalace_event_wait', { timeout_ms: -5 }, 'timeout_ms', 'error');
     await toolError('mempalace_event_ack', { event_id: 'evt_missing', from_agent: 'ops' }, "event 'evt_missing' not found", 'success_false');
-    await toolError('mempalace_artifact_put', { kind: 'binary', content: 'x', created_by: 'ops' }, 'kind="binary" is not one of: file, json, log, note, patch', 'success_false');
+    await toolError('mempalace_artifact_put', { kind: 'binary', content: 'x', created_by: 'ops' }, 'kind="binary" is not one of: file, json, log, note, patch',
+      'success_false');
     await toolError('mempalace_artifact_get', { artifact_id: 'art_missing' }, "artifact 'art_missing' not found", 'error');
     await toolError('mempalace_patch_submit', { content: '', from_agent: 'ops', stream: 's' }, 'content', 'success_false');
     expect((await rpcError(c, 'mempalace_nonexistent', {}, -32602)).message).toContain('Unknown tool: mempalace_nonexistent');
@@ -352,7 +375,7 @@ describe.each(RUNS)('MCP tools over $kind, $profile profile', ({ kind, profile }
     expect(JSON.parse(resourceText(drawer))).toEqual(await call(c, 'mempalace_get_drawer', { drawer_id: id }));
     const jobs = resources.filter((r) => r.uri.startsWith('mempalace://job/'));
     expect(jobs.length).toBeGreaterThan(0);
-    const job = JSON.parse(resourceText((await c.readResource({ uri: jobs[0]!.uri }))));
+    const job = JSON.parse(resourceText(await c.readResource({ uri: jobs[0]!.uri })));
     expect(['mine', 'sync', 'delete_by_source']).toContain(job.kind);
   });
 });

@@ -29,7 +29,8 @@ const FLOOD_BYTES = 300 * 1024 * 1024;
 const base = { type: 'status.update', stream: 'project/mesh', room: 'status', from_agent: 'ops' };
 
 const served = (name: string) =>
-  new Served({ name: `${name}-${randomBytes(3).toString('hex')}`, palaceDir: path.join(tmp, name), env: { MEMPALACE_PROFILE: 'embedded' }, adminToken: ADMIN_TOKEN, peerToken: PEER_TOKEN, entityRegistry: path.join(tmp, 'none.json') });
+  new Served({ name: `${name}-${randomBytes(3).toString('hex')}`, palaceDir: path.join(tmp, name), env: { MEMPALACE_PROFILE: 'embedded' },
+    adminToken: ADMIN_TOKEN, peerToken: PEER_TOKEN, entityRegistry: path.join(tmp, 'none.json') });
 
 type Wire = Record<string, unknown> & { origin_seq: number };
 
@@ -68,9 +69,25 @@ class HostilePeer {
   /** An event of `origin` with whatever fields the attacker likes, signed with the attacker's key. */
   private forged(origin: string, originSeq: number, prev: number, patch: Record<string, unknown>): Wire {
     const fields = {
-      id: `evt_20260101T000000_${randomBytes(6).toString('hex')}`, origin_replica: origin, origin_seq: originSeq, hlc: `${String(Date.now()).padStart(13, '0')}-000000-${origin}`,
-      type: 'task.assign', stream: 'project/mesh', room: 'tasks', topic: null, from_agent: 'alice', to_agent: 'bob', correlation_id: null, branch: null, base_commit: null,
-      status: null, artifact_ids: [] as string[], body: FORGED_BODY, created_at: '2026-01-01T00:00:00Z', metadata_json: '{}', ...patch,
+      id: `evt_20260101T000000_${randomBytes(6).toString('hex')}`,
+      origin_replica: origin,
+      origin_seq: originSeq,
+      hlc: `${String(Date.now()).padStart(13, '0')}-000000-${origin}`,
+      type: 'task.assign',
+      stream: 'project/mesh',
+      room: 'tasks',
+      topic: null,
+      from_agent: 'alice',
+      to_agent: 'bob',
+      correlation_id: null,
+      branch: null,
+      base_commit: null,
+      status: null,
+      artifact_ids: [] as string[],
+      body: FORGED_BODY,
+      created_at: '2026-01-01T00:00:00Z',
+      metadata_json: '{}',
+      ...patch,
     };
     this.forgedIds.add(fields.id);
     const { metadata_json: _m, ...wire } = fields;
@@ -91,7 +108,8 @@ class HostilePeer {
     if (url.pathname === '/sync/version_vector') {
       if (this.mode === 'flood') return this.flood(res);
       return send({
-        replica_id: this.replicaId, version_vector: { [this.honestId]: 1_000_000, [this.victimId]: Number.MAX_SAFE_INTEGER, [this.replicaId]: 200 },
+        replica_id: this.replicaId,
+        version_vector: { [this.honestId]: 1_000_000, [this.victimId]: Number.MAX_SAFE_INTEGER, [this.replicaId]: 200 },
         profile: { roles: ['agents'], advertised_at: new Date().toISOString().slice(0, 19) + 'Z' },
         profiles: { [this.honestId]: { roles: ['replica'], hardware: 'forged', advertised_at: '9999-12-31T23:59:59Z' } },
       });
@@ -105,8 +123,11 @@ class HostilePeer {
         const extra = this.mode === 'forge' ? [this.forged(origin, top + 1, top, {}), this.forged(origin, 1_000_000, top + 1, { body: 'jump' })] : [];
         return send({ origin, events: [...real, ...extra] });
       }
-      if (origin === this.victimId) return send({ origin, events: [this.forged(origin, Number.MAX_SAFE_INTEGER, after, { type: 'status.update', body: 'own?' })] });
-      if (origin === this.replicaId) return send({ origin, events: [this.forged(origin, after + 1, after, { type: 'status.update', from_agent: 'hostile', body: 'z'.repeat(1024 * 1024) })] });
+      if (origin === this.victimId)
+        return send({ origin, events: [this.forged(origin, Number.MAX_SAFE_INTEGER, after, { type: 'status.update', body: 'own?' })] });
+      if (origin === this.replicaId)
+        return send({ origin,
+          events: [this.forged(origin, after + 1, after, { type: 'status.update', from_agent: 'hostile', body: 'z'.repeat(1024 * 1024) })] });
       return send({ origin, events: [] });
     }
     if (url.pathname === '/sync/artifact') {
@@ -200,12 +221,19 @@ describe('a hostile mesh peer against a real serve (issue 24)', () => {
     const byOrigin = Object.fromEntries(record.refusals!.map((r) => [r.origin, r.rule]));
     expect(byOrigin).toEqual({ [honestSelf.replica_id]: 'signature', [victimSelf.replica_id]: 'signature', [hostile.replicaId]: 'max_bytes' });
     // M4: the profile dated 9999 did not pin itself.
-    expect((await victim.estate() as unknown as { origin_profiles: Record<string, { advertised_at?: string }> }).origin_profiles[honestSelf.replica_id]?.advertised_at ?? '').not.toMatch(/^9999/);
+    expect(
+      (await victim.estate() as unknown as { origin_profiles: Record<string, { advertised_at?: string }> }).origin_profiles[honestSelf.replica_id]
+        ?.advertised_at ?? '',
+    ).not.toMatch(/^9999/);
 
     // The artifact swap: the honest replica's patch, relayed with other content and a matching sha256.
     hostile.mode = 'swap';
-    const patch = (await honest.tool('mempalace_patch_submit', { stream: 'project/mesh', from_agent: 'alice', content: 'diff --git a/f b/f\n+safe\n' })) as { artifact: { id: string }; event: StoredEvent };
-    await until('the swapped artifact is refused', async () => (await hostileRecord(victim))?.refusals?.some((r) => r.rule === 'signature' && r.message.includes(patch.artifact.id)));
+    const patch = (await honest.tool('mempalace_patch_submit', { stream: 'project/mesh', from_agent: 'alice', content: 'diff --git a/f b/f\n+safe\n' })) as {
+      artifact: { id: string };
+      event: StoredEvent;
+    };
+    await until('the swapped artifact is refused',
+      async () => (await hostileRecord(victim))?.refusals?.some((r) => r.rule === 'signature' && r.message.includes(patch.artifact.id)));
     expect(await victim.tool('mempalace_artifact_get', { artifact_id: patch.artifact.id })).not.toHaveProperty('artifact');
     expect((await victim.events()).map((e) => e.id)).not.toContain(patch.event.id);
 
@@ -221,7 +249,11 @@ describe('a hostile mesh peer against a real serve (issue 24)', () => {
     expect(cut.reachable).toBe(false);
     expect(hostile.floodSent).toBeLessThan(FLOOD_BYTES);
     expect(rssPeak - rssBefore).toBeLessThan(150 * 1024 * 1024);
-    console.info(`mesh-hostile: flood cut after ${(hostile.floodSent / 2 ** 20).toFixed(0)} MiB sent; victim RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB before, peak ${(rssPeak / 2 ** 20).toFixed(0)} MiB`);
+    console.info(
+      `mesh-hostile: flood cut after ${(hostile.floodSent / 2 ** 20).toFixed(0)} MiB sent; victim RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB before, peak ${
+        (rssPeak / 2 ** 20).toFixed(0)
+      } MiB`,
+    );
 
     // The honest replica as a direct peer: its later events, the patch and its true artifact arrive.
     writePeersFile(victim, { peers: [hostile.entry(), await peerEntry(honest)] });
@@ -230,12 +262,16 @@ describe('a hostile mesh peer against a real serve (issue 24)', () => {
       const ids = (await victim.events()).map((e) => e.id);
       return ids.includes(h2.id) && ids.includes(patch.event.id);
     });
-    expect(await victim.tool('mempalace_artifact_get', { artifact_id: patch.artifact.id })).toMatchObject({ artifact: { content: 'diff --git a/f b/f\n+safe\n', created_by: 'alice' } });
+    expect(await victim.tool('mempalace_artifact_get', { artifact_id: patch.artifact.id })).toMatchObject({
+      artifact: { content: 'diff --git a/f b/f\n+safe\n', created_by: 'alice' },
+    });
     const after = await victim.events();
     expect(hasForged(after, hostile.forgedIds)).toBe(false);
     await until('the honest replica holds the victim’s events', async () => (await honest.events()).some((e) => e.id === own3.id));
     expect(hasForged(await honest.events(), hostile.forgedIds)).toBe(false);
-    expect(await victim.estate().then((e) => e.self.version_vector[honestSelf.replica_id])).toBe((await honest.estate()).self.version_vector[honestSelf.replica_id]);
+    expect(await victim.estate().then((e) => e.self.version_vector[honestSelf.replica_id])).toBe(
+      (await honest.estate()).self.version_vector[honestSelf.replica_id],
+    );
     await Promise.all([honest.stop(), victim.stop(), hostile.stop()]);
   });
 });

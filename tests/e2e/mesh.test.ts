@@ -26,7 +26,8 @@ const PEER_TOKEN = `peer-${randomBytes(8).toString('hex')}`;
 const ADMIN_TOKEN = `admin-${randomBytes(8).toString('hex')}`;
 const base = { type: 'status.update', stream: 'project/mesh', room: 'status', from_agent: 'ops' };
 
-const served = (name: string, palaceDir: string, env: Record<string, string>) => new Served({ name, palaceDir, env, adminToken: ADMIN_TOKEN, peerToken: PEER_TOKEN, entityRegistry: path.join(tmp, 'none.json') });
+const served = (name: string, palaceDir: string, env: Record<string, string>) =>
+  new Served({ name, palaceDir, env, adminToken: ADMIN_TOKEN, peerToken: PEER_TOKEN, entityRegistry: path.join(tmp, 'none.json') });
 const append = async (s: Served, args: Record<string, unknown>) => (await s.tool('mempalace_event_append', { ...base, ...args })).event as StoredEvent;
 
 /** The peers file of `server`: `peer` with its token, replica id and public key (issue 24: keys come only from here). */
@@ -69,10 +70,15 @@ async function meshScenario(x: Served, y: Served, offline: () => Promise<Logstre
 
   const expected: string[] = [];
   for (const s of [x, y]) for (let i = 0; i < 3; i++) expected.push((await append(s, { body: `${s.spec.name} ${i}` })).id);
-  const patch = (await x.tool('mempalace_patch_submit', { stream: 'project/mesh', from_agent: 'ops', content: 'diff --git a/f b/f\n+mesh\n' })) as { artifact: { id: string; sha256: string }; event: StoredEvent };
+  const patch = (await x.tool('mempalace_patch_submit', { stream: 'project/mesh', from_agent: 'ops', content: 'diff --git a/f b/f\n+mesh\n' })) as {
+    artifact: { id: string; sha256: string };
+    event: StoredEvent;
+  };
   expected.push(patch.event.id);
   await until('both ways', () => converged(x, y, expected));
-  expect(await y.tool('mempalace_artifact_get', { artifact_id: patch.artifact.id })).toMatchObject({ artifact: { id: patch.artifact.id, sha256: patch.artifact.sha256, content: 'diff --git a/f b/f\n+mesh\n' } });
+  expect(await y.tool('mempalace_artifact_get', { artifact_id: patch.artifact.id })).toMatchObject({
+    artifact: { id: patch.artifact.id, sha256: patch.artifact.sha256, content: 'diff --git a/f b/f\n+mesh\n' },
+  });
   const [xId, yId] = [(await x.estate()).self.replica_id, (await y.estate()).self.replica_id];
   const onY = (await y.events()).find((e) => e.id === expected[0])!;
   expect(onY.origin_replica).toBe(xId);

@@ -45,25 +45,33 @@ async function hostile(answer: (path: string, base: string) => { status: number;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url, hits,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    url,
+    hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
 /** A JWT that passes every check but its signature: what anyone can mint for a known issuer. */
 function forged(iss: string, i: number): string {
   const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  return `${part({ alg: 'RS256', typ: 'at+jwt', kid: `kid-${i}` })}.${part({ iss, aud: RESOURCE, sub: `sub-${i}`, exp: Math.floor(Date.now() / 1000) + 300, scope: 'mempalace:read' })}.${Buffer.from(`sig-${i}`).toString('base64url')}`;
+  return `${part({ alg: 'RS256', typ: 'at+jwt', kid: `kid-${i}` })}.${
+    part({ iss, aud: RESOURCE, sub: `sub-${i}`, exp: Math.floor(Date.now() / 1000) + 300, scope: 'mempalace:read' })
+  }.${Buffer.from(`sig-${i}`).toString('base64url')}`;
 }
 
 function settings(issuer: string, overrides: Partial<OAuthSettings> = {}): OAuthSettings {
   return { issuer, resource: RESOURCE, identityClaim: 'sub', jwksUrl: undefined, timeoutMs: TIMEOUT_MS, jwksHosts: [], allowJwtTyp: false, ...overrides };
 }
 
-interface Answer { status: number; ms: number; body: { code?: string; retryable?: boolean; error?: string } }
+interface Answer {
+  status: number;
+  ms: number;
+  body: { code?: string; retryable?: boolean; error?: string };
+}
 
 async function status(url: string, token: string): Promise<Answer> {
   const started = Date.now();
@@ -96,7 +104,8 @@ describe('OAuth issuer fetches', () => {
   /** An app on the shared palace whose OAuth resource server trusts `issuer`. */
   async function serve(oauthSettings: OAuthSettings, opts: ApiOptions = {}): Promise<Listening> {
     const oauth = new OAuthResourceServer(oauthSettings, quietLogger());
-    const app = createApp(h.runtime, { mcp: h.api.mcp, oauth, auth: Authenticator.fromTokens(API_TOKENS, oauth), rateLimit: { ratePerSecond: 1000, burst: 1000 }, log: quietLogger(), ...opts });
+    const app = createApp(h.runtime, { mcp: h.api.mcp, oauth, auth: Authenticator.fromTokens(API_TOKENS, oauth),
+      rateLimit: { ratePerSecond: 1000, burst: 1000 }, log: quietLogger(), ...opts });
     const listening = await listen(app.app, '127.0.0.1', 0);
     closers.push(listening.close);
     return listening;
@@ -146,7 +155,9 @@ describe('OAuth issuer fetches', () => {
   it('O6: a jwks_uri on another origin is never fetched unless its host is allowed', async () => {
     const keys = await issuerServer(() => ({ status: 200, body: { keys: [] } }));
     for (const jwksUri of [`${keys.url}/jwks`, 'http://169.254.169.254/latest/meta-data/jwks']) {
-      const issuer = await issuerServer((p, base) => (p === '/.well-known/openid-configuration' ? { status: 200, body: { issuer: base, jwks_uri: jwksUri } } : { status: 404, body: {} }));
+      const issuer = await issuerServer((p,
+        base) => (p === '/.well-known/openid-configuration' ? { status: 200, body: { issuer: base, jwks_uri: jwksUri } } : { status: 404, body: {} })
+      );
       const server = await serve(settings(issuer.url));
       const answer = await status(server.url, forged(issuer.url, 1));
       expect(answer.status).toBe(503);
@@ -154,7 +165,9 @@ describe('OAuth issuer fetches', () => {
     }
     expect(keys.hits).toEqual([]);
 
-    const issuer = await issuerServer((p, base) => (p === '/.well-known/openid-configuration' ? { status: 200, body: { issuer: base, jwks_uri: `${keys.url}/jwks` } } : { status: 404, body: {} }));
+    const issuer = await issuerServer((p,
+      base) => (p === '/.well-known/openid-configuration' ? { status: 200, body: { issuer: base, jwks_uri: `${keys.url}/jwks` } } : { status: 404, body: {} })
+    );
     const allowed = await serve(settings(issuer.url, { jwksHosts: [new URL(keys.url).host] }));
     // The keys are fetched now; the forged token is then refused for its signature.
     expect((await status(allowed.url, forged(issuer.url, 1))).status).toBe(401);

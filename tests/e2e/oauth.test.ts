@@ -48,7 +48,8 @@ async function startIssuer(): Promise<Issuer> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = (client_id: string) => ({ client_id, client_secret: 's3cret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: ALL_SCOPES });
+  const client = (client_id: string) => ({ client_id, client_secret: 's3cret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [],
+    scope: ALL_SCOPES });
   const provider = new Provider(url, {
     clients: ['reader', 'writer', 'short', 'alice', 'ops', 'local', 'mapped', 'noexp', 'plainjwt'].map(client),
     scopes: ALL_SCOPES.split(' '),
@@ -89,10 +90,11 @@ async function startIssuer(): Promise<Issuer> {
       if (!body.access_token) throw new Error(`token request failed: ${res.status} ${body.error} ${body.error_description}`);
       return body.access_token;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -138,10 +140,13 @@ describe('OAuth resource server', () => {
 
   const identityOf = (clientId: string) => `oauth:${issuer.url}#${clientId}`;
 
-  const mcpPing = (token: string | null) => api.call('/mcp', {
-    token, method: 'POST', rawBody: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-  });
+  const mcpPing = (token: string | null) =>
+    api.call('/mcp', {
+      token,
+      method: 'POST',
+      rawBody: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    });
 
   it('serves RFC 9728 metadata and names it in every 401', async () => {
     for (const p of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
@@ -176,7 +181,8 @@ describe('OAuth resource server', () => {
 
   it('a write-scoped token writes under the identity claim', async () => {
     const client = await mcpClient(await issuer.token('writer', 'mempalace:write'));
-    const added = await client.callTool({ name: 'mempalace_add_drawer', arguments: { wing: 'oauth', room: 'notes', content: 'written with an OAuth access token' } });
+    const added = await client.callTool({ name: 'mempalace_add_drawer',
+      arguments: { wing: 'oauth', room: 'notes', content: 'written with an OAuth access token' } });
     expect(added.isError).toBeUndefined();
     const drawerId = (added.structuredContent as { drawer_id: string }).drawer_id;
     const got = await client.callTool({ name: 'mempalace_get_drawer', arguments: { drawer_id: drawerId } });
@@ -201,16 +207,19 @@ describe('OAuth resource server', () => {
   it('O1: a subject named alice, ops or local acts in the OAuth namespace, never as that static agent', async () => {
     for (const name of ['alice', 'ops', 'local']) {
       const client = await mcpClient(await issuer.token(name, 'mempalace:write'));
-      const asStatic = await client.callTool({ name: 'mempalace_diary_write', arguments: { agent_name: name, entry: `written by an OAuth token whose subject is ${name}` } });
+      const asStatic = await client.callTool({ name: 'mempalace_diary_write',
+        arguments: { agent_name: name, entry: `written by an OAuth token whose subject is ${name}` } });
       expect(asStatic.isError, name).toBe(true);
       expect(JSON.stringify(asStatic.structuredContent), name).toContain(`this token's identity '${identityOf(name)}'`);
-      const event = await client.callTool({ name: 'mempalace_event_append', arguments: { type: 'task.assign', stream: 'ops', room: 'delegation', from_agent: name, to_agent: 'bob', body: 'rotate the prod credentials' } });
+      const event = await client.callTool({ name: 'mempalace_event_append',
+        arguments: { type: 'task.assign', stream: 'ops', room: 'delegation', from_agent: name, to_agent: 'bob', body: 'rotate the prod credentials' } });
       expect(event.isError, name).toBe(true);
 
       const own = await client.callTool({ name: 'mempalace_diary_write', arguments: { agent_name: identityOf(name), entry: `my own diary, subject ${name}` } });
       expect(own.isError, name).toBeUndefined();
       expect((own.structuredContent as { agent: string }).agent).toBe(identityOf(name));
-      const appended = await client.callTool({ name: 'mempalace_event_append', arguments: { type: 'note', stream: 'ops', room: 'delegation', from_agent: identityOf(name), body: 'hello' } });
+      const appended = await client.callTool({ name: 'mempalace_event_append',
+        arguments: { type: 'note', stream: 'ops', room: 'delegation', from_agent: identityOf(name), body: 'hello' } });
       expect(appended.isError, name).toBeUndefined();
     }
     const admin = await api.mcpClient('tok-admin');
@@ -218,7 +227,9 @@ describe('OAuth resource server', () => {
       const staticDiary = await admin.callTool({ name: 'mempalace_diary_read', arguments: { agent_name: name } });
       expect((staticDiary.structuredContent as { entries: unknown[] }).entries, name).toEqual([]);
       const oauthDiary = await admin.callTool({ name: 'mempalace_diary_read', arguments: { agent_name: identityOf(name) } });
-      expect((oauthDiary.structuredContent as { entries: { content: string }[] }).entries.map((e) => e.content), name).toEqual([`my own diary, subject ${name}`]);
+      expect((oauthDiary.structuredContent as { entries: { content: string }[] }).entries.map((e) => e.content), name).toEqual([
+        `my own diary, subject ${name}`,
+      ]);
     }
     const events = await admin.callTool({ name: 'mempalace_event_list', arguments: { stream: 'ops' } });
     const senders = (events.structuredContent as { events: { from_agent: string }[] }).events.map((e) => e.from_agent);
@@ -248,7 +259,12 @@ describe('OAuth resource server', () => {
     expect(() => Authenticator.fromConfig(refused)).toThrow(expect.objectContaining({ field: 'agent', rule: 'reserved_namespace' }));
     fs.writeFileSync(refusedFile, JSON.stringify({ tokens: [{ oauth_subject: 'https://elsewhere.test#mapped', agent: 'carol' }] }));
     expect(() => Authenticator.fromConfig(config, oauth)).not.toThrow();
-    expect(() => Authenticator.fromConfig(loadConfig({ ...process.env, MEMPALACE_TOKENS_FILE: refusedFile, MEMPALACE_OAUTH_ISSUER: issuer.url, MEMPALACE_OAUTH_RESOURCE: RESOURCE }), oauth))
+    expect(() =>
+      Authenticator.fromConfig(
+        loadConfig({ ...process.env, MEMPALACE_TOKENS_FILE: refusedFile, MEMPALACE_OAUTH_ISSUER: issuer.url, MEMPALACE_OAUTH_RESOURCE: RESOURCE }),
+        oauth,
+      )
+    )
       .toThrow(expect.objectContaining({ field: 'oauth_subject', rule: 'oauth_issuer' }));
   });
 

@@ -27,7 +27,9 @@ import { API_TOKENS, startApi, tempDir } from './api-harness.js';
 import type { ApiHarness } from './api-harness.js';
 import { quietLogger } from '../helpers/log.js';
 
-interface RouteLayer { route?: { path: string; methods: Record<string, boolean> } }
+interface RouteLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+}
 
 function routeKeys(api: Api): string[] {
   const keys: string[] = [];
@@ -59,10 +61,13 @@ describe('the scope table', () => {
 
   it('reads token roots from the token file, canonical, and names a bad entry', () => {
     const dir = fs.realpathSync(tempDir('roots'));
-    const [e] = parseTokenFile('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['write'], roots: [path.join(dir, '.', 'x', '..')] }] }));
+    const [e] = parseTokenFile('tokens.json',
+      JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['write'], roots: [path.join(dir, '.', 'x', '..')] }] }));
     expect(e!.caller).toEqual({ identity: 'a', scopes: ['replicate', 'read', 'write'], roots: [dir] });
     for (const roots of [[], ['relative/dir'], 'not-a-list', [42]]) {
-      expect(() => parseTokenFile('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['read'], roots }] }))).toThrow(expect.objectContaining({ field: 'roots', rule: 'absolute_paths' }));
+      expect(() => parseTokenFile('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['read'], roots }] }))).toThrow(
+        expect.objectContaining({ field: 'roots', rule: 'absolute_paths' }),
+      );
     }
   });
 });
@@ -84,13 +89,15 @@ describe('the replicate scope', () => {
 
   it('lets a peer pull the log, and nothing else: every other route, /mcp and every tool are refused', async () => {
     const alice = await h.mcpClient('tok-alice');
-    await alice.callTool({ name: 'mempalace_event_append', arguments: { type: 'status.update', stream: 'project/x', room: 'status', from_agent: 'alice', body: 'hello' } });
+    await alice.callTool({ name: 'mempalace_event_append',
+      arguments: { type: 'status.update', stream: 'project/x', room: 'status', from_agent: 'alice', body: 'hello' } });
     const vector = await h.call('/sync/version_vector', { token: 'tok-peer' });
     expect(vector.status).toBe(200);
     const { replica_id: origin } = (await vector.json()) as { replica_id: string };
     const opsPage = await h.call(`/sync/ops?origin=${origin}`, { token: 'tok-peer' });
     expect(opsPage.status).toBe(200);
-    expect(((await opsPage.json()) as { events: { body: string; sig: string }[] }).events).toMatchObject([{ body: 'hello', sig: expect.stringMatching(/^[A-Za-z0-9_-]{86}$/) }]);
+    expect(((await opsPage.json()) as { events: { body: string; sig: string }[] }).events).toMatchObject([{ body: 'hello',
+      sig: expect.stringMatching(/^[A-Za-z0-9_-]{86}$/) }]);
     expect((await h.call('/sync/artifact?id=art_none', { token: 'tok-peer' })).status).toBe(404);
     // Existing read tokens of peers keep working.
     expect((await h.call('/sync/version_vector', { token: 'tok-reader' })).status).toBe(200);
@@ -98,13 +105,15 @@ describe('the replicate scope', () => {
     const others = Object.entries(ROUTE_SCOPES).filter(([, scope]) => scope !== 'replicate' && scope !== 'open' && scope !== 'signed');
     for (const [key] of others) {
       const [method, route] = key.split(' ') as [string, string];
-      const res = await h.call(route.replace(':id', 'x').replace(':queue', 'notifications'), { token: 'tok-peer', method, ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }) });
+      const res = await h.call(route.replace(':id', 'x').replace(':queue', 'notifications'), { token: 'tok-peer', method,
+        ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }) });
       expect(res.status, key).toBe(403);
     }
     // /mcp refuses the session outright, or (where it admits any valid token) every tool refuses the call.
     const peerClient = await h.mcpClient('tok-peer').catch((e: unknown) => e as Error);
     if (peerClient instanceof Error) expect(peerClient.message).toMatch(/403|scope/);
-    else for (const name of Object.keys(TOOL_SCOPES)) expect(JSON.stringify((await peerClient.callTool({ name, arguments: {} })).structuredContent), name).toMatch(/scope/);
+    else for (const name of Object.keys(TOOL_SCOPES))
+        expect(JSON.stringify((await peerClient.callTool({ name, arguments: {} })).structuredContent), name).toMatch(/scope/);
   });
 });
 
@@ -133,7 +142,8 @@ describe('read-only server', () => {
     expect(writes.sort()).toEqual(Object.keys(bodies).sort());
     for (const key of writes) {
       const [method, route] = key.split(' ') as [string, string];
-      const res = await h.call(route.replace(':id', 'some-job').replace(':queue', 'notifications'), { token: 'tok-admin', method, ...(bodies[key] === undefined ? {} : { body: bodies[key] }) });
+      const res = await h.call(route.replace(':id', 'some-job').replace(':queue', 'notifications'), { token: 'tok-admin', method,
+        ...(bodies[key] === undefined ? {} : { body: bodies[key] }) });
       expect(res.status, key).toBe(403);
       expect(await res.json(), key).toMatchObject({ code: 'read_only', rule: 'read_only' });
     }
@@ -160,7 +170,8 @@ describe('mempalace_reconnect', () => {
     const config = loadConfig({ ...process.env, MEMPALACE_PALACE: tempDir('reconnect'), MEMPALACE_MCP_JOB_WAIT_S: '1' });
     runtime = await openRuntime(config);
     mcp = new PalaceMcp(runtime, { home: tempDir('home'), reopen: () => openRuntime(config), log: quietLogger() });
-    const api = createApp(runtime, { mcp, auth: Authenticator.fromTokens(API_TOKENS), rateLimit: { ratePerSecond: 10_000, burst: 10_000 }, log: quietLogger() });
+    const api = createApp(runtime, { mcp, auth: Authenticator.fromTokens(API_TOKENS), rateLimit: { ratePerSecond: 10_000, burst: 10_000 },
+      log: quietLogger() });
     mcp.start();
     server = await listen(api.app, '127.0.0.1', 0);
   });
@@ -180,12 +191,20 @@ describe('mempalace_reconnect', () => {
   it('with admin, drains in-flight requests: 60 concurrent writes and searches all succeed, a long wait returns', async () => {
     const alice = await client('tok-alice');
     const admin = await client('tok-admin');
-    await alice.callTool({ name: 'mempalace_add_drawer', arguments: { wing: 'warm', room: 'general', content: 'warming the embedder before the race begins' } });
-    const waiting = alice.callTool({ name: 'mempalace_event_wait', arguments: { stream: 'project/quiet', timeout_ms: 120_000 } }, undefined, { timeout: 150_000 });
-    const writes = Array.from({ length: 60 }, (_, i) => alice.callTool({
-      name: 'mempalace_add_drawer', arguments: { wing: 'race', room: 'general', content: `concurrent note number ${i} about the tide tables and the berth ledger` },
-    }));
-    const searches = Array.from({ length: 5 }, () => fetch(`${server.url}/v1/search`, { method: 'POST', headers: { authorization: 'Bearer tok-alice', 'content-type': 'application/json' }, body: JSON.stringify({ query: 'tide tables' }) }));
+    await alice.callTool({ name: 'mempalace_add_drawer',
+      arguments: { wing: 'warm', room: 'general', content: 'warming the embedder before the race begins' } });
+    const waiting = alice.callTool({ name: 'mempalace_event_wait', arguments: { stream: 'project/quiet', timeout_ms: 120_000 } }, undefined, {
+      timeout: 150_000,
+    });
+    const writes = Array.from({ length: 60 }, (_, i) =>
+      alice.callTool({
+        name: 'mempalace_add_drawer',
+        arguments: { wing: 'race', room: 'general', content: `concurrent note number ${i} about the tide tables and the berth ledger` },
+      }));
+    const searches = Array.from({ length: 5 },
+      () =>
+        fetch(`${server.url}/v1/search`, { method: 'POST', headers: { authorization: 'Bearer tok-alice', 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'tide tables' }) }));
     const reconnect = admin.callTool({ name: 'mempalace_reconnect', arguments: {} }, undefined, { timeout: 150_000 });
     const [done, results, responses, waited] = await Promise.all([reconnect, Promise.all(writes), Promise.all(searches), waiting]);
     expect(done.structuredContent).toMatchObject({ success: true, message: 'Reconnected to palace' });

@@ -43,14 +43,18 @@ interface Escape {
 
 function escapes(): Escape[] {
   return [
-    { name: 'a directory symlink inside the root pointing outside', source: path.join(allowed, 'linkdir'), rule: 'symlink_outside_roots', mcpRule: 'symlink_outside_roots' },
-    { name: 'a file symlink to a passwd file, mined as convos', source: path.join(allowed, 'passwd.txt'), mode: 'convos', rule: 'symlink_outside_roots', mcpRule: 'symlink_outside_roots' },
+    { name: 'a directory symlink inside the root pointing outside', source: path.join(allowed, 'linkdir'), rule: 'symlink_outside_roots',
+      mcpRule: 'symlink_outside_roots' },
+    { name: 'a file symlink to a passwd file, mined as convos', source: path.join(allowed, 'passwd.txt'), mode: 'convos', rule: 'symlink_outside_roots',
+      mcpRule: 'symlink_outside_roots' },
     { name: 'a path outside the root', source: path.join(outside, 'secrets'), rule: 'allowed_roots', mcpRule: 'allowed_roots' },
-    { name: 'a file:// repository outside the root', source: `file://${path.join(outside, 'repo')}`, ref: 'main', rule: 'allowed_roots', mcpRule: 'allowed_roots' },
+    { name: 'a file:// repository outside the root', source: `file://${path.join(outside, 'repo')}`, ref: 'main', rule: 'allowed_roots',
+      mcpRule: 'allowed_roots' },
     { name: 'a local repository path outside the root', source: path.join(outside, 'repo'), ref: 'main', rule: 'allowed_roots', mcpRule: 'allowed_roots' },
     { name: 'plain http to a loopback listener', source: `http://127.0.0.1:${port}/x.git`, ref: 'main', rule: 'git_scheme', mcpRule: 'local_directory' },
     { name: 'https to a loopback address', source: `https://127.0.0.1:${port}/x.git`, ref: 'main', rule: 'git_private_address', mcpRule: 'local_directory' },
-    { name: 'https to a name resolving to loopback', source: `https://localhost:${port}/x.git`, ref: 'main', rule: 'git_private_address', mcpRule: 'local_directory' },
+    { name: 'https to a name resolving to loopback', source: `https://localhost:${port}/x.git`, ref: 'main', rule: 'git_private_address',
+      mcpRule: 'local_directory' },
     { name: 'an ext:: remote helper', source: 'ext::git-upload-pack', ref: 'main', rule: 'git_scheme', mcpRule: 'local_directory' },
   ];
 }
@@ -73,7 +77,8 @@ beforeAll(async () => {
   fs.symlinkSync(path.join(outside, 'secrets', 'notes.md'), path.join(allowed, 'project', 'leak.md'));
   const repo = path.join(outside, 'repo');
   fs.mkdirSync(repo);
-  const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' };
+  const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@example.invalid' };
   execFileSync('git', ['init', '--quiet', '--initial-branch=main'], { cwd: repo, env });
   fs.writeFileSync(path.join(repo, 'secret.md'), prose(SECRET));
   execFileSync('git', ['add', '.'], { cwd: repo, env });
@@ -108,7 +113,8 @@ describe('every escape is refused through every transport', () => {
 
   it('REST: POST /v1/jobs/mine answers 400 for each, naming the field and the rule, and starts nothing', async () => {
     for (const e of escapes()) {
-      const res = await h.call('/v1/jobs/mine', { token: 'tok-alice', body: { source: e.source, ...(e.ref ? { ref: e.ref } : {}), ...(e.mode ? { mode: e.mode } : {}) } });
+      const res = await h.call('/v1/jobs/mine', { token: 'tok-alice',
+        body: { source: e.source, ...(e.ref ? { ref: e.ref } : {}), ...(e.mode ? { mode: e.mode } : {}) } });
       expect(res.status, e.name).toBe(400);
       expect(await res.json(), e.name).toMatchObject({ code: 'invalid_argument', field: 'source', rule: e.rule });
     }
@@ -120,7 +126,9 @@ describe('every escape is refused through every transport', () => {
     for (const e of escapes()) {
       const args = ['--palace', palace, '--json', 'mine', e.source, ...(e.ref ? ['--ref', e.ref] : []), ...(e.mode ? ['--mode', e.mode] : [])];
       const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), ...args], {
-        cwd: ROOT, encoding: 'utf8', timeout: 120_000,
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 120_000,
         env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_ALLOWED_ROOTS: allowed, MEMPALACE_GIT_ALLOWED_HOSTS: `*,*:${port}` },
       });
       expect(res.status, `${e.name}: ${res.stderr}`).toBe(2);
@@ -155,7 +163,8 @@ describe('inside the root', () => {
     expect(await mine.json()).toMatchObject({ field: 'source', rule: 'token_roots' });
     const sync = await h.call('/v1/jobs/sync', { token: 'tok-tenant', body: { project_dir: other } });
     expect(await sync.json()).toMatchObject({ field: 'project_dir', rule: 'token_roots' });
-    const del = await h.call('/v1/jobs/delete_by_source', { token: 'tok-tenant', body: { source_file: path.join(allowed, 'project', 'berths.md').replace('project', 'other'), dry_run: false } });
+    const del = await h.call('/v1/jobs/delete_by_source', { token: 'tok-tenant',
+      body: { source_file: path.join(allowed, 'project', 'berths.md').replace('project', 'other'), dry_run: false } });
     expect(await del.json()).toMatchObject({ field: 'source_file', rule: 'token_roots' });
     const tenant = await h.mcpClient('tok-tenant');
     const viaMcp = await tenant.callTool({ name: 'mempalace_mine', arguments: { source: other } });
@@ -175,7 +184,8 @@ describe('mempalace serve without MEMPALACE_ALLOWED_ROOTS', () => {
     delete env.MEMPALACE_TOKENS_FILE;
     delete env.MEMPALACE_API_TOKENS;
     delete env.MEMPALACE_MCP_HTTP_TOKEN;
-    const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palace, 'serve', '--port', '0', ...extra], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palace,
+      'serve', '--port', '0', ...extra], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
     const url = await new Promise<string>((resolve, reject) => {
       let err = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => {
@@ -196,7 +206,9 @@ describe('mempalace serve without MEMPALACE_ALLOWED_ROOTS', () => {
     };
   }
 
-  const mineAt = (url: string) => fetch(`${url}/v1/jobs/mine`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source: path.join(allowed, 'project'), dry_run: true }) });
+  const mineAt = (url: string) =>
+    fetch(`${url}/v1/jobs/mine`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ source: path.join(allowed, 'project'), dry_run: true }) });
 
   it('refuses local sources by default, and accepts them with --allow-any-source', async () => {
     const strict = await serve([]);

@@ -26,8 +26,12 @@ describe('mempalace sources (CLI)', () => {
   afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   function mempalace(...args: string[]): { code: number | null; json: Record<string, unknown> } {
-    const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palace, '--json', ...args], {
-      cwd: ROOT, encoding: 'utf8', timeout: 240_000, env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_ALLOWED_ROOTS: tmp, MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') },
+    const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palace,
+      '--json', ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 240_000,
+      env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_ALLOWED_ROOTS: tmp, MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') },
     });
     return { code: res.status, json: res.stdout.trim() ? (JSON.parse(res.stdout) as Record<string, unknown>) : {} };
   }
@@ -61,13 +65,13 @@ describe('mempalace sources (CLI)', () => {
     expect(refreshed.json).toMatchObject({ kind: 'mine', state: 'completed', files_mined: 4 });
     const listed = mempalace('sources', 'list').json.sources as RegisteredSource[];
     expect(listed).toHaveLength(1);
-    expect(listed[0]!.last_refresh).toMatchObject({ trigger: 'manual', state: 'completed', job_id: refreshed.json.job_id, drawers_written: refreshed.json.drawers_written });
+    expect(listed[0]!.last_refresh).toMatchObject({ trigger: 'manual', state: 'completed', job_id: refreshed.json.job_id,
+      drawers_written: refreshed.json.drawers_written });
     // A second refresh is incremental: every file is unchanged.
     expect(mempalace('sources', 'refresh', id).json).toMatchObject({ state: 'completed', files_mined: 0, files_skipped: 4 });
   }, LONG);
 
   it('removes it; removing it again is not_found', () => {
-
     expect(mempalace('sources', 'remove', id)).toMatchObject({ code: 0, json: { removed: id } });
     expect(mempalace('sources', 'remove', id)).toMatchObject({ code: 1, json: { code: 'not_found', field: 'source_id' } });
     expect(mempalace('sources', 'list').json).toEqual({ sources: [] });
@@ -86,8 +90,13 @@ describe('webhooks and notifications in-process (embedded)', () => {
     repo = await localRepo(path.join(root, 'repo'));
     sink = await listener();
     h = await startApi({ env: {
-      MEMPALACE_ALLOWED_ROOTS: root, MEMPALACE_WEBHOOK_SECRET: SECRET, MEMPALACE_REFRESH_DEBOUNCE_MS: '1500',
-      MEMPALACE_NOTIFY_URLS: sink.url, MEMPALACE_NOTIFY_SECRET: 'notify-key', MEMPALACE_NOTIFY_ATTEMPTS: '2', MEMPALACE_NOTIFY_BACKOFF_MS: '100',
+      MEMPALACE_ALLOWED_ROOTS: root,
+      MEMPALACE_WEBHOOK_SECRET: SECRET,
+      MEMPALACE_REFRESH_DEBOUNCE_MS: '1500',
+      MEMPALACE_NOTIFY_URLS: sink.url,
+      MEMPALACE_NOTIFY_SECRET: 'notify-key',
+      MEMPALACE_NOTIFY_ATTEMPTS: '2',
+      MEMPALACE_NOTIFY_BACKOFF_MS: '100',
     } });
     const res = await h.call('/v1/sources', { token: 'tok-alice', body: { location: repo.url, ref: 'main', wing: 'gl' } });
     expect(res.status).toBe(201);
@@ -99,11 +108,12 @@ describe('webhooks and notifications in-process (embedded)', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const gitlabPush = (after: string, token = SECRET, ref = 'refs/heads/main') => h.call('/v1/hooks/git', {
-    token: null,
-    rawBody: JSON.stringify({ object_kind: 'push', ref, after, checkout_sha: after, project: { git_http_url: repo.url } }),
-    headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': token, 'x-gitlab-event-uuid': randomUUID() },
-  });
+  const gitlabPush = (after: string, token = SECRET, ref = 'refs/heads/main') =>
+    h.call('/v1/hooks/git', {
+      token: null,
+      rawBody: JSON.stringify({ object_kind: 'push', ref, after, checkout_sha: after, project: { git_http_url: repo.url } }),
+      headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': token, 'x-gitlab-event-uuid': randomUUID() },
+    });
   const lastRefresh = async () => ((await (await h.call(`/v1/sources/${source.source_id}`)).json()) as RegisteredSource).last_refresh;
 
   it('debounces GitLab pushes into one refresh of the newest commit; a wrong token or another ref schedules nothing; the end is notified, retried after a 500', async () => {
@@ -134,7 +144,8 @@ describe('webhooks and notifications in-process (embedded)', () => {
     }, 30_000);
     expect(received.map((n) => n.status)).toEqual([500, 200]);
     for (const n of received) expect(validSignature(n, 'notify-key')).toBe(true);
-    const events = await h.runtime.stores.logstream.list({ stream: 'ops', room: 'jobs', type: 'job.finished', correlation_id: done.job_id, order: 'asc', limit: 5 });
+    const events = await h.runtime.stores.logstream.list({ stream: 'ops', room: 'jobs', type: 'job.finished', correlation_id: done.job_id, order: 'asc',
+      limit: 5 });
     expect(events).toHaveLength(1);
   });
 
@@ -144,7 +155,9 @@ describe('webhooks and notifications in-process (embedded)', () => {
     expect(started.status).toBe(202);
     const { job_id: jobId } = (await started.json()) as { job_id: string };
     const dead = await until('the dead letter', async () => {
-      const n = (await (await h.call('/v1/notifications', { token: 'tok-reader' })).json()) as { dead_letters: { queue: string; id: string; attemptsMade: number; data: { job_id: string } }[] };
+      const n = (await (await h.call('/v1/notifications', { token: 'tok-reader' })).json()) as {
+        dead_letters: { queue: string; id: string; attemptsMade: number; data: { job_id: string } }[];
+      };
       return n.dead_letters.find((d) => d.data.job_id === jobId);
     }, 60_000);
     expect(dead).toMatchObject({ queue: 'notification', attemptsMade: 2 });
@@ -153,8 +166,11 @@ describe('webhooks and notifications in-process (embedded)', () => {
     expect((await h.call(`/v1/dead-letters/trigger/${dead.id}/retry`, { token: 'tok-alice', method: 'POST' })).status).toBe(400);
     expect((await h.call(`/v1/dead-letters/notification/${dead.id}/retry`, { token: 'tok-alice', method: 'POST' })).status).toBe(200);
     await until('the retried delivery', () => (sink.received.some((n) => JSON.parse(n.body).job_id === jobId && n.status === 200) ? true : undefined), 30_000);
-    await until('no dead letters', async () => (/^mempalace_dead_letters 0$/m.test(await (await h.call('/metrics', { token: 'tok-reader' })).text()) ? true : undefined), 30_000);
-    const deliveries = ((await (await h.call('/v1/notifications', { token: 'tok-reader' })).json()) as { deliveries: { job_id: string; status: string; attempts: number }[] }).deliveries;
+    await until('no dead letters',
+      async () => (/^mempalace_dead_letters 0$/m.test(await (await h.call('/metrics', { token: 'tok-reader' })).text()) ? true : undefined), 30_000);
+    const deliveries =
+      ((await (await h.call('/v1/notifications', { token: 'tok-reader' })).json()) as { deliveries: { job_id: string; status: string; attempts: number }[] })
+        .deliveries;
     expect(deliveries.find((d) => d.job_id === jobId)).toMatchObject({ status: 'delivered', attempts: 1 });
   });
 });

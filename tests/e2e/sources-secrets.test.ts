@@ -65,9 +65,15 @@ describe('source secrets, bounds and webhooks (embedded, HTTP)', () => {
     process.env.HOME = git.home;
     h = await startApi({
       env: {
-        MEMPALACE_ALLOWED_ROOTS: allowed, MEMPALACE_GIT_ALLOWED_HOSTS: `127.0.0.1:${git.port},127.0.0.1`, MEMPALACE_WEBHOOK_SECRET: HOOK_SECRET,
-        MEMPALACE_REFRESH_DEBOUNCE_MS: '600000', MEMPALACE_NOTIFY_URLS: `${sink.url}/hooks/${NOTIFY_PATH_SECRET}?token=abc`, MEMPALACE_NOTIFY_SECRET: 'k',
-        MEMPALACE_NOTIFY_ATTEMPTS: '1', MEMPALACE_NOTIFY_BACKOFF_MS: '50', MEMPALACE_MODEL_DIR: modelDir,
+        MEMPALACE_ALLOWED_ROOTS: allowed,
+        MEMPALACE_GIT_ALLOWED_HOSTS: `127.0.0.1:${git.port},127.0.0.1`,
+        MEMPALACE_WEBHOOK_SECRET: HOOK_SECRET,
+        MEMPALACE_REFRESH_DEBOUNCE_MS: '600000',
+        MEMPALACE_NOTIFY_URLS: `${sink.url}/hooks/${NOTIFY_PATH_SECRET}?token=abc`,
+        MEMPALACE_NOTIFY_SECRET: 'k',
+        MEMPALACE_NOTIFY_ATTEMPTS: '1',
+        MEMPALACE_NOTIFY_BACKOFF_MS: '50',
+        MEMPALACE_MODEL_DIR: modelDir,
       },
       auth: Authenticator.fromTokens([...API_TOKENS, ['tok-team-b', { identity: 'bob', scopes: ['read', 'write'], roots: [path.join(allowed, 'team-b')] }]]),
     });
@@ -166,8 +172,11 @@ describe('source secrets, bounds and webhooks (embedded, HTTP)', () => {
     expect(await again.json()).toMatchObject({ code: 'conflict', field: 'X-GitHub-Delivery', rule: 'webhook_replay' });
     const renamed = await h.call('/v1/hooks/git', { token: null, rawBody: push.rawBody, headers: { ...push.headers, 'x-github-delivery': randomUUID() } });
     expect(renamed.status).toBe(409);
-    const stale = JSON.stringify({ ...JSON.parse(push.rawBody) as object, after: 'b'.repeat(40), repository: { clone_url: repoUrl, pushed_at: Math.floor(Date.now() / 1000) - 3 * 86_400 } });
-    const staleRes = await h.call('/v1/hooks/git', { token: null, rawBody: stale, headers: { ...push.headers, 'x-github-delivery': randomUUID(), 'x-hub-signature-256': `sha256=${createHmac('sha256', HOOK_SECRET).update(stale).digest('hex')}` } });
+    const stale = JSON.stringify({ ...JSON.parse(push.rawBody) as object, after: 'b'.repeat(40),
+      repository: { clone_url: repoUrl, pushed_at: Math.floor(Date.now() / 1000) - 3 * 86_400 } });
+    const staleRes = await h.call('/v1/hooks/git', { token: null, rawBody: stale,
+      headers: { ...push.headers, 'x-github-delivery': randomUUID(),
+        'x-hub-signature-256': `sha256=${createHmac('sha256', HOOK_SECRET).update(stale).digest('hex')}` } });
     expect(staleRes.status).toBe(400);
     expect(await staleRes.json()).toMatchObject({ field: 'repository.pushed_at', rule: 'webhook_stale' });
   });
@@ -177,7 +186,8 @@ describe('source secrets, bounds and webhooks (embedded, HTTP)', () => {
     const commits = Array.from({ length: 2048 }, (_, i) => ({ id: `${i}`.padStart(40, '0'), message: 'x'.repeat(1000) }));
     const rawBody = JSON.stringify({ ref: 'refs/heads/main', after: 'c'.repeat(40), repository: { clone_url: repoUrl }, commits });
     expect(rawBody.length).toBeGreaterThan(2 * 1024 * 1024);
-    const headers = { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': `sha256=${createHmac('sha256', HOOK_SECRET).update(rawBody).digest('hex')}` };
+    const headers = { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': randomUUID(),
+      'x-hub-signature-256': `sha256=${createHmac('sha256', HOOK_SECRET).update(rawBody).digest('hex')}` };
     const res = await h.call('/v1/hooks/git', { token: null, rawBody, headers });
     expect(res.status).toBe(202);
     expect(((await res.json()) as { sources: unknown[] }).sources).toHaveLength(1);

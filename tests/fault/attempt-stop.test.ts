@@ -105,7 +105,9 @@ describe('mine steps stopped by their runner', () => {
 
   it('embedded runner: a cancel stops the batches in flight; the next mine completes the source', async () => {
     const holding = new HoldingEmbedder(embedder, MARKER, 'until-aborted');
-    const rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, 'palace-stop-embedded') }), { embedder: holding });
+    const rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, 'palace-stop-embedded') }), {
+      embedder: holding,
+    });
     try {
       const started = await rt.jobs.start(mineSpec(source, WING));
       await holding.holdStarted;

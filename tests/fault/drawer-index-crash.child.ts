@@ -8,7 +8,7 @@ import { crashBatch } from './drawer-index-crash.rows.js';
 const palace = process.argv[2]!;
 const start = Number(process.argv[3] ?? 0);
 const index = await openSqliteDrawerIndex(palace);
-for (let b = start; ; b++) {
+for (let b = start;; b++) {
   await index.upsert(crashBatch(b, index.dimension));
   process.stdout.write(`committed ${b}\n`);
 }

@@ -56,7 +56,8 @@ describe('SqliteDrawerIndex under SIGKILL', () => {
         embeddings: db.prepare('SELECT count(*) FROM drawer_embeddings').pluck().get() as number,
         fts: db.prepare('SELECT count(*) FROM drawer_fts').pluck().get() as number,
       };
-      const perBatch = db.prepare("SELECT json_extract(meta, '$.batch') AS b, count(*) AS n FROM drawers GROUP BY b ORDER BY b").all() as { b: number; n: number }[];
+      const perBatch = db.prepare("SELECT json_extract(meta, '$.batch') AS b, count(*) AS n FROM drawers GROUP BY b ORDER BY b").all() as { b: number;
+        n: number }[];
       db.close();
       expect(counts.embeddings).toBe(counts.drawers);
       expect(counts.fts).toBe(counts.drawers);

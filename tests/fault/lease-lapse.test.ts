@@ -43,7 +43,8 @@ beforeAll(async () => {
   source = path.join(tmp, 'source');
   await generateSmallFiles(source, SMALL_FILES, 41);
   for (let i = 0; i < LONG_FILES; i++) {
-    const paragraphs = Array.from({ length: 400 }, (_, p) => `Paragraph ${p} of long file ${i}: the worker renews the lease of this source while it embeds every chunk of a file this long, and a late renewal lets the lease lapse.`);
+    const paragraphs = Array.from({ length: 400 }, (_, p) =>
+      `Paragraph ${p} of long file ${i}: the worker renews the lease of this source while it embeds every chunk of a file this long, and a late renewal lets the lease lapse.`);
     await fs.writeFile(path.join(source, `long-${i}.md`), paragraphs.join('\n\n'));
   }
   embedder = new MiniLmEmbedder(loadConfig());
@@ -69,7 +70,11 @@ async function mineUnderPauses(engine: JobEngine, locks: LateRenewals): Promise<
 }
 
 function expectTakenBack(label: string, done: JobProgress, locks: LateRenewals): void {
-  console.log(`lease lapse (${label}): ${locks.pauses} pauses of ${PAUSE_MS} ms on a ${LEASE_MS} ms lease, ${locks.lapsesSeen} lapses noticed, ${locks.takenBack} taken back, tokens ${[...locks.tokens].join(', ')}, ${done.drawers_written} drawers`);
+  console.log(
+    `lease lapse (${label}): ${locks.pauses} pauses of ${PAUSE_MS} ms on a ${LEASE_MS} ms lease, ${locks.lapsesSeen} lapses noticed, ${locks.takenBack} taken back, tokens ${
+      [...locks.tokens].join(', ')
+    }, ${done.drawers_written} drawers`,
+  );
   expect(done).toMatchObject({ state: 'completed', files_seen: FILES, files_mined: FILES, drawers_written: expected.length, errors: 0 });
   expect(locks.pauses).toBeGreaterThanOrEqual(3);
   // The lease really lapsed mid-run, more than once, and came back each time under the first token.

@@ -28,9 +28,20 @@ async function script(name: string, ...args: string[]): Promise<void> {
 }
 
 const fact = (i: number): KgTripleWrite => ({
-  id: `t_${i}`, subject: { id: 'bot', name: 'Bot' }, predicate: 'uses', object: { id: `m${i}`, name: `M${i}` },
-  valid_from: null, valid_to: null, from_key: null, to_key: null, confidence: 1, source_closet: null, source_file: null,
-  source_drawer_id: null, adapter_name: null, recorded_at: `2030-01-01T00:00:00.${String(i).padStart(6, '0')}Z`,
+  id: `t_${i}`,
+  subject: { id: 'bot', name: 'Bot' },
+  predicate: 'uses',
+  object: { id: `m${i}`, name: `M${i}` },
+  valid_from: null,
+  valid_to: null,
+  from_key: null,
+  to_key: null,
+  confidence: 1,
+  source_closet: null,
+  source_file: null,
+  source_drawer_id: null,
+  adapter_name: null,
+  recorded_at: `2030-01-01T00:00:00.${String(i).padStart(6, '0')}Z`,
 });
 
 describe('Neo4j graph store across a kill -9 of Neo4j', () => {
@@ -43,10 +54,13 @@ describe('Neo4j graph store across a kill -9 of Neo4j', () => {
   });
 
   it('fails reads with retryable neo4j errors while down and serves them again with the same instance', async () => {
-    graph = await openNeo4jGraphStore({ neo4j: loadConfig().neo4j, palaceName: `fault-neo4j-${randomBytes(6).toString('hex')}` }, { retryBudgetMs: RETRY_BUDGET_MS });
+    graph = await openNeo4jGraphStore({ neo4j: loadConfig().neo4j, palaceName: `fault-neo4j-${randomBytes(6).toString('hex')}` }, {
+      retryBudgetMs: RETRY_BUDGET_MS,
+    });
     const g = graph;
     for (let i = 1; i <= 20; i++) await g.kgAdd(fact(i));
-    await g.tunnelUpsert([{ id: 'tn', source: { wing: 'a', room: 'r' }, target: { wing: 'b', room: 'r' }, label: 'x', kind: 'explicit', source_wing_key: 'a', target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00' }]);
+    await g.tunnelUpsert([{ id: 'tn', source: { wing: 'a', room: 'r' }, target: { wing: 'b', room: 'r' }, label: 'x', kind: 'explicit', source_wing_key: 'a',
+      target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00' }]);
     const expectedFacts = (await g.kgFacts({ entity_id: 'bot', direction: 'both' })).map((f) => f.id);
     expect(expectedFacts).toHaveLength(20);
 
@@ -106,6 +120,10 @@ describe('Neo4j graph store across a kill -9 of Neo4j', () => {
     expect(Math.max(...slowestFailureMs)).toBeLessThan(RETRY_BUDGET_MS + 10_000);
     // Writes work again too, on the same instance.
     expect(await g.kgAdd(fact(21))).toEqual({ triple_id: 't_21', inserted: true });
-    console.log(`neo4j fault: ${errorsWhileDown} errors before the restart began, ${outageErrors.length} in all, restart took ${restartMs} ms, slowest failing call ${Math.max(...slowestFailureMs)} ms`);
+    console.log(
+      `neo4j fault: ${errorsWhileDown} errors before the restart began, ${outageErrors.length} in all, restart took ${restartMs} ms, slowest failing call ${
+        Math.max(...slowestFailureMs)
+      } ms`,
+    );
   });
 });

@@ -36,8 +36,8 @@ class PrivateRedis {
   constructor(readonly port: number, readonly dir: string) {}
 
   async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(this.port), '--protected-mode', 'yes', '--dir', this.dir,
-      '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--daemonize', 'no', '--logfile', path.join(this.dir, 'redis.log')], { stdio: 'ignore' });
+    this.child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(this.port), '--protected-mode', 'yes', '--dir', this.dir, '--appendonly', 'yes',
+      '--appendfsync', 'everysec', '--save', '', '--daemonize', 'no', '--logfile', path.join(this.dir, 'redis.log')], { stdio: 'ignore' });
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline) {
       const ping = spawnSync('redis-cli', ['-p', String(this.port), 'ping'], { encoding: 'utf8' });
@@ -67,8 +67,19 @@ class PrivateRedis {
 }
 
 const draft = (body: string): EventDraft => ({
-  type: 'fault.append', stream: 'project/fault', room: 'status', topic: null, from_agent: 'writer', to_agent: 'reader',
-  correlation_id: null, branch: null, base_commit: null, status: null, body, metadata_json: '{}', artifact_ids: [],
+  type: 'fault.append',
+  stream: 'project/fault',
+  room: 'status',
+  topic: null,
+  from_agent: 'writer',
+  to_agent: 'reader',
+  correlation_id: null,
+  branch: null,
+  base_commit: null,
+  status: null,
+  body,
+  metadata_json: '{}',
+  artifact_ids: [],
 });
 
 describe('Redis logstream across a kill -9 of Redis', () => {

@@ -85,7 +85,8 @@ function windowOf(events: HistoryEvent[]): number | undefined {
 }
 
 function expectExact(done: JobProgress): void {
-  expect(done).toMatchObject({ state: 'completed', files_total: FILES, files_seen: FILES, files_mined: FILES, files_skipped: 0, drawers_written: FILES, errors: 0 });
+  expect(done).toMatchObject({ state: 'completed', files_total: FILES, files_seen: FILES, files_mined: FILES, files_skipped: 0, drawers_written: FILES,
+    errors: 0 });
 }
 
 describe('Temporal mine with a window of batches', () => {

@@ -88,7 +88,11 @@ describe('Temporal mine and its workers', () => {
         runs.push({ runId: info.runId, status: info.status.name, events: history.events?.length ?? 0 });
       }
       const total = runs.reduce((a, r) => a + r.events, 0);
-      console.log(`continue-as-new: ${runs.length} runs, history events per run ${runs.map((r) => r.events).join(', ')}, ${Math.round((total / FILES) * 1000)} events per 1,000 files`);
+      console.log(
+        `continue-as-new: ${runs.length} runs, history events per run ${runs.map((r) => r.events).join(', ')}, ${
+          Math.round((total / FILES) * 1000)
+        } events per 1,000 files`,
+      );
       // 2,000 files are 32 batches: one history would exceed the threshold several times over.
       expect(runs.length).toBeGreaterThanOrEqual(2);
       expect(runs.filter((r) => r.status === 'CONTINUED_AS_NEW')).toHaveLength(runs.length - 1);

@@ -24,7 +24,8 @@ export class HoldingEmbedder implements Embedder {
   readonly holdStarted = new Promise<void>((resolve) => (this.heldStarted = resolve));
 
   /** `hold`: milliseconds, or `until-aborted` (bounded by `maxMs` so a broken test still ends). */
-  constructor(private readonly inner: Embedder, private readonly marker: string, private readonly hold: number | 'until-aborted', private readonly maxMs = 120_000) {}
+  constructor(private readonly inner: Embedder, private readonly marker: string, private readonly hold: number | 'until-aborted',
+    private readonly maxMs = 120_000) {}
 
   get model(): string {
     return this.inner.model;

@@ -14,7 +14,8 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run('git', args, { cwd, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
+  const { stdout } = await run('git', args, { cwd,
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
   return stdout.trim();
 }
 
@@ -64,7 +65,8 @@ export function githubPush(repoUrl: string, after: string, secret: string, ref =
   const rawBody = JSON.stringify({ ref, before: '0'.repeat(40), after, repository: { clone_url: repoUrl, full_name: 'local/repo' }, pusher: { name: 't' } });
   return {
     rawBody,
-    headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}` },
+    headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': randomUUID(),
+      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}` },
   };
 }
 
@@ -97,7 +99,11 @@ export async function listener(): Promise<Listener> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  state.close = () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+  state.close = () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return state;
 }
 

@@ -30,7 +30,8 @@ export async function httpsGitServer(root: string, projectRoot: string, user: st
   await fs.mkdir(home, { recursive: true });
   const key = path.join(root, 'key.pem');
   const cert = path.join(root, 'cert.pem');
-  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
+  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext',
+    'subjectAltName=IP:127.0.0.1']);
   await fs.writeFile(path.join(home, '.gitconfig'), `[http]\n\tsslCAInfo = ${cert}\n`);
   const expected = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   const state = { authorizations: [] as string[], processList: '' };
@@ -46,8 +47,15 @@ export async function httpsGitServer(root: string, projectRoot: string, user: st
       const url = new URL(req.url ?? '/', 'https://127.0.0.1');
       const cgi = spawn('git', ['http-backend'], {
         env: {
-          ...process.env, GIT_PROJECT_ROOT: projectRoot, GIT_HTTP_EXPORT_ALL: '1', PATH_INFO: url.pathname, QUERY_STRING: url.search.slice(1),
-          REQUEST_METHOD: req.method ?? 'GET', CONTENT_TYPE: req.headers['content-type'] ?? '', REMOTE_USER: user, REMOTE_ADDR: '127.0.0.1',
+          ...process.env,
+          GIT_PROJECT_ROOT: projectRoot,
+          GIT_HTTP_EXPORT_ALL: '1',
+          PATH_INFO: url.pathname,
+          QUERY_STRING: url.search.slice(1),
+          REQUEST_METHOD: req.method ?? 'GET',
+          CONTENT_TYPE: req.headers['content-type'] ?? '',
+          REMOTE_USER: user,
+          REMOTE_ADDR: '127.0.0.1',
         },
       });
       req.pipe(cgi.stdin);
@@ -78,8 +86,12 @@ export async function httpsGitServer(root: string, projectRoot: string, user: st
   return {
     port: (server.address() as AddressInfo).port,
     home,
-    get authorizations() { return state.authorizations; },
-    get processList() { return state.processList; },
+    get authorizations() {
+      return state.authorizations;
+    },
+    get processList() {
+      return state.processList;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

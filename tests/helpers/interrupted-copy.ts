@@ -41,8 +41,7 @@ export async function fillPalaceToCopy(stores: PalaceStores, idPrefix: string, s
         drawer(`${idPrefix}_${String(start + k).padStart(5, '0')}`, `row ${start + k} text`, randomUnitVector(rnd, 384), {
           wing: `w${k % 3}`,
           room: `r${k % 7}`,
-        }),
-      ),
+        })),
     );
   }
   for (let i = 0; i < COPY_EVENTS; i++) await stores.logstream.append(note(`e${i}`));

@@ -91,7 +91,9 @@ export class Served {
   async tool(name: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     if (!this.client) {
       const client = new Client({ name: 'mesh-e2e', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${this.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${this.spec.adminToken}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${this.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${this.spec.adminToken}` } } }),
+      );
       this.client = client;
     }
     const result = await this.client.callTool({ name, arguments: args });

@@ -13,7 +13,8 @@ export interface ThrowawayRedisStore<S> {
 }
 
 /** A store opened by `open` under the palace name `<prefix>-<random hex>`. */
-export async function openInThrowawayRedisPalace<S extends { close(): Promise<void> }>(prefix: string, open: (options: RedisConnectionOptions) => Promise<S>): Promise<ThrowawayRedisStore<S>> {
+export async function openInThrowawayRedisPalace<S extends { close(): Promise<void> }>(prefix: string,
+  open: (options: RedisConnectionOptions) => Promise<S>): Promise<ThrowawayRedisStore<S>> {
   const options = { url: loadConfig().redis.url, palaceName: `${prefix}-${randomBytes(6).toString('hex')}` };
   const store = await open(options);
   return {

@@ -27,8 +27,13 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-hooks-cluster-'));
 const name = uniquePalaceName('hooks');
 const home = path.join(tmp, 'home', '.mempalace');
 const env = {
-  ...process.env, MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE: path.join(tmp, 'palace'), MEMPALACE_PALACE_NAME: name,
-  MEMPALACE_TASK_QUEUE: `tq-${name}`, MEMPALACE_MODEL_DIR: loadConfig().modelDir, MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json'),
+  ...process.env,
+  MEMPALACE_PROFILE: 'cluster',
+  MEMPALACE_PALACE: path.join(tmp, 'palace'),
+  MEMPALACE_PALACE_NAME: name,
+  MEMPALACE_TASK_QUEUE: `tq-${name}`,
+  MEMPALACE_MODEL_DIR: loadConfig().modelDir,
+  MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json'),
 };
 const config = loadConfig(env);
 const project = path.join(tmp, 'ledger');
@@ -71,9 +76,14 @@ beforeAll(async () => {
   rt = await openRuntime(config);
   ctx = { globals: () => ({}), config: () => config, withRuntime: (fn) => fn(rt), intOption: (_n, v) => Number(v) };
   queue = new TriggerQueue({ redisUrl: config.redis.url, palaceName: name });
-  worker = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), 'worker', '--short-jobs-only'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  worker.stdout!.on('data', (d: Buffer) => { workerLog += d.toString(); });
-  worker.stderr!.on('data', (d: Buffer) => { workerLog += d.toString(); });
+  worker = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), 'worker',
+    '--short-jobs-only'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  worker.stdout!.on('data', (d: Buffer) => {
+    workerLog += d.toString();
+  });
+  worker.stderr!.on('data', (d: Buffer) => {
+    workerLog += d.toString();
+  });
 });
 
 afterAll(async () => {

@@ -56,8 +56,19 @@ async function open(config: Config): Promise<PalaceStores> {
 
 function draft(i: number, artifactIds: string[] = []): EventDraft {
   return {
-    type: i % 2 ? 'note' : 'task', stream: 'ops/harbour', room: 'general', topic: i % 3 ? 'berths' : null, from_agent: `agent-${i % 2}`, to_agent: i % 2 ? '*' : null,
-    correlation_id: `c${i % 2}`, branch: null, base_commit: null, status: null, body: `event body ${i}`, metadata_json: `{"n": ${i}}`, artifact_ids: artifactIds,
+    type: i % 2 ? 'note' : 'task',
+    stream: 'ops/harbour',
+    room: 'general',
+    topic: i % 3 ? 'berths' : null,
+    from_agent: `agent-${i % 2}`,
+    to_agent: i % 2 ? '*' : null,
+    correlation_id: `c${i % 2}`,
+    branch: null,
+    base_commit: null,
+    status: null,
+    body: `event body ${i}`,
+    metadata_json: `{"n": ${i}}`,
+    artifact_ids: artifactIds,
   };
 }
 
@@ -66,11 +77,15 @@ async function fill(stores: PalaceStores): Promise<void> {
   const rooms = [['harbour', 'storms'], ['harbour', 'berths'], ['docks', 'cranes']] as const;
   for (let i = 0; i < 24; i++) {
     const [wing, room] = rooms[i % 3]!;
-    await addDrawer(ctx, { wing, room, content: `${room} note ${i}: the storm gate closes at force nine; berth ${i} takes ships of draught ${i % 5} metres; crane ${i % 4} is serviced weekly.` });
+    await addDrawer(ctx, { wing, room,
+      content: `${room} note ${i}: the storm gate closes at force nine; berth ${i} takes ships of draught ${i % 5} metres; crane ${
+        i % 4
+      } is serviced weekly.` });
   }
   await addDrawer(ctx, { wing: 'docks', room: 'cranes', content: 'Crane maintenance schedule. '.repeat(60) });
   await diaryWrite(ctx, { agent_name: 'Harbour Master', entry: 'Diary of the harbour master: calm sea, two arrivals.' });
-  await stores.drawers.putFileStates([{ wing: 'harbour', source_file: '/src/storms.md', size: 10, mtime_ms: 1.5, content_sha256: 'ab'.repeat(32), drawer_count: 3, mined_at: '2026-01-02T03:04:05.000000Z', extra: { commit: 'abc', n: 2, ok: true } }]);
+  await stores.drawers.putFileStates([{ wing: 'harbour', source_file: '/src/storms.md', size: 10, mtime_ms: 1.5, content_sha256: 'ab'.repeat(32),
+    drawer_count: 3, mined_at: '2026-01-02T03:04:05.000000Z', extra: { commit: 'abc', n: 2, ok: true } }]);
   const kg = { graph: stores.graph };
   await kgAdd(kg, { subject: 'Harbour Master', predicate: 'works_at', object: 'Port North', valid_from: '2025-01-01' });
   await kgAdd(kg, { subject: 'Crane 2', predicate: 'serviced_by', object: 'Dock Crew', valid_from: '2025-03-01' });
@@ -80,8 +95,10 @@ async function fill(stores: PalaceStores): Promise<void> {
   await createTunnel(graphCtx, { source_wing: 'harbour', source_room: 'storms', target_wing: 'docks', target_room: 'cranes', label: 'storm cranes' });
   await createTunnel(graphCtx, { source_wing: 'harbour', source_room: 'berths', target_wing: 'docks', target_room: 'cranes' });
   await stores.graph.hallwaysReplaceWing('harbour', [
-    { id: 'hw1', wing: 'harbour', entity_a: 'gate', entity_b: 'storm', co_occurrence_count: 4, rooms: ['storms', 'berths'], label: 'gate–storm', created_at: '2026-01-01T00:00:00Z', created_by: 'test' },
-    { id: 'hw2', wing: 'harbour', entity_a: 'berth', entity_b: 'ship', co_occurrence_count: 2, rooms: ['berths'], label: 'berth–ship', created_at: '2026-01-01T00:00:00Z', created_by: 'test' },
+    { id: 'hw1', wing: 'harbour', entity_a: 'gate', entity_b: 'storm', co_occurrence_count: 4, rooms: ['storms', 'berths'], label: 'gate–storm',
+      created_at: '2026-01-01T00:00:00Z', created_by: 'test' },
+    { id: 'hw2', wing: 'harbour', entity_a: 'berth', entity_b: 'ship', co_occurrence_count: 2, rooms: ['berths'], label: 'berth–ship',
+      created_at: '2026-01-01T00:00:00Z', created_by: 'test' },
   ]);
   const content = 'diff --git a/gate b/gate\n+close at force nine\n';
   const sha = (await import('node:crypto')).createHash('sha256').update(content).digest('hex');
@@ -105,7 +122,9 @@ async function searches(stores: PalaceStores) {
 
 async function eventIds(stores: PalaceStores) {
   const events = await stores.logstream.list({ order: 'asc', limit: 1000 });
-  return events.map((e) => ({ id: e.id, hlc: e.hlc, origin_replica: e.origin_replica, origin_seq: e.origin_seq, artifact_ids: e.artifact_ids, metadata: e.metadata, body: e.body })).sort((a, b) => a.hlc.localeCompare(b.hlc));
+  return events.map((e) => ({ id: e.id, hlc: e.hlc, origin_replica: e.origin_replica, origin_seq: e.origin_seq, artifact_ids: e.artifact_ids,
+    metadata: e.metadata, body: e.body })
+  ).sort((a, b) => a.hlc.localeCompare(b.hlc));
 }
 
 let exportFile: string;

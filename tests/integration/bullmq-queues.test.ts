@@ -56,7 +56,9 @@ beforeAll(async () => {
   jobWorker = await inProcessWorker(stores, embedder, taskQueue, { notify: (p) => notifications.publish(p) });
   jobWorkerRun = jobWorker.run();
   engine = await openEngine(stores, taskQueue);
-  embedded = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, 'palace-embedded') }), { embedder });
+  embedded = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, 'palace-embedded') }), {
+    embedder,
+  });
   triggers = new TriggerQueue(settings, 1_500);
   triggerWorker = startTriggerWorker(settings, {
     refresh: refreshWithJobEngine(engine),
@@ -103,7 +105,8 @@ describe('BullMQ trigger and notification queues', () => {
     expect(new Set(ids).size).toBe(1);
     expect(other.id).not.toBe(ids[0]);
 
-    const ended = await until('two job-end notifications', () => (received.filter((e) => e.kind === 'mine').length >= 2 ? received.filter((e) => e.kind === 'mine') : undefined));
+    const ended = await until('two job-end notifications',
+      () => (received.filter((e) => e.kind === 'mine').length >= 2 ? received.filter((e) => e.kind === 'mine') : undefined));
     expect(ended.map((e) => e.state)).toEqual(['completed', 'completed']);
     const jobA = await triggers.queue.getJob(ids[0]!);
     const startedJob = (jobA!.returnvalue as { job_id: string }).job_id;
@@ -156,8 +159,13 @@ describe('BullMQ trigger and notification queues', () => {
     });
     try {
       const request: AutoSaveRequest = {
-        agent: 'hook-agent', sessionId: 'session-42', messages: 15,
-        checkpoint: { items: [{ wing: 'sessions', room: 'autosave', content: 'Session 42 decided to debounce webhook refreshes per source and keep failed jobs visible.' }], added_by: 'hook-agent' },
+        agent: 'hook-agent',
+        sessionId: 'session-42',
+        messages: 15,
+        checkpoint: {
+          items: [{ wing: 'sessions', room: 'autosave', content: 'Session 42 decided to debounce webhook refreshes per source and keep failed jobs visible.' }],
+          added_by: 'hook-agent',
+        },
       };
       const first = await queue.requestAutoSave(request);
       const again = await queue.requestAutoSave(request);
@@ -174,7 +182,8 @@ describe('BullMQ trigger and notification queues', () => {
 
       storeDown = false;
       await queue.retryDeadLetter(first.id);
-      await until('the retried auto-save', async () => ((await queue.queue.getJob(first.id))?.finishedOn && (await queue.queue.getJob(first.id))!.returnvalue ? true : undefined), 60_000);
+      await until('the retried auto-save',
+        async () => ((await queue.queue.getJob(first.id))?.finishedOn && (await queue.queue.getJob(first.id))!.returnvalue ? true : undefined), 60_000);
       expect(await queue.deadLetters()).toEqual([]);
       expect(await embedded.stores.drawers.count({ wing: 'sessions' })).toBe(1);
       await expect(queue.retryDeadLetter(first.id)).rejects.toMatchObject({ code: 'invalid_argument', field: 'id' });

@@ -127,8 +127,7 @@ describe('OpenSearch with the k-NN plugin', () => {
       expect(bulk.body.errors).toBe(false);
 
       // The expected winners come from an exact cosine over the documents, not from the engine.
-      const byCosine = (candidates: SmokeDoc[]) =>
-        [...candidates].sort((a, b) => cosine(query, b.embedding) - cosine(query, a.embedding)).map((d) => d.id);
+      const byCosine = (candidates: SmokeDoc[]) => [...candidates].sort((a, b) => cosine(query, b.embedding) - cosine(query, a.embedding)).map((d) => d.id);
       const nearestNotes = byCosine(docs.filter((d) => d.kind === 'note'));
 
       const filtered = await client.search({

@@ -26,7 +26,8 @@ let url: string;
 let target: GitTarget;
 let commits: string[];
 
-const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' };
+const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.invalid' };
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: gitEnv }).trim();
 
 const git60s = hardenedGit({ timeoutMs: 60_000, maxBytes: 1 << 30 });
@@ -56,7 +57,8 @@ beforeAll(async () => {
     const files = c === 2 ? 200 : 20;
     for (let i = 0; i < files; i++) {
       await fs.mkdir(path.join(work, `dir${i % 5}`), { recursive: true });
-      await fs.writeFile(path.join(work, `dir${i % 5}`, `note${i}.md`), `Commit ${c}, note ${i}: the worker reuses one checkout of this commit for every batch it mines.\n`);
+      await fs.writeFile(path.join(work, `dir${i % 5}`, `note${i}.md`),
+        `Commit ${c}, note ${i}: the worker reuses one checkout of this commit for every batch it mines.\n`);
     }
     git(work, 'add', '.');
     git(work, 'commit', '--quiet', '-m', `commit ${c}`);
@@ -137,11 +139,20 @@ describe('git workspace', () => {
     const embedder = new MiniLmEmbedder(config);
     const { runner, counts } = counting();
     const ws = new GitWorkspace(path.join(palace, 'workspace'), 1 << 30, runner);
-    const engine = new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities: createJobActivities({ config, stores, embedder, workspace: ws.root }, ws), mineWindow: 2 });
+    const engine = new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks,
+      activities: createJobActivities({ config, stores, embedder, workspace: ws.root }, ws), mineWindow: 2 });
     try {
       const started = await engine.start({
-        kind: 'mine', source: { kind: 'git', url, ref: 'main' }, mode: 'projects', wing: 'gitmine', agent: 't', limit: 0,
-        dryRun: false, extract: 'exchange', respectGitignore: true, includeIgnored: [],
+        kind: 'mine',
+        source: { kind: 'git', url, ref: 'main' },
+        mode: 'projects',
+        wing: 'gitmine',
+        agent: 't',
+        limit: 0,
+        dryRun: false,
+        extract: 'exchange',
+        respectGitignore: true,
+        includeIgnored: [],
       });
       const done = await engine.wait(started.job_id, 300_000);
       expect(done.state).toBe('completed');

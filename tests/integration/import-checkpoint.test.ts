@@ -68,7 +68,8 @@ describe('a leftover import checkpoint', () => {
     await killedImport('first');
     // Another palace that inherited the first one's job store (a copied directory, say).
     fs.mkdirSync(path.join(tmp, 'other'));
-    for (const f of fs.readdirSync(path.join(tmp, 'first'))) if (f.startsWith('jobs.sqlite3')) fs.copyFileSync(path.join(tmp, 'first', f), path.join(tmp, 'other', f));
+    for (const f of fs.readdirSync(path.join(tmp, 'first')))
+      if (f.startsWith('jobs.sqlite3')) fs.copyFileSync(path.join(tmp, 'first', f), path.join(tmp, 'other', f));
     const other = await openStores(embedded('other'));
     const elsewhere = await importPalace(other, MODEL, file);
     expect(elsewhere.resumed_from).toBe(0);
@@ -85,7 +86,7 @@ describe('a leftover import checkpoint', () => {
     await first.close();
   });
 
-  it('cluster: is ignored after the drawers\' index is dropped, and every record is stored', async () => {
+  it("cluster: is ignored after the drawers' index is dropped, and every record is stored", async () => {
     await killedImport(`cluster:${clusterTarget.palaceName}`);
     const os = new OpenSearchConnection({ url: clusterTarget.opensearch.url, palaceName: clusterTarget.palaceName });
     await dropPalaceIndices(os).finally(() => os.close());

@@ -29,17 +29,22 @@ describe('import killed midway', () => {
     const source = await openStores(embedded('source'));
     const rnd = seededRandom(11);
     for (let start = 0; start < DRAWERS; start += 500) {
-      await source.drawers.upsert(Array.from({ length: 500 }, (_, k) => drawer(`cr_${String(start + k).padStart(5, '0')}`, `row ${start + k} text`, randomUnitVector(rnd, 384), { wing: `w${k % 3}`, room: `r${k % 7}` })));
+      await source.drawers.upsert(
+        Array.from({ length: 500 }, (_, k) =>
+          drawer(`cr_${String(start + k).padStart(5, '0')}`, `row ${start + k} text`, randomUnitVector(rnd, 384), { wing: `w${k % 3}`, room: `r${k % 7}` })),
+      );
     }
     for (let i = 0; i < 50; i++) {
-      await source.logstream.append({ type: 'note', stream: 's', room: 'general', topic: null, from_agent: 'a', to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, body: `e${i}`, metadata_json: '{}', artifact_ids: [] });
+      await source.logstream.append({ type: 'note', stream: 's', room: 'general', topic: null, from_agent: 'a', to_agent: null, correlation_id: null,
+        branch: null, base_commit: null, status: null, body: `e${i}`, metadata_json: '{}', artifact_ids: [] });
     }
     const file = path.join(tmp, 'export.jsonl.gz');
     await exportPalace(source, MODEL, file);
 
     // `--import tsx` runs the import in the spawned process itself: through tsx's CLI it would run
     // in a grandchild that SIGKILL of the child does not reach, and would go on importing.
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tests', 'fixtures', 'import-child.ts'), path.join(tmp, 'target'), file, JSON.stringify(MODEL)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tests', 'fixtures', 'import-child.ts'), path.join(tmp, 'target'), file,
+      JSON.stringify(MODEL)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {

@@ -50,11 +50,13 @@ afterAll(async () => {
 });
 
 function draft(body: string): EventDraft {
-  return { type: 'note', stream: 'ops/restore', room: 'general', topic: null, from_agent: 'alice', to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, body, metadata_json: '{}', artifact_ids: [] };
+  return { type: 'note', stream: 'ops/restore', room: 'general', topic: null, from_agent: 'alice', to_agent: null, correlation_id: null, branch: null,
+    base_commit: null, status: null, body, metadata_json: '{}', artifact_ids: [] };
 }
 
 function header() {
-  return { kind: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, export_id: `hand-${++names}`, created_at: '2026-01-01T00:00:00Z', model: MODEL, source: { profile: 'embedded', palace: 'hand' } };
+  return { kind: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, export_id: `hand-${++names}`, created_at: '2026-01-01T00:00:00Z', model: MODEL,
+    source: { profile: 'embedded', palace: 'hand' } };
 }
 
 function footer(counts: Partial<Record<string, number>>) {
@@ -67,7 +69,9 @@ async function* stream(items: unknown[]) {
 
 const rnd = seededRandom(24);
 function drawerRecord(id: string, content: string, meta: Record<string, unknown> = {}) {
-  return { kind: 'drawer', id, content, meta: { wing: 'harbour', room: 'berths', source_file: '', chunk_index: 0, added_by: 'test', filed_at: '2026-01-01T00:00:00.000000Z', ...meta }, embedding: encodeVector(randomUnitVector(rnd, 384)) };
+  return { kind: 'drawer', id, content,
+    meta: { wing: 'harbour', room: 'berths', source_file: '', chunk_index: 0, added_by: 'test', filed_at: '2026-01-01T00:00:00.000000Z', ...meta },
+    embedding: encodeVector(randomUnitVector(rnd, 384)) };
 }
 
 function writeExport(file: string, items: unknown[]): void {
@@ -83,7 +87,7 @@ async function loseLogstream(config: Config, stores: PalaceStores): Promise<Pala
     const redis = new RedisConnections({ url: config.redis.url, palaceName: config.palaceName });
     const conn = redis.command();
     const keep = new Set([redis.key('ls', 'replica'), redis.key('ls', 'replica_key')]);
-    for (let cursor = '0'; ;) {
+    for (let cursor = '0';;) {
       const [next, keys] = await conn.scan(cursor, 'MATCH', `${redis.key('ls')}:*`, 'COUNT', 500);
       const doomed = keys.filter((k) => !keep.has(k));
       if (doomed.length > 0) await conn.unlink(...doomed);
@@ -108,8 +112,24 @@ describe.each(['embedded', 'cluster'] as const)('imports and restores, %s', (pro
       await stores.logstream.append(draft('one'));
       await stores.logstream.append(draft('two'));
       const gap = {
-        id: 'evt_20260101T000000_0000000000a4', origin_replica: self, origin_seq: 4, hlc: `${Date.now()}-000001-${self}`, type: 'note', stream: 'ops/restore', room: 'general', topic: null,
-        from_agent: 'alice', to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, artifact_ids: [], body: 'four', created_at: '2026-01-01T00:00:00Z', metadata: {},
+        id: 'evt_20260101T000000_0000000000a4',
+        origin_replica: self,
+        origin_seq: 4,
+        hlc: `${Date.now()}-000001-${self}`,
+        type: 'note',
+        stream: 'ops/restore',
+        room: 'general',
+        topic: null,
+        from_agent: 'alice',
+        to_agent: null,
+        correlation_id: null,
+        branch: null,
+        base_commit: null,
+        status: null,
+        artifact_ids: [],
+        body: 'four',
+        created_at: '2026-01-01T00:00:00Z',
+        metadata: {},
       };
       await importRecords(stores, MODEL, stream([header(), { kind: 'event', event: gap }, footer({ event: 1 })]));
       const later = [];
@@ -160,7 +180,29 @@ describe.each(['embedded', 'cluster'] as const)('imports and restores, %s', (pro
       const cases: [unknown, string, string][] = [
         [drawerRecord('big', 'x'.repeat(20 * 1024 * 1024)), 'content', 'max_length'],
         [drawerRecord('escape', 'a drawer', { wing: '../../etc' }), 'wing', 'path_characters'],
-        [{ kind: 'event', event: { id: 'evt_20260101T000000_000000000001', origin_replica: `rep_${'ab'.repeat(16)}`, origin_seq: 1, hlc: `1767225600000-000001-rep_${'ab'.repeat(16)}`, type: 'note', stream: 's', room: 'general', topic: null, from_agent: 'ali\u0000ce', to_agent: null, correlation_id: null, branch: null, base_commit: null, status: null, artifact_ids: [], body: 'b', created_at: '2026-01-01T00:00:00Z', metadata: {} } }, 'from_agent', 'control_characters'],
+        [{
+          kind: 'event',
+          event: {
+            id: 'evt_20260101T000000_000000000001',
+            origin_replica: `rep_${'ab'.repeat(16)}`,
+            origin_seq: 1,
+            hlc: `1767225600000-000001-rep_${'ab'.repeat(16)}`,
+            type: 'note',
+            stream: 's',
+            room: 'general',
+            topic: null,
+            from_agent: 'ali\u0000ce',
+            to_agent: null,
+            correlation_id: null,
+            branch: null,
+            base_commit: null,
+            status: null,
+            artifact_ids: [],
+            body: 'b',
+            created_at: '2026-01-01T00:00:00Z',
+            metadata: {},
+          },
+        }, 'from_agent', 'control_characters'],
       ];
       for (const [bad, field, rule] of cases) {
         const kind = (bad as { kind: string }).kind;
@@ -192,7 +234,8 @@ describe.each(['embedded', 'cluster'] as const)('imports and restores, %s', (pro
       try {
         writeExport(conflicting, [header(), ...drawers, { ...drawerRecord('d_005', 'drawer 5 second version') }, footer({ drawer: 301 })]);
         const error = await rejectionOf(importPalace(other, MODEL, conflicting));
-        expect(error).toMatchObject({ code: 'invalid_argument', field: 'id', rule: 'unique_in_export', details: { line: 302, first_line: 7, record_id: 'd_005' } });
+        expect(error).toMatchObject({ code: 'invalid_argument', field: 'id', rule: 'unique_in_export',
+          details: { line: 302, first_line: 7, record_id: 'd_005' } });
         // The first batch (256 records) was written before the repeat was read; the rest was not.
         expect(await other.drawers.count()).toBe(256);
         expect((await other.drawers.get(['d_005']))[0]?.content).toBe('drawer 5 first version');

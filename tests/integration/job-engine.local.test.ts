@@ -18,11 +18,18 @@ describeJobEngineContract('in-process runner (embedded)', async () => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-engine-local-'));
   const embedder = new MiniLmEmbedder(loadConfig());
   const rt = await openRuntime(loadConfig({
-    ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(dir, 'palace'),
-    MEMPALACE_JOB_LEASE_MS: '8000', MEMPALACE_MINE_PARALLEL_BATCHES: String(MINE_WINDOW),
+    ...process.env,
+    MEMPALACE_PROFILE: 'embedded',
+    MEMPALACE_PALACE: path.join(dir, 'palace'),
+    MEMPALACE_JOB_LEASE_MS: '8000',
+    MEMPALACE_MINE_PARALLEL_BATCHES: String(MINE_WINDOW),
   }), { embedder });
   return {
-    engine: rt.jobs, drawers: rt.stores.drawers, locks: rt.stores.locks, palace: rt.stores.palace, mineWindow: MINE_WINDOW,
+    engine: rt.jobs,
+    drawers: rt.stores.drawers,
+    locks: rt.stores.locks,
+    palace: rt.stores.palace,
+    mineWindow: MINE_WINDOW,
     async cleanup() {
       await rt.close();
       await embedder.close();

@@ -25,7 +25,11 @@ describeJobEngineContract('Temporal (cluster)', async () => {
   const workerRun = worker.run();
   const engine = await openEngine(stores, taskQueue, undefined, undefined, MINE_WINDOW);
   return {
-    engine, drawers: stores.drawers, locks: stores.locks, palace: stores.palaceName, mineWindow: MINE_WINDOW,
+    engine,
+    drawers: stores.drawers,
+    locks: stores.locks,
+    palace: stores.palaceName,
+    mineWindow: MINE_WINDOW,
     async cleanup() {
       worker.shutdown();
       await workerRun;

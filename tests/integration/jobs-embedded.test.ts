@@ -19,8 +19,16 @@ let tmp: string;
 let embedder: MiniLmEmbedder;
 
 const mineSpec = (source: string, wing: string): MineSpec => ({
-  kind: 'mine', source: { kind: 'dir', path: source }, mode: 'projects', wing, agent: 'crash-test', limit: 0,
-  dryRun: false, extract: 'exchange', respectGitignore: true, includeIgnored: [],
+  kind: 'mine',
+  source: { kind: 'dir', path: source },
+  mode: 'projects',
+  wing,
+  agent: 'crash-test',
+  limit: 0,
+  dryRun: false,
+  extract: 'exchange',
+  respectGitignore: true,
+  includeIgnored: [],
 });
 
 async function runtimeAt(palace: string): Promise<Runtime> {
@@ -34,7 +42,7 @@ async function run(rt: Runtime, spec: JobSpec): Promise<JobProgress> {
 
 async function ids(rt: Runtime, wing: string): Promise<string[]> {
   const out: string[] = [];
-  for (let offset = 0; ; offset += 5000) {
+  for (let offset = 0;; offset += 5000) {
     const page = await rt.stores.drawers.list({ wing }, offset, 5000);
     out.push(...page.items.map((d) => d.id));
     if (offset + 5000 >= page.total) return out.sort();
@@ -62,7 +70,10 @@ describe('jobs on the embedded profile', () => {
     await clean.close();
 
     const palace = path.join(tmp, 'palace-crash');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/mine-child.ts', palace, source, 'big'], { env: { ...process.env, MEMPALACE_JOB_LEASE_MS: '8000' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/mine-child.ts', palace, source, 'big'], {
+      env: { ...process.env, MEMPALACE_JOB_LEASE_MS: '8000' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
         const m = /progress (\d+) (\d+)/.exec(chunk.toString());

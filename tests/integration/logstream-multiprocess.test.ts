@@ -107,7 +107,8 @@ describe('embedded logstream across processes', () => {
     const first = (await eventAppend(ctx, { type: 'task.request', stream: 's', room: 'r', from_agent: 'me' })).event;
     const started = Date.now();
     const waiting = eventWait(ctx, { since_event_id: first.id, to_agent: 'me', type: 'patch.ready', timeout_ms: 30_000 });
-    const child = run(writerScript, ['delayed', dir, '1000', JSON.stringify({ type: 'patch.ready', stream: 's', room: 'patches', from_agent: 'worker', to_agent: 'me' })]);
+    const child = run(writerScript, ['delayed', dir, '1000',
+      JSON.stringify({ type: 'patch.ready', stream: 's', room: 'patches', from_agent: 'worker', to_agent: 'me' })]);
     const result = await waiting;
     const elapsed = Date.now() - started;
     const appended = jsonLines<{ id: string; appended_at_ms: number }>((await child).stdout)[0]!;
@@ -122,7 +123,8 @@ describe('embedded logstream across processes', () => {
     const first = (await eventAppend(ctx, { type: 'task.request', stream: 's', room: 'r', from_agent: 'me' })).event;
     const started = Date.now();
     const waiting = eventWait(ctx, { since_event_id: first.id, to_agent: 'me', timeout_ms: 4_000 });
-    const child = await run(writerScript, ['delayed', dir, '200', JSON.stringify({ type: 'status.update', stream: 's', room: 'r', from_agent: 'x', to_agent: 'someone-else' })]);
+    const child = await run(writerScript, ['delayed', dir, '200',
+      JSON.stringify({ type: 'status.update', stream: 's', room: 'r', from_agent: 'x', to_agent: 'someone-else' })]);
     expect(child.code).toBe(0);
     const result = await waiting;
     expect(result).toEqual({ timed_out: true, events: [], count: 0 });
@@ -140,7 +142,9 @@ describe('embedded locks across processes', () => {
         expect(r.stderr).toBe('');
         expect(r.code).toBe(0);
       }
-      const tenures = results.flatMap((r) => jsonLines<{ holder: string; token: number; start: number; end: number }>(r.stdout)).sort((a, b) => a.token - b.token);
+      const tenures = results.flatMap((r) => jsonLines<{ holder: string; token: number; start: number; end: number }>(r.stdout)).sort((a, b) =>
+        a.token - b.token
+      );
       expect(tenures).toHaveLength(90);
       expect(tenures.map((t) => t.token)).toEqual(Array.from({ length: 90 }, (_, i) => i + 1));
       for (let i = 1; i < tenures.length; i++) expect(tenures[i]!.start).toBeGreaterThanOrEqual(tenures[i - 1]!.end);

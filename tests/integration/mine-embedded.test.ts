@@ -20,8 +20,17 @@ let rt: Runtime;
 let embedder: MiniLmEmbedder;
 
 const mineSpec = (over: Partial<MineSpec> = {}): MineSpec => ({
-  kind: 'mine', source: { kind: 'dir', path: project }, mode: 'projects', agent: 'tester', limit: 0, dryRun: false,
-  extract: 'exchange', respectGitignore: true, includeIgnored: [], wing: 'sample', ...over,
+  kind: 'mine',
+  source: { kind: 'dir', path: project },
+  mode: 'projects',
+  agent: 'tester',
+  limit: 0,
+  dryRun: false,
+  extract: 'exchange',
+  respectGitignore: true,
+  includeIgnored: [],
+  wing: 'sample',
+  ...over,
 });
 
 async function mine(over: Partial<MineSpec> = {}) {
@@ -39,8 +48,14 @@ beforeAll(async () => {
   project = path.join(tmp, 'project');
   await fs.mkdir(path.join(project, 'backend'), { recursive: true });
   await fs.mkdir(path.join(project, 'docs'), { recursive: true });
-  await fs.writeFile(path.join(project, 'backend', 'auth.py'), `def validate_token(token):\n    """Check the bearer token against the session store."""\n${'    # expiry and signature are checked before the scope\n'.repeat(30)}    return token in SESSIONS\n`);
-  await fs.writeFile(path.join(project, 'docs', 'architecture.md'), `# Architecture\n\nThe ingest service batches events into Kafka topics and the indexer writes them to storage.\n\n${'The retry policy uses exponential backoff with jitter for every transient error.\n'.repeat(25)}`);
+  await fs.writeFile(path.join(project, 'backend', 'auth.py'),
+    `def validate_token(token):\n    """Check the bearer token against the session store."""\n${
+      '    # expiry and signature are checked before the scope\n'.repeat(30)
+    }    return token in SESSIONS\n`);
+  await fs.writeFile(path.join(project, 'docs', 'architecture.md'),
+    `# Architecture\n\nThe ingest service batches events into Kafka topics and the indexer writes them to storage.\n\n${
+      'The retry policy uses exponential backoff with jitter for every transient error.\n'.repeat(25)
+    }`);
   await fs.writeFile(path.join(project, 'docs', 'tiny.md'), 'too short');
   await fs.writeFile(path.join(project, 'logo.txt'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x01, 0x02]));
   await fs.writeFile(path.join(project, 'latin1.txt'), Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9]), Buffer.from(' au lait '.repeat(20))]));
@@ -70,7 +85,8 @@ describe('mining a project on the embedded profile', () => {
     expect(ids.length).toBe(p.drawers_written);
     const sources = (await rt.stores.drawers.sources({ wing: 'sample' }, undefined, 100)).items.map((s) => path.basename(s.source_file));
     expect(sources.sort()).toEqual(['architecture.md', 'auth.py']);
-    const states = await rt.stores.drawers.fileStates('sample', [path.join(project, 'logo.txt'), path.join(project, 'latin1.txt'), path.join(project, 'docs', 'tiny.md')].map((f) => f));
+    const states = await rt.stores.drawers.fileStates('sample',
+      [path.join(project, 'logo.txt'), path.join(project, 'latin1.txt'), path.join(project, 'docs', 'tiny.md')].map((f) => f));
     const reasons = [...states.values()].map((s) => String(s.extra?.skip_reason)).sort();
     expect(reasons.some((r) => r.startsWith('too_short'))).toBe(true);
     const r = await search(rt.drawerContext, { query: 'how is the bearer token validated' }, { sanitize: true, defaultMaxDistance: 1.5 });
@@ -89,7 +105,10 @@ describe('mining a project on the embedded profile', () => {
 
   it('editing one file re-mines only that file and leaves no stale chunk', async () => {
     const file = path.join(project, 'docs', 'architecture.md');
-    await fs.writeFile(file, `# Architecture\n\nEvents now go to a Redis stream consumed by the indexer.\n\n${'Consumers acknowledge each entry after the write is durable.\n'.repeat(5)}`);
+    await fs.writeFile(file,
+      `# Architecture\n\nEvents now go to a Redis stream consumed by the indexer.\n\n${
+        'Consumers acknowledge each entry after the write is durable.\n'.repeat(5)
+      }`);
     const authBefore = (await rt.stores.drawers.list({ wing: 'sample', sourceFile: path.join(project, 'backend', 'auth.py') }, 0, 1000)).items;
     const p = await mine();
     expect(p.files_mined).toBe(1);
@@ -139,14 +158,16 @@ describe('mining a project on the embedded profile', () => {
     await rt.jobs.wait(first.job_id, 60_000);
   });
 
-  it('labels drawers with the entity registry\'s names, re-read when it changes, and refuses a broken registry before writing', async () => {
+  it("labels drawers with the entity registry's names, re-read when it changes, and refuses a broken registry before writing", async () => {
     const registry = path.join(tmp, 'known_entities.json');
     const src = path.join(tmp, 'entities-project');
     await fs.mkdir(src);
     const notes = path.join(src, 'notes.md');
     // Lower case and said once per chunk: the capitalised-word rule alone never finds it.
     await fs.writeFile(notes, 'The ingest pipeline hands each batch to zephyrdb and replays it after a failure.\n'.repeat(6));
-    const rt3 = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: path.join(tmp, 'palace-entities'), MEMPALACE_ENTITY_REGISTRY: registry }), { embedder });
+    const rt3 = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: path.join(tmp, 'palace-entities'), MEMPALACE_ENTITY_REGISTRY: registry }), {
+      embedder,
+    });
     try {
       const run = async () => rt3.jobs.wait((await rt3.jobs.start(mineSpec({ source: { kind: 'dir', path: src }, wing: 'ent' }))).job_id, 60_000);
       const entities = async () => (await rt3.stores.drawers.list({ wing: 'ent' }, 0, 100)).items.map((d) => d.meta.entities);
@@ -197,4 +218,3 @@ describe('mining a project on the embedded profile', () => {
     expect(states.get(path.join(docs, 'corrupt.docx'))?.extra?.skip_reason).toBeDefined();
   });
 });
-

@@ -26,7 +26,11 @@ let embedder: MiniLmEmbedder;
 let expected: string[];
 
 function runtimeAt(palace: string, window = WINDOW): Promise<Runtime> {
-  return openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: palace, MEMPALACE_JOB_LEASE_MS: '4000', MEMPALACE_MINE_PARALLEL_BATCHES: String(window) }), { embedder });
+  return openRuntime(
+    loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: palace, MEMPALACE_JOB_LEASE_MS: '4000',
+      MEMPALACE_MINE_PARALLEL_BATCHES: String(window) }),
+    { embedder },
+  );
 }
 
 beforeAll(async () => {

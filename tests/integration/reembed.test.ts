@@ -32,7 +32,9 @@ const LEASE_MS = 8000;
 /** Enough logical drawers for several re-embed pages, so a kill can land between two of them. */
 const DRAWERS = REEMBED_PAGE_DRAWERS * 4 + 37;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const WORDS = 'lease fence cursor batch worker replica shard queue retry backoff manifest drawer wing room tunnel hallway vector lexical chunk embed scan commit branch stream event artifact deadline heartbeat'.split(' ');
+const WORDS =
+  'lease fence cursor batch worker replica shard queue retry backoff manifest drawer wing room tunnel hallway vector lexical chunk embed scan commit branch stream event artifact deadline heartbeat'
+    .split(' ');
 
 let tmp: string;
 let fp32: MiniLmEmbedder;
@@ -61,7 +63,10 @@ async function allVectors(drawers: DrawerStore): Promise<Map<string, Float32Arra
 function maxDifference(a: Map<string, Float32Array>, b: Map<string, Float32Array>): number {
   expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
   let max = 0;
-  for (const [id, v] of a) v.forEach((x, i) => { max = Math.max(max, Math.abs(x - b.get(id)![i]!)); });
+  for (const [id, v] of a)
+    v.forEach((x, i) => {
+      max = Math.max(max, Math.abs(x - b.get(id)![i]!));
+    });
   return max;
 }
 
@@ -99,8 +104,11 @@ beforeAll(async () => {
   const texts = Array.from({ length: DRAWERS }, (_, i) => sentence(i));
   const vectors = await fp32.embed(texts);
   rows = texts.map((content, i) => ({
-    id: `drawer_reembed_${String(i).padStart(4, '0')}`, content, embedding: vectors[i]!,
-    meta: { wing: 'notes', room: `room_${i % 5}`, source_file: `/notes/${i % 40}.md`, chunk_index: 0, added_by: 'reembed-test', filed_at: '2026-01-01T00:00:00.000000Z' },
+    id: `drawer_reembed_${String(i).padStart(4, '0')}`,
+    content,
+    embedding: vectors[i]!,
+    meta: { wing: 'notes', room: `room_${i % 5}`, source_file: `/notes/${i % 40}.md`, chunk_index: 0, added_by: 'reembed-test',
+      filed_at: '2026-01-01T00:00:00.000000Z' },
   }));
 });
 
@@ -143,11 +151,14 @@ describe('model identity and reembed: embedded profile', () => {
 
     const dir = await palaceWith('crash');
     const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/reembed-child.ts', dir, INT8], {
-      cwd: ROOT, env: { ...process.env, MEMPALACE_EMBED_THREADS: '1', MEMPALACE_JOB_LEASE_MS: String(LEASE_MS) }, stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: ROOT,
+      env: { ...process.env, MEMPALACE_EMBED_THREADS: '1', MEMPALACE_JOB_LEASE_MS: String(LEASE_MS) },
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     let latest: JobProgress | undefined;
     child.stdout!.on('data', (chunk: Buffer) => {
-      for (const m of chunk.toString().matchAll(/progress (\d+) (\d+)/g)) latest = { files_seen: Number(m[1]), files_total: Number(m[2]), state: 'running' } as JobProgress;
+      for (const m of chunk.toString().matchAll(/progress (\d+) (\d+)/g))
+        latest = { files_seen: Number(m[1]), files_total: Number(m[2]), state: 'running' } as JobProgress;
       if (/done /.test(chunk.toString())) latest = { ...latest!, state: 'completed' };
     });
     const killedAt = await untilMidway(async () => latest);
@@ -195,8 +206,10 @@ describe('model identity and reembed: cluster profile (OpenSearch, Temporal)', (
   function startWorker(name: string): ChildProcess {
     const config = clusterConfig(name);
     const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker', '--max-activities', '1'], {
-      cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE: config.palaceDir, MEMPALACE_PALACE_NAME: name, MEMPALACE_EMBED_THREADS: '1', MEMPALACE_JOB_LEASE_MS: String(LEASE_MS) },
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE: config.palaceDir, MEMPALACE_PALACE_NAME: name, MEMPALACE_EMBED_THREADS: '1',
+        MEMPALACE_JOB_LEASE_MS: String(LEASE_MS) },
     });
     workers.push(child);
     return child;
@@ -206,7 +219,10 @@ describe('model identity and reembed: cluster profile (OpenSearch, Temporal)', (
   async function engineOf(name: string, rt: Runtime): Promise<JobEngine> {
     const config = clusterConfig(name);
     const engine = await TemporalJobEngine.connect({
-      palace: rt.stores.palace, jobs: rt.stores.jobs, temporal: config.temporal, pollMs: 200,
+      palace: rt.stores.palace,
+      jobs: rt.stores.jobs,
+      temporal: config.temporal,
+      pollMs: 200,
       timeouts: { leaseMs: LEASE_MS, heartbeatTimeoutMs: 10_000, activityTimeoutMs: 10 * 60_000 },
     });
     engines.push(engine);

@@ -24,7 +24,11 @@ import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index
 let tmp: string;
 const rows = (() => {
   const rnd = seededRandom(7);
-  return Array.from({ length: 60 }, (_, i) => drawer(`rp${String(i).padStart(2, '0')}`, `repair row ${i} harbour${i % 5} uniqueword${i}`, randomUnitVector(rnd, 384), { wing: i % 2 ? 'odd' : 'even' }));
+  return Array.from({ length: 60 },
+    (_, i) =>
+      drawer(`rp${String(i).padStart(2, '0')}`, `repair row ${i} harbour${i % 5} uniqueword${i}`, randomUnitVector(rnd, 384), {
+        wing: i % 2 ? 'odd' : 'even',
+      }));
 })();
 
 beforeAll(() => {
@@ -93,8 +97,10 @@ describe('repair, cluster', () => {
     const stores = await openStores(config);
     try {
       await stores.drawers.upsert(rows);
-      await stores.drawers.putFileStates([{ wing: 'odd', source_file: '/a.md', size: 1, mtime_ms: 2, content_sha256: 'ab'.repeat(32), drawer_count: 1, mined_at: '2026-01-01T00:00:00.000000Z' }]);
-      const before = { knn: await stores.drawers.knn(rows[3]!.embedding, 5), lexical: await stores.drawers.lexical(['harbour2'], 20), count: await stores.drawers.count() };
+      await stores.drawers.putFileStates([{ wing: 'odd', source_file: '/a.md', size: 1, mtime_ms: 2, content_sha256: 'ab'.repeat(32), drawer_count: 1,
+        mined_at: '2026-01-01T00:00:00.000000Z' }]);
+      const before = { knn: await stores.drawers.knn(rows[3]!.embedding, 5), lexical: await stores.drawers.lexical(['harbour2'], 20),
+        count: await stores.drawers.count() };
       const maintenance = openIndexMaintenance(config);
       try {
         const checked = await repairIndexes(maintenance, { checkOnly: true });

@@ -24,7 +24,7 @@ beforeAll(async () => {
   embedder = new MiniLmEmbedder(loadConfig());
   let clock = Date.parse('2026-03-01T10:00:00Z');
   rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: tmp }), { embedder });
-  rt.drawerContext.now = () => new Date((clock += 86_400_000));
+  rt.drawerContext.now = () => new Date(clock += 86_400_000);
   const file = (wing: string, room: string, content: string, source = '') => addDrawer(rt.drawerContext, { wing, room, content, source_file: source });
   await file('proj', 'backend', 'The API gateway validates bearer tokens before routing each request to a service.', '/src/gateway.ts');
   await file('proj', 'backend', 'function reconcileLedgerEntries(ledger) { return ledger.filter(isBalanced); }', '/src/ledger.ts');
@@ -53,7 +53,8 @@ describe('search', () => {
   });
 
   it('never shows a credential written into the source URL of a drawer mined before credentials were split off', async () => {
-    await addDrawer(rt.drawerContext, { wing: 'legacy', room: 'code', content: 'The harbour tide table parser reads the port authority feed every hour.', source_file: 'https://oauth2:glpat-s3cr3t@git.example.com/ops/tides.git:src/tides.ts' });
+    await addDrawer(rt.drawerContext, { wing: 'legacy', room: 'code', content: 'The harbour tide table parser reads the port authority feed every hour.',
+      source_file: 'https://oauth2:glpat-s3cr3t@git.example.com/ops/tides.git:src/tides.ts' });
     const r = await search(rt.drawerContext, { query: 'tide table parser', wing: 'legacy' }, tool);
     expect(r.results[0]!.source_path).toBe('https://***@git.example.com/ops/tides.git:src/tides.ts');
     expect(JSON.stringify(r)).not.toContain('s3cr3t');
@@ -98,7 +99,8 @@ describe('search', () => {
   });
 
   it('rejects bad input with the field named', async () => {
-    const fail = async (input: Record<string, unknown>) => search(rt.drawerContext, { query: 'x', ...input }, tool).then(() => undefined, (e: unknown) => e as PalaceError);
+    const fail = async (input: Record<string, unknown>) =>
+      search(rt.drawerContext, { query: 'x', ...input }, tool).then(() => undefined, (e: unknown) => e as PalaceError);
     expect((await fail({ query: '   ' }))?.field).toBe('query');
     expect((await fail({ wing: '../etc' }))?.field).toBe('wing');
     expect((await fail({ since: '2026-02-30' }))?.field).toBe('since');

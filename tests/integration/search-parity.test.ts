@@ -68,8 +68,16 @@ let cluster: { drawers: OpenSearchDrawerIndex; graph: GraphStore; locks: Locks; 
 let clusterPalace: string;
 
 const mineSpec = (): MineSpec => ({
-  kind: 'mine', source: { kind: 'dir', path: project }, mode: 'projects', agent: 'parity', limit: 0, dryRun: false,
-  extract: 'exchange', respectGitignore: true, includeIgnored: [], wing: 'parity',
+  kind: 'mine',
+  source: { kind: 'dir', path: project },
+  mode: 'projects',
+  agent: 'parity',
+  limit: 0,
+  dryRun: false,
+  extract: 'exchange',
+  respectGitignore: true,
+  includeIgnored: [],
+  wing: 'parity',
 });
 
 beforeAll(async () => {

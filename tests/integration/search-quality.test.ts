@@ -31,7 +31,9 @@ describe('search quality on CoSQA dev', () => {
     expect(union.mrr).toBeGreaterThanOrEqual(qualityOf(run, 'vector order, no rerank').mrr);
     expect(qualityOf(run, 'search union (default)', 'identifier').mrr).toBeGreaterThanOrEqual(GUARD_MRR);
     for (const half of [0, 1] as const) {
-      expect(qualityOf(run, 'search union (default)', half).mrr, `half ${half}`).toBeGreaterThanOrEqual(qualityOf(run, 'vector order, no rerank', half).mrr - HALF_TOLERANCE);
+      expect(qualityOf(run, 'search union (default)', half).mrr, `half ${half}`).toBeGreaterThanOrEqual(
+        qualityOf(run, 'vector order, no rerank', half).mrr - HALF_TOLERANCE,
+      );
     }
   });
 });

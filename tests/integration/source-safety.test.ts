@@ -33,8 +33,17 @@ let rt: Runtime;
 let acts: JobActivities;
 
 const spec = (source: string, wing: string, over: Partial<MineSpec> = {}): MineSpec => ({
-  kind: 'mine', source: { kind: 'dir', path: source }, mode: 'projects', wing, agent: 'tester', limit: 0, dryRun: false,
-  extract: 'exchange', respectGitignore: true, includeIgnored: [], ...over,
+  kind: 'mine',
+  source: { kind: 'dir', path: source },
+  mode: 'projects',
+  wing,
+  agent: 'tester',
+  limit: 0,
+  dryRun: false,
+  extract: 'exchange',
+  respectGitignore: true,
+  includeIgnored: [],
+  ...over,
 });
 
 async function allContent(): Promise<string> {
@@ -109,18 +118,21 @@ describe('the worker checks again', () => {
     fs.mkdirSync(b, { recursive: true });
     fs.writeFileSync(path.join(b, 'n.md'), prose('b'));
     const carried = spec(b, 'carried', { sourceBounds: [{ rule: 'token_roots', roots: [a] }] });
-    await expect(acts.scanSource({ jobId: 'job-carried', spec: carried })).rejects.toMatchObject({ code: 'invalid_argument', field: 'source', rule: 'token_roots' });
+    await expect(acts.scanSource({ jobId: 'job-carried', spec: carried })).rejects.toMatchObject({ code: 'invalid_argument', field: 'source',
+      rule: 'token_roots' });
 
     // Accepted at the entry point, then swapped for a link to the outside before the worker ran.
     fs.rmSync(b, { recursive: true });
     fs.symlinkSync(outside, b);
-    await expect(acts.scanSource({ jobId: 'job-relinked', spec: spec(b, 'relinked') })).rejects.toMatchObject({ field: 'source', rule: 'symlink_outside_roots' });
+    await expect(acts.scanSource({ jobId: 'job-relinked', spec: spec(b, 'relinked') })).rejects.toMatchObject({ field: 'source',
+      rule: 'symlink_outside_roots' });
     expect(await allContent()).not.toContain(SECRET);
   });
 });
 
 describe('git through the hardened runner', () => {
-  const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' };
+  const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@example.invalid' };
   const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env }).trim();
   const limits = { timeoutMs: 60_000, maxBytes: 64 * 1024 * 1024 };
   let repo: string;
@@ -140,7 +152,8 @@ describe('git through the hardened runner', () => {
 
   it('clones a local repository inside the roots at its canonical file URL and records the commit', async () => {
     const policy = sourcePolicy(rt.config);
-    const resolved = await resolveSource({ kind: 'git', url: repo, ref: 'main' }, { policy, workspace: new GitWorkspace(path.join(tmp, 'ws-ok'), 1 << 30, hardenedGit(limits)) });
+    const resolved = await resolveSource({ kind: 'git', url: repo, ref: 'main' }, { policy,
+      workspace: new GitWorkspace(path.join(tmp, 'ws-ok'), 1 << 30, hardenedGit(limits)) });
     expect(resolved.commit).toBe(head);
     expect(fs.readFileSync(path.join(resolved.root, 'notes.md'), 'utf8')).toBe(prose('git'));
   });
@@ -148,7 +161,10 @@ describe('git through the hardened runner', () => {
   it('stops a clone that grows past the size cap and removes it', async () => {
     const policy = sourcePolicy(rt.config);
     const workspace = path.join(tmp, 'ws-cap');
-    await expect(resolveSource({ kind: 'git', url: repo, ref: 'main' }, { policy, workspace: new GitWorkspace(workspace, 1 << 30, hardenedGit({ ...limits, maxBytes: 256 * 1024 })) }))
+    await expect(
+      resolveSource({ kind: 'git', url: repo, ref: 'main' }, { policy,
+        workspace: new GitWorkspace(workspace, 1 << 30, hardenedGit({ ...limits, maxBytes: 256 * 1024 })) }),
+    )
       .rejects.toMatchObject({ code: 'invalid_argument', field: 'source', rule: 'git_max_bytes' });
     // Neither the repository the fetch grew nor a checkout is kept.
     expect(fs.readdirSync(path.join(workspace, 'repos'))).toEqual([]);
@@ -157,19 +173,26 @@ describe('git through the hardened runner', () => {
 
   it('git refuses any transport but the approved one', async () => {
     const target = { transport: 'https' as const, url: `file://${repo}`, host: 'example.invalid', port: 443, addresses: ['192.0.2.1'] };
-    await expect(runGit({ args: ['ls-remote', '--', `file://${repo}`], target, limits })).rejects.toMatchObject({ rule: 'git', message: expect.stringMatching(/transport 'file' not allowed/) });
+    await expect(runGit({ args: ['ls-remote', '--', `file://${repo}`], target, limits })).rejects.toMatchObject({ rule: 'git',
+      message: expect.stringMatching(/transport 'file' not allowed/) });
     const file = { transport: 'file' as const, url: `file://${repo}`, path: repo };
     expect(await runGit({ args: ['ls-remote', '--', `file://${repo}`, 'refs/heads/main'], target: file, limits })).toContain(head);
   });
 
   it('kills a fetch that outlives the timeout (a listener that never answers, listed exactly)', async () => {
     let connections = 0;
-    const stall = net.createServer((socket) => { connections += 1; socket.on('error', () => undefined); });
+    const stall = net.createServer((socket) => {
+      connections += 1;
+      socket.on('error', () => undefined);
+    });
     await new Promise<void>((resolve) => stall.listen(0, '127.0.0.1', resolve));
     const port = (stall.address() as net.AddressInfo).port;
     try {
       const policy = sourcePolicy({ ...rt.config, sources: { ...rt.config.sources, gitAllowedHosts: [`127.0.0.1:${port}`] } });
-      await expect(resolveSource({ kind: 'git', url: `https://127.0.0.1:${port}/x.git`, ref: 'main' }, { policy, workspace: new GitWorkspace(path.join(tmp, 'ws-timeout'), 1 << 30, hardenedGit({ ...limits, timeoutMs: 1500 })) }))
+      await expect(
+        resolveSource({ kind: 'git', url: `https://127.0.0.1:${port}/x.git`, ref: 'main' }, { policy,
+          workspace: new GitWorkspace(path.join(tmp, 'ws-timeout'), 1 << 30, hardenedGit({ ...limits, timeoutMs: 1500 })) }),
+      )
         .rejects.toMatchObject({ field: 'source', rule: 'git_timeout' });
       expect(connections).toBeGreaterThan(0);
     } finally {

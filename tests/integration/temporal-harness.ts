@@ -60,7 +60,12 @@ export async function openClusterTestStores(palaceDir: string, palaceName: strin
   const locks = await RedisLocks.open({ url: REDIS_URL, palaceName });
   const jobs = await RedisJobStore.open<JobSpec, JobProgress>({ url: REDIS_URL, palaceName });
   return {
-    palaceDir, palaceName, drawers, graph, locks, jobs,
+    palaceDir,
+    palaceName,
+    drawers,
+    graph,
+    locks,
+    jobs,
     async close() {
       await Promise.allSettled([drawers.close(), graph.close(), locks.close(), jobs.close()]);
     },
@@ -75,24 +80,33 @@ export function testConfig(palaceDir: string, taskQueue: string): Config {
 }
 
 /** `mineWindow` 0: the engine's default (the activity slots of the workers polling `taskQueue`). */
-export function openEngine(stores: ClusterTestStores, taskQueue: string, timeouts: JobTimeouts = TEST_TIMEOUTS, address = TEMPORAL_ADDRESS, mineWindow = 0): Promise<TemporalJobEngine> {
-  return TemporalJobEngine.connect({ palace: stores.palaceName, jobs: stores.jobs, temporal: { address, namespace: TEMPORAL_NAMESPACE, taskQueue }, timeouts, pollMs: 200, mineWindow });
+export function openEngine(stores: ClusterTestStores, taskQueue: string, timeouts: JobTimeouts = TEST_TIMEOUTS, address = TEMPORAL_ADDRESS,
+  mineWindow = 0): Promise<TemporalJobEngine> {
+  return TemporalJobEngine.connect({ palace: stores.palaceName, jobs: stores.jobs, temporal: { address, namespace: TEMPORAL_NAMESPACE, taskQueue }, timeouts,
+    pollMs: 200, mineWindow });
 }
 
 /** A worker in this process, over the given stores; `run()` it and `shutdown()` at the end. */
-export function inProcessWorker(stores: ClusterTestStores, embedder: Embedder, taskQueue: string, extra: Partial<JobWorkerOptions> & { address?: string } = {}): Promise<JobWorker> {
+export function inProcessWorker(stores: ClusterTestStores, embedder: Embedder, taskQueue: string,
+  extra: Partial<JobWorkerOptions> & { address?: string } = {}): Promise<JobWorker> {
   const config = testConfig(stores.palaceDir, taskQueue);
-  const activities = createJobActivities({ config, stores: { drawers: stores.drawers, graph: stores.graph, locks: stores.locks, jobs: stores.jobs }, embedder, workspace: path.join(stores.palaceDir, 'workspace') });
+  const activities = createJobActivities({ config, stores: { drawers: stores.drawers, graph: stores.graph, locks: stores.locks, jobs: stores.jobs }, embedder,
+    workspace: path.join(stores.palaceDir, 'workspace') });
   return createJobWorker({
     temporal: { address: extra.address ?? TEMPORAL_ADDRESS, namespace: TEMPORAL_NAMESPACE, taskQueue },
-    activities, locks: stores.locks, jobs: stores.jobs, leaseMs: TEST_TIMEOUTS.leaseMs, ...extra,
+    activities,
+    locks: stores.locks,
+    jobs: stores.jobs,
+    leaseMs: TEST_TIMEOUTS.leaseMs,
+    ...extra,
   });
 }
 
 /** A worker in its own process (tests/integration/temporal-worker.child.ts); resolves once it polls. */
 export async function spawnWorker(palaceDir: string, palaceName: string, taskQueue: string, extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER_CHILD], {
-    env: { ...process.env, MEMPALACE_PALACE: palaceDir, MEMPALACE_PALACE_NAME: palaceName, MEMPALACE_TASK_QUEUE: taskQueue, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, REDIS_URL, ...extraEnv },
+    env: { ...process.env, MEMPALACE_PALACE: palaceDir, MEMPALACE_PALACE_NAME: palaceName, MEMPALACE_TASK_QUEUE: taskQueue, TEMPORAL_ADDRESS,
+      TEMPORAL_NAMESPACE, REDIS_URL, ...extraEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
@@ -118,20 +132,31 @@ export function exited(child: ChildProcess): Promise<void> {
 }
 
 export const mineSpec = (source: string, wing: string, extra: Partial<MineSpec> = {}): MineSpec => ({
-  kind: 'mine', source: { kind: 'dir', path: source }, mode: 'projects', wing, agent: 'temporal-test', limit: 0,
-  dryRun: false, extract: 'exchange', respectGitignore: true, includeIgnored: [], ...extra,
+  kind: 'mine',
+  source: { kind: 'dir', path: source },
+  mode: 'projects',
+  wing,
+  agent: 'temporal-test',
+  limit: 0,
+  dryRun: false,
+  extract: 'exchange',
+  respectGitignore: true,
+  includeIgnored: [],
+  ...extra,
 });
 
 export async function drawerIds(drawers: DrawerStore, wing: string): Promise<string[]> {
   const out: string[] = [];
-  for (let offset = 0; ; offset += 5000) {
+  for (let offset = 0;; offset += 5000) {
     const page = await drawers.list({ wing }, offset, 5000);
     out.push(...page.items.map((d) => d.id));
     if (offset + 5000 >= page.total) return out.sort();
   }
 }
 
-const WORDS = 'lease fence cursor batch worker replica shard queue retry backoff manifest drawer wing room tunnel hallway vector lexical chunk embed scan commit branch stream event artifact deadline heartbeat'.split(' ');
+const WORDS =
+  'lease fence cursor batch worker replica shard queue retry backoff manifest drawer wing room tunnel hallway vector lexical chunk embed scan commit branch stream event artifact deadline heartbeat'
+    .split(' ');
 
 /**
  * Many small files (one short chunk each, 60–200 characters), so a mine of thousands of files
@@ -188,7 +213,17 @@ export async function startOwnDevServer(dynamicConfig: string[]): Promise<{ addr
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
   const server = spawn(TEMPORAL_BIN, [
-    'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--namespace', TEMPORAL_NAMESPACE, '--log-level', 'error',
+    'server',
+    'start-dev',
+    '--headless',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--namespace',
+    TEMPORAL_NAMESPACE,
+    '--log-level',
+    'error',
     ...dynamicConfig.flatMap((v) => ['--dynamic-config-value', v]),
   ], { stdio: 'ignore' });
   const stop = async () => {

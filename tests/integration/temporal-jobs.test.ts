@@ -53,7 +53,10 @@ describe('jobs on Temporal', () => {
   it('a mine of a git repository at a ref records the commit it mined', async () => {
     const bare = path.join(tmp, 'repo.git');
     const clone = path.join(tmp, 'repo-work');
-    const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' } }).trim();
+    const git = (cwd: string, ...args: string[]) =>
+      execFileSync('git', args, { cwd, encoding: 'utf8',
+        env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@example.invalid' } }).trim();
     await fs.mkdir(bare);
     git(bare, 'init', '--quiet', '--bare', '--initial-branch=main');
     git(tmp, 'clone', '--quiet', bare, clone);

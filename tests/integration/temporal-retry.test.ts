@@ -80,7 +80,9 @@ async function mineWith(wing: string, next: PalaceError[], always?: PalaceError)
   }
 }
 
-const authFailure = () => new PalaceError('store_unavailable', 'neo4j is unavailable: The client is unauthorized due to authentication failure.', { store: 'neo4j', retryable: false, rule: 'neo4j_auth' });
+const authFailure = () =>
+  new PalaceError('store_unavailable', 'neo4j is unavailable: The client is unauthorized due to authentication failure.', { store: 'neo4j', retryable: false,
+    rule: 'neo4j_auth' });
 const outage = () => new PalaceError('store_unavailable', 'opensearch is unavailable: connect ECONNREFUSED', { store: 'opensearch', retryable: true });
 
 describe('Temporal retries exactly the retryable errors', () => {

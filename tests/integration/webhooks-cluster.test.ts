@@ -63,9 +63,16 @@ beforeAll(async () => {
   repo = await localRepo(path.join(root, 'repo'));
   sink = await listener();
   const env = {
-    MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: palaceName, MEMPALACE_TASK_QUEUE: `tq-${palaceName}`,
-    MEMPALACE_ALLOWED_ROOTS: root, MEMPALACE_WEBHOOK_SECRET: SECRET, MEMPALACE_REFRESH_DEBOUNCE_MS: '4000',
-    MEMPALACE_NOTIFY_URLS: sink.url, MEMPALACE_NOTIFY_SECRET: NOTIFY_SECRET, MEMPALACE_NOTIFY_ATTEMPTS: '3', MEMPALACE_NOTIFY_BACKOFF_MS: '300',
+    MEMPALACE_PROFILE: 'cluster',
+    MEMPALACE_PALACE_NAME: palaceName,
+    MEMPALACE_TASK_QUEUE: `tq-${palaceName}`,
+    MEMPALACE_ALLOWED_ROOTS: root,
+    MEMPALACE_WEBHOOK_SECRET: SECRET,
+    MEMPALACE_REFRESH_DEBOUNCE_MS: '4000',
+    MEMPALACE_NOTIFY_URLS: sink.url,
+    MEMPALACE_NOTIFY_SECRET: NOTIFY_SECRET,
+    MEMPALACE_NOTIFY_ATTEMPTS: '3',
+    MEMPALACE_NOTIFY_BACKOFF_MS: '300',
   };
   h = await startApi({ env });
   const settings = { redisUrl: h.runtime.config.redis.url, palaceName };
@@ -75,8 +82,12 @@ beforeAll(async () => {
     env: { ...process.env, ...env, MEMPALACE_PALACE: path.join(root, 'worker-palace') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  worker.stdout!.on('data', (c: Buffer) => { workerLog += c.toString(); });
-  worker.stderr!.on('data', (c: Buffer) => { workerLog += c.toString(); });
+  worker.stdout!.on('data', (c: Buffer) => {
+    workerLog += c.toString();
+  });
+  worker.stderr!.on('data', (c: Buffer) => {
+    workerLog += c.toString();
+  });
   await until('the worker to consume both queues', async () => {
     if (worker.exitCode !== null) throw new Error(`worker exited: ${workerLog}`);
     return (await triggers.queue.getWorkers()).length > 0 && (await notifications.queue.getWorkers()).length > 0 ? true : undefined;
@@ -92,7 +103,9 @@ afterAll(async () => {
   await notifications?.queue.obliterate({ force: true }).catch(() => undefined);
   await triggers?.close();
   await notifications?.close();
-  await h?.runtime.stores.jobs.listSources().then(async (list) => { for (const s of list) await h.runtime.stores.jobs.removeSource(s.source_id); }).catch(() => undefined);
+  await h?.runtime.stores.jobs.listSources().then(async (list) => {
+    for (const s of list) await h.runtime.stores.jobs.removeSource(s.source_id);
+  }).catch(() => undefined);
   await fetch(`${h?.runtime.config.opensearch.url}/mempalace-${palaceName}*`, { method: 'DELETE' }).catch(() => undefined);
   await h?.close();
   await sink?.close();
@@ -121,9 +134,11 @@ describe('git push webhooks and notifications on the cluster profile', () => {
     const delivery = githubPush(repo.url, sha, SECRET);
     const tampered = await h.call('/v1/hooks/git', { token: null, rawBody: delivery.rawBody.replace('main', 'mainx'), headers: delivery.headers });
     expect(tampered.status).toBe(401);
-    const gitlab = await h.call('/v1/hooks/git', { token: null, rawBody: delivery.rawBody, headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': 'wrong' } });
+    const gitlab = await h.call('/v1/hooks/git', { token: null, rawBody: delivery.rawBody,
+      headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': 'wrong' } });
     expect(gitlab.status).toBe(401);
-    expect(await triggers.queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed')).toEqual({ waiting: 0, active: 0, delayed: 0, completed: 0, failed: 0 });
+    expect(await triggers.queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed')).toEqual({ waiting: 0, active: 0, delayed: 0, completed: 0,
+      failed: 0 });
     expect((await current()).last_refresh).toBeUndefined();
   });
 
@@ -156,7 +171,8 @@ describe('git push webhooks and notifications on the cluster profile', () => {
     expect(deliveries.map((n) => n.status)).toEqual([500, 200]);
     for (const n of deliveries) expect(validSignature(n, NOTIFY_SECRET)).toBe(true);
     expect(validSignature({ ...deliveries[1]!, body: deliveries[1]!.body.replace('completed', 'failed') }, NOTIFY_SECRET)).toBe(false);
-    expect(JSON.parse(deliveries[1]!.body)).toMatchObject({ type: 'job.finished', job_id: jobId, kind: 'mine', state: 'completed', palace: palaceName, drawers_written: mines[0]!.drawers_written });
+    expect(JSON.parse(deliveries[1]!.body)).toMatchObject({ type: 'job.finished', job_id: jobId, kind: 'mine', state: 'completed', palace: palaceName,
+      drawers_written: mines[0]!.drawers_written });
     // Agents can wait on the job in the logstream.
     const events = await h.runtime.stores.logstream.list({ stream: 'ops', room: 'jobs', type: 'job.finished', correlation_id: jobId, order: 'asc', limit: 10 });
     expect(events).toHaveLength(1);
@@ -198,7 +214,9 @@ describe('git push webhooks and notifications on the cluster profile', () => {
     expect(refresh.status).toBe(202);
     const { job_id: jobId } = await json<{ job_id: string }>(refresh);
     const dead = await until('a dead letter', async () => {
-      const n = await json<{ dead_letters: { queue: string; id: string; data: { job_id: string }; attemptsMade: number }[] }>(await h.call('/v1/notifications', { token: 'tok-reader' }));
+      const n = await json<{ dead_letters: { queue: string; id: string; data: { job_id: string }; attemptsMade: number }[] }>(
+        await h.call('/v1/notifications', { token: 'tok-reader' }),
+      );
       return n.dead_letters.find((d) => d.data.job_id === jobId);
     }, 120_000);
     expect(dead).toMatchObject({ queue: 'notification', attemptsMade: 3 });
@@ -212,8 +230,13 @@ describe('git push webhooks and notifications on the cluster profile', () => {
     const retried = await h.call(`/v1/dead-letters/notification/${dead.id}/retry`, { token: 'tok-alice', method: 'POST' });
     expect(retried.status).toBe(200);
     await until('the retried delivery', () => (sink.received.some((n) => JSON.parse(n.body).job_id === jobId && n.status === 200) ? true : undefined), 60_000);
-    const after = await json<{ deliveries: { job_id: string; status: string }[]; dead_letters: unknown[] }>(await h.call('/v1/notifications', { token: 'tok-reader' }));
-    await until('no dead letters', async () => ((await json<{ dead_letters: unknown[] }>(await h.call('/v1/notifications', { token: 'tok-reader' }))).dead_letters.length === 0 ? true : undefined), 30_000);
+    const after = await json<{ deliveries: { job_id: string; status: string }[]; dead_letters: unknown[] }>(
+      await h.call('/v1/notifications', { token: 'tok-reader' }),
+    );
+    await until('no dead letters',
+      async () => ((await json<{ dead_letters: unknown[] }>(await h.call('/v1/notifications', { token: 'tok-reader' }))).dead_letters.length === 0
+        ? true
+        : undefined), 30_000);
     expect(after.deliveries.some((d) => d.job_id === jobId)).toBe(true);
     const again = await h.call(`/v1/dead-letters/notification/${dead.id}/retry`, { token: 'tok-alice', method: 'POST' });
     expect(again.status).toBe(400);

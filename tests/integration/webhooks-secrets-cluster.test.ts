@@ -30,8 +30,13 @@ beforeAll(async () => {
   root = tempDir('secrets-cluster');
   palaceName = uniquePalaceName('secrets');
   const env = {
-    MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: palaceName, MEMPALACE_TASK_QUEUE: `tq-${palaceName}`, MEMPALACE_ALLOWED_ROOTS: root,
-    MEMPALACE_GIT_ALLOWED_HOSTS: '127.0.0.1:8443', MEMPALACE_WEBHOOK_SECRET: SECRET, MEMPALACE_REFRESH_DEBOUNCE_MS: '600000',
+    MEMPALACE_PROFILE: 'cluster',
+    MEMPALACE_PALACE_NAME: palaceName,
+    MEMPALACE_TASK_QUEUE: `tq-${palaceName}`,
+    MEMPALACE_ALLOWED_ROOTS: root,
+    MEMPALACE_GIT_ALLOWED_HOSTS: '127.0.0.1:8443',
+    MEMPALACE_WEBHOOK_SECRET: SECRET,
+    MEMPALACE_REFRESH_DEBOUNCE_MS: '600000',
   };
   a = await startApi({ env });
   b = await startApi({ env });
@@ -51,7 +56,7 @@ afterAll(async () => {
 });
 
 describe('source secrets and webhooks on the cluster profile', () => {
-  it('S1: keeps a URL credential in the palace\'s Redis hash only, never in the source or the refresh payload', async () => {
+  it("S1: keeps a URL credential in the palace's Redis hash only, never in the source or the refresh payload", async () => {
     const res = await a.call('/v1/sources', { token: 'tok-alice', body: { location: `https://oauth2:${TOKEN}@127.0.0.1:8443/team/repo.git`, ref: 'main' } });
     expect(res.status).toBe(201);
     const source = (await res.json()) as RegisteredSource;
@@ -80,9 +85,12 @@ describe('source secrets and webhooks on the cluster profile', () => {
     const settings = { redisUrl: a.runtime.config.redis.url, palaceName: name };
     const queue = new TriggerQueue(settings, 1_000, 2_500);
     const runs: number[] = [];
-    const worker = startTriggerWorker(settings, { refresh: async () => { runs.push(Date.now()); }, autoSave: async () => undefined });
+    const worker = startTriggerWorker(settings, { refresh: async () => {
+      runs.push(Date.now());
+    }, autoSave: async () => undefined });
     try {
-      const spec = { kind: 'mine' as const, source: { kind: 'dir' as const, path: root }, mode: 'projects' as const, wing: undefined, agent: 'mempalace', limit: 0, dryRun: false, extract: 'exchange' as const, respectGitignore: true, includeIgnored: [] };
+      const spec = { kind: 'mine' as const, source: { kind: 'dir' as const, path: root }, mode: 'projects' as const, wing: undefined, agent: 'mempalace',
+        limit: 0, dryRun: false, extract: 'exchange' as const, respectGitignore: true, includeIgnored: [] };
       const start = Date.now();
       while (Date.now() - start < 6_000) {
         await queue.requestRefresh({ spec, sourceId: 'src_maxwait' });

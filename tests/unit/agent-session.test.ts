@@ -46,7 +46,8 @@ describe('session drawers', () => {
     const long = `> question\n${'x'.repeat(1700)}`;
     const chunks = chunkExchangeUnits(['> short question here\nand a short answer to it', long]);
     expect(chunks.map((c) => [c.unit, c.chunkIndex])).toEqual([[0, 0], [1, 0], [1, 1], [1, 2]]);
-    const save = { harness: 'codex' as const, sessionId: 's1', agent: 'codex', wing: 'w', room: 'general', sourceFile: '/t.jsonl', exchanges: [{ index: 7, text: long }] };
+    const save = { harness: 'codex' as const, sessionId: 's1', agent: 'codex', wing: 'w', room: 'general', sourceFile: '/t.jsonl',
+      exchanges: [{ index: 7, text: long }] };
     const a = sessionDrawers(save, '2026-01-01T00:00:00.000000Z');
     const b = sessionDrawers({ ...save, exchanges: [{ index: 8, text: long }] }, '2026-01-02T00:00:00.000000Z');
     expect(new Set(a.map((d) => d.id)).size).toBe(3);
@@ -58,7 +59,13 @@ describe('session drawers', () => {
 
 describe('parseHookInput', () => {
   it('reads the fields both hosts send and tolerates missing ones', () => {
-    expect(parseHookInput(JSON.stringify({ session_id: 's', transcript_path: '/t', cwd: '/p', hook_event_name: 'Stop', stop_hook_active: true }))).toEqual({ session_id: 's', transcript_path: '/t', cwd: '/p', hook_event_name: 'Stop', stop_hook_active: true });
+    expect(parseHookInput(JSON.stringify({ session_id: 's', transcript_path: '/t', cwd: '/p', hook_event_name: 'Stop', stop_hook_active: true }))).toEqual({
+      session_id: 's',
+      transcript_path: '/t',
+      cwd: '/p',
+      hook_event_name: 'Stop',
+      stop_hook_active: true,
+    });
     expect(parseHookInput('')).toMatchObject({ session_id: '', stop_hook_active: false });
     expect(parseHookInput(JSON.stringify({ transcript_path: null, stop_hook_active: 'true' }))).toMatchObject({ transcript_path: '', stop_hook_active: true });
   });

@@ -42,7 +42,8 @@ describe('chunkExchanges (docs/palace-behaviour.md §5.5, quirks fixed)', () => 
   });
 
   it('a run of quoted lines is one user turn', () => {
-    const chunks = chunkExchanges('> first line of the question\n> second line of it\nThe answer.\n\n> next\nok\n> last\n', { chunkSize: 800, minChunkSize: 5 });
+    const chunks = chunkExchanges('> first line of the question\n> second line of it\nThe answer.\n\n> next\nok\n> last\n', { chunkSize: 800,
+      minChunkSize: 5 });
     expect(chunks.map((c) => c.content)).toEqual(['> first line of the question\n> second line of it\nThe answer.', '> next\nok', '> last']);
   });
 

@@ -44,7 +44,9 @@ describe('general extraction (docs/palace-behaviour.md §5.6)', () => {
   });
 
   it('code is not prose: fenced blocks and code-like lines are ignored', () => {
-    expect(proseOf('Here is the snippet:\n```\n// fixed bug error crash\n```\n$ npm run build\nconst x = a.b(1)\nnothing else')).toBe('Here is the snippet:\nnothing else');
+    expect(proseOf('Here is the snippet:\n```\n// fixed bug error crash\n```\n$ npm run build\nconst x = a.b(1)\nnothing else')).toBe(
+      'Here is the snippet:\nnothing else',
+    );
     expect(proseOf('```\nonly code\n```')).toBe('```\nonly code\n```');
   });
 
@@ -66,7 +68,8 @@ describe('general extraction (docs/palace-behaviour.md §5.6)', () => {
 
   it('slices long memories at chunk size with one type and a running index', () => {
     const segment = `I prefer tabs over spaces and always use them. ${'x'.repeat(60)}`;
-    const memories = extractGeneralMemories(`${segment}\n\nWe decided to go with Postgres because of the team's experience.`, { chunkSize: 50, minChunkSize: 30 });
+    const memories = extractGeneralMemories(`${segment}\n\nWe decided to go with Postgres because of the team's experience.`, { chunkSize: 50,
+      minChunkSize: 30 });
     expect(memories.map((m) => [m.chunkIndex, m.room, [...m.content].length])).toEqual([
       [0, 'preference', 50],
       [1, 'preference', 50],

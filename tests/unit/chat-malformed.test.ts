@@ -18,7 +18,8 @@ describe('malformed conversation input never crashes', () => {
     ['an array of numbers', '[1, 2, 3]'],
     ['a conversation with one message', '{"messages": [{"role": "user", "content": "hello there"}]}'],
     ['JSONL of unknown entries', '{"type":"x"}\n{"type":"y"}\nnot json at all'],
-    ['a ChatGPT mapping with a cycle', '{"mapping": {"a": {"parent": null, "children": ["b"], "message": null}, "b": {"parent": "a", "children": ["a"], "message": {"author": {"role": "user"}, "content": {"parts": ["loop"]}}}}}'],
+    ['a ChatGPT mapping with a cycle',
+      '{"mapping": {"a": {"parent": null, "children": ["b"], "message": null}, "b": {"parent": "a", "children": ["a"], "message": {"author": {"role": "user"}, "content": {"parts": ["loop"]}}}}}'],
     ['null', 'null'],
   ])('%s is filed as plain text', (_label, text) => {
     const result = normaliseConversation(text, 'x.json');
@@ -77,7 +78,7 @@ describe('malformed conversation input never crashes', () => {
     fc.assert(
       fc.property(fc.oneof(fc.jsonValue().map((v) => JSON.stringify(v)), fc.array(entry).map((es) => es.map((e) => JSON.stringify(e)).join('\n'))), (text) => {
         const result = chunkConversation(text, 'x.jsonl', 'exchange', { chunkSize: 40, minChunkSize: 3 });
-        if (result.status === 'ok') for (const c of result.chunks) expect([...c.content].length).toBeLessThanOrEqual(40);
+        if (result.status === 'ok') { for (const c of result.chunks) expect([...c.content].length).toBeLessThanOrEqual(40); }
       }),
       { numRuns: 300 },
     );

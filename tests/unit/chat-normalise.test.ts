@@ -170,7 +170,9 @@ describe('normaliseConversation: one test per export format', () => {
     const all = JSON.parse(fixture('chatgpt-conversations.json').toString('utf8')) as unknown[];
     const result = normaliseConversation(JSON.stringify(all[1]), 'haiku.json');
     expect(result.format).toBe('chatgpt-json');
-    expect(result.transcript).toBe("> Write a haiku about a failing CI pipeline 🌧️\nRed light at midnight\nthe flaky test fails again\nretry, and it's green\n");
+    expect(result.transcript).toBe(
+      "> Write a haiku about a failing CI pipeline 🌧️\nRed light at midnight\nthe flaky test fails again\nretry, and it's green\n",
+    );
   });
 
   it('Slack speaker ids lose brackets, line breaks and control characters', () => {

@@ -65,7 +65,8 @@ describe('chunkText (docs/palace-behaviour.md §4.5)', () => {
   it('chunks are stripped substrings of the input, in order, within the size (property)', () => {
     fc.assert(fc.property(
       fc.array(fc.constantFrom('a', 'b', ' ', '\n', '😀', 'é'), { maxLength: 600 }),
-      fc.integer({ min: 1, max: 120 }), fc.integer({ min: 0, max: 119 }),
+      fc.integer({ min: 1, max: 120 }),
+      fc.integer({ min: 0, max: 119 }),
       (chars, size, overlap) => {
         const text = chars.join('');
         const chunks = chunkText(text, { size, overlap, min: 1 });
@@ -124,13 +125,14 @@ describe('splitContent (docs/tools.md §0.4)', () => {
   it('concatenation equals the input and rows respect the size in code points (property)', () => {
     fc.assert(fc.property(
       fc.array(fc.constantFrom('a', ' ', '\n', '#', '😀', '字', '\r'), { maxLength: 3000 }),
-      fc.integer({ min: 1, max: 400 }), fc.integer({ min: 0, max: 5 }),
+      fc.integer({ min: 1, max: 400 }),
+      fc.integer({ min: 0, max: 5 }),
       (chars, size, minChunks) => {
         const content = chars.join('');
         const rows = splitContent(content, size, minChunks);
         expect(rows.join('')).toBe(content);
         for (const r of rows) expect(Array.from(r).length).toBeLessThanOrEqual(size);
-        if (Array.from(content).length > size) for (const r of rows) expect(r.length).toBeGreaterThan(0);
+        if (Array.from(content).length > size) { for (const r of rows) expect(r.length).toBeGreaterThan(0); }
       },
     ));
   });

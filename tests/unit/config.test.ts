@@ -11,7 +11,8 @@ describe('config', () => {
     expect(c.logstream.sseMaxClients).toBe(8);
   });
   it('reads the cluster settings and truthy flags', () => {
-    const c = loadConfig({ MEMPALACE_PROFILE: 'cluster', REDIS_URL: 'redis://127.0.0.1:6390', MEMPALACE_MCP_READ_ONLY: ' Yes ', MEMPALACE_ALLOWED_ROOTS: '/a:/b' });
+    const c = loadConfig({ MEMPALACE_PROFILE: 'cluster', REDIS_URL: 'redis://127.0.0.1:6390', MEMPALACE_MCP_READ_ONLY: ' Yes ',
+      MEMPALACE_ALLOWED_ROOTS: '/a:/b' });
     expect(c.profile).toBe('cluster');
     expect(c.redis.url).toBe('redis://127.0.0.1:6390');
     expect(c.mcp.readOnly).toBe(true);
@@ -62,15 +63,25 @@ describe('config validation', () => {
 
   it('checks the OAuth URLs when the issuer is set', () => {
     const oauth = { HOME: '/tmp/h', MEMPALACE_OAUTH_ISSUER: 'https://issuer.example' };
-    expect(thrownBy(() => loadConfig({ ...oauth, MEMPALACE_OAUTH_RESOURCE: 'mcp' })).toJSON()).toMatchObject({ field: 'MEMPALACE_OAUTH_RESOURCE', rule: 'url' });
-    expect(thrownBy(() => loadConfig({ ...oauth, MEMPALACE_OAUTH_JWKS_URL: 'keys' })).toJSON()).toMatchObject({ field: 'MEMPALACE_OAUTH_JWKS_URL', rule: 'url' });
-    expect(loadConfig({ ...oauth, MEMPALACE_OAUTH_RESOURCE: 'https://mcp.example/mcp' }).api.oauth).toMatchObject({ issuer: 'https://issuer.example', resource: 'https://mcp.example/mcp' });
+    expect(thrownBy(() => loadConfig({ ...oauth, MEMPALACE_OAUTH_RESOURCE: 'mcp' })).toJSON()).toMatchObject({ field: 'MEMPALACE_OAUTH_RESOURCE',
+      rule: 'url' });
+    expect(thrownBy(() => loadConfig({ ...oauth, MEMPALACE_OAUTH_JWKS_URL: 'keys' })).toJSON()).toMatchObject({ field: 'MEMPALACE_OAUTH_JWKS_URL',
+      rule: 'url' });
+    expect(loadConfig({ ...oauth, MEMPALACE_OAUTH_RESOURCE: 'https://mcp.example/mcp' }).api.oauth).toMatchObject({ issuer: 'https://issuer.example',
+      resource: 'https://mcp.example/mcp' });
   });
 
   it('accepts good values, trimmed, and blank means the default', () => {
     const c = loadConfig({
-      HOME: '/tmp/h', LOG_LEVEL: ' debug ', LOG_FORMAT: 'json', MEMPALACE_API_RATE_PER_S: '50', MEMPALACE_JOB_LEASE_MS: '1000',
-      MEMPALACE_MCP_IDLE_HOURS: '0.5', MEMPALACE_MCP_JOB_WAIT_S: '0', REDIS_URL: 'rediss://cache.internal:6380', MEMPALACE_GIT_TIMEOUT_S: '',
+      HOME: '/tmp/h',
+      LOG_LEVEL: ' debug ',
+      LOG_FORMAT: 'json',
+      MEMPALACE_API_RATE_PER_S: '50',
+      MEMPALACE_JOB_LEASE_MS: '1000',
+      MEMPALACE_MCP_IDLE_HOURS: '0.5',
+      MEMPALACE_MCP_JOB_WAIT_S: '0',
+      REDIS_URL: 'rediss://cache.internal:6380',
+      MEMPALACE_GIT_TIMEOUT_S: '',
     });
     expect(c.log).toEqual({ level: 'debug', format: 'json' });
     expect(c.api.ratePerSecond).toBe(50);

@@ -192,7 +192,7 @@ interface K8sDoc {
   object: Obj;
 }
 
-type K8sModel = new (data: Obj) => { validate(): void };
+type K8sModel = new(data: Obj) => { validate(): void };
 
 const K8S_MODULES: Record<string, Record<string, unknown>> = {
   v1: k8sCoreV1,
@@ -226,7 +226,7 @@ const k8sDocs: K8sDoc[] = k8sFiles.flatMap((file) =>
   parseAllDocuments(readFileSync(path.join(k8sDir, file), 'utf8')).map((doc) => {
     if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join('; ')}`);
     return { file, object: obj(doc.toJS() as Json, file) };
-  }),
+  })
 );
 
 function k8sName(object: Obj): string {
@@ -308,7 +308,8 @@ function k8sProblems(docs: Obj[]): string[] {
         for (const [refKind, store] of [['configMapKeyRef', configMaps], ['secretKeyRef', secrets]] as const) {
           const ref = valueFrom[refKind];
           if (!isObj(ref)) continue;
-          if (!(store.get(String(ref.name)) ?? {})[String(ref.key)]) problems.push(`${where}: ${refKind} ${String(ref.name)}/${String(ref.key)} is not defined`);
+          if (!(store.get(String(ref.name)) ?? {})[String(ref.key)])
+            problems.push(`${where}: ${refKind} ${String(ref.name)}/${String(ref.key)} is not defined`);
         }
       }
     }
@@ -316,7 +317,8 @@ function k8sProblems(docs: Obj[]): string[] {
       const spec2 = obj(workload.spec, 'spec');
       if (arr(spec2.volumeClaimTemplates).length === 0) problems.push(`${id}: no volumeClaimTemplates`);
       const headless = docs.find((doc) => doc.kind === 'Service' && obj(doc.metadata, 'metadata').name === spec2.serviceName);
-      if (!headless || obj(headless.spec, 'spec').clusterIP !== 'None') problems.push(`${id}: serviceName ${String(spec2.serviceName)} is not a headless Service`);
+      if (!headless || obj(headless.spec, 'spec').clusterIP !== 'None')
+        problems.push(`${id}: serviceName ${String(spec2.serviceName)} is not a headless Service`);
     }
     if (workload.kind !== 'Job') {
       const selector = obj(obj(obj(workload.spec, 'spec').selector, 'selector').matchLabels, 'matchLabels');

@@ -12,7 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder, MINILM_DIMENSION } from '../../embed/minilm.js';
 import { MiniLmTokenizer } from '../../embed/minilm-tokenizer.js';
-import { BGE_FP32_SHA256, BGE_INT8_MODEL_NAME, BGE_INT8_SHA256, BGE_MODEL_NAME, BGE_QUERY_INSTRUCTION, encoderVariant, locateMiniLmModel } from '../../embed/model-locator.js';
+import { BGE_FP32_SHA256, BGE_INT8_MODEL_NAME, BGE_INT8_SHA256, BGE_MODEL_NAME, BGE_QUERY_INSTRUCTION, encoderVariant,
+  locateMiniLmModel } from '../../embed/model-locator.js';
 
 const config = loadConfig();
 const int8 = new MiniLmEmbedder(config, { model: BGE_INT8_MODEL_NAME });
@@ -29,7 +30,8 @@ const pieces = ['../../README.md', '../../embed/minilm.ts'].flatMap((file) => {
   const text = fs.readFileSync(new URL(file, import.meta.url), 'utf8');
   return Array.from({ length: 4 }, (_, i) => text.slice(i * 900, i * 900 + 900)).filter((piece) => piece.trim().length > 0);
 });
-const texts = ['A man is eating food.', 'A man is eating a piece of bread.', 'The girl is carrying a baby.', `${BGE_QUERY_INSTRUCTION}how are drawer ids made deterministic`, ...pieces];
+const texts = ['A man is eating food.', 'A man is eating a piece of bread.', 'The girl is carrying a baby.',
+  `${BGE_QUERY_INSTRUCTION}how are drawer ids made deterministic`, ...pieces];
 
 /** 1 + n single-token words; the tokenizer keeps [CLS] and [SEP] around them. */
 const words = (n: number) => Array.from({ length: n }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'while', 'rain', 'fell', 'outside'][i % 10]).join(' ');

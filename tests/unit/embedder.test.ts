@@ -215,7 +215,8 @@ describe('MiniLmEmbedder off the main thread', () => {
         (e: unknown) => e,
       );
       expect(failure).toBeInstanceOf(PalaceError);
-      expect((failure as PalaceError).toJSON()).toMatchObject({ code: 'internal', field: 'MEMPALACE_MODEL_DIR', rule: 'model_loadable', fix: 'npm run model:fetch', modelDir: dir });
+      expect((failure as PalaceError).toJSON()).toMatchObject({ code: 'internal', field: 'MEMPALACE_MODEL_DIR', rule: 'model_loadable',
+        fix: 'npm run model:fetch', modelDir: dir });
 
       fs.rmSync(path.join(dir, MINILM_ONNX_FILE));
       fs.symlinkSync(real.onnxPath, path.join(dir, MINILM_ONNX_FILE));

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { COMMON_WORDS } from '../../core/data/common-words.js';
 import { ENGLISH } from '../../core/data/entity-locales.js';
-import {
-  addRegistryNames, classifyProse, compileEntityDetector, detectEntities, discoverFromGit, discoverFromProse, isBotAuthor,
-  knownSystemsPrepass, looksLikeRealName, mergeProposals, parseRegistry, pickManifest, projectNameFromClaudeFolder,
-  projectNameFromManifest, registryNames, scoreProseCandidate, setWingTopics,
-} from '../../core/entities.js';
+import { addRegistryNames, classifyProse, compileEntityDetector, detectEntities, discoverFromGit, discoverFromProse, isBotAuthor, knownSystemsPrepass,
+  looksLikeRealName, mergeProposals, parseRegistry, pickManifest, projectNameFromClaudeFolder, projectNameFromManifest, registryNames, scoreProseCandidate,
+  setWingTopics } from '../../core/entities.js';
 
 describe('per-drawer entities (docs/palace-behaviour.md §4.8)', () => {
   it('keeps capitalised words seen at least twice, longer than two letters', () => {
@@ -116,7 +114,8 @@ describe('discovery at init (docs/palace-behaviour.md §7.1)', () => {
   });
 
   it('recognises bots', () => {
-    for (const [n, e] of [['dependabot[bot]', 'x@y'], ['renovate', 'r@y'], ['release-bot', 'a@b'], ['The Bot', 'a@b'], ['chromium-autoroll', 'a@b'], ['Jane', 'ci-bot@x.org']]) {
+    for (const [n, e] of [['dependabot[bot]', 'x@y'], ['renovate', 'r@y'], ['release-bot', 'a@b'], ['The Bot', 'a@b'], ['chromium-autoroll', 'a@b'], ['Jane',
+      'ci-bot@x.org']]) {
       expect(isBotAuthor(n!, e!)).toBe(true);
     }
     expect(isBotAuthor('Abbott Smith', 'abbott@x.org')).toBe(false);
@@ -147,8 +146,11 @@ describe('discovery at init (docs/palace-behaviour.md §7.1)', () => {
 
   it('scores person and project signals in prose', () => {
     const story = [
-      'Mira said the tests were green.', 'She asked for a review.', 'Hey Mira, thanks!',
-      'Mira wrote the summary.', '> Mira: ship it',
+      'Mira said the tests were green.',
+      'She asked for a review.',
+      'Hey Mira, thanks!',
+      'Mira wrote the summary.',
+      '> Mira: ship it',
     ].join('\n');
     const mira = scoreProseCandidate('Mira', story, 5);
     expect(mira.personScore).toBeGreaterThan(0);
@@ -160,14 +162,19 @@ describe('discovery at init (docs/palace-behaviour.md §7.1)', () => {
     expect(lumen.personScore).toBe(0);
     expect(lumen.projectScore).toBe(2 * 4 + 3 + 3);
     expect(classifyProse(lumen)).toEqual({ kind: 'project', confidence: 1 });
-    expect(classifyProse({ name: 'X', frequency: 10, personScore: 0, projectScore: 0, pronounHits: 0, personCategories: 0 })).toEqual({ kind: 'uncertain', confidence: 0.2 });
-    expect(classifyProse({ name: 'X', frequency: 10, personScore: 4, projectScore: 4, pronounHits: 0, personCategories: 1 })).toEqual({ kind: 'uncertain', confidence: 0.5 });
+    expect(classifyProse({ name: 'X', frequency: 10, personScore: 0, projectScore: 0, pronounHits: 0, personCategories: 0 })).toEqual({ kind: 'uncertain',
+      confidence: 0.2 });
+    expect(classifyProse({ name: 'X', frequency: 10, personScore: 4, projectScore: 4, pronounHits: 0, personCategories: 1 })).toEqual({ kind: 'uncertain',
+      confidence: 0.5 });
   });
 
   it('discovers people and projects from prose windows, needing three sightings', () => {
     const doc = [
-      'Mira said we should start. She was right.', 'Mira asked about Lumen.', 'Hey Mira, look.',
-      'We shipped Lumen. The Lumen pipeline is fast. Lumen-v2 next.', 'Rare Rare',
+      'Mira said we should start. She was right.',
+      'Mira asked about Lumen.',
+      'Hey Mira, look.',
+      'We shipped Lumen. The Lumen pipeline is fast. Lumen-v2 next.',
+      'Rare Rare',
     ].join('\n');
     const got = discoverFromProse([doc]);
     expect(got.find((p) => p.name === 'Mira')).toMatchObject({ kind: 'person', source: 'prose' });
@@ -178,9 +185,8 @@ describe('discovery at init (docs/palace-behaviour.md §7.1)', () => {
   it('merges sources strongest first and drops uncertain prose when real signal exists', () => {
     const merged = mergeProposals([
       [{ name: 'Orion', kind: 'project', confidence: 0.85, source: 'manifest', evidence: 0 }],
-      [{ name: 'orion', kind: 'person', confidence: 0.9, source: 'prose', evidence: 4 },
-        { name: 'Fog', kind: 'uncertain', confidence: 0.4, source: 'prose', evidence: 3 },
-        { name: 'Mira', kind: 'person', confidence: 0.9, source: 'prose', evidence: 4 }],
+      [{ name: 'orion', kind: 'person', confidence: 0.9, source: 'prose', evidence: 4 }, { name: 'Fog', kind: 'uncertain', confidence: 0.4, source: 'prose',
+        evidence: 3 }, { name: 'Mira', kind: 'person', confidence: 0.9, source: 'prose', evidence: 4 }],
     ]);
     expect(merged.map((p) => p.name)).toEqual(['Orion', 'Mira']);
     expect(mergeProposals([[{ name: 'Fog', kind: 'uncertain', confidence: 0.4, source: 'prose', evidence: 3 }]])).toHaveLength(1);

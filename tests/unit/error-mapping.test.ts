@@ -149,7 +149,11 @@ describe('error mapping: the inputs', () => {
       expect(reportError(new TypeError('boom'), false)).toBe(1);
       expect(reportError(errorOf('invalid_argument', false), false)).toBe(2);
       expect(stderr.mock.calls.map(([line]) => String(line))).toEqual([
-        'error: neo4j is unavailable: ECONNREFUSED\n', 'error: neo4j is unavailable: unauthorized\n', 'error: no such wing\n', 'error: boom\n', 'error: a invalid_argument failure\n',
+        'error: neo4j is unavailable: ECONNREFUSED\n',
+        'error: neo4j is unavailable: unauthorized\n',
+        'error: no such wing\n',
+        'error: boom\n',
+        'error: a invalid_argument failure\n',
       ]);
     } finally {
       stderr.mockRestore();

@@ -13,12 +13,18 @@ function refusal(source: string): PalaceError {
   throw new Error('the set was accepted');
 }
 
-const conversation = { id: 'c/1', sessions: [{ id: 's1', date: '2026-03-02', turns: [{ id: 't1', speaker: 'Mira', text: 'I signed the lease on the flat by the harbour.' }, { id: 't2', speaker: 'Tomas', text: 'Congratulations, is that the one with the blue door?' }, { id: 't3', speaker: 'Mira', text: 'Yes, moving day is the 21st of March.' }] }] };
+const conversation = { id: 'c/1',
+  sessions: [{ id: 's1', date: '2026-03-02',
+    turns: [{ id: 't1', speaker: 'Mira', text: 'I signed the lease on the flat by the harbour.' }, { id: 't2', speaker: 'Tomas',
+      text: 'Congratulations, is that the one with the blue door?' }, { id: 't3', speaker: 'Mira', text: 'Yes, moving day is the 21st of March.' }] }] };
 
 describe('labelled sets', () => {
   it('reads JSON lines of drawer queries, defaulting the category', () => {
-    const set = parseLabelledSet('{"query": "tide chart", "expected": ["tide-chart.tsx"]}\n\n{"query": "berths", "expected": ["drawer_x"], "category": "code"}\n');
-    expect(set).toEqual({ kind: 'drawers', queries: [{ query: 'tide chart', expected: ['tide-chart.tsx'], category: 'all' }, { query: 'berths', expected: ['drawer_x'], category: 'code' }] });
+    const set = parseLabelledSet(
+      '{"query": "tide chart", "expected": ["tide-chart.tsx"]}\n\n{"query": "berths", "expected": ["drawer_x"], "category": "code"}\n',
+    );
+    expect(set).toEqual({ kind: 'drawers',
+      queries: [{ query: 'tide chart', expected: ['tide-chart.tsx'], category: 'all' }, { query: 'berths', expected: ['drawer_x'], category: 'code' }] });
   });
 
   it('refuses a bad record naming its line, field and rule', () => {
@@ -36,7 +42,8 @@ describe('labelled sets', () => {
     expect(set.kind).toBe('conversations');
     if (set.kind !== 'conversations') return;
     expect(set.skipped).toBe(1);
-    expect(set.questions).toEqual([{ conversation: 'c/1', question: 'Where did Mira move?', evidence_turns: ['t1'], evidence_sessions: ['s1'], category: '1' }]);
+    expect(set.questions).toEqual([{ conversation: 'c/1', question: 'Where did Mira move?', evidence_turns: ['t1'], evidence_sessions: ['s1'],
+      category: '1' }]);
   });
 
   it('refuses ids repeated across the file and evidence naming nothing of it', () => {
@@ -53,7 +60,8 @@ describe('filing a conversation', () => {
     expect(conversationWing('c/1')).toBe('eval_c_1');
     expect(drawers.map((d) => d.meta.turn_ids)).toEqual(['t1;t2', 't3']);
     expect(drawers[0]!.content).toBe('Mira: I signed the lease on the flat by the harbour.\nTomas: Congratulations, is that the one with the blue door?');
-    expect(drawers[0]!.meta).toMatchObject({ wing: 'eval_c_1', session_id: 's1', session_date: '2026-03-02', filed_at: '2026-03-02T00:00:00.000000Z', ingest_mode: 'convos' });
+    expect(drawers[0]!.meta).toMatchObject({ wing: 'eval_c_1', session_id: 's1', session_date: '2026-03-02', filed_at: '2026-03-02T00:00:00.000000Z',
+      ingest_mode: 'convos' });
     expect(conversationDrawers(conversation, new Date()).map((d) => d.id)).toEqual(drawers.map((d) => d.id));
   });
 });

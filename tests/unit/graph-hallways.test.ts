@@ -48,16 +48,20 @@ describe('buildHallwaysForWing', () => {
   it('counts co-occurring pairs by spelling key, at least twice, skipping sentinels and self-links', async () => {
     const made = await buildHallwaysForWing(palace.ctx, 'alpha');
     // What every record of a first build carries besides its pair.
-    const firstBuild = { created_at: '2032-01-01T00:00:00.000000+00:00', created_by: 'auto', strength: 1, stability: 1, last_activated: '2032-01-01T00:00:00.000000+00:00', access_count: 0 };
+    const firstBuild = { created_at: '2032-01-01T00:00:00.000000+00:00', created_by: 'auto', strength: 1, stability: 1,
+      last_activated: '2032-01-01T00:00:00.000000+00:00', access_count: 0 };
     expect(made).toEqual([
-      { id: `hallway_alpha_Amy_Auth_${hashN('alpha::Amy::Auth', 8)}`, wing: 'alpha', entity_a: 'Amy', entity_b: 'Auth', co_occurrence_count: 2, rooms: ['auth'], label: 'Amy ↔ Auth (co-occur in 2 drawers across 1 room: auth)', ...firstBuild },
-      { id: `hallway_alpha_Amy_Bob_${hashN('alpha::Amy::Bob', 8)}`, wing: 'alpha', entity_a: 'Amy', entity_b: 'Bob', co_occurrence_count: 3, rooms: ['auth', 'ops'], label: 'Amy ↔ Bob (co-occur in 3 drawers across 2 rooms: auth, ops)', ...firstBuild },
+      { id: `hallway_alpha_Amy_Auth_${hashN('alpha::Amy::Auth', 8)}`, wing: 'alpha', entity_a: 'Amy', entity_b: 'Auth', co_occurrence_count: 2, rooms: ['auth'],
+        label: 'Amy ↔ Auth (co-occur in 2 drawers across 1 room: auth)', ...firstBuild },
+      { id: `hallway_alpha_Amy_Bob_${hashN('alpha::Amy::Bob', 8)}`, wing: 'alpha', entity_a: 'Amy', entity_b: 'Bob', co_occurrence_count: 3,
+        rooms: ['auth', 'ops'], label: 'Amy ↔ Bob (co-occur in 3 drawers across 2 rooms: auth, ops)', ...firstBuild },
     ]);
     expect(await listHallways(palace.ctx, { wing: 'alpha' })).toEqual(made);
   });
 
   it('keeps pairs seen once when min_count is 1 (values below 1 are clamped)', async () => {
-    const pairs = async (min: number) => (await buildHallwaysForWing(palace.ctx, 'alpha', min)).map((h) => `${h.entity_a}+${h.entity_b}=${h.co_occurrence_count}`);
+    const pairs = async (min: number) =>
+      (await buildHallwaysForWing(palace.ctx, 'alpha', min)).map((h) => `${h.entity_a}+${h.entity_b}=${h.co_occurrence_count}`);
     const expected = ['Amy+Auth=2', 'Amy+Bob=3', 'Amy+Cat=1', 'Auth+Bob=1'];
     expect(await pairs(1)).toEqual(expected);
     expect(await pairs(0)).toEqual(expected);
@@ -77,7 +81,8 @@ describe('buildHallwaysForWing', () => {
       ['Amy', 'Bob', now, then],
       ['Cat', 'Dan', now, now],
     ]);
-    expect((await listHallways(palace.ctx)).map((h) => `${h.wing}:${h.entity_a}+${h.entity_b}`)).toEqual(['alpha:Amy+Auth', 'alpha:Amy+Bob', 'alpha:Cat+Dan', 'beta:Amy+Bob']);
+    expect((await listHallways(palace.ctx)).map((h) => `${h.wing}:${h.entity_a}+${h.entity_b}`)).toEqual(['alpha:Amy+Auth', 'alpha:Amy+Bob', 'alpha:Cat+Dan',
+      'beta:Amy+Bob']);
     expect((await listHallways(palace.ctx, { wing: 'beta' }))[0]!.rooms).toEqual(['x', 'y']);
   });
 

@@ -65,7 +65,8 @@ describe('traverse', () => {
     await traverse(palace.ctx, { start_room: 'solo' });
     await palace.file([{ wing: 'delta', room: 'auth', hall: 'identity' }]);
     const [, ...rest] = await traverse(palace.ctx, { start_room: 'solo', max_hops: 1 });
-    expect(rest).toEqual([{ room: 'auth', wings: ['alpha', 'beta', 'delta'], halls: ['emotions', 'identity', 'technical'], count: 6, hop: 1, connected_via: ['delta'] }]);
+    expect(rest).toEqual([{ room: 'auth', wings: ['alpha', 'beta', 'delta'], halls: ['emotions', 'identity', 'technical'], count: 6, hop: 1,
+      connected_via: ['delta'] }]);
   });
 });
 
@@ -112,8 +113,15 @@ describe('graph_stats', () => {
     const empty = await openGraphPalace();
     try {
       expect(await graphStats(empty.ctx)).toEqual({
-        total_rooms: 0, tunnel_rooms: 0, total_edges: 0, rooms_per_wing: {}, top_tunnels: [],
-        total_room_instances: 0, passive_tunnel_rooms: 0, explicit_tunnels: 0, total_connections: 0,
+        total_rooms: 0,
+        tunnel_rooms: 0,
+        total_edges: 0,
+        rooms_per_wing: {},
+        top_tunnels: [],
+        total_room_instances: 0,
+        passive_tunnel_rooms: 0,
+        explicit_tunnels: 0,
+        total_connections: 0,
       });
       expect(await findTunnels(empty.ctx)).toEqual([]);
     } finally {

@@ -46,7 +46,8 @@ describe('create_tunnel', () => {
   it('treats B→A as the same tunnel: relabels, keeps created_at and dynamics, sets updated_at', async () => {
     const first = await createTunnel(palace.ctx, { ...base, label: 'one' });
     clock = new Date('2031-06-01T00:00:00.000Z');
-    const again = await createTunnel(palace.ctx, { source_wing: 'beta', source_room: 'billing', target_wing: 'alpha', target_room: 'auth', label: 'two', source_drawer_id: 'drawer_target' });
+    const again = await createTunnel(palace.ctx, { source_wing: 'beta', source_room: 'billing', target_wing: 'alpha', target_room: 'auth', label: 'two',
+      source_drawer_id: 'drawer_target' });
     expect(again).toEqual({
       ...first,
       source: { wing: 'beta', room: 'billing', drawer_id: 'drawer_target' },
@@ -105,12 +106,16 @@ describe('list_tunnels and delete_tunnel', () => {
 describe('follow_tunnels', () => {
   it('lists outgoing and incoming connections with previews of recorded drawers', async () => {
     const t1 = await createTunnel(palace.ctx, { ...base, label: 'pays', target_drawer_id: 'drawer_target' });
-    const t2 = await createTunnel(palace.ctx, { source_wing: 'My Wing', source_room: 'notes', target_wing: 'alpha', target_room: 'auth', source_drawer_id: 'drawer_logical' });
-    const t3 = await createTunnel(palace.ctx, { source_wing: 'beta', source_room: 'billing', target_wing: 'My Wing', target_room: 'notes', target_drawer_id: 'drawer_gone' });
+    const t2 = await createTunnel(palace.ctx, { source_wing: 'My Wing', source_room: 'notes', target_wing: 'alpha', target_room: 'auth',
+      source_drawer_id: 'drawer_logical' });
+    const t3 = await createTunnel(palace.ctx, { source_wing: 'beta', source_room: 'billing', target_wing: 'My Wing', target_room: 'notes',
+      target_drawer_id: 'drawer_gone' });
     const fromAuth = await followTunnels(palace.ctx, { wing: 'Alpha', room: 'auth' });
     expect(fromAuth).toEqual([
-      { direction: 'outgoing', connected_wing: 'beta', connected_room: 'billing', label: 'pays', drawer_id: 'drawer_target', tunnel_id: t1.id, drawer_preview: `${'😀'.repeat(10)}${'x'.repeat(290)}` },
-      { direction: 'incoming', connected_wing: 'My Wing', connected_room: 'notes', label: '', drawer_id: 'drawer_logical', tunnel_id: t2.id, drawer_preview: 'first half, second half' },
+      { direction: 'outgoing', connected_wing: 'beta', connected_room: 'billing', label: 'pays', drawer_id: 'drawer_target', tunnel_id: t1.id,
+        drawer_preview: `${'😀'.repeat(10)}${'x'.repeat(290)}` },
+      { direction: 'incoming', connected_wing: 'My Wing', connected_room: 'notes', label: '', drawer_id: 'drawer_logical', tunnel_id: t2.id,
+        drawer_preview: 'first half, second half' },
     ]);
     const fromNotes = await followTunnels(palace.ctx, { wing: 'my_wing', room: 'notes' });
     expect(fromNotes.map((c) => [c.direction, c.connected_wing, c.drawer_id, 'drawer_preview' in c])).toEqual([
@@ -119,7 +124,8 @@ describe('follow_tunnels', () => {
     ]);
     expect(t3.target.drawer_id).toBe('drawer_gone');
     const fromBilling = await followTunnels(palace.ctx, { wing: 'beta', room: 'billing' });
-    expect(fromBilling.find((c) => c.tunnel_id === t3.id)).toEqual({ direction: 'outgoing', connected_wing: 'My Wing', connected_room: 'notes', label: '', drawer_id: 'drawer_gone', tunnel_id: t3.id });
+    expect(fromBilling.find((c) => c.tunnel_id === t3.id)).toEqual({ direction: 'outgoing', connected_wing: 'My Wing', connected_room: 'notes', label: '',
+      drawer_id: 'drawer_gone', tunnel_id: t3.id });
   });
 
   it('compares the room exactly and returns [] when nothing connects', async () => {
@@ -152,7 +158,8 @@ describe('tunnels made by mining', () => {
   });
 
   it('links wings whose hallways share an entity', async () => {
-    const hallway = (wing: string, a: string, b: string) => ({ id: `h_${wing}_${a}_${b}`, wing, entity_a: a, entity_b: b, co_occurrence_count: 2, rooms: [], label: '', created_at: '2031-01-01T00:00:00+00:00', created_by: 'auto' });
+    const hallway = (wing: string, a: string, b: string) => ({ id: `h_${wing}_${a}_${b}`, wing, entity_a: a, entity_b: b, co_occurrence_count: 2, rooms: [],
+      label: '', created_at: '2031-01-01T00:00:00+00:00', created_by: 'auto' });
     await palace.ctx.graph.hallwaysReplaceWing('beta', [hallway('beta', 'Amy', 'Bob'), hallway('beta', 'Bob', 'Zed')]);
     await palace.ctx.graph.hallwaysReplaceWing('alpha', [hallway('alpha', 'Amy', 'Cat')]);
     await palace.ctx.graph.hallwaysReplaceWing('gamma', [hallway('gamma', 'Bob', 'Cat'), hallway('gamma', 'Amy', 'Dan')]);

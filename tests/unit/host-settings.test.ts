@@ -27,50 +27,59 @@ const unrelated = {
   },
 };
 
-describe.each([['claude-code', ['SessionStart', 'Stop', 'PreCompact', 'SessionEnd']], ['codex', ['SessionStart', 'Stop', 'PreCompact']]] as const)('%s settings', (harness, events) => {
-  const file = path.join(dir, harness, 'settings.json');
-  const original = `${JSON.stringify(unrelated, null, 2)}\n`;
+describe.each([['claude-code', ['SessionStart', 'Stop', 'PreCompact', 'SessionEnd']], ['codex', ['SessionStart', 'Stop', 'PreCompact']]] as const)(
+  '%s settings',
+  (harness, events) => {
+    const file = path.join(dir, harness, 'settings.json');
+    const original = `${JSON.stringify(unrelated, null, 2)}\n`;
 
-  it('install merges its entries, keeps the unrelated ones and backs the file up', async () => {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, original);
-    const r = await installHooks({ harness, file, bin: 'mempalace', uninstall: false });
-    expect(r).toMatchObject({ changed: true, backup: `${file}.mempalace.bak`, events: [...events] });
-    expect(fs.readFileSync(`${file}.mempalace.bak`, 'utf8')).toBe(original);
-    const installed = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof unrelated & { hooks: Record<string, { hooks: { command: string }[] }[]> };
-    expect(installed.model).toBe('sonnet');
-    expect(installed.permissions).toEqual(unrelated.permissions);
-    expect(installed.hooks.PreToolUse).toEqual(unrelated.hooks.PreToolUse);
-    expect(installed.hooks.Stop![0]).toEqual(unrelated.hooks.Stop[0]);
-    expect(installed.hooks.SessionStart![0]).toEqual(unrelated.hooks.SessionStart[0]);
-    for (const event of events) {
-      const ours = installed.hooks[event]!.flatMap((g) => g.hooks).filter((h) => h.command.includes('hook run'));
-      expect(ours).toEqual([expect.objectContaining({ type: 'command', command: `mempalace hook run --hook ${event === 'SessionStart' ? 'session-start' : event === 'Stop' ? 'stop' : event === 'PreCompact' ? 'precompact' : 'session-end'} --harness ${harness}` })]);
-    }
-  });
+    it('install merges its entries, keeps the unrelated ones and backs the file up', async () => {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, original);
+      const r = await installHooks({ harness, file, bin: 'mempalace', uninstall: false });
+      expect(r).toMatchObject({ changed: true, backup: `${file}.mempalace.bak`, events: [...events] });
+      expect(fs.readFileSync(`${file}.mempalace.bak`, 'utf8')).toBe(original);
+      const installed = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof unrelated & { hooks: Record<string, { hooks: { command: string }[] }[]> };
+      expect(installed.model).toBe('sonnet');
+      expect(installed.permissions).toEqual(unrelated.permissions);
+      expect(installed.hooks.PreToolUse).toEqual(unrelated.hooks.PreToolUse);
+      expect(installed.hooks.Stop![0]).toEqual(unrelated.hooks.Stop[0]);
+      expect(installed.hooks.SessionStart![0]).toEqual(unrelated.hooks.SessionStart[0]);
+      for (const event of events) {
+        const ours = installed.hooks[event]!.flatMap((g) => g.hooks).filter((h) => h.command.includes('hook run'));
+        expect(ours).toEqual([
+          expect.objectContaining({ type: 'command',
+            command: `mempalace hook run --hook ${
+              event === 'SessionStart' ? 'session-start' : event === 'Stop' ? 'stop' : event === 'PreCompact' ? 'precompact' : 'session-end'
+            } --harness ${harness}` }),
+        ]);
+      }
+    });
 
-  it('a second install changes nothing', async () => {
-    const before = fs.readFileSync(file, 'utf8');
-    const r = await installHooks({ harness, file, bin: 'mempalace', uninstall: false });
-    expect(r.changed).toBe(false);
-    expect(fs.readFileSync(file, 'utf8')).toBe(before);
-  });
+    it('a second install changes nothing', async () => {
+      const before = fs.readFileSync(file, 'utf8');
+      const r = await installHooks({ harness, file, bin: 'mempalace', uninstall: false });
+      expect(r.changed).toBe(false);
+      expect(fs.readFileSync(file, 'utf8')).toBe(before);
+    });
 
-  it('installing with another command replaces its own entries instead of adding more', () => {
-    const once = withOwnHooks(unrelated, harness, 'mempalace');
-    const twice = withOwnHooks(once, harness, 'node /opt/mempalace/dist/cli/main.js');
-    const commands = Object.values(twice.hooks as Record<string, { hooks: { command: string }[] }[]>).flat().flatMap((g) => g.hooks).map((h) => h.command).filter((c) => c.includes('hook run'));
-    expect(commands).toHaveLength(events.length);
-    expect(commands.every((c) => c.startsWith('node /opt/mempalace/dist/cli/main.js hook run'))).toBe(true);
-  });
+    it('installing with another command replaces its own entries instead of adding more', () => {
+      const once = withOwnHooks(unrelated, harness, 'mempalace');
+      const twice = withOwnHooks(once, harness, 'node /opt/mempalace/dist/cli/main.js');
+      const commands = Object.values(twice.hooks as Record<string, { hooks: { command: string }[] }[]>).flat().flatMap((g) => g.hooks).map((h) => h.command)
+        .filter((c) => c.includes('hook run'));
+      expect(commands).toHaveLength(events.length);
+      expect(commands.every((c) => c.startsWith('node /opt/mempalace/dist/cli/main.js hook run'))).toBe(true);
+    });
 
-  it('uninstall removes exactly its own entries: the original settings come back', async () => {
-    const r = await installHooks({ harness, file, bin: 'mempalace', uninstall: true });
-    expect(r.changed).toBe(true);
-    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual(unrelated);
-    expect((await installHooks({ harness, file, bin: 'mempalace', uninstall: true })).changed).toBe(false);
-  });
-});
+    it('uninstall removes exactly its own entries: the original settings come back', async () => {
+      const r = await installHooks({ harness, file, bin: 'mempalace', uninstall: true });
+      expect(r.changed).toBe(true);
+      expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual(unrelated);
+      expect((await installHooks({ harness, file, bin: 'mempalace', uninstall: true })).changed).toBe(false);
+    });
+  },
+);
 
 it('a settings file that does not exist is created, and uninstall leaves no hooks key behind', async () => {
   const file = path.join(dir, 'fresh', '.claude', 'settings.json');
@@ -83,13 +92,14 @@ it('a settings file that does not exist is created, and uninstall leaves no hook
 it('a settings file that is not JSON is refused and left untouched', async () => {
   const file = path.join(dir, 'broken.json');
   fs.writeFileSync(file, '{ "hooks": ');
-  await expect(installHooks({ harness: 'codex', file, bin: 'mempalace', uninstall: false })).rejects.toMatchObject({ code: 'invalid_argument', field: 'settings', rule: 'json_object' });
+  await expect(installHooks({ harness: 'codex', file, bin: 'mempalace', uninstall: false })).rejects.toMatchObject({ code: 'invalid_argument',
+    field: 'settings', rule: 'json_object' });
   expect(fs.readFileSync(file, 'utf8')).toBe('{ "hooks": ');
 });
 
 const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
 
-describe('the settings file\'s mode and links', () => {
+describe("the settings file's mode and links", () => {
   it('a 0600 settings file holding an API key stays 0600 after install and uninstall, and so does its backup', async () => {
     const file = path.join(dir, 'private', 'settings.json');
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -134,14 +144,15 @@ describe('the settings file\'s mode and links', () => {
     const link = path.join(dir, 'dangling', 'settings.json');
     fs.mkdirSync(path.dirname(link), { recursive: true });
     fs.symlinkSync(path.join(dir, 'dangling', 'nowhere', 'settings.json'), link);
-    await expect(installHooks({ harness: 'claude-code', file: link, bin: 'mempalace', uninstall: false })).rejects.toMatchObject({ code: 'invalid_argument', field: 'settings', rule: 'symlink_target' });
+    await expect(installHooks({ harness: 'claude-code', file: link, bin: 'mempalace', uninstall: false })).rejects.toMatchObject({ code: 'invalid_argument',
+      field: 'settings', rule: 'symlink_target' });
     expect(fs.readdirSync(path.dirname(link))).toEqual(['settings.json']);
     expect(fs.existsSync(path.join(dir, 'dangling', 'nowhere'))).toBe(false);
   });
 });
 
 describe('the installed command line', () => {
-  it('quotes the palace path, so the host\'s sh -c passes it literally and runs nothing in it', () => {
+  it("quotes the palace path, so the host's sh -c passes it literally and runs nothing in it", () => {
     const pwned = path.join(dir, 'pwned-xyz');
     const palace = `${dir}/p $(touch ${pwned}) \`touch ${pwned}\` "dq" it's $HOME *`;
     // printf prints each argument it is given on its own line: exactly what mempalace would receive.

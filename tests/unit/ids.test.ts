@@ -13,7 +13,9 @@ describe('drawer ids', () => {
   });
   it('matches the R3 chunk and convo vectors of the spec recipe', () => {
     expect(`drawer_demo_notes_${hashN(lengthPrefixed(['/home/u/proj/docs/a.md', 3]), 24)}`).toBe('drawer_demo_notes_1edc022f93c4a5887fd47f8f');
-    expect(`drawer_demo_technical_${hashN(lengthPrefixed(['/home/u/proj/docs/a.md', 'exchange', 3]), 24)}`).toBe('drawer_demo_technical_d3f08fe75851f982d0c22bca');
+    expect(`drawer_demo_technical_${hashN(lengthPrefixed(['/home/u/proj/docs/a.md', 'exchange', 3]), 24)}`).toBe(
+      'drawer_demo_technical_d3f08fe75851f982d0c22bca',
+    );
     expect(lengthPrefixed(['/home/u/proj/docs/a.md', 3])).toBe('22:/home/u/proj/docs/a.md1:3');
   });
   it('derives chunk rows, tunnels and hallways symmetrically', () => {

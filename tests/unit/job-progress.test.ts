@@ -9,16 +9,26 @@ import type { JobSpec, MineSpec } from '../../jobs/job.js';
 import { jobLockKey, lockKey, waitForJob } from '../../jobs/job.js';
 
 const mine = (dryRun: boolean): MineSpec => ({
-  kind: 'mine', source: { kind: 'dir', path: '/data/src' }, mode: 'projects', agent: 'a', limit: 0, dryRun,
-  extract: 'exchange', respectGitignore: true, includeIgnored: [],
+  kind: 'mine',
+  source: { kind: 'dir', path: '/data/src' },
+  mode: 'projects',
+  agent: 'a',
+  limit: 0,
+  dryRun,
+  extract: 'exchange',
+  respectGitignore: true,
+  includeIgnored: [],
 });
 
 describe('job progress', () => {
   it('only dry runs write nothing', () => {
     const cases: [JobSpec, boolean][] = [
-      [mine(false), true], [mine(true), false],
-      [{ kind: 'sync', wing: 'w', apply: true }, true], [{ kind: 'sync', wing: 'w', apply: false }, false],
-      [{ kind: 'delete_by_source', sourceFile: '/f', dryRun: false }, true], [{ kind: 'delete_by_source', sourceFile: '/f', dryRun: true }, false],
+      [mine(false), true],
+      [mine(true), false],
+      [{ kind: 'sync', wing: 'w', apply: true }, true],
+      [{ kind: 'sync', wing: 'w', apply: false }, false],
+      [{ kind: 'delete_by_source', sourceFile: '/f', dryRun: false }, true],
+      [{ kind: 'delete_by_source', sourceFile: '/f', dryRun: true }, false],
       [{ kind: 'reembed', model: 'm' }, true],
     ];
     for (const [spec, writes] of cases) expect(specWrites(spec), JSON.stringify(spec)).toBe(writes);
@@ -33,17 +43,33 @@ describe('job progress', () => {
   it('a new record starts at zero; a resumed one keeps its start time and counters', () => {
     const fresh = newProgress({ jobId: 'j', kind: 'mine', lockKey: 'k' }, '2026-03-01T10:00:00.000Z');
     expect(fresh).toEqual({
-      job_id: 'j', kind: 'mine', lock_key: 'k', state: 'running', started_at: '2026-03-01T10:00:00.000Z', updated_at: '2026-03-01T10:00:00.000Z',
-      rate: 0, eta_s: null, recent_errors: [], ...emptyCounters(),
+      job_id: 'j',
+      kind: 'mine',
+      lock_key: 'k',
+      state: 'running',
+      started_at: '2026-03-01T10:00:00.000Z',
+      updated_at: '2026-03-01T10:00:00.000Z',
+      rate: 0,
+      eta_s: null,
+      recent_errors: [],
+      ...emptyCounters(),
     });
     const counters = { ...emptyCounters(), files_total: 10, files_seen: 4 };
     const resumed = newProgress({ jobId: 'j', kind: 'mine', lockKey: 'k' }, '2026-03-01T10:05:00.000Z', {
-      startedAt: '2026-03-01T10:00:00.000Z', step: { counters, recentErrors: [{ file: 'a', error: 'e' }], lastFile: 'b' },
+      startedAt: '2026-03-01T10:00:00.000Z',
+      step: { counters, recentErrors: [{ file: 'a', error: 'e' }], lastFile: 'b' },
     });
-    expect(resumed).toMatchObject({ started_at: '2026-03-01T10:00:00.000Z', updated_at: '2026-03-01T10:05:00.000Z', files_seen: 4, files_total: 10, last_file: 'b', recent_errors: [{ file: 'a', error: 'e' }] });
+    expect(resumed).toMatchObject({ started_at: '2026-03-01T10:00:00.000Z', updated_at: '2026-03-01T10:05:00.000Z', files_seen: 4, files_total: 10,
+      last_file: 'b', recent_errors: [{ file: 'a', error: 'e' }] });
     expect(newJobRecord(mine(false), fresh)).toEqual({
-      job_id: 'j', kind: 'mine', lock_key: 'k', state: 'running', spec: mine(false), progress: fresh,
-      created_at: fresh.started_at, updated_at: fresh.updated_at,
+      job_id: 'j',
+      kind: 'mine',
+      lock_key: 'k',
+      state: 'running',
+      spec: mine(false),
+      progress: fresh,
+      created_at: fresh.started_at,
+      updated_at: fresh.updated_at,
     });
   });
 
@@ -61,14 +87,20 @@ describe('job progress', () => {
     const start = newProgress({ jobId: 'j', kind: 'sync', lockKey: 'k' }, '2026-03-01T10:00:00.000Z');
     const done = finishProgress(start, 'failed', failureFields('boom', 'store_unavailable'), '2026-03-01T10:01:00.000Z');
     expect(done).toMatchObject({
-      state: 'failed', finished_at: '2026-03-01T10:01:00.000Z', updated_at: '2026-03-01T10:01:00.000Z', eta_s: 0,
-      error: 'boom', result: { success: false, error: 'boom', error_class: 'store_unavailable' },
+      state: 'failed',
+      finished_at: '2026-03-01T10:01:00.000Z',
+      updated_at: '2026-03-01T10:01:00.000Z',
+      eta_s: 0,
+      error: 'boom',
+      result: { success: false, error: 'boom', error_class: 'store_unavailable' },
     });
     expect(failureFields('boom')).toEqual({ error: 'boom', result: { success: false, error: 'boom' } });
   });
 
   it('wait tells each new record once and returns at the end or the deadline', async () => {
-    const records = ['a', 'a', 'b'].map((u, i) => ({ ...newProgress({ jobId: 'j', kind: 'mine', lockKey: 'k' }, u), state: i === 2 ? 'completed' as const : 'running' as const }));
+    const records = ['a', 'a', 'b'].map((u, i) => ({ ...newProgress({ jobId: 'j', kind: 'mine', lockKey: 'k' }, u),
+      state: i === 2 ? 'completed' as const : 'running' as const })
+    );
     let n = 0;
     const seen: string[] = [];
     const end = await waitForJob(async () => records[Math.min(n++, 2)]!, 60_000, 1, (p) => seen.push(p.updated_at));

@@ -24,8 +24,17 @@ describe('parseJobRequest', () => {
   it('turns a mine request into its spec with the documented defaults', async () => {
     const spec = await parseJobRequest('mine', { source: path.join(root, 'project'), wing: '  w  ', include_ignored: [' a/b '] }, { policy });
     expect(spec).toEqual({
-      kind: 'mine', source: { kind: 'dir', path: path.join(root, 'project') }, mode: 'projects', wing: 'w', sourceBounds: policy.bounds,
-      agent: 'mempalace', limit: 0, dryRun: false, extract: 'exchange', respectGitignore: true, includeIgnored: ['a/b'],
+      kind: 'mine',
+      source: { kind: 'dir', path: path.join(root, 'project') },
+      mode: 'projects',
+      wing: 'w',
+      sourceBounds: policy.bounds,
+      agent: 'mempalace',
+      limit: 0,
+      dryRun: false,
+      extract: 'exchange',
+      respectGitignore: true,
+      includeIgnored: ['a/b'],
     });
     const as = await parseJobRequest('mine', { source: path.join(root, 'project') }, { policy, agent: 'alice' });
     expect(as.agent).toBe('alice');
@@ -34,26 +43,32 @@ describe('parseJobRequest', () => {
   });
 
   it('treats a blank sync wing or project_dir as absent, and refuses apply with neither', async () => {
-    expect(await parseJobRequest('sync', { wing: ' ', project_dir: '' }, { policy })).toEqual({ kind: 'sync', wing: undefined, projectDir: undefined, apply: false, sourceBounds: policy.bounds });
+    expect(await parseJobRequest('sync', { wing: ' ', project_dir: '' }, { policy })).toEqual({ kind: 'sync', wing: undefined, projectDir: undefined,
+      apply: false, sourceBounds: policy.bounds });
     expect(await refusal(parseJobRequest('sync', { apply: true, wing: '  ' }, { policy }))).toMatchObject({ field: 'apply', rule: 'scope_required' });
   });
 
-  it('carries a sync\'s force (the sync guard\'s override) to its spec, and refuses one that is not a boolean', async () => {
-    expect(await parseJobRequest('sync', { wing: 'w', apply: true, force: true }, { policy })).toEqual({ kind: 'sync', wing: 'w', projectDir: undefined, apply: true, force: true, sourceBounds: policy.bounds });
+  it("carries a sync's force (the sync guard's override) to its spec, and refuses one that is not a boolean", async () => {
+    expect(await parseJobRequest('sync', { wing: 'w', apply: true, force: true }, { policy })).toEqual({ kind: 'sync', wing: 'w', projectDir: undefined,
+      apply: true, force: true, sourceBounds: policy.bounds });
     expect(await parseJobRequest('sync', { wing: 'w', apply: true, force: false }, { policy })).not.toHaveProperty('force');
-    expect(await refusal(parseJobRequest('sync', { wing: 'w', apply: true, force: 'yes' }, { policy }))).toMatchObject({ code: 'invalid_argument', field: 'force' });
+    expect(await refusal(parseJobRequest('sync', { wing: 'w', apply: true, force: 'yes' }, { policy }))).toMatchObject({ code: 'invalid_argument',
+      field: 'force' });
   });
 
   it('checks the wing name before it keeps a git credential, so a refused mine writes nothing', async () => {
     const kept: string[] = [];
-    const credentials = { put: async (url: string) => { kept.push(url); } };
+    const credentials = { put: async (url: string) => {
+      kept.push(url);
+    } };
     const request = { source: 'https://user:secret@git.example.test/repo.git', ref: 'main', wing: 'a/b' };
     expect(await refusal(parseJobRequest('mine', request, { policy, credentials }))).toMatchObject({ field: 'wing', rule: 'path_characters' });
     expect(kept).toEqual([]);
   });
 
   it('keeps a delete_by_source value exactly, dry run by default', async () => {
-    expect(await parseJobRequest('delete_by_source', { source_file: ' notes.md ' }, { policy })).toEqual({ kind: 'delete_by_source', sourceFile: ' notes.md ', dryRun: true, sourceBounds: policy.bounds });
+    expect(await parseJobRequest('delete_by_source', { source_file: ' notes.md ' }, { policy })).toEqual({ kind: 'delete_by_source', sourceFile: ' notes.md ',
+      dryRun: true, sourceBounds: policy.bounds });
   });
 
   it('refuses bad fields naming the field, the rule and the message', async () => {

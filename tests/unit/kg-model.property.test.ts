@@ -138,9 +138,12 @@ type Op =
   | { kind: 'supersede'; s: string; p: string; oldO: string; newO: string; at: string | null };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('add' as const), s: fc.constantFrom(...SUBJECTS), p: fc.constantFrom(...PREDICATES), o: fc.constantFrom(...OBJECTS), from: optionalTemporal, to: optionalTemporal }),
-  fc.record({ kind: fc.constant('invalidate' as const), s: fc.constantFrom(...SUBJECTS), p: fc.constantFrom(...PREDICATES), o: fc.constantFrom(...OBJECTS), ended: optionalTemporal }),
-  fc.record({ kind: fc.constant('supersede' as const), s: fc.constantFrom(...SUBJECTS), p: fc.constantFrom(...PREDICATES), oldO: fc.constantFrom(...OBJECTS), newO: fc.constantFrom(...OBJECTS), at: optionalTemporal }),
+  fc.record({ kind: fc.constant('add' as const), s: fc.constantFrom(...SUBJECTS), p: fc.constantFrom(...PREDICATES), o: fc.constantFrom(...OBJECTS),
+    from: optionalTemporal, to: optionalTemporal }),
+  fc.record({ kind: fc.constant('invalidate' as const), s: fc.constantFrom(...SUBJECTS), p: fc.constantFrom(...PREDICATES), o: fc.constantFrom(...OBJECTS),
+    ended: optionalTemporal }),
+  fc.record({ kind: fc.constant('supersede' as const), s: fc.constantFrom(...SUBJECTS), p: fc.constantFrom(...PREDICATES), oldO: fc.constantFrom(...OBJECTS),
+    newO: fc.constantFrom(...OBJECTS), at: optionalTemporal }),
 );
 
 function localDate(d: Date): string {
@@ -210,7 +213,8 @@ describe('knowledge graph against a reference model', () => {
             return;
           }
           expect(err).toBeUndefined();
-          const objectsAt = async (t: number) => (await kgQuery(ctx, { entity: 'Bot', as_of: new Date(t * 1000).toISOString().slice(0, 19) + 'Z' })).facts.map((f) => f.object);
+          const objectsAt = async (t: number) =>
+            (await kgQuery(ctx, { entity: 'Bot', as_of: new Date(t * 1000).toISOString().slice(0, 19) + 'Z' })).facts.map((f) => f.object);
           expect(await objectsAt(boundary)).toEqual(['New']);
           expect(await objectsAt(boundary + 1)).toEqual(['New']);
           if (boundary - 1 >= startOf(start)) expect(await objectsAt(boundary - 1)).toEqual(['Old']);
@@ -224,6 +228,9 @@ describe('knowledge graph against a reference model', () => {
   });
 });
 
-function strip(f: { direction: string; subject: string; predicate: string; object: string; valid_from: string | null; valid_to: string | null; current: boolean }): unknown {
-  return { direction: f.direction, subject: f.subject, predicate: f.predicate, object: f.object, valid_from: f.valid_from, valid_to: f.valid_to, current: f.current };
+function strip(
+  f: { direction: string; subject: string; predicate: string; object: string; valid_from: string | null; valid_to: string | null; current: boolean },
+): unknown {
+  return { direction: f.direction, subject: f.subject, predicate: f.predicate, object: f.object, valid_from: f.valid_from, valid_to: f.valid_to,
+    current: f.current };
 }

@@ -36,7 +36,8 @@ describe('kg_add', () => {
     expect(r.triple_id).toBe(`t_max_smith_works_at_obrien_ltd_${hashN(lengthPrefixed(['2025-01-01', recorded]), 12)}`);
     const q = await kgQuery(ctx, { entity: 'max smith' });
     expect(q.facts).toEqual([
-      { direction: 'outgoing', subject: 'max smith', predicate: 'works_at', object: "O'Brien Ltd", valid_from: '2025-01-01', valid_to: null, confidence: 1, source_closet: null, current: true },
+      { direction: 'outgoing', subject: 'max smith', predicate: 'works_at', object: "O'Brien Ltd", valid_from: '2025-01-01', valid_to: null, confidence: 1,
+        source_closet: null, current: true },
     ]);
   });
 
@@ -64,7 +65,8 @@ describe('kg_add', () => {
   });
 
   it('normalises +00:00 to Z and stores provenance', async () => {
-    await kgAdd(ctx, { subject: 'a', predicate: 'p', object: 'b', valid_from: '2024-05-05T10:00:00+00:00', source_closet: 'closet_x', source_file: '/src/a.md', source_drawer_id: 'drawer_w_r_1' });
+    await kgAdd(ctx, { subject: 'a', predicate: 'p', object: 'b', valid_from: '2024-05-05T10:00:00+00:00', source_closet: 'closet_x', source_file: '/src/a.md',
+      source_drawer_id: 'drawer_w_r_1' });
     const [f] = (await kgQuery(ctx, { entity: 'a' })).facts;
     expect(f).toMatchObject({ valid_from: '2024-05-05T10:00:00Z', source_closet: 'closet_x' });
     const [stored] = await graph.kgFacts({ entity_id: 'a', direction: 'outgoing' });
@@ -89,7 +91,8 @@ describe('kg_add', () => {
     [{ object: 'a\0b' }, 'object', 'object contains null bytes'],
     [{ predicate: 'a/b' }, 'predicate', 'predicate contains invalid path characters'],
     [{ predicate: '_x' }, 'predicate', 'predicate contains invalid characters'],
-    [{ valid_from: '2024-02-30' }, 'valid_from', "valid_from='2024-02-30' is not a valid ISO-8601 date or UTC datetime (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)"],
+    [{ valid_from: '2024-02-30' }, 'valid_from',
+      "valid_from='2024-02-30' is not a valid ISO-8601 date or UTC datetime (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)"],
     [{ valid_to: '2024-01-01T10:00:00.5Z' }, 'valid_to', 'is not a valid ISO-8601 date or UTC datetime'],
     [{ valid_to: '2024-01-01T10:00:00+02:00' }, 'valid_to', 'is not a valid ISO-8601 date or UTC datetime'],
     [{ source_file: 'a\0' }, 'source_file', 'source_file contains null bytes'],
@@ -125,7 +128,8 @@ describe('kg_invalidate', () => {
 
   it('succeeds as a no-op without a match and accepts an over-long object as a lookup key', async () => {
     const long = 'o'.repeat(300);
-    expect(await kgInvalidate(ctx, { subject: 'a', predicate: 'p', object: long, ended: '2024-01-01' })).toEqual({ success: true, fact: `a → p → ${long}`, ended: '2024-01-01' });
+    expect(await kgInvalidate(ctx, { subject: 'a', predicate: 'p', object: long, ended: '2024-01-01' })).toEqual({ success: true, fact: `a → p → ${long}`,
+      ended: '2024-01-01' });
     expect((await kgStats(ctx)).triples).toBe(0);
   });
 

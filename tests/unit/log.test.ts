@@ -5,7 +5,8 @@ import { REDACTED, createLogger, prettyLine, redactUrl } from '../../core/log.js
 
 function sink(level: string, format: LogFormat = 'json') {
   const lines: string[] = [];
-  const log = createLogger({ level: loadConfig({ HOME: '/tmp/h', LOG_LEVEL: level }).log.level, format, destination: { write: (line: string) => lines.push(line) } });
+  const log = createLogger({ level: loadConfig({ HOME: '/tmp/h', LOG_LEVEL: level }).log.level, format,
+    destination: { write: (line: string) => lines.push(line) } });
   return { log, lines };
 }
 
@@ -31,7 +32,8 @@ describe('the process logger', () => {
     log.info({ job_id: 'j1' }, 'mine started');
     expect(lines).toHaveLength(1);
     expect(lines[0]!.endsWith('\n')).toBe(true);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 30, msg: 'mine started', job_id: 'j1', pid: process.pid, time: expect.any(Number), hostname: expect.any(String) });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 30, msg: 'mine started', job_id: 'j1', pid: process.pid, time: expect.any(Number),
+      hostname: expect.any(String) });
   });
 
   it('writes readable lines in the pretty format, with the fields and an error stack', () => {
@@ -47,7 +49,8 @@ describe('the process logger', () => {
   it.each(['json', 'pretty'] as const)('never writes a credential (%s)', (format) => {
     const { log, lines } = sink('info', format);
     log.info({
-      req: { method: 'GET', url: '/v1/search', headers: { authorization: 'Bearer sk-live-1', cookie: 'session=sk-live-2', 'x-gitlab-token': 'sk-live-3', host: 'h' }, query: { token: 'sk-live-4' } },
+      req: { method: 'GET', url: '/v1/search',
+        headers: { authorization: 'Bearer sk-live-1', cookie: 'session=sk-live-2', 'x-gitlab-token': 'sk-live-3', host: 'h' }, query: { token: 'sk-live-4' } },
       token: 'sk-live-5',
       peer: { name: 'b', token: 'sk-live-6', password: 'sk-live-7' },
       secret: 'sk-live-8',

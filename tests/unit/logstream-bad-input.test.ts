@@ -117,7 +117,8 @@ describe('logstream bad input (embedded)', () => {
 
   it('maps failures to the tool-level payloads', async () => {
     const err = await rejectionOf(ops.eventAppend(ctx, { ...event, status: 'done' }));
-    expect(ops.logstreamFailure(err, true)).toEqual({ success: false, error: "status='done' is not one of: applied, blocked, claimed, failed, open, ready, superseded" });
+    expect(ops.logstreamFailure(err, true)).toEqual({ success: false,
+      error: "status='done' is not one of: applied, blocked, claimed, failed, open, ready, superseded" });
     expect(ops.logstreamFailure(err, false)).toEqual({ error: "status='done' is not one of: applied, blocked, claimed, failed, open, ready, superseded" });
     expect(() => ops.logstreamFailure(new Error('disk on fire'), true)).toThrow('disk on fire');
   });

@@ -18,7 +18,8 @@ import { readOriginKeys, readPeersFile } from '../../stores/shared/logstream/pee
 import type { LogstreamReplication } from '../../stores/ports/logstream/replication.js';
 
 const noStore = { replicaId: async () => 'rep_000000000009', opsAfter: async () => [], getArtifact: async () => null } as unknown as LogstreamReplication;
-const event = { id: 'evt_1', type: 't', stream: 's', room: 'r', from_agent: 'a', created_at: '2026-01-01T00:00:00Z', origin_replica: 'rep_000000000001', origin_seq: 3, hlc: '1767225600000-000000-rep_000000000001' };
+const event = { id: 'evt_1', type: 't', stream: 's', room: 'r', from_agent: 'a', created_at: '2026-01-01T00:00:00Z', origin_replica: 'rep_000000000001',
+  origin_seq: 3, hlc: '1767225600000-000000-rep_000000000001' };
 
 describe('sync settings (docs/logstream.md §8.3, §8.6, §8.10)', () => {
   it('reads interval, timeout, peers file and transport with the spec’s defaults', () => {
@@ -101,9 +102,12 @@ describe('remote records pass the local validators (issue 24, M4; overrides docs
   });
 
   it('verifies an artifact’s hash, recomputes its size and applies the artifact validators', () => {
-    const artifact = { id: 'art_1', kind: 'note', sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824', content: 'hello', created_by: 'a', created_at: '2026-01-01T00:00:00Z', size_bytes: 99 };
+    const artifact = { id: 'art_1', kind: 'note', sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824', content: 'hello', created_by: 'a',
+      created_at: '2026-01-01T00:00:00Z', size_bytes: 99 };
     expect(remoteArtifact(artifact)).toMatchObject({ size_bytes: 5, origin_replica: null, metadata_json: '{}' });
-    expect(() => remoteArtifact({ ...artifact, content: 'hellO' })).toThrow(/^remote artifact 'art_1' failed hash verification \(claimed 2cf24dba5fb0a30e\.\.\., computed [0-9a-f]{16}\.\.\.\)$/);
+    expect(() => remoteArtifact({ ...artifact, content: 'hellO' })).toThrow(
+      /^remote artifact 'art_1' failed hash verification \(claimed 2cf24dba5fb0a30e\.\.\., computed [0-9a-f]{16}\.\.\.\)$/,
+    );
     expect(() => remoteArtifact({ ...artifact, created_by: undefined })).toThrow(expect.objectContaining({ field: 'created_by' }));
     expect(() => remoteArtifact({ ...artifact, kind: 'binary' })).toThrow(expect.objectContaining({ field: 'kind', rule: 'one_of' }));
   });
@@ -124,7 +128,8 @@ describe('origin signatures (issue 24, M1)', () => {
     expect(eventSignatureValid(key, { ...signed, origin_seq: 1_000_000 }, 2, sig)).toBe(false);
     expect(eventSignatureValid(key, signed, 0, sig)).toBe(false);
     expect(eventSignatureValid(parsePublicKey(publicKeyText(other), 'public_key'), signed, 2, sig)).toBe(false);
-    const artifact = { id: 'art_1', kind: 'patch', sha256: 'a'.repeat(64), size_bytes: 3, created_by: 'alice', created_at: '2026-01-01T00:00:00Z', origin_replica: 'rep_000000000001', metadata_json: '{}' };
+    const artifact = { id: 'art_1', kind: 'patch', sha256: 'a'.repeat(64), size_bytes: 3, created_by: 'alice', created_at: '2026-01-01T00:00:00Z',
+      origin_replica: 'rep_000000000001', metadata_json: '{}' };
     const asig = signArtifact(pem, artifact);
     expect(artifactSignatureValid(key, artifact, asig)).toBe(true);
     expect(artifactSignatureValid(key, { ...artifact, sha256: 'b'.repeat(64) }, asig)).toBe(false);
@@ -134,10 +139,14 @@ describe('origin signatures (issue 24, M1)', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mp-peers-keys-'));
     const file = path.join(dir, 'peers.json');
     const [k1, k2] = [publicKeyText(pem), publicKeyText(other)];
-    fs.writeFileSync(file, JSON.stringify({ peers: [{ name: 'b', url: 'http://b', replica_id: 'rep_00000000000b', public_key: k1 }], origins: [{ replica_id: 'rep_00000000000c', public_key: k2 }] }));
+    fs.writeFileSync(file,
+      JSON.stringify({ peers: [{ name: 'b', url: 'http://b', replica_id: 'rep_00000000000b', public_key: k1 }],
+        origins: [{ replica_id: 'rep_00000000000c', public_key: k2 }] }));
     expect(readPeersFile(file)).toEqual([{ name: 'b', url: 'http://b', replica_id: 'rep_00000000000b', public_key: k1 }]);
     expect(readOriginKeys(file)).toEqual({ rep_00000000000b: k1, rep_00000000000c: k2 });
-    fs.writeFileSync(file, JSON.stringify({ peers: [{ url: 'http://b', replica_id: 'rep_00000000000b', public_key: k1 }], origins: [{ replica_id: 'rep_00000000000b', public_key: k2 }] }));
+    fs.writeFileSync(file,
+      JSON.stringify({ peers: [{ url: 'http://b', replica_id: 'rep_00000000000b', public_key: k1 }],
+        origins: [{ replica_id: 'rep_00000000000b', public_key: k2 }] }));
     expect(() => readOriginKeys(file)).toThrow(expect.objectContaining({ field: 'public_key', rule: 'one_key_per_replica' }));
     fs.writeFileSync(file, JSON.stringify({ peers: [{ url: 'http://b', public_key: k1 }] }));
     expect(() => readPeersFile(file)).toThrow(expect.objectContaining({ field: 'replica_id' }));
@@ -155,7 +164,8 @@ describe('sync loop helpers', () => {
 
   it('merges profiles last-writer-wins by advertised_at, never over self, ignoring junk', () => {
     const known: Record<string, Record<string, unknown>> = { rep_b: { advertised_at: '2026-01-01T00:00:05Z', v: 1 } };
-    mergeProfiles(known, { rep_b: { advertised_at: '2026-01-01T00:00:05Z', v: 2 }, rep_c: { advertised_at: '2026-01-01T00:00:01Z' }, rep_self: { advertised_at: '2099-01-01T00:00:00Z' }, rep_d: 'junk' }, 'rep_self');
+    mergeProfiles(known, { rep_b: { advertised_at: '2026-01-01T00:00:05Z', v: 2 }, rep_c: { advertised_at: '2026-01-01T00:00:01Z' },
+      rep_self: { advertised_at: '2099-01-01T00:00:00Z' }, rep_d: 'junk' }, 'rep_self');
     expect(known).toEqual({ rep_b: { advertised_at: '2026-01-01T00:00:05Z', v: 1 }, rep_c: { advertised_at: '2026-01-01T00:00:01Z' } });
     mergeProfiles(known, { rep_b: { advertised_at: '2026-01-01T00:00:06Z', v: 3 } }, 'rep_self');
     expect(known.rep_b?.v).toBe(3);
@@ -165,7 +175,8 @@ describe('sync loop helpers', () => {
     const now = Date.parse('2026-06-01T00:00:00Z');
     const known: Record<string, Record<string, unknown>> = {};
     mergeProfiles(known, { rep_b: { advertised_at: '9999-12-31T23:59:59Z', v: 'forever' } }, 'rep_self', now);
-    mergeProfiles(known, { rep_c: { advertised_at: '2026-06-01T00:00:59Z', v: 'skewed' }, rep_d: { advertised_at: '2026-06-01T00:01:01Z' }, rep_e: { advertised_at: 'soon' } }, 'rep_self', now);
+    mergeProfiles(known, { rep_c: { advertised_at: '2026-06-01T00:00:59Z', v: 'skewed' }, rep_d: { advertised_at: '2026-06-01T00:01:01Z' },
+      rep_e: { advertised_at: 'soon' } }, 'rep_self', now);
     expect(known).toEqual({ rep_c: { advertised_at: '2026-06-01T00:00:59Z', v: 'skewed' } });
     mergeProfiles(known, { rep_b: { advertised_at: '2026-05-31T00:00:00Z', v: 'honest' } }, 'rep_self', now);
     expect(known.rep_b?.v).toBe('honest');

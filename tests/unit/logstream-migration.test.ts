@@ -47,7 +47,9 @@ describe('migration of a pre-replication logstream file', () => {
     expect(fresh.hlc > events[0]!.hlc && fresh.hlc > events[1]!.hlc).toBe(true);
 
     const check = new Database(path.join(dir, 'logstream.sqlite3'), { readonly: true });
-    const indexes = (check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'").all() as { name: string }[]).map((r) => r.name);
+    const indexes = (check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'").all() as { name: string }[]).map((r) =>
+      r.name
+    );
     const artifactOrigin = (check.prepare('SELECT origin_replica FROM artifacts').get() as { origin_replica: string }).origin_replica;
     check.close();
     expect(indexes).toEqual(expect.arrayContaining(['events_origin_seq_idx', 'events_hlc_idx', 'events_stream_created_idx', 'events_to_agent_rowid_idx']));

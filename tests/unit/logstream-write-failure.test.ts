@@ -15,7 +15,8 @@ describe('writeWithBusyRetry', () => {
     const insert = db.prepare('INSERT INTO events VALUES (?, ?)');
     await writeWithBusyRetry('sqlite', () => db.transaction(() => insert.run('r', 4)).immediate());
     const error = await rejectionOf(writeWithBusyRetry('sqlite', () => db.transaction(() => insert.run('r', 4)).immediate()));
-    expect(error).toMatchObject({ code: 'conflict', store: 'sqlite', rule: 'constraint', retryable: false, details: { sqlite_code: 'SQLITE_CONSTRAINT_UNIQUE' } });
+    expect(error).toMatchObject({ code: 'conflict', store: 'sqlite', rule: 'constraint', retryable: false,
+      details: { sqlite_code: 'SQLITE_CONSTRAINT_UNIQUE' } });
     expect(error.message).not.toContain('unavailable');
     db.close();
   });

@@ -65,7 +65,9 @@ describe('LineTransport', () => {
   it('closes when stdin ends, delivering a last unterminated line', async () => {
     const h = await harness(1024);
     let closed = false;
-    h.transport.onclose = () => { closed = true; };
+    h.transport.onclose = () => {
+      closed = true;
+    };
     h.input.end(ping(4));
     await new Promise((r) => setTimeout(r, 10));
     expect(h.received.map((m) => (m as { id: number }).id)).toEqual([4]);
@@ -80,8 +82,10 @@ describe('envelope screen', () => {
   });
 
   it('names the field of a schema issue', () => {
-    const missing = screen({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { version: '1' } } });
-    expect(missing).toMatchObject({ kind: 'reply', reply: { id: 1, error: { code: -32602, message: "Invalid params: 'clientInfo.name' is required (a string)" } } });
+    const missing = screen({ jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { version: '1' } } });
+    expect(missing).toMatchObject({ kind: 'reply',
+      reply: { id: 1, error: { code: -32602, message: "Invalid params: 'clientInfo.name' is required (a string)" } } });
     const wrong = screen({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 5 } });
     expect(wrong).toMatchObject({ kind: 'reply', reply: { id: 2, error: { code: -32602, message: "Invalid params: 'uri' must be a string" } } });
   });

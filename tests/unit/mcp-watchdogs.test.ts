@@ -5,7 +5,9 @@ import { capturedLogger } from '../helpers/log.js';
 function watchdogs(idleHours: number, warn: number, exit: number) {
   const events: string[] = [];
   const w = new ServerWatchdogs({
-    idleHours, writeStallWarnSeconds: warn, writeStallExitSeconds: exit,
+    idleHours,
+    writeStallWarnSeconds: warn,
+    writeStallExitSeconds: exit,
     log: capturedLogger('trace', (r) => events.push(`log: ${r.msg}`)).log,
     onIdle: () => events.push('idle'),
     onWriteStall: () => events.push('stall'),
@@ -46,13 +48,19 @@ describe('ServerWatchdogs', () => {
   it('warns, then exits, on a write that outlasts the bounds; says when it finally returns', async () => {
     const { w, events } = watchdogs(0, 60, 120);
     let finish!: () => void;
-    const write = w.guardWrite('mempalace_add_drawer', () => new Promise<string>((resolve) => { finish = () => resolve('done'); }));
+    const write = w.guardWrite('mempalace_add_drawer', () =>
+      new Promise<string>((resolve) => {
+        finish = () => resolve('done');
+      }));
     vi.advanceTimersByTime(59_000);
     expect(events).toEqual([]);
     vi.advanceTimersByTime(1_000);
     expect(events).toEqual(['log: mempalace mcp: mempalace_add_drawer has not returned after 60 s (write stall?)']);
     vi.advanceTimersByTime(60_000);
-    expect(events.slice(1)).toEqual(['log: mempalace mcp: mempalace_add_drawer has not returned after 120 s (MEMPALACE_MCP_WRITE_STALL_EXIT_SECS); exiting with code 75', 'stall']);
+    expect(events.slice(1)).toEqual([
+      'log: mempalace mcp: mempalace_add_drawer has not returned after 120 s (MEMPALACE_MCP_WRITE_STALL_EXIT_SECS); exiting with code 75',
+      'stall',
+    ]);
     finish();
     expect(await write).toBe('done');
     expect(events[3]).toBe('log: mempalace mcp: mempalace_add_drawer returned after 120.0 s');
@@ -61,7 +69,9 @@ describe('ServerWatchdogs', () => {
   it('stays silent for a write that returns in time, clears its timers, and passes errors through', async () => {
     const { w, events } = watchdogs(0, 60, 120);
     expect(await w.guardWrite('mempalace_add_drawer', async () => 7)).toBe(7);
-    await expect(w.guardWrite('mempalace_add_drawer', async () => { throw new Error('refused'); })).rejects.toThrow('refused');
+    await expect(w.guardWrite('mempalace_add_drawer', async () => {
+      throw new Error('refused');
+    })).rejects.toThrow('refused');
     vi.advanceTimersByTime(1_000_000);
     expect(events).toEqual([]);
     expect(vi.getTimerCount()).toBe(0);

@@ -13,8 +13,16 @@ import type { MineCursor, MineHooks } from '../../jobs/mine/orchestration.js';
 import { MINE_BATCH_FILES, MINE_LOOKAHEAD_WINDOWS, mineOrchestration, newMineCursor } from '../../jobs/mine/orchestration.js';
 
 const spec: MineSpec = {
-  kind: 'mine', source: { kind: 'dir', path: '/src' }, mode: 'projects', wing: 'w', agent: 'a', limit: 0,
-  dryRun: false, extract: 'exchange', respectGitignore: true, includeIgnored: [],
+  kind: 'mine',
+  source: { kind: 'dir', path: '/src' },
+  mode: 'projects',
+  wing: 'w',
+  agent: 'a',
+  limit: 0,
+  dryRun: false,
+  extract: 'exchange',
+  respectGitignore: true,
+  includeIgnored: [],
 };
 
 /** Activities over a manifest of `total` files: each batch files every file as one drawer. */
@@ -48,8 +56,16 @@ class ScriptedActivities implements MineActivities {
     }
     this.mined.push(input.offset);
     return {
-      files_total: 0, files_seen: input.count, files_skipped: 0, files_mined: input.count, drawers_written: input.count, errors: 0,
-      errorsDetail: [], skipsDetail: [], byRoom: { general: input.count }, lastFile: `f${input.offset + input.count - 1}`,
+      files_total: 0,
+      files_seen: input.count,
+      files_skipped: 0,
+      files_mined: input.count,
+      drawers_written: input.count,
+      errors: 0,
+      errorsDetail: [],
+      skipsDetail: [],
+      byRoom: { general: input.count },
+      lastFile: `f${input.offset + input.count - 1}`,
     };
   }
 
@@ -198,7 +214,10 @@ describe('mine orchestration window', () => {
     const acts = new ScriptedActivities(total);
     let batches = 0;
     const first = await mineOrchestration('job', spec, acts, {
-      window: 4, cancelRequested: () => false, handOverRequested: () => batches >= 6, progress: () => void batches++,
+      window: 4,
+      cancelRequested: () => false,
+      handOverRequested: () => batches >= 6,
+      progress: () => void batches++,
     });
     expect(first.status).toBe('handover');
     expect(acts.inFlight).toBe(0);

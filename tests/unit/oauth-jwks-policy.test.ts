@@ -28,8 +28,10 @@ async function refusal(jwksUri: string, issuer: string, jwksHosts: string[] = []
 }
 
 describe('jwks_uri host policy', () => {
-  it('allows the issuer\'s own origin and listed hosts, and pins the checked addresses', async () => {
-    await expect(checkJwksUrl('https://idp.example.com/jwks', { issuer: 'https://idp.example.com', jwksHosts: [] }, resolve)).resolves.toMatchObject({ addresses: ['203.0.113.10'] });
+  it("allows the issuer's own origin and listed hosts, and pins the checked addresses", async () => {
+    await expect(checkJwksUrl('https://idp.example.com/jwks', { issuer: 'https://idp.example.com', jwksHosts: [] }, resolve)).resolves.toMatchObject({
+      addresses: ['203.0.113.10'],
+    });
     expect(await refusal('https://keys.example.net/jwks', 'https://idp.example.com', ['keys.example.net'])).toBeUndefined();
     expect(await refusal('http://127.0.0.1:4000/jwks', 'http://127.0.0.1:4000')).toBeUndefined();
     expect(await refusal('https://idp.corp.internal/certs', 'https://idp.corp.internal')).toBeUndefined();
@@ -46,9 +48,13 @@ describe('jwks_uri host policy', () => {
   });
 
   it('refuses an issuer or JWKS URL over plain http unless it is on loopback', () => {
-    const server = (issuer: string, jwksUrl?: string) => new OAuthResourceServer({ issuer, resource: 'https://palace.test/mcp', identityClaim: 'sub', jwksUrl, timeoutMs: 1000, jwksHosts: [], allowJwtTyp: false }, quietLogger());
+    const server = (issuer: string, jwksUrl?: string) =>
+      new OAuthResourceServer({ issuer, resource: 'https://palace.test/mcp', identityClaim: 'sub', jwksUrl, timeoutMs: 1000, jwksHosts: [],
+        allowJwtTyp: false }, quietLogger());
     expect(() => server('http://idp.example.com')).toThrow(expect.objectContaining({ field: 'MEMPALACE_OAUTH_ISSUER', rule: 'https' }));
-    expect(() => server('https://idp.example.com', 'http://idp.example.com/jwks')).toThrow(expect.objectContaining({ field: 'MEMPALACE_OAUTH_JWKS_URL', rule: 'https' }));
+    expect(() => server('https://idp.example.com', 'http://idp.example.com/jwks')).toThrow(
+      expect.objectContaining({ field: 'MEMPALACE_OAUTH_JWKS_URL', rule: 'https' }),
+    );
     expect(() => server('http://127.0.0.1:4000')).not.toThrow();
     expect(() => server('http://localhost:4000')).not.toThrow();
   });

@@ -85,7 +85,8 @@ describe('search input on every face', () => {
   const faces = {
     mcp: (args: Record<string, unknown>) => mcpRefusal(args),
     restBody: (args: Record<string, unknown>) => refusal(() => operationBody(searchOperation, args)),
-    restQuery: (args: Record<string, unknown>) => refusal(() => operationQuery(searchOperation, Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)])))),
+    restQuery: (args: Record<string, unknown>) =>
+      refusal(() => operationQuery(searchOperation, Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)])))),
     code: (args: Record<string, unknown>) => refusal(() => parseOperationInput(searchOperation, args)),
   };
 

@@ -13,7 +13,8 @@ const modelB = { name: 'model-b', dimension: 384, weightsSha256: 'b'.repeat(64) 
 function row(id: string): DrawerWrite {
   const embedding = new Float32Array(384);
   embedding[id.length % 384] = 1;
-  return { id, content: `content of ${id}`, embedding, meta: { wing: 'w', room: 'r', source_file: '', chunk_index: 0, added_by: 'test', filed_at: '2026-01-01T00:00:00.000000Z' } };
+  return { id, content: `content of ${id}`, embedding,
+    meta: { wing: 'w', room: 'r', source_file: '', chunk_index: 0, added_by: 'test', filed_at: '2026-01-01T00:00:00.000000Z' } };
 }
 
 async function refusal(p: Promise<unknown>): Promise<PalaceError> {
@@ -30,7 +31,10 @@ afterEach(async () => {
 async function freshIndex(): Promise<DrawerStore> {
   const dir = makeTempDir('palace-model-');
   const index = await openSqliteDrawerIndex(dir);
-  cleanups.push(async () => { await index.close(); removeDir(dir); });
+  cleanups.push(async () => {
+    await index.close();
+    removeDir(dir);
+  });
   return index;
 }
 
@@ -57,7 +61,8 @@ describe('palace model record', () => {
     expect(await index.readModel()).toEqual({ model: modelA });
     const converting = { model: modelA, reembed: { target: modelB, jobId: 'job-1' } };
     expect(await index.writeModel(converting, { model: modelA })).toBe(true);
-    expect((await refusal(checkPalaceModel(index, { identity: modelA }))).toJSON()).toMatchObject({ code: 'already_running', rule: 'no_reembed_under_way', job_id: 'job-1' });
+    expect((await refusal(checkPalaceModel(index, { identity: modelA }))).toJSON()).toMatchObject({ code: 'already_running', rule: 'no_reembed_under_way',
+      job_id: 'job-1' });
     expect(await checkPalaceModel(index, { identity: modelA }, 'accept')).toEqual(converting);
     await refusal(bound.upsert([row('second')]));
     // Reads pass through; deletes, which would shift the re-embed's pages, wait for its end.

@@ -6,8 +6,12 @@ import { PalaceError } from '../../core/errors.js';
 import { loadProjectConfig, parseProjectConfig } from '../../core/project-config.js';
 
 let base: string;
-beforeAll(async () => { base = await mkdtemp(join(tmpdir(), 'mp-config-')); });
-afterAll(async () => { await rm(base, { recursive: true, force: true }); });
+beforeAll(async () => {
+  base = await mkdtemp(join(tmpdir(), 'mp-config-'));
+});
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
 
 async function project(name: string, files: Record<string, string>): Promise<string> {
   const dir = join(base, name);
@@ -17,14 +21,20 @@ async function project(name: string, files: Record<string, string>): Promise<str
 }
 
 async function errorOf(p: Promise<unknown>): Promise<PalaceError> {
-  try { await p; } catch (e) { if (e instanceof PalaceError) return e; throw e; }
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof PalaceError) return e;
+    throw e;
+  }
   throw new Error('expected a PalaceError');
 }
 
 describe('project configuration (docs/palace-behaviour.md §4.1)', () => {
   it('reads wing and rooms from mempalace.yaml', async () => {
     const dir = await project('with-config', {
-      'mempalace.yaml': 'wing: my_project\nrooms:\n  - name: frontend\n    description: Files from frontend/\n    keywords: [frontend, client]\n  - name: general\n    description: Other\n    keywords: []\n',
+      'mempalace.yaml':
+        'wing: my_project\nrooms:\n  - name: frontend\n    description: Files from frontend/\n    keywords: [frontend, client]\n  - name: general\n    description: Other\n    keywords: []\n',
     });
     const cfg = await loadProjectConfig(dir);
     expect(cfg.wing).toBe('my_project');

@@ -3,8 +3,10 @@ import type { Drawer } from '../../core/drawer.js';
 import { commonSpeakerTokens, lexicalQueryTokens } from '../../palace/query-terms.js';
 
 const exchange = (session: string, content: string): Drawer => ({
-  id: `${session}-${content.length}`, content,
-  meta: { wing: 'w', room: 'r', source_file: 'chat', chunk_index: 0, added_by: 'a', filed_at: '2026-01-01T00:00:00.000000Z', ingest_mode: 'convos', session_id: session, exchange_index: 0 },
+  id: `${session}-${content.length}`,
+  content,
+  meta: { wing: 'w', room: 'r', source_file: 'chat', chunk_index: 0, added_by: 'a', filed_at: '2026-01-01T00:00:00.000000Z', ingest_mode: 'convos',
+    session_id: session, exchange_index: 0 },
 });
 
 describe('lexicalQueryTokens', () => {

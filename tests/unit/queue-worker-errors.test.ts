@@ -21,7 +21,8 @@ describe('short-job queue consumers', () => {
     const seen: Array<{ queue: string; message: string }> = [];
     const port = await closedPort();
     const worker = startNotificationWorker({
-      redisUrl: `redis://127.0.0.1:${port}`, palaceName: 'unreachable',
+      redisUrl: `redis://127.0.0.1:${port}`,
+      palaceName: 'unreachable',
       onWorkerError: (queue, e) => seen.push({ queue, message: e.message }),
     }, async () => undefined);
     try {

@@ -73,8 +73,12 @@ describe('room proposal at init (docs/palace-behaviour.md §4.6.1)', () => {
 
   describe('over a directory', () => {
     let dir: string;
-    beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'mp-rooms-')); });
-    afterAll(async () => { await rm(dir, { recursive: true, force: true }); });
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'mp-rooms-'));
+    });
+    afterAll(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
 
     it('uses folders when there are any, else file names', async () => {
       await mkdir(join(dir, 'flat', 'build'), { recursive: true });

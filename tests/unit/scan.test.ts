@@ -8,14 +8,34 @@ let root: string;
 
 const tree: Record<string, string | Uint8Array> = {
   '.gitignore': '*.gen.ts\n!keep.gen.ts\n/anchored.md\nout/\n!out/keep.md\n\\!bang.md\nUpper.md\n',
-  'a.gen.ts': 'x', 'keep.gen.ts': 'x', 'anchored.md': 'x', 'sub/anchored.md': 'x',
-  'out/x.md': 'x', 'out/keep.md': 'x', 'docs/out/y.md': 'x',
-  '!bang.md': 'x', 'bang.md': 'x', 'Upper.md': 'x', 'upper.md': 'x',
+  'a.gen.ts': 'x',
+  'keep.gen.ts': 'x',
+  'anchored.md': 'x',
+  'sub/anchored.md': 'x',
+  'out/x.md': 'x',
+  'out/keep.md': 'x',
+  'docs/out/y.md': 'x',
+  '!bang.md': 'x',
+  'bang.md': 'x',
+  'Upper.md': 'x',
+  'upper.md': 'x',
   'docs/.gitignore': '!a.gen.ts\n*.md\n!readme.md\n',
-  'docs/a.gen.ts': 'x', 'docs/notes.md': 'x', 'docs/readme.md': 'x',
-  'node_modules/pkg/index.js': 'x', 'node_modules/other/x.js': 'x', 'pkg.egg-info/x.txt': 'x',
-  'Makefile': 'all:', 'scripts/run': 'x', 'package-lock.json': '{}', 'mempalace.yaml': 'wing: w',
-  'a.md': 'x', 'a-b.md': 'x', 'a/b.md': 'x', 'z.md': 'x', '\u{FF5E}.md': 'x', '😀.md': 'x',
+  'docs/a.gen.ts': 'x',
+  'docs/notes.md': 'x',
+  'docs/readme.md': 'x',
+  'node_modules/pkg/index.js': 'x',
+  'node_modules/other/x.js': 'x',
+  'pkg.egg-info/x.txt': 'x',
+  'Makefile': 'all:',
+  'scripts/run': 'x',
+  'package-lock.json': '{}',
+  'mempalace.yaml': 'wing: w',
+  'a.md': 'x',
+  'a-b.md': 'x',
+  'a/b.md': 'x',
+  'z.md': 'x',
+  '\u{FF5E}.md': 'x',
+  '😀.md': 'x',
   'bin.txt': new Uint8Array([0x68, 0x69, 0x00, 0x01]),
   'latin1.txt': new Uint8Array([0x63, 0x61, 0x66, 0xe9]),
   'utf16.txt': new Uint8Array([0xff, 0xfe, 0x68, 0x00]),
@@ -33,7 +53,9 @@ beforeAll(async () => {
   await symlink(join(root, 'a.md'), join(root, 'link.md'));
   await symlink(join(root, 'docs'), join(root, 'docs-link'));
 });
-afterAll(async () => { await rm(root, { recursive: true, force: true }); });
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
 
 const paths = (m: { files: { relativePath: string }[] }) => m.files.map((f) => f.relativePath);
 
@@ -41,8 +63,20 @@ describe('scan (docs/palace-behaviour.md §4.2, §4.3)', () => {
   it('mines the allowed files in code-point order and follows git ignore semantics', async () => {
     const m = await scanManifest(root, { maxFileBytes: 9000 });
     expect(paths(m)).toEqual([
-      'UPPER.MD', 'a-b.md', 'a.md', 'a/b.md', 'bang.md', 'cut.md', 'docs/a.gen.ts', 'docs/readme.md',
-      'keep.gen.ts', 'sub/anchored.md', 'upper.md', 'z.md', '\u{FF5E}.md', '😀.md',
+      'UPPER.MD',
+      'a-b.md',
+      'a.md',
+      'a/b.md',
+      'bang.md',
+      'cut.md',
+      'docs/a.gen.ts',
+      'docs/readme.md',
+      'keep.gen.ts',
+      'sub/anchored.md',
+      'upper.md',
+      'z.md',
+      '\u{FF5E}.md',
+      '😀.md',
     ]);
     expect([...paths(m)].sort(compareCodePoints)).toEqual(paths(m));
   });

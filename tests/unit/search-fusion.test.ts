@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { drawerKind, fusedScores, LEXICAL_WEIGHT, queryShape, type FusionInput } from '../../palace/search-fusion.js';
 
-const meta = (source_file: string, extra: Record<string, string> = {}) => ({ wing: 'w', room: 'r', source_file, chunk_index: 0, added_by: 'a', filed_at: '2026-01-01T00:00:00.000000Z', ...extra });
+const meta = (source_file: string, extra: Record<string, string> = {}) => ({ wing: 'w', room: 'r', source_file, chunk_index: 0, added_by: 'a',
+  filed_at: '2026-01-01T00:00:00.000000Z', ...extra });
 const rank = (query: string, pool: FusionInput[]) => fusedScores(query, pool).map((s, i) => ({ s, i })).sort((a, b) => b.s - a.s).map((x) => x.i);
 
 describe('queryShape', () => {
@@ -69,7 +70,8 @@ describe('fusedScores', () => {
 });
 
 describe('conversation context', () => {
-  const exchange = (session: string, position: number, similarity: number): FusionInput => ({ similarity, bm25: 0, kind: 'conversation', place: { session, position } });
+  const exchange = (session: string, position: number, similarity: number): FusionInput => ({ similarity, bm25: 0, kind: 'conversation',
+    place: { session, position } });
 
   it('lifts an exchange beside the best match of its session over an equal one in another session', () => {
     // Exchanges 1 and 2 of "b" score alike; 2 sits next to the session's best match (3) and takes its share.
@@ -80,7 +82,8 @@ describe('conversation context', () => {
   });
 
   it('leaves code and prose candidates as fused', () => {
-    const pool: FusionInput[] = [{ similarity: 0.5, bm25: 0, kind: 'code' }, { similarity: 0.4, bm25: 0, kind: 'prose' }, exchange('a', 0, 0.6), exchange('a', 1, 0.3)];
+    const pool: FusionInput[] = [{ similarity: 0.5, bm25: 0, kind: 'code' }, { similarity: 0.4, bm25: 0, kind: 'prose' }, exchange('a', 0, 0.6),
+      exchange('a', 1, 0.3)];
     const plain = fusedScores('q', pool.map(({ place: _place, ...c }) => c));
     const scores = fusedScores('q', pool);
     expect(scores.slice(0, 2)).toEqual(plain.slice(0, 2));
@@ -90,7 +93,8 @@ describe('conversation context', () => {
   it('places mined exchanges by file and chunk, hook and eval exchanges by session and exchange', async () => {
     const { exchangePlace } = await import('../../palace/search-fusion.js');
     expect(exchangePlace(meta('/chats/a.txt', { ingest_mode: 'convos' }))).toEqual({ session: '/chats/a.txt', position: 0 });
-    expect(exchangePlace({ ...meta('/t.jsonl', { ingest_mode: 'convos', session_id: 's1' }), exchange_index: 4 })).toEqual({ session: '/t.jsonl#s1', position: 4 });
+    expect(exchangePlace({ ...meta('/t.jsonl', { ingest_mode: 'convos', session_id: 's1' }), exchange_index: 4 })).toEqual({ session: '/t.jsonl#s1',
+      position: 4 });
     expect(exchangePlace(meta('/repo/a.ts'))).toBeUndefined();
   });
 });
@@ -111,7 +115,8 @@ describe('words only add', () => {
 
 describe('dates named in the query', () => {
   const day = (iso: string) => Date.parse(iso);
-  const exchange = (session: string, date: string, similarity: number): FusionInput => ({ similarity, bm25: 0, kind: 'conversation', place: { session, position: 0 }, sessionDate: day(date) });
+  const exchange = (session: string, date: string, similarity: number): FusionInput => ({ similarity, bm25: 0, kind: 'conversation',
+    place: { session, position: 0 }, sessionDate: day(date) });
 
   it('lifts an exchange of a session in the named month over a closer one outside it, softly', () => {
     const pool = [exchange('a', '2026-03-10', 0.52), exchange('b', '2026-05-10', 0.5), exchange('c', '2026-09-30', 0.2), exchange('d', '2026-01-02', 0.1)];

@@ -23,16 +23,20 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 describe('credentials in source URLs', () => {
   it('splits every https user-info off, keeps an ssh login, and refuses an ssh password', () => {
     expect(splitUrlCredential('location', 'https://oauth2:tok%40en@git.example.com:8443/team/repo.git')).toEqual({
-      url: 'https://git.example.com:8443/team/repo.git', credential: { username: 'oauth2', password: 'tok@en' },
+      url: 'https://git.example.com:8443/team/repo.git',
+      credential: { username: 'oauth2', password: 'tok@en' },
     });
-    expect(splitUrlCredential('location', 'https://ghp_abc@github.com/x/y.git')).toEqual({ url: 'https://github.com/x/y.git', credential: { username: 'ghp_abc', password: '' } });
+    expect(splitUrlCredential('location', 'https://ghp_abc@github.com/x/y.git')).toEqual({ url: 'https://github.com/x/y.git',
+      credential: { username: 'ghp_abc', password: '' } });
     expect(splitUrlCredential('location', 'ssh://git@host:2222/x/y.git')).toEqual({ url: 'ssh://git@host:2222/x/y.git' });
     expect(splitUrlCredential('location', 'git@host:x/y.git')).toEqual({ url: 'git@host:x/y.git' });
     expect(() => splitUrlCredential('location', 'ssh://git:pw@host/x.git')).toThrow(expect.objectContaining({ field: 'location', rule: 'git_ssh_password' }));
   });
 
   it('masks credentials written into URLs anywhere in a log line, keeping the ssh login', () => {
-    expect(maskUrlCredentials('git fetch https://oauth2:s3cret@h/x.git failed; ssh://git:pw@h/y ok; ssh://git@h/z')).toBe('git fetch https://***@h/x.git failed; ssh://git:***@h/y ok; ssh://git@h/z');
+    expect(maskUrlCredentials('git fetch https://oauth2:s3cret@h/x.git failed; ssh://git:pw@h/y ok; ssh://git@h/z')).toBe(
+      'git fetch https://***@h/x.git failed; ssh://git:***@h/y ok; ssh://git@h/z',
+    );
     const { log, records } = capturedLogger();
     log.error({ url: 'https://oauth2:s3cret@h/x.git' }, 'clone of https://tok@h/y.git failed');
     expect(JSON.stringify(records)).not.toContain('s3cret');
@@ -41,7 +45,7 @@ describe('credentials in source URLs', () => {
 });
 
 describe('repository identity', () => {
-  it('keeps a non-default port, and drops the scheme\'s default one', () => {
+  it("keeps a non-default port, and drops the scheme's default one", () => {
     expect(repoMatchKey('https://host:8443/team/repo.git')).toBe('host:8443/team/repo');
     expect(repoMatchKey('https://host/team/repo')).toBe('host/team/repo');
     expect(repoMatchKey('https://host:443/team/repo')).toBe('host/team/repo');
@@ -57,9 +61,16 @@ describe('migration of registered sources on open', () => {
     const store = new SqliteJobStore(path.join(dir, 'jobs.sqlite3'));
     const credentials = new FileSourceCredentials(dir);
     const old: RegisteredSource = {
-      source_id: 'src_0123456789abcdef', kind: 'git', location: 'https://oauth2:s3cret@host:8443/team/repo.git', match_key: 'host/team/repo', ref: 'main',
-      mode: 'projects', added_by: 'alice', added_at: '2026-01-01T00:00:00.000Z',
-      last_refresh: { trigger: 'manual', requested_at: '2026-01-01T00:00:00.000Z', state: 'failed', error: 'git fetch https://oauth2:s3cret@host:8443/team/repo.git failed' },
+      source_id: 'src_0123456789abcdef',
+      kind: 'git',
+      location: 'https://oauth2:s3cret@host:8443/team/repo.git',
+      match_key: 'host/team/repo',
+      ref: 'main',
+      mode: 'projects',
+      added_by: 'alice',
+      added_at: '2026-01-01T00:00:00.000Z',
+      last_refresh: { trigger: 'manual', requested_at: '2026-01-01T00:00:00.000Z', state: 'failed',
+        error: 'git fetch https://oauth2:s3cret@host:8443/team/repo.git failed' },
     };
     await store.putSource(old);
     expect(await migrateRegisteredSources({ store, credentials })).toBe(1);
@@ -79,8 +90,11 @@ describe('migration of registered sources on open', () => {
 describe('in-process refresh debounce: maximum wait', () => {
   it('refreshes at most maxWait after the first push, although pushes keep restarting the quiet period', async () => {
     const runs: number[] = [];
-    const debouncer = new RefreshDebouncer(async () => { runs.push(Date.now()); }, 400, quietLogger(), 1_000);
-    const source: RegisteredSource = { source_id: 's', kind: 'git', location: 'https://h/x', match_key: 'h/x', ref: 'main', mode: 'projects', added_by: 't', added_at: '2026-01-01T00:00:00.000Z' };
+    const debouncer = new RefreshDebouncer(async () => {
+      runs.push(Date.now());
+    }, 400, quietLogger(), 1_000);
+    const source: RegisteredSource = { source_id: 's', kind: 'git', location: 'https://h/x', match_key: 'h/x', ref: 'main', mode: 'projects', added_by: 't',
+      added_at: '2026-01-01T00:00:00.000Z' };
     const start = Date.now();
     while (Date.now() - start < 2_600) {
       await debouncer.request(source);
@@ -108,8 +122,10 @@ describe('notification URLs', () => {
   it('are whole for admins, scheme and host only for others, in deliveries, errors and dead letters', () => {
     const url = 'https://hooks.example.com:8443/services/T0/B0/XSECRET?token=abc';
     const view = {
-      deliveries: [{ id: 'd', job_id: 'j', kind: 'mine', state: 'completed', status: 'pending' as const, attempts: 1, delivered: [url], error: `notification not delivered to ${url} (HTTP 500)`, updated_at: undefined }],
-      dead_letters: [{ queue: 'notification', id: 'd', name: 'job_completed', data: { url }, failedReason: `notification not delivered to ${url} (HTTP 500)`, attemptsMade: 8, finishedOn: 1 }],
+      deliveries: [{ id: 'd', job_id: 'j', kind: 'mine', state: 'completed', status: 'pending' as const, attempts: 1, delivered: [url],
+        error: `notification not delivered to ${url} (HTTP 500)`, updated_at: undefined }],
+      dead_letters: [{ queue: 'notification', id: 'd', name: 'job_completed', data: { url }, failedReason: `notification not delivered to ${url} (HTTP 500)`,
+        attemptsMade: 8, finishedOn: 1 }],
     };
     expect(notificationsFor(view, true)).toEqual(view);
     const shown = JSON.stringify(notificationsFor(view, false));

@@ -15,12 +15,20 @@ import { RefreshDebouncer } from '../../jobs/engines/local/refresh-debouncer.js'
 import { quietLogger } from '../helpers/log.js';
 
 const source = (id: string, location: string, ref = 'main'): RegisteredSource => ({
-  source_id: id, kind: 'git', location, match_key: repoMatchKey(location), ref, mode: 'projects', added_by: 't', added_at: '2026-01-01T00:00:00.000Z',
+  source_id: id,
+  kind: 'git',
+  location,
+  match_key: repoMatchKey(location),
+  ref,
+  mode: 'projects',
+  added_by: 't',
+  added_at: '2026-01-01T00:00:00.000Z',
 });
 
 describe('repository identity', () => {
   it('is the same for https, ssh, scp-like and .git-suffixed spellings, and differs between repositories', () => {
-    const spellings = ['https://github.com/Team/Repo', 'https://github.com/team/repo.git', 'git@github.com:team/Repo.git', 'ssh://git@github.com:22/team/repo', 'https://user:tok@GitHub.com/team/repo/', 'git://github.com/team/repo.git'];
+    const spellings = ['https://github.com/Team/Repo', 'https://github.com/team/repo.git', 'git@github.com:team/Repo.git', 'ssh://git@github.com:22/team/repo',
+      'https://user:tok@GitHub.com/team/repo/', 'git://github.com/team/repo.git'];
     expect(new Set(spellings.map(repoMatchKey))).toEqual(new Set(['github.com/team/repo']));
     expect(repoMatchKey('https://github.com/team/other')).not.toBe(repoMatchKey('https://github.com/team/repo'));
     expect(repoMatchKey('https://gitlab.com/team/repo')).not.toBe(repoMatchKey('https://github.com/team/repo'));
@@ -37,8 +45,10 @@ describe('repository identity', () => {
   });
 
   it('matches a push to the sources of that repository whose ref was pushed', () => {
-    const sources = [source('a', 'git@github.com:team/repo.git'), source('b', 'https://github.com/team/repo', 'release'), source('c', 'https://github.com/team/other'), { ...source('d', '/x'), kind: 'dir' as const, match_key: undefined }];
-    const push: GitPush = { provider: 'github', repoUrls: ['https://github.com/team/repo.git', 'git@github.com:team/repo.git'], ref: 'refs/heads/main', after: 'abc' };
+    const sources = [source('a', 'git@github.com:team/repo.git'), source('b', 'https://github.com/team/repo', 'release'),
+      source('c', 'https://github.com/team/other'), { ...source('d', '/x'), kind: 'dir' as const, match_key: undefined }];
+    const push: GitPush = { provider: 'github', repoUrls: ['https://github.com/team/repo.git', 'git@github.com:team/repo.git'], ref: 'refs/heads/main',
+      after: 'abc' };
     expect(sourcesForPush(sources, push).map((s) => s.source_id)).toEqual(['a']);
     expect(sourcesForPush(sources, { ...push, ref: 'refs/tags/release' }).map((s) => s.source_id)).toEqual(['b']);
     expect(sourcesForPush(sources, { ...push, ref: 'refs/heads/feature' })).toEqual([]);
@@ -48,7 +58,10 @@ describe('repository identity', () => {
 
 describe('webhook deliveries', () => {
   const secret = 'hook-secret';
-  const body = Buffer.from(JSON.stringify({ ref: 'refs/heads/main', after: 'f00d', repository: { clone_url: 'https://github.com/team/repo.git', ssh_url: 'git@github.com:team/repo.git' } }));
+  const body = Buffer.from(
+    JSON.stringify({ ref: 'refs/heads/main', after: 'f00d',
+      repository: { clone_url: 'https://github.com/team/repo.git', ssh_url: 'git@github.com:team/repo.git' } }),
+  );
   const sign = (b: Buffer, key = secret) => `sha256=${createHmac('sha256', key).update(b).digest('hex')}`;
 
   it('accepts a GitHub body signed with the secret and refuses a wrong key, a changed body or a missing header', () => {
@@ -74,10 +87,15 @@ describe('webhook deliveries', () => {
   });
 
   it('parses GitHub and GitLab pushes; a deleted ref is nothing to mine', () => {
-    expect(parsePush('github', JSON.parse(body.toString()))).toEqual({ provider: 'github', repoUrls: ['https://github.com/team/repo.git', 'git@github.com:team/repo.git'], ref: 'refs/heads/main', after: 'f00d' });
-    const gitlab = { object_kind: 'push', ref: 'refs/heads/main', after: 'aa', checkout_sha: 'bb', project: { git_http_url: 'https://gitlab.com/team/repo.git', git_ssh_url: 'git@gitlab.com:team/repo.git' } };
+    expect(parsePush('github', JSON.parse(body.toString()))).toEqual({ provider: 'github',
+      repoUrls: ['https://github.com/team/repo.git', 'git@github.com:team/repo.git'], ref: 'refs/heads/main', after: 'f00d' });
+    const gitlab = { object_kind: 'push', ref: 'refs/heads/main', after: 'aa', checkout_sha: 'bb',
+      project: { git_http_url: 'https://gitlab.com/team/repo.git', git_ssh_url: 'git@gitlab.com:team/repo.git' } };
     expect(parsePush('gitlab', gitlab)).toMatchObject({ repoUrls: ['https://gitlab.com/team/repo.git', 'git@gitlab.com:team/repo.git'], after: 'bb' });
-    expect(parsePush('github', { ref: 'refs/heads/x', deleted: true, after: '0000000000000000000000000000000000000000', repository: { clone_url: 'https://github.com/a/b' } })).toBeUndefined();
+    expect(
+      parsePush('github', { ref: 'refs/heads/x', deleted: true, after: '0000000000000000000000000000000000000000',
+        repository: { clone_url: 'https://github.com/a/b' } }),
+    ).toBeUndefined();
     expect(() => parsePush('github', { after: 'x' })).toThrow(expect.objectContaining({ field: 'ref' }));
     expect(() => parsePush('github', { ref: 'refs/heads/main' })).toThrow(expect.objectContaining({ field: 'repository' }));
     expect(() => parsePush('github', [1])).toThrow(expect.objectContaining({ field: 'body' }));
@@ -93,7 +111,9 @@ describe('in-process refresh debounce', () => {
     const release = (id: string) => releases.get(id)?.();
     const debouncer = new RefreshDebouncer(async (id) => {
       runs.push(id);
-      await new Promise<void>((r) => { releases.set(id, r); });
+      await new Promise<void>((r) => {
+        releases.set(id, r);
+      });
     }, 200, quietLogger());
     const a = source('a', 'https://h/x/a');
     for (let i = 0; i < 5; i++) await debouncer.request(a);
@@ -120,7 +140,8 @@ describe('in-process refresh debounce', () => {
 describe('notification settings', () => {
   it('reads the webhook and notification variables, the notification key defaulting to the webhook secret', () => {
     const c = loadConfig({ MEMPALACE_WEBHOOK_SECRET: 's', MEMPALACE_NOTIFY_URLS: ' http://a/x , https://b/y ,', MEMPALACE_REFRESH_DEBOUNCE_MS: '500' });
-    expect(c.hooks).toEqual({ webhookSecret: 's', refreshDebounceMs: 500, refreshMaxWaitMs: 300_000, notifyUrls: ['http://a/x', 'https://b/y'], notifySecret: 's', notifyAttempts: 8, notifyBackoffMs: 2000 });
+    expect(c.hooks).toEqual({ webhookSecret: 's', refreshDebounceMs: 500, refreshMaxWaitMs: 300_000, notifyUrls: ['http://a/x', 'https://b/y'],
+      notifySecret: 's', notifyAttempts: 8, notifyBackoffMs: 2000 });
     expect(loadConfig({ MEMPALACE_WEBHOOK_SECRET: 's', MEMPALACE_NOTIFY_SECRET: 'n' }).hooks.notifySecret).toBe('n');
     expect(loadConfig({}).hooks).toMatchObject({ webhookSecret: undefined, notifyUrls: [], notifySecret: undefined, refreshDebounceMs: 30_000 });
   });
@@ -132,4 +153,3 @@ describe('notification settings', () => {
     expect(signature('key', '{"a":1}')).toBe(`sha256=${createHmac('sha256', 'key').update('{"a":1}').digest('hex')}`);
   });
 });
-

@@ -9,9 +9,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ListedFileRefused, readListedFile } from '../../core/listed-file.js';
 import type { SourcePolicy } from '../../palace/sources.js';
-import {
-  assertStoredSourceAllowed, isNonPublicAddress, isWithin, matchAllowedHost, resolveGitSource, resolveLocalSource, resolveMineSource, sourcePolicy,
-} from '../../palace/sources.js';
+import { assertStoredSourceAllowed, isNonPublicAddress, isWithin, matchAllowedHost, resolveGitSource, resolveLocalSource, resolveMineSource,
+  sourcePolicy } from '../../palace/sources.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 const tmp = fs.realpathSync(makeTempDir('mempalace-sources-'));
@@ -55,7 +54,10 @@ describe('local sources', () => {
   });
 
   it('refuses a directory symlink, a file symlink and a path under a symlink that lead outside', async () => {
-    for (const [value, allowFile] of [[path.join(allowed, 'linkdir'), false], [path.join(allowed, 'passwd.txt'), true], [path.join(allowed, 'linkdir', 'passwd.txt'), true]] as const) {
+    for (const [value, allowFile] of [[path.join(allowed, 'linkdir'), false], [path.join(allowed, 'passwd.txt'), true], [
+      path.join(allowed, 'linkdir', 'passwd.txt'),
+      true,
+    ]] as const) {
       const e = await refusal(resolveLocalSource('source', value, bounded, { allowFile }));
       expect(e, value).toMatchObject({ code: 'invalid_argument', field: 'source', rule: 'symlink_outside_roots' });
     }
@@ -75,7 +77,8 @@ describe('local sources', () => {
     expect(await resolveLocalSource('source', path.join(allowed, 'project', 'src'), token)).toBe(path.join(allowed, 'project', 'src'));
     expect(await refusal(resolveLocalSource('source', path.join(allowed, 'other'), token))).toMatchObject({ rule: 'token_roots' });
     const client = sourcePolicy(config([]), { clientRoots: [path.join(allowed, 'other')] });
-    expect(await refusal(resolveLocalSource('project_dir', path.join(allowed, 'project'), client))).toMatchObject({ field: 'project_dir', rule: 'client_roots' });
+    expect(await refusal(resolveLocalSource('project_dir', path.join(allowed, 'project'), client))).toMatchObject({ field: 'project_dir',
+      rule: 'client_roots' });
     // A token root outside the server roots grants nothing beyond them.
     const wider = sourcePolicy(config([path.join(allowed, 'project')]), { tokenRoots: [tmp] });
     expect(await refusal(resolveLocalSource('source', path.join(allowed, 'other'), wider))).toMatchObject({ rule: 'allowed_roots' });
@@ -89,7 +92,8 @@ describe('local sources', () => {
     // Deleting by a stored value reads nothing, so it is still allowed; token roots still bound it.
     await expect(assertStoredSourceAllowed('source_file', path.join(outside, 'x.md'), none)).resolves.toBeUndefined();
     const token = sourcePolicy(config([], { requireAllowedRoots: true }), { tokenRoots: [allowed] });
-    expect(await refusal(assertStoredSourceAllowed('source_file', path.join(outside, 'x.md'), token))).toMatchObject({ field: 'source_file', rule: 'token_roots' });
+    expect(await refusal(assertStoredSourceAllowed('source_file', path.join(outside, 'x.md'), token))).toMatchObject({ field: 'source_file',
+      rule: 'token_roots' });
   });
 
   it('without any bound (CLI, stdio) any readable directory resolves, as before', async () => {
@@ -140,15 +144,18 @@ describe('git source policy', () => {
 
   it('refuses loopback, private and link-local addresses (resolved through DNS) unless the host is listed exactly', async () => {
     const wildcard = sourcePolicy(config([], { gitAllowedHosts: ['*', '*:8443'] }));
-    for (const url of ['https://127.0.0.1:8443/x.git', 'https://localhost:8443/x.git', 'https://[::1]:8443/x.git', 'https://10.1.2.3/x.git', 'https://169.254.169.254/x.git', 'ssh://192.168.1.10/x.git']) {
+    for (const url of ['https://127.0.0.1:8443/x.git', 'https://localhost:8443/x.git', 'https://[::1]:8443/x.git', 'https://10.1.2.3/x.git',
+      'https://169.254.169.254/x.git', 'ssh://192.168.1.10/x.git']) {
       expect(await refusal(resolveGitSource('source', url, wildcard)), url).toMatchObject({ field: 'source', rule: 'git_private_address' });
     }
     const exact = sourcePolicy(config([], { gitAllowedHosts: ['127.0.0.1:8443'] }));
-    expect(await resolveGitSource('source', 'https://127.0.0.1:8443/x.git', exact)).toMatchObject({ transport: 'https', host: '127.0.0.1', port: 8443, addresses: ['127.0.0.1'] });
+    expect(await resolveGitSource('source', 'https://127.0.0.1:8443/x.git', exact)).toMatchObject({ transport: 'https', host: '127.0.0.1', port: 8443,
+      addresses: ['127.0.0.1'] });
   });
 
   it('classifies addresses and matches host patterns', () => {
-    for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.0.1', '169.254.1.1', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1']) expect(isNonPublicAddress(a), a).toBe(true);
+    for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.0.1', '169.254.1.1', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1',
+      '::ffff:127.0.0.1']) expect(isNonPublicAddress(a), a).toBe(true);
     for (const a of ['93.184.216.34', '2606:4700::1111', '172.32.0.1']) expect(isNonPublicAddress(a), a).toBe(false);
     expect(matchAllowedHost(['github.com'], 'github.com', 443, 443)).toEqual({ explicit: true });
     expect(matchAllowedHost(['github.com'], 'github.com', 8443, 443)).toBeUndefined();
@@ -158,9 +165,12 @@ describe('git source policy', () => {
   });
 
   it('a mine source with a ref is a git source; without one a directory', async () => {
-    expect(await resolveMineSource({ source: insideRepo, ref: 'main', allowFile: false }, bounded)).toEqual({ kind: 'git', url: `file://${insideRepo}`, ref: 'main' });
-    expect(await resolveMineSource({ source: path.join(allowed, 'project'), allowFile: false }, bounded)).toEqual({ kind: 'dir', path: path.join(allowed, 'project') });
-    expect(await refusal(resolveMineSource({ source: insideRepo, ref: '--orphan', allowFile: false }, bounded))).toMatchObject({ field: 'ref', rule: 'git_ref' });
+    expect(await resolveMineSource({ source: insideRepo, ref: 'main', allowFile: false }, bounded)).toEqual({ kind: 'git', url: `file://${insideRepo}`,
+      ref: 'main' });
+    expect(await resolveMineSource({ source: path.join(allowed, 'project'), allowFile: false }, bounded)).toEqual({ kind: 'dir',
+      path: path.join(allowed, 'project') });
+    expect(await refusal(resolveMineSource({ source: insideRepo, ref: '--orphan', allowFile: false }, bounded))).toMatchObject({ field: 'ref',
+      rule: 'git_ref' });
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { thrownBy } from '../helpers/errors.js';
-import { validateContent, validateDateWindow, validateEventStatus, validateEventType, validateName, validateOptionalName, validateRouting, validateTemporal, wingSlug } from '../../core/validate.js';
+import { validateContent, validateDateWindow, validateEventStatus, validateEventType, validateName, validateOptionalName, validateRouting, validateTemporal,
+  wingSlug } from '../../core/validate.js';
 
 describe('NAME', () => {
   it('accepts the spec examples', () => {

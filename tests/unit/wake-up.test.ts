@@ -36,8 +36,13 @@ beforeAll(async () => {
   await kgAdd(kg, { subject: 'Mira', predicate: 'uses', object: 'vim' });
   await kgInvalidate(kg, { subject: 'Mira', predicate: 'uses', object: 'vim', ended: '2026-03-01' });
   const rows = [
-    ...Array.from({ length: 7 }, (_, i) => ({ id: `diary_${i}`, content: `Diary entry number ${i}: reviewed the ledger export and the berth plan.`, meta: { wing: 'ledger', room: 'diary', source_file: '', chunk_index: 0, added_by: 'claude', agent: 'claude', filed_at: `2026-05-2${i}T10:00:00.000000Z` } })),
-    ...Array.from({ length: 3 }, (_, i) => ({ id: `code_${i}`, content: `Export code chunk ${i}`, meta: { wing: 'ledger', room: 'backend', source_file: '/x.ts', chunk_index: 0, added_by: 'mine', filed_at: '2026-05-01T10:00:00.000000Z' } })),
+    ...Array.from({ length: 7 },
+      (_, i) => ({ id: `diary_${i}`, content: `Diary entry number ${i}: reviewed the ledger export and the berth plan.`,
+        meta: { wing: 'ledger', room: 'diary', source_file: '', chunk_index: 0, added_by: 'claude', agent: 'claude',
+          filed_at: `2026-05-2${i}T10:00:00.000000Z` } })),
+    ...Array.from({ length: 3 },
+      (_, i) => ({ id: `code_${i}`, content: `Export code chunk ${i}`,
+        meta: { wing: 'ledger', room: 'backend', source_file: '/x.ts', chunk_index: 0, added_by: 'mine', filed_at: '2026-05-01T10:00:00.000000Z' } })),
   ];
   await stores.drawers.upsert(rows.map((r, i) => ({ ...r, embedding: unit(i) })));
 });
@@ -48,11 +53,11 @@ afterAll(async () => {
 });
 
 describe('wake-up', () => {
-  const ctx = () => ({ drawers: stores.drawers, graph: stores.graph, countTokens, identity: 'I am the ledger team\'s assistant.', now });
+  const ctx = () => ({ drawers: stores.drawers, graph: stores.graph, countTokens, identity: "I am the ledger team's assistant.", now });
 
   it('holds identity, protocol, current facts, the latest diary entries and the map', async () => {
     const w = await wakeUp(ctx());
-    expect(w.text.startsWith('## Identity\nI am the ledger team\'s assistant.')).toBe(true);
+    expect(w.text.startsWith("## Identity\nI am the ledger team's assistant.")).toBe(true);
     expect(w.text).toContain('- Mira → works_on → ledger (since 2026-01-05)');
     expect(w.text).toContain('- Mira → reports_to → Tomás');
     expect(w.text).toContain('- Tomás → leads → ledger');

@@ -78,7 +78,13 @@ export class InlineNotifications implements Notifications {
 
   async deadLetters(): Promise<DeadLetter[]> {
     return [...this.entries.values()].filter((e) => e.status === 'dead').map((e) => ({
-      queue: INLINE_QUEUE, id: e.id, name: `job_${e.notification.state}`, data: e.notification, failedReason: e.error ?? '', attemptsMade: e.attempts, finishedOn: e.updatedAt,
+      queue: INLINE_QUEUE,
+      id: e.id,
+      name: `job_${e.notification.state}`,
+      data: e.notification,
+      failedReason: e.error ?? '',
+      attemptsMade: e.attempts,
+      finishedOn: e.updatedAt,
     }));
   }
 
@@ -93,9 +99,15 @@ export class InlineNotifications implements Notifications {
 
   async recentDeliveries(limit: number): Promise<DeliveryRecord[]> {
     return [...this.entries.values()].sort((a, b) => b.updatedAt - a.updatedAt).slice(0, limit).map((e) => ({
-      id: e.id, job_id: e.notification.job_id, kind: e.notification.kind, state: e.notification.state,
+      id: e.id,
+      job_id: e.notification.job_id,
+      kind: e.notification.kind,
+      state: e.notification.state,
       status: e.status === 'delivered' ? 'delivered' : e.status === 'dead' ? 'dead' : 'pending',
-      attempts: e.attempts, delivered: e.progress.delivered, ...(e.error && e.status !== 'delivered' ? { error: e.error } : {}), updated_at: new Date(e.updatedAt).toISOString(),
+      attempts: e.attempts,
+      delivered: e.progress.delivered,
+      ...(e.error && e.status !== 'delivered' ? { error: e.error } : {}),
+      updated_at: new Date(e.updatedAt).toISOString(),
     }));
   }
 

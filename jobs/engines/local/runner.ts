@@ -106,7 +106,8 @@ export class LocalJobEngine implements JobEngine {
     return undefined;
   }
 
-  private async finish(r: JobRecord<JobSpec, JobProgress>, state: 'completed' | 'cancelled' | 'failed', extra: Partial<JobProgress>, cursor?: unknown): Promise<void> {
+  private async finish(r: JobRecord<JobSpec, JobProgress>, state: 'completed' | 'cancelled' | 'failed', extra: Partial<JobProgress>,
+    cursor?: unknown): Promise<void> {
     const latest = (await this.deps.jobs.get(r.job_id)) ?? r;
     const progress = finishProgress(latest.progress, state, extra, new Date().toISOString());
     await this.deps.jobs.update(r.job_id, state, progress, cursor);
@@ -116,8 +117,10 @@ export class LocalJobEngine implements JobEngine {
   private async run(record: JobRecord<JobSpec, JobProgress>, spec: JobSpec, entry: Running, fence: Fence | undefined): Promise<void> {
     const renew = fence
       ? setInterval(() => {
-          this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs).then((held) => { if (!held) stopJob(entry); }, () => stopJob(entry));
-        }, Math.max(1000, Math.floor(this.leaseMs / 3)))
+        this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs).then((held) => {
+          if (!held) stopJob(entry);
+        }, () => stopJob(entry));
+      }, Math.max(1000, Math.floor(this.leaseMs / 3)))
       : undefined;
     try {
       if (spec.kind === 'mine') await this.runMine(record, spec, entry, fence);

@@ -137,7 +137,8 @@ export class TriggerQueue extends PalaceQueue<TriggerData> {
     const first = Number((await client.get(firstKey)) ?? now);
     const delay = Math.max(0, Math.min(debounceMs, first + this.maxWaitMs - now));
     const job = await this.queue.add('refresh', { kind: 'refresh', ...req }, {
-      ...this.defaults, delay,
+      ...this.defaults,
+      delay,
       deduplication: { id: dedupe, reschedule: true, keepLastIfActive: true },
     });
     return { id: job.id! };
@@ -166,7 +167,8 @@ export class TriggerQueue extends PalaceQueue<TriggerData> {
 
   /** Ask for a session checkpoint to be filed; the same (agent, session, messages) files once. */
   async requestAutoSave(req: AutoSaveRequest): Promise<{ id: string }> {
-    if (!Number.isInteger(req.messages) || req.messages < 0) throw invalidArgument('messages', 'non_negative_integer', 'messages must be a non-negative integer');
+    if (!Number.isInteger(req.messages) || req.messages < 0)
+      throw invalidArgument('messages', 'non_negative_integer', 'messages must be a non-negative integer');
     const id = `autosave-${hashN(JSON.stringify([req.agent, req.sessionId, req.messages]), 24)}`;
     const job = await this.queue.add('auto_save', { kind: 'auto_save', ...req }, { ...this.defaults, jobId: id });
     return { id: job.id! };
@@ -191,9 +193,13 @@ export class NotificationQueue extends PalaceQueue<JobNotification> {
       const progress = (typeof j.progress === 'object' && j.progress ? j.progress : { delivered: [] }) as DeliveryProgress;
       const state = await j.getState();
       return {
-        id: j.id!, job_id: j.data.job_id, kind: j.data.kind, state: j.data.state,
+        id: j.id!,
+        job_id: j.data.job_id,
+        kind: j.data.kind,
+        state: j.data.state,
         status: state === 'completed' ? 'delivered' : state === 'failed' ? 'dead' : 'pending',
-        attempts: j.attemptsMade, delivered: progress.delivered ?? [],
+        attempts: j.attemptsMade,
+        delivered: progress.delivered ?? [],
         ...(j.failedReason ? { error: j.failedReason } : {}),
         updated_at: new Date(j.finishedOn ?? j.processedOn ?? j.timestamp).toISOString(),
       };
@@ -238,7 +244,8 @@ export function startTriggerWorker(settings: QueueSettings, handlers: TriggerHan
   });
 }
 
-export function startNotificationWorker(settings: QueueSettings, handle: (event: JobNotification) => Promise<unknown>, concurrency = 4): Worker<JobNotification> {
+export function startNotificationWorker(settings: QueueSettings, handle: (event: JobNotification) => Promise<unknown>,
+  concurrency = 4): Worker<JobNotification> {
   return workerFor<JobNotification>(NOTIFICATION_QUEUE, settings, concurrency, (job) => handle(job.data));
 }
 
@@ -246,7 +253,9 @@ export function startNotificationWorker(settings: QueueSettings, handle: (event:
  * The notification consumer: delivers each job end with `deliver`, keeping what it achieved in
  * the job's progress, so a retry (backoff, or a dead letter retried) repeats only the failed URLs.
  */
-export function startNotificationDeliveryWorker(settings: QueueSettings, deliver: (event: JobNotification, progress: DeliveryProgress) => Promise<DeliveryOutcome>, onFailure: (outcome: DeliveryOutcome) => Error, concurrency = 4): Worker<JobNotification> {
+export function startNotificationDeliveryWorker(settings: QueueSettings,
+  deliver: (event: JobNotification, progress: DeliveryProgress) => Promise<DeliveryOutcome>, onFailure: (outcome: DeliveryOutcome) => Error,
+  concurrency = 4): Worker<JobNotification> {
   return workerFor<JobNotification>(NOTIFICATION_QUEUE, settings, concurrency, async (job) => {
     const before = (typeof job.progress === 'object' && job.progress ? job.progress : { delivered: [] }) as DeliveryProgress;
     const outcome = await deliver(job.data, before);

@@ -37,7 +37,10 @@ export function toFailure(e: unknown): unknown {
   if (e instanceof ApplicationFailure || e instanceof CancelledFailure) return e;
   if (isPalaceError(e)) {
     return ApplicationFailure.create({
-      message: e.message, type: e.code, nonRetryable: temporalNonRetryable(e), cause: e,
+      message: e.message,
+      type: e.code,
+      nonRetryable: temporalNonRetryable(e),
+      cause: e,
       details: [{ field: e.field ?? null, rule: e.rule ?? null, store: e.store ?? null }],
     });
   }
@@ -80,13 +83,18 @@ export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActiviti
       const ctx = Context.current();
       const holder = leaseHolder(ctx.info.workflowExecution?.workflowId ?? ctx.info.activityId);
       const fence = (input as { fence?: Fence }).fence;
-      if (fence && !(await holdLease(ctx, fence, holder).catch((e: unknown) => { throw toFailure(e); }))) throw staleLease(fence);
+      if (fence && !(await holdLease(ctx, fence, holder).catch((e: unknown) => {
+        throw toFailure(e);
+      }))) throw staleLease(fence);
       const startedMs = Date.now();
       const everyMs = Math.max(500, Math.min(ctx.info.heartbeatTimeoutMs ?? leaseMs, leaseMs) / 3);
       let leaseLost = false;
       const beat = setInterval(() => {
         ctx.heartbeat({ step: name, elapsed_ms: Date.now() - startedMs, offset: (input as { offset?: number }).offset ?? null });
-        if (fence) holdLease(ctx, fence, holder).then((held) => { if (!held) leaseLost = true; }, () => undefined);
+        if (fence)
+          holdLease(ctx, fence, holder).then((held) => {
+            if (!held) leaseLost = true;
+          }, () => undefined);
       }, everyMs);
       const work = step(input, ctx.cancellationSignal);
       try {
@@ -155,7 +163,9 @@ export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActiviti
       }
       if (state !== 'running' && deps.notify) {
         // The end is recorded; a lost notification must not fail the job.
-        await deps.notify(progress).catch((e: unknown) => Context.current().log.warn(`job ${jobId}: notification not published: ${e instanceof Error ? e.message : String(e)}`));
+        await deps.notify(progress).catch((e: unknown) =>
+          Context.current().log.warn(`job ${jobId}: notification not published: ${e instanceof Error ? e.message : String(e)}`)
+        );
       }
     },
   };

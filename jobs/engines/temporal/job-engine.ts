@@ -174,7 +174,8 @@ export class TemporalJobEngine implements JobEngine {
     // The workflow may have recorded its end between our two reads.
     const latest = await this.record(r.job_id);
     if (latest.state !== 'running') return latest.progress;
-    const failed = finishProgress(progress, 'failed', failureFields(`the job's workflow ended without recording a result (${status.toLowerCase()})`), new Date().toISOString());
+    const failed = finishProgress(progress, 'failed', failureFields(`the job's workflow ended without recording a result (${status.toLowerCase()})`),
+      new Date().toISOString());
     await this.deps.jobs.update(r.job_id, 'failed', failed);
     return failed;
   }

@@ -44,7 +44,8 @@ function checkAnn(db: Database.Database, annPath: string, dimension: number, fin
   const missing = rows.filter(([seq, gen]) => gen <= fileGeneration && !graph.live.has(seq)).map(([seq]) => seq);
   facts.ann_labels = graph.live.size;
   facts.ann_rows_newer_than_file = newer;
-  if (missing.length > 0) findings.push({ part: 'ann', problem: 'rows missing from the persisted graph', count: missing.length, sample: missing.slice(0, SAMPLE) });
+  if (missing.length > 0)
+    findings.push({ part: 'ann', problem: 'rows missing from the persisted graph', count: missing.length, sample: missing.slice(0, SAMPLE) });
 }
 
 /** The read-only check of one embedded palace. */
@@ -55,12 +56,17 @@ export function checkEmbeddedIndexes(palaceDir: string): IndexCheck {
   try {
     const findings: IndexFinding[] = [];
     const facts: Record<string, unknown> = { drawers: db.prepare('SELECT count(*) FROM drawers').pluck().get() };
-    const missingFts = db.prepare('SELECT d.id FROM drawers d WHERE NOT EXISTS (SELECT 1 FROM drawer_fts f WHERE f.rowid = d.seq) ORDER BY d.seq').pluck().all() as string[];
-    if (missingFts.length > 0) findings.push({ part: 'fts', problem: 'drawers without a lexical (FTS) row', count: missingFts.length, sample: missingFts.slice(0, SAMPLE) });
+    const missingFts = db.prepare('SELECT d.id FROM drawers d WHERE NOT EXISTS (SELECT 1 FROM drawer_fts f WHERE f.rowid = d.seq) ORDER BY d.seq').pluck()
+      .all() as string[];
+    if (missingFts.length > 0)
+      findings.push({ part: 'fts', problem: 'drawers without a lexical (FTS) row', count: missingFts.length, sample: missingFts.slice(0, SAMPLE) });
     const orphanFts = db.prepare('SELECT f.rowid FROM drawer_fts f WHERE NOT EXISTS (SELECT 1 FROM drawers d WHERE d.seq = f.rowid)').pluck().all() as number[];
     if (orphanFts.length > 0) findings.push({ part: 'fts', problem: 'FTS rows of no drawer', count: orphanFts.length, sample: orphanFts.slice(0, SAMPLE) });
-    const noVector = db.prepare('SELECT d.id FROM drawers d WHERE NOT EXISTS (SELECT 1 FROM drawer_embeddings e WHERE e.seq = d.seq)').pluck().all() as string[];
-    if (noVector.length > 0) findings.push({ part: 'embeddings', problem: 'drawers without an embedding (not rebuildable here: re-mine or re-embed them)', count: noVector.length, sample: noVector.slice(0, SAMPLE) });
+    const noVector = db.prepare('SELECT d.id FROM drawers d WHERE NOT EXISTS (SELECT 1 FROM drawer_embeddings e WHERE e.seq = d.seq)').pluck()
+      .all() as string[];
+    if (noVector.length > 0)
+      findings.push({ part: 'embeddings', problem: 'drawers without an embedding (not rebuildable here: re-mine or re-embed them)', count: noVector.length,
+        sample: noVector.slice(0, SAMPLE) });
     checkAnn(db, join(palaceDir, DRAWER_ANN_FILE), Number(readMeta(db, 'dimension') ?? DEFAULT_DIMENSION), findings, facts);
     return { store: 'sqlite', findings, facts };
   } finally {

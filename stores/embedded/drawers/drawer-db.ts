@@ -102,7 +102,8 @@ export class SqliteDrawerDb {
     const insertTokens = this.db.prepare('INSERT INTO drawer_fts (rowid, tokens) VALUES (?, ?)');
     for (const d of drawers) {
       const m = d.meta;
-      const seq = upsertDrawer.get(d.id, d.content, JSON.stringify(m), m.wing, m.room, m.source_file, m.parent_drawer_id ?? null, m.parent_entry_id ?? null, m.filed_at) as number;
+      const seq = upsertDrawer.get(d.id, d.content, JSON.stringify(m), m.wing, m.room, m.source_file, m.parent_drawer_id ?? null, m.parent_entry_id ?? null,
+        m.filed_at) as number;
       upsertVector.run(seq, encodeVector(d.embedding), generation);
       deleteTokens.run(seq);
       insertTokens.run(seq, lexicalText(d.content));
@@ -125,7 +126,7 @@ export class SqliteDrawerDb {
       const ftsRows = this.db.transaction(() => {
         this.db.prepare("INSERT INTO drawer_fts (drawer_fts) VALUES ('delete-all')").run();
         let n = 0;
-        for (let after = 0; ;) {
+        for (let after = 0;;) {
           const rows = page.all(after) as [number, string][];
           for (const [seq, content] of rows) insert.run(seq, lexicalText(content));
           n += rows.length;

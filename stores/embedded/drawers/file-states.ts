@@ -29,7 +29,9 @@ export class SqliteFileStates implements FileStateStore {
     this.base.run(() => {
       checkFileReplacements(wing, files, this.base.dimension);
       if (files.length === 0) return;
-      const deleteStale = this.base.db.prepare('DELETE FROM drawers WHERE wing = ? AND source_file = ? AND id NOT IN (SELECT value FROM json_each(?)) RETURNING seq').pluck();
+      const deleteStale = this.base.db.prepare(
+        'DELETE FROM drawers WHERE wing = ? AND source_file = ? AND id NOT IN (SELECT value FROM json_each(?)) RETURNING seq',
+      ).pluck();
       const putState = this.base.db.prepare(FILE_STATE_UPSERT);
       this.base.transact((generation) => {
         const stale: number[] = [];
@@ -79,7 +81,8 @@ export class SqliteFileStates implements FileStateStore {
     return this.base.run(() => {
       checkNonEmpty('wing', wing);
       checkStrings('sourceFiles', sourceFiles);
-      return this.base.db.prepare('DELETE FROM file_states WHERE wing = ? AND source_file IN (SELECT value FROM json_each(?))').run(wing, JSON.stringify(sourceFiles)).changes;
+      return this.base.db.prepare('DELETE FROM file_states WHERE wing = ? AND source_file IN (SELECT value FROM json_each(?))').run(wing,
+        JSON.stringify(sourceFiles)).changes;
     });
   }
 

@@ -90,7 +90,9 @@ export class SqliteDrawerIndex extends ComposedDrawerStore implements DrawerInde
     return this.base.run(() => {
       checkStrings('ids', ids);
       if (ids.length === 0) return 0;
-      return this.base.transact(() => this.base.db.prepare('DELETE FROM drawers WHERE id IN (SELECT value FROM json_each(?)) RETURNING seq').pluck().all(JSON.stringify(ids)) as number[]).length;
+      return this.base.transact(() =>
+        this.base.db.prepare('DELETE FROM drawers WHERE id IN (SELECT value FROM json_each(?)) RETURNING seq').pluck().all(JSON.stringify(ids)) as number[]
+      ).length;
     });
   }
 
@@ -98,7 +100,8 @@ export class SqliteDrawerIndex extends ComposedDrawerStore implements DrawerInde
     return this.base.run(() => {
       if (filterIsEmpty(filter)) throw invalidArgument('filter', 'non_empty', 'deleteWhere needs at least one filter key; refusing to delete every drawer');
       const cond = filterCondition(filter);
-      return this.base.transact(() => this.base.db.prepare(`DELETE FROM drawers AS d WHERE ${cond.sql} RETURNING seq`).pluck().all(...cond.params) as number[]).length;
+      return this.base.transact(() => this.base.db.prepare(`DELETE FROM drawers AS d WHERE ${cond.sql} RETURNING seq`).pluck().all(...cond.params) as number[])
+        .length;
     });
   }
 
@@ -109,7 +112,9 @@ export class SqliteDrawerIndex extends ComposedDrawerStore implements DrawerInde
     return this.base.run(() => {
       checkStrings('ids', ids);
       if (ids.length === 0) return [];
-      const rows = this.base.db.prepare(`SELECT ${DRAWER_COLUMNS} FROM drawers d WHERE d.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as DrawerRow[];
+      const rows = this.base.db.prepare(`SELECT ${DRAWER_COLUMNS} FROM drawers d WHERE d.id IN (SELECT value FROM json_each(?))`).all(
+        JSON.stringify(ids),
+      ) as DrawerRow[];
       const byId = new Map(rows.map((r) => [r.id, r]));
       return ids.flatMap((id) => {
         const row = byId.get(id);

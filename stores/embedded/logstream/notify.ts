@@ -28,24 +28,25 @@ export class ChangeNotifier {
     this.waiters.add(waiter);
     if (this.timer === null) this.start();
     return {
-      next: (maxMs, attempt, signal) => new Promise<void>((resolve) => {
-        if (waiter.woken || signal?.aborted) {
-          waiter.woken = false;
-          resolve();
-          return;
-        }
-        const delay = this.healthy ? maxMs : Math.min(maxMs, fallbackDelayMs(attempt));
-        const done = () => {
-          clearTimeout(timeout);
-          signal?.removeEventListener('abort', done);
-          waiter.wake = null;
-          waiter.woken = false;
-          resolve();
-        };
-        const timeout = setTimeout(done, Math.max(0, delay));
-        signal?.addEventListener('abort', done, { once: true });
-        waiter.wake = done;
-      }),
+      next: (maxMs, attempt, signal) =>
+        new Promise<void>((resolve) => {
+          if (waiter.woken || signal?.aborted) {
+            waiter.woken = false;
+            resolve();
+            return;
+          }
+          const delay = this.healthy ? maxMs : Math.min(maxMs, fallbackDelayMs(attempt));
+          const done = () => {
+            clearTimeout(timeout);
+            signal?.removeEventListener('abort', done);
+            waiter.wake = null;
+            waiter.woken = false;
+            resolve();
+          };
+          const timeout = setTimeout(done, Math.max(0, delay));
+          signal?.addEventListener('abort', done, { once: true });
+          waiter.wake = done;
+        }),
       close: () => {
         this.waiters.delete(waiter);
         if (this.waiters.size === 0) this.stop();

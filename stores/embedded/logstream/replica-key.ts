@@ -15,7 +15,9 @@ export const REPLICA_KEY_FILE = 'replica.key';
 function readKeyFile(file: string): string {
   const pem = fs.readFileSync(file, 'utf8');
   if (!pem.includes('BEGIN PRIVATE KEY')) {
-    throw new PalaceError('internal', `${file} holds no PKCS#8 private key; refusing to mint a second signing key — restore or delete it explicitly`, { details: { file } });
+    throw new PalaceError('internal', `${file} holds no PKCS#8 private key; refusing to mint a second signing key — restore or delete it explicitly`, {
+      details: { file },
+    });
   }
   return pem;
 }

@@ -17,11 +17,15 @@ function readReplicaFile(file: string): string {
   try {
     parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new PalaceError('internal', `${file} is unreadable (${(e as Error).message}); refusing to mint a second replica id — restore or delete it explicitly`, { details: { file } });
+    throw new PalaceError('internal', `${file} is unreadable (${(e as Error).message}); refusing to mint a second replica id — restore or delete it explicitly`,
+      { details: { file } });
   }
   const id = (parsed as { replica_id?: unknown } | null)?.replica_id;
   if (typeof id !== 'string' || !REPLICA_RE.test(id)) {
-    throw new PalaceError('internal', `${file} holds no valid replica_id (expected rep_ + 32 or 12 lowercase hex); refusing to mint a second replica id — restore or delete it explicitly`, { details: { file } });
+    throw new PalaceError('internal',
+      `${file} holds no valid replica_id (expected rep_ + 32 or 12 lowercase hex); refusing to mint a second replica id — restore or delete it explicitly`, {
+      details: { file },
+    });
   }
   return id;
 }

@@ -10,7 +10,8 @@ import type Database from 'better-sqlite3';
 import { PalaceError, isPalaceError, storeUnavailable } from '../../../core/errors.js';
 import type { Logstream } from '../../ports/logstream/local-log.js';
 import type { LogstreamReplication } from '../../ports/logstream/replication.js';
-import { MAX_SEQ, type ArtifactDraft, type ArtifactRecord, type EventDraft, type EventQuery, type MeshState, type RemoteArtifact, type RemoteEvent, type ReplicatedEvent, type StoredArtifact, type StoredEvent } from '../../ports/logstream/records.js';
+import { MAX_SEQ, type ArtifactDraft, type ArtifactRecord, type EventDraft, type EventQuery, type MeshState, type RemoteArtifact, type RemoteEvent,
+  type ReplicatedEvent, type StoredArtifact, type StoredEvent } from '../../ports/logstream/records.js';
 import { newStampedId } from '../../shared/logstream/ids.js';
 import { parseMetadata } from '../../shared/logstream/metadata.js';
 import { waitForMatches } from '../../shared/logstream/wait.js';
@@ -99,7 +100,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS events_origin_seq_idx ON events(origin_replica
 CREATE INDEX IF NOT EXISTS events_hlc_idx ON events(hlc);
 `;
 
-const EVENT_COLUMNS = 'rowid AS seq, id, origin_replica, origin_seq, hlc, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json';
+const EVENT_COLUMNS =
+  'rowid AS seq, id, origin_replica, origin_seq, hlc, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json';
 
 /** An `events` row: the stored event without its artifact ids (a table of their own), metadata as text. */
 type EventRow = Omit<StoredEvent, 'artifact_ids' | 'metadata'> & { metadata_json: string };
@@ -132,7 +134,8 @@ function toEvent(row: EventRow, artifactIds: string[]): StoredEvent {
 }
 
 function toArtifactRecord(row: Omit<ArtifactRow, 'content' | 'metadata_json'>): ArtifactRecord {
-  return { id: row.id, kind: row.kind, sha256: row.sha256, size_bytes: row.size_bytes, created_by: row.created_by, created_at: row.created_at, origin_replica: row.origin_replica };
+  return { id: row.id, kind: row.kind, sha256: row.sha256, size_bytes: row.size_bytes, created_by: row.created_by, created_at: row.created_at,
+    origin_replica: row.origin_replica };
 }
 
 export interface SqliteLogstreamOptions {
@@ -178,7 +181,8 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
     for (const [table, column] of ADDED_COLUMNS) {
       if (!(this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === column)) return false;
     }
-    return !this.db.prepare('SELECT 1 FROM events WHERE origin_replica IS NULL LIMIT 1').get() && !this.db.prepare('SELECT 1 FROM artifacts WHERE origin_replica IS NULL LIMIT 1').get();
+    return !this.db.prepare('SELECT 1 FROM events WHERE origin_replica IS NULL LIMIT 1').get() &&
+      !this.db.prepare('SELECT 1 FROM artifacts WHERE origin_replica IS NULL LIMIT 1').get();
   }
 
   /**
@@ -247,7 +251,8 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
     const known = this.stmt('SELECT 1 FROM artifacts WHERE id = ?');
     for (const artifactId of draft.artifact_ids) {
       if (!known.get(artifactId)) {
-        throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
+        throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact',
+          details: { artifact_id: artifactId } });
       }
     }
     const now = Date.now();
@@ -255,8 +260,10 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
     this.clock = tick(observe(this.clock, this.maxHlc(), now), now);
     const hlc = renderHlc(this.clock, this.replica);
     const created_at = utcSecond(now);
-    const insert = this.stmt(`INSERT INTO events (rowid, id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, hlc)
-      VALUES (@rowid, @id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @hlc)`);
+    const insert = this.stmt(
+      `INSERT INTO events (rowid, id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, hlc)
+      VALUES (@rowid, @id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @hlc)`,
+    );
     let id = newStampedId('evt', now);
     // The random part makes a collision practically impossible; a retry costs nothing if it happens.
     while (this.stmt('SELECT 1 FROM events WHERE id = ?').get(id)) id = newStampedId('evt', now);
@@ -264,7 +271,8 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
     // docs/logstream.md §10.7: after a restore, own origin_seq values (= rowid) stay above what peers already hold.
     const floor = this.ownSeqFloor();
     const rowid = floor > 0 && floor >= this.maxRowid() ? floor + 1 : null;
-    if ((rowid ?? this.maxRowid() + 1) > MAX_SEQ) throw new PalaceError('internal', `the next seq would pass ${MAX_SEQ}; refusing to mint an inexact number`, { rule: 'safe_integer' });
+    if ((rowid ?? this.maxRowid() + 1) > MAX_SEQ)
+      throw new PalaceError('internal', `the next seq would pass ${MAX_SEQ}; refusing to mint an inexact number`, { rule: 'safe_integer' });
     const seq = Number(insert.run({ ...columns, id, created_at, origin_replica: this.replica, hlc, rowid }).lastInsertRowid);
     this.stmt('UPDATE events SET origin_seq = rowid WHERE rowid = ?').run(seq);
     const link = this.stmt('INSERT INTO event_artifacts (event_id, artifact_id) VALUES (?, ?)');
@@ -277,7 +285,8 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
     const now = Date.now();
     let id = newStampedId('art', now);
     while (this.stmt('SELECT 1 FROM artifacts WHERE id = ?').get(id)) id = newStampedId('art', now);
-    const row = { id, kind: draft.kind, sha256: draft.sha256, size_bytes: draft.size_bytes, content: draft.content, created_by: draft.created_by, created_at: utcSecond(now), metadata_json: draft.metadata_json, origin_replica: this.replica };
+    const row = { id, kind: draft.kind, sha256: draft.sha256, size_bytes: draft.size_bytes, content: draft.content, created_by: draft.created_by,
+      created_at: utcSecond(now), metadata_json: draft.metadata_json, origin_replica: this.replica };
     this.stmt(`INSERT INTO artifacts (id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica)
       VALUES (@id, @kind, @sha256, @size_bytes, @content, @created_by, @created_at, @metadata_json, @origin_replica)`).run(row);
     return toArtifactRecord(row);
@@ -322,7 +331,8 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
 
   async getArtifact(id: string): Promise<StoredArtifact | null> {
     return this.guard(() => {
-      const row = this.stmt('SELECT id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica FROM artifacts WHERE id = ?').get(id) as ArtifactRow | undefined;
+      const row = this.stmt('SELECT id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica FROM artifacts WHERE id = ?')
+        .get(id) as ArtifactRow | undefined;
       if (!row) return null;
       return { ...toArtifactRecord(row), content: row.content, metadata: parseMetadata(row.metadata_json) };
     });
@@ -347,7 +357,9 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
   private withArtifacts(rows: EventRow[]): StoredEvent[] {
     const links = new Map<string, string[]>();
     if (rows.length > 0) {
-      const found = this.stmt('SELECT event_id, artifact_id FROM event_artifacts WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY artifact_id').all(JSON.stringify(rows.map((r) => r.id))) as { event_id: string; artifact_id: string }[];
+      const found = this.stmt('SELECT event_id, artifact_id FROM event_artifacts WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY artifact_id').all(
+        JSON.stringify(rows.map((r) => r.id)),
+      ) as { event_id: string; artifact_id: string }[];
       for (const l of found) {
         const list = links.get(l.event_id);
         if (list) list.push(l.artifact_id);
@@ -383,7 +395,9 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
       where.push('created_at >= ?');
       params.push(q.sinceCreatedAt);
     }
-    const sql = `SELECT ${EVENT_COLUMNS} FROM events${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid ${q.order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`;
+    const sql = `SELECT ${EVENT_COLUMNS} FROM events${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid ${
+      q.order === 'desc' ? 'DESC' : 'ASC'
+    } LIMIT ?`;
     params.push(q.limit);
     return this.withArtifacts(this.stmt(sql).all(...params) as EventRow[]);
   }
@@ -399,14 +413,18 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
 
   async versionVector(): Promise<Record<string, number>> {
     return this.guard(() => {
-      const rows = this.stmt('SELECT origin_replica AS origin, max(origin_seq) AS top FROM events WHERE origin_replica IS NOT NULL GROUP BY origin_replica ORDER BY origin_replica').all() as { origin: string; top: number }[];
+      const rows = this.stmt(
+        'SELECT origin_replica AS origin, max(origin_seq) AS top FROM events WHERE origin_replica IS NOT NULL GROUP BY origin_replica ORDER BY origin_replica',
+      ).all() as { origin: string; top: number }[];
       return Object.fromEntries(rows.map((r) => [r.origin, r.top]));
     });
   }
 
   async scanArtifacts(cursor: string | undefined, limit: number): Promise<{ items: StoredArtifact[]; next?: string }> {
     return this.guard(() => {
-      const rows = this.stmt('SELECT id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica FROM artifacts WHERE id > ? ORDER BY id LIMIT ?')
+      const rows = this.stmt(
+        'SELECT id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica FROM artifacts WHERE id > ? ORDER BY id LIMIT ?',
+      )
         .all(cursor ?? '', limit) as ArtifactRow[];
       const items = rows.map((row) => ({ ...toArtifactRecord(row), content: row.content, metadata: parseMetadata(row.metadata_json) }));
       return rows.length < limit ? { items } : { items, next: rows[rows.length - 1]!.id };
@@ -415,14 +433,19 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
 
   async opsAfter(origin: string, afterOriginSeq: number, limit: number): Promise<ReplicatedEvent[]> {
     return this.guard(() => {
-      const rows = this.stmt(`SELECT ${EVENT_COLUMNS}, sig, prev_origin_seq FROM events WHERE origin_replica = ? AND origin_seq > ? ORDER BY origin_seq LIMIT ?`).all(origin, afterOriginSeq, limit) as (EventRow & { sig: string | null; prev_origin_seq: number | null })[];
+      const rows = this.stmt(
+        `SELECT ${EVENT_COLUMNS}, sig, prev_origin_seq FROM events WHERE origin_replica = ? AND origin_seq > ? ORDER BY origin_seq LIMIT ?`,
+      ).all(origin, afterOriginSeq, limit) as (EventRow & { sig: string | null; prev_origin_seq: number | null })[];
       const events = this.withArtifacts(rows);
       return events.map((e, i) => ({ ...e, sig: rows[i]!.sig, prev_origin_seq: rows[i]!.prev_origin_seq }));
     });
   }
 
   async originTop(origin: string, atMost: number): Promise<number> {
-    return this.guard(() => (this.stmt('SELECT coalesce(max(origin_seq), 0) AS top FROM events WHERE origin_replica = ? AND origin_seq <= ?').get(origin, atMost) as { top: number }).top);
+    return this.guard(() =>
+      (this.stmt('SELECT coalesce(max(origin_seq), 0) AS top FROM events WHERE origin_replica = ? AND origin_seq <= ?').get(origin, atMost) as { top: number })
+        .top
+    );
   }
 
   async hasArtifact(id: string): Promise<boolean> {
@@ -437,18 +460,23 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
     return this.write(() => {
       if (this.stmt('SELECT 1 FROM artifacts WHERE id = ?').get(a.id)) return false;
       this.stmt(`INSERT INTO artifacts (id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica, sig)
-        VALUES (@id, @kind, @sha256, @size_bytes, @content, @created_by, @created_at, @metadata_json, @origin_replica, @sig)`).run({ ...a, sig: a.sig ?? null });
+        VALUES (@id, @kind, @sha256, @size_bytes, @content, @created_by, @created_at, @metadata_json, @origin_replica, @sig)`).run({ ...a,
+        sig: a.sig ?? null });
       return true;
     });
   }
 
   async reserveOwnSeqAbove(originSeq: number): Promise<boolean> {
-    return writeWithBusyRetry(STORE, () => this.db.transaction(() => {
-      if (!Number.isSafeInteger(originSeq) || originSeq >= MAX_SEQ) throw new PalaceError('invalid_argument', `origin_seq ${originSeq} leaves no exact seq above it`, { field: 'origin_seq', rule: 'safe_integer' });
-      if (originSeq <= this.ownSeqFloor()) return false;
-      this.stmt("INSERT INTO mesh_state (key, value_json) VALUES ('own_seq_floor', ?) ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json").run(JSON.stringify(originSeq));
-      return true;
-    }).immediate());
+    return writeWithBusyRetry(STORE, () =>
+      this.db.transaction(() => {
+        if (!Number.isSafeInteger(originSeq) || originSeq >= MAX_SEQ) throw new PalaceError('invalid_argument',
+            `origin_seq ${originSeq} leaves no exact seq above it`, { field: 'origin_seq', rule: 'safe_integer' });
+        if (originSeq <= this.ownSeqFloor()) return false;
+        this.stmt("INSERT INTO mesh_state (key, value_json) VALUES ('own_seq_floor', ?) ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json").run(
+          JSON.stringify(originSeq),
+        );
+        return true;
+      }).immediate());
   }
 
   async applyRemoteEvent(e: RemoteEvent, options: { reclaimOwn?: boolean } = {}): Promise<'applied' | 'own_origin' | 'duplicate' | 'gap'> {
@@ -459,18 +487,24 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
       const known = this.stmt('SELECT 1 FROM artifacts WHERE id = ?');
       for (const artifactId of e.artifact_ids) {
         if (!known.get(artifactId)) {
-          throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
+          throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact',
+            details: { artifact_id: artifactId } });
         }
       }
       if (e.prev_origin_seq !== undefined) {
-        const below = (this.stmt('SELECT coalesce(max(origin_seq), 0) AS top FROM events WHERE origin_replica = ? AND origin_seq < ?').get(e.origin_replica, e.origin_seq) as { top: number }).top;
+        const below =
+          (this.stmt('SELECT coalesce(max(origin_seq), 0) AS top FROM events WHERE origin_replica = ? AND origin_seq < ?').get(e.origin_replica,
+            e.origin_seq) as { top: number }).top;
         const above = this.stmt('SELECT 1 FROM events WHERE origin_replica = ? AND origin_seq > ? LIMIT 1').get(e.origin_replica, e.origin_seq);
         if (below !== e.prev_origin_seq || (above && !options.reclaimOwn)) return 'gap';
       }
-      if (this.maxRowid() >= MAX_SEQ) throw new PalaceError('internal', `the next seq would pass ${MAX_SEQ}; refusing to mint an inexact number`, { rule: 'safe_integer' });
+      if (this.maxRowid() >= MAX_SEQ)
+        throw new PalaceError('internal', `the next seq would pass ${MAX_SEQ}; refusing to mint an inexact number`, { rule: 'safe_integer' });
       const { artifact_ids: _ids, ...columns } = e;
-      this.stmt(`INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc, sig, prev_origin_seq)
-        VALUES (@id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @origin_seq, @hlc, @sig, @prev_origin_seq)`).run({ ...columns, sig: e.sig ?? null, prev_origin_seq: e.prev_origin_seq ?? null });
+      this.stmt(
+        `INSERT INTO events (id, type, stream, room, topic, from_agent, to_agent, correlation_id, branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc, sig, prev_origin_seq)
+        VALUES (@id, @type, @stream, @room, @topic, @from_agent, @to_agent, @correlation_id, @branch, @base_commit, @status, @body, @created_at, @metadata_json, @origin_replica, @origin_seq, @hlc, @sig, @prev_origin_seq)`,
+      ).run({ ...columns, sig: e.sig ?? null, prev_origin_seq: e.prev_origin_seq ?? null });
       const link = this.stmt('INSERT INTO event_artifacts (event_id, artifact_id) VALUES (?, ?)');
       for (const artifactId of e.artifact_ids) link.run(e.id, artifactId);
       this.clock = observe(this.clock, e.hlc, Date.now());
@@ -494,10 +528,11 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
   }
 
   async publishMeshState(state: MeshState): Promise<void> {
-    await writeWithBusyRetry(STORE, () => this.db.transaction(() => {
-      const put = this.stmt('INSERT INTO mesh_state (key, value_json) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json');
-      for (const [key, value] of Object.entries(state)) put.run(key, JSON.stringify(value));
-    }).immediate());
+    await writeWithBusyRetry(STORE, () =>
+      this.db.transaction(() => {
+        const put = this.stmt('INSERT INTO mesh_state (key, value_json) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json');
+        for (const [key, value] of Object.entries(state)) put.run(key, JSON.stringify(value));
+      }).immediate());
   }
 
   async close(): Promise<void> {
@@ -510,4 +545,3 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
 export function openSqliteLogstream(palaceDir: string, options?: SqliteLogstreamOptions): Promise<SqliteLogstream> {
   return SqliteLogstream.open(palaceDir, options);
 }
-

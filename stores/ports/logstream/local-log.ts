@@ -57,4 +57,3 @@ export interface Logstream {
   scanArtifacts(cursor: string | undefined, limit: number): Promise<{ items: StoredArtifact[]; next?: string }>;
   close(): Promise<void>;
 }
-

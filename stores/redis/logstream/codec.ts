@@ -54,9 +54,20 @@ export function entryToEvent(entryId: string, fields: string[]): StoredEvent {
 /** The JSON field `e` of a log entry. */
 export function entryJson(eventId: string, draft: EventDraft): string {
   const entry: EntryBody = {
-    id: eventId, type: draft.type, stream: draft.stream, room: draft.room, topic: draft.topic, from_agent: draft.from_agent, to_agent: draft.to_agent,
-    correlation_id: draft.correlation_id, branch: draft.branch, base_commit: draft.base_commit, status: draft.status,
-    body: draft.body, metadata: draft.metadata_json, artifact_ids: draft.artifact_ids,
+    id: eventId,
+    type: draft.type,
+    stream: draft.stream,
+    room: draft.room,
+    topic: draft.topic,
+    from_agent: draft.from_agent,
+    to_agent: draft.to_agent,
+    correlation_id: draft.correlation_id,
+    branch: draft.branch,
+    base_commit: draft.base_commit,
+    status: draft.status,
+    body: draft.body,
+    metadata: draft.metadata_json,
+    artifact_ids: draft.artifact_ids,
   };
   return JSON.stringify(entry);
 }
@@ -64,10 +75,25 @@ export function entryJson(eventId: string, draft: EventDraft): string {
 /** The event a local append stored, from its draft and what the append function assigned. */
 export function appendedEvent(id: string, draft: EventDraft, replica: string, seq: number, createdAt: string, hlc: string): StoredEvent {
   return {
-    id, seq, origin_replica: replica, origin_seq: seq, hlc,
-    type: draft.type, stream: draft.stream, room: draft.room, topic: draft.topic, from_agent: draft.from_agent, to_agent: draft.to_agent,
-    correlation_id: draft.correlation_id, branch: draft.branch, base_commit: draft.base_commit, status: draft.status,
-    artifact_ids: [...draft.artifact_ids], body: draft.body, created_at: createdAt, metadata: parseMetadata(draft.metadata_json),
+    id,
+    seq,
+    origin_replica: replica,
+    origin_seq: seq,
+    hlc,
+    type: draft.type,
+    stream: draft.stream,
+    room: draft.room,
+    topic: draft.topic,
+    from_agent: draft.from_agent,
+    to_agent: draft.to_agent,
+    correlation_id: draft.correlation_id,
+    branch: draft.branch,
+    base_commit: draft.base_commit,
+    status: draft.status,
+    artifact_ids: [...draft.artifact_ids],
+    body: draft.body,
+    created_at: createdAt,
+    metadata: parseMetadata(draft.metadata_json),
   };
 }
 
@@ -89,13 +115,21 @@ export function entryToReplicatedEvent(entryId: string, fields: string[]): Repli
 }
 
 export function artifactRecord(id: string, draft: ArtifactDraft, createdAt: string, replica: string): ArtifactRecord {
-  return { id, kind: draft.kind, sha256: draft.sha256, size_bytes: draft.size_bytes, created_by: draft.created_by, created_at: createdAt, origin_replica: replica };
+  return { id, kind: draft.kind, sha256: draft.sha256, size_bytes: draft.size_bytes, created_by: draft.created_by, created_at: createdAt,
+    origin_replica: replica };
 }
 
 /** An artifact's hash (`art:<id>`) and its content blob as the stored artifact. */
 export function hashToArtifact(h: Record<string, string>, content: string): StoredArtifact {
   return {
-    id: h.id!, kind: h.kind!, sha256: h.sha256!, size_bytes: Number(h.size_bytes), content,
-    created_by: h.created_by!, created_at: h.created_at!, origin_replica: h.origin_replica || null, metadata: parseMetadata(h.metadata),
+    id: h.id!,
+    kind: h.kind!,
+    sha256: h.sha256!,
+    size_bytes: Number(h.size_bytes),
+    content,
+    created_by: h.created_by!,
+    created_at: h.created_at!,
+    origin_replica: h.origin_replica || null,
+    metadata: parseMetadata(h.metadata),
   };
 }

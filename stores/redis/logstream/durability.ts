@@ -23,14 +23,21 @@ export function writeFailure(e: unknown, eventId: string): PalaceError {
   if (isPalaceError(e)) return e;
   const failure = redisFailure(e);
   return new PalaceError('store_unavailable', `${failure.message} (the write may or may not have been applied; event id ${eventId})`, {
-    store: REDIS_STORE, retryable: true, cause: e, details: { event_id: eventId },
+    store: REDIS_STORE,
+    retryable: true,
+    cause: e,
+    details: { event_id: eventId },
   });
 }
 
 function durableRefusal(reason: string): PalaceError {
-  return new PalaceError('store_unavailable', `redis cannot confirm durable appends: ${reason}. MEMPALACE_LOGSTREAM_DURABLE=1 needs Redis ≥ 7.2 (WAITAOF) or, on older servers, appendonly yes with appendfsync always`, {
-    store: REDIS_STORE, retryable: false, rule: 'durable_fsync',
-  });
+  return new PalaceError('store_unavailable',
+    `redis cannot confirm durable appends: ${reason}. MEMPALACE_LOGSTREAM_DURABLE=1 needs Redis ≥ 7.2 (WAITAOF) or, on older servers, appendonly yes with appendfsync always`,
+    {
+      store: REDIS_STORE,
+      retryable: false,
+      rule: 'durable_fsync',
+    });
 }
 
 /** The durable mode's checks around each write; without `durable` both are no-ops. */
@@ -78,8 +85,11 @@ export class DurabilityPolicy {
       throw writeFailure(e, id);
     }
     if (synced < 1) {
-      throw new PalaceError('store_unavailable', `redis is unavailable: ${id} was stored but its AOF fsync was not confirmed within ${timeout} ms; check for ${id} before retrying`, {
-        store: REDIS_STORE, retryable: true, details: { event_id: id, rule: 'durable_fsync' },
+      throw new PalaceError('store_unavailable',
+        `redis is unavailable: ${id} was stored but its AOF fsync was not confirmed within ${timeout} ms; check for ${id} before retrying`, {
+        store: REDIS_STORE,
+        retryable: true,
+        details: { event_id: id, rule: 'durable_fsync' },
       });
     }
   }

@@ -13,14 +13,16 @@ import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { PalaceError } from '../../../core/errors.js';
 import type { Logstream } from '../../ports/logstream/local-log.js';
 import type { LogstreamReplication } from '../../ports/logstream/replication.js';
-import { MAX_SEQ, type ArtifactDraft, type ArtifactRecord, type EventDraft, type EventQuery, type MeshState, type RemoteArtifact, type RemoteEvent, type ReplicatedEvent, type StoredArtifact, type StoredEvent } from '../../ports/logstream/records.js';
+import { MAX_SEQ, type ArtifactDraft, type ArtifactRecord, type EventDraft, type EventQuery, type MeshState, type RemoteArtifact, type RemoteEvent,
+  type ReplicatedEvent, type StoredArtifact, type StoredEvent } from '../../ports/logstream/records.js';
 import { newStampedId } from '../../shared/logstream/ids.js';
 import { waitForMatches } from '../../shared/logstream/wait.js';
 import { REDIS_STORE, RedisConnections, guardRedis, redisFailure, type RedisConnectionOptions } from '../connection.js';
 import { DurabilityPolicy, writeFailure, type DurabilityOptions } from './durability.js';
 import { eventMatches } from './event-predicate.js';
 import { FunctionLibrary } from '../functions.js';
-import { appendedEvent, artifactArgs, artifactRecord, entryJson, entryToEvent, entryToReplicatedEvent, hashToArtifact, remoteArtifactArgs, type StreamEntry } from './codec.js';
+import { appendedEvent, artifactArgs, artifactRecord, entryJson, entryToEvent, entryToReplicatedEvent, hashToArtifact, remoteArtifactArgs,
+  type StreamEntry } from './codec.js';
 import { LOGSTREAM_LIBRARY, LS_APPEND, LS_PUT_ARTIFACT, LS_SUBMIT_PATCH } from './functions.js';
 import { LOGSTREAM_SYNC_LIBRARY, LS_APPLY_ARTIFACT, LS_APPLY_REMOTE, LS_RESERVE_SEQ } from './sync-functions.js';
 import { LogTailer } from './tailer.js';
@@ -33,7 +35,8 @@ const syncLibrary = new FunctionLibrary(LOGSTREAM_SYNC_LIBRARY);
 
 type AppendReply = [1, number, string, string, string?] | [0, 'duplicate_id' | 'unsafe_seq'] | [0, 'unknown_artifact', number];
 
-const unsafeSeq = () => new PalaceError('internal', `the next seq would pass ${MAX_SEQ}; refusing to mint an inexact number`, { store: REDIS_STORE, rule: 'safe_integer' });
+const unsafeSeq = () =>
+  new PalaceError('internal', `the next seq would pass ${MAX_SEQ}; refusing to mint an inexact number`, { store: REDIS_STORE, rule: 'safe_integer' });
 
 /** Fields with an index stream, and the key segment of each (docs/logstream.md §11.2). */
 const INDEXED = [
@@ -80,7 +83,9 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
         return conn.get(replicaKey);
       });
       if (!replica || !REPLICA_RE.test(replica)) {
-        throw new PalaceError('internal', `${replicaKey} holds no valid replica id (expected rep_ + 32 or 12 lowercase hex); refusing to mint a second replica id — restore or delete it explicitly`, { store: REDIS_STORE, details: { key: replicaKey } });
+        throw new PalaceError('internal',
+          `${replicaKey} holds no valid replica id (expected rep_ + 32 or 12 lowercase hex); refusing to mint a second replica id — restore or delete it explicitly`,
+          { store: REDIS_STORE, details: { key: replicaKey } });
       }
       // The signing key lives beside the replica id (issue 24, M1): every API process of the
       // deployment is the same replica and signs with the same key; minted once, SET NX.
@@ -90,7 +95,10 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
         return conn.get(keyKey);
       });
       if (!signingKey || !signingKey.includes('BEGIN PRIVATE KEY')) {
-        throw new PalaceError('internal', `${keyKey} holds no PKCS#8 private key; refusing to mint a second signing key — restore or delete it explicitly`, { store: REDIS_STORE, details: { key: keyKey } });
+        throw new PalaceError('internal', `${keyKey} holds no PKCS#8 private key; refusing to mint a second signing key — restore or delete it explicitly`, {
+          store: REDIS_STORE,
+          details: { key: keyKey },
+        });
       }
       const store = new RedisLogstream(options, replica, signingKey, connections);
       await store.durability.confirm(true);
@@ -135,7 +143,8 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
     const indexKeys = this.indexKeysOf(draft);
     const artifactKeys = checkArtifacts ? draft.artifact_ids.map((id) => this.key('art', id)) : [];
     const fields = ['e', entryJson(eventId, draft)];
-    const keys = [this.key('seq'), this.key('log'), this.bucketKey(eventId), this.key('vv'), this.key('ops', this.replica), this.key('hlc'), ...indexKeys, ...artifactKeys];
+    const keys = [this.key('seq'), this.key('log'), this.bucketKey(eventId), this.key('vv'), this.key('ops', this.replica), this.key('hlc'), ...indexKeys,
+      ...artifactKeys];
     return { keys, args: [eventId, this.replica, String(indexKeys.size), String(artifactKeys.length), ...fields] };
   }
 
@@ -154,7 +163,8 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
         if (reply[1] === 'duplicate_id') continue;
         if (reply[1] === 'unsafe_seq') throw unsafeSeq();
         const artifactId = draft.artifact_ids[(reply as [0, 'unknown_artifact', number])[2] - 1]!;
-        throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
+        throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact',
+          details: { artifact_id: artifactId } });
       }
       await this.durability.afterWrite(id);
       return appendedEvent(id, draft, this.replica, Number(reply[1]), reply[2], reply[3]);
@@ -174,7 +184,9 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
       let reply: [1, string] | [0, 'duplicate_id'];
       try {
         await this.durability.confirm();
-        reply = (await library.call(this.connections.command(), LS_PUT_ARTIFACT, [this.key('art', id), this.key('blob', draft.sha256)], artifactArgs(id, draft, this.replica))) as typeof reply;
+        reply =
+          (await library.call(this.connections.command(), LS_PUT_ARTIFACT, [this.key('art', id), this.key('blob', draft.sha256)],
+            artifactArgs(id, draft, this.replica))) as typeof reply;
       } catch (e) {
         throw redisFailure(e);
       }
@@ -194,9 +206,11 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
       let reply: AppendReply;
       try {
         await this.durability.confirm();
-        reply = (await library.call(this.connections.command(), LS_SUBMIT_PATCH,
-          [this.key('art', artifactId), this.key('blob', artifact.sha256), ...append.keys],
-          [...artifactArgs(artifactId, artifact, this.replica), ...append.args])) as AppendReply;
+        reply =
+          (await library.call(this.connections.command(), LS_SUBMIT_PATCH, [this.key('art', artifactId), this.key('blob', artifact.sha256), ...append.keys], [
+            ...artifactArgs(artifactId, artifact, this.replica),
+            ...append.args,
+          ])) as AppendReply;
       } catch (e) {
         throw writeFailure(e, eventId);
       }
@@ -205,7 +219,8 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
         continue;
       }
       await this.durability.afterWrite(eventId);
-      return { artifact: artifactRecord(artifactId, artifact, reply[4]!, this.replica), event: appendedEvent(eventId, draft, this.replica, Number(reply[1]), reply[2], reply[3]) };
+      return { artifact: artifactRecord(artifactId, artifact, reply[4]!, this.replica),
+        event: appendedEvent(eventId, draft, this.replica, Number(reply[1]), reply[2], reply[3]) };
     }
   }
 
@@ -215,7 +230,8 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
       const h = await conn.hgetall(this.key('art', id));
       if (!h.id) return null;
       const content = await conn.get(this.key('blob', h.sha256!));
-      if (content === null) throw new PalaceError('internal', `artifact ${id} has no stored content (blob ${h.sha256} is missing)`, { store: REDIS_STORE, details: { id } });
+      if (content === null)
+        throw new PalaceError('internal', `artifact ${id} has no stored content (blob ${h.sha256} is missing)`, { store: REDIS_STORE, details: { id } });
       return hashToArtifact(h, content);
     });
   }
@@ -346,9 +362,13 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
   }
 
   async reserveOwnSeqAbove(originSeq: number): Promise<boolean> {
-    if (!Number.isSafeInteger(originSeq) || originSeq >= MAX_SEQ) throw new PalaceError('invalid_argument', `origin_seq ${originSeq} leaves no exact seq above it`, { field: 'origin_seq', rule: 'safe_integer' });
-    const reply = await guardRedis(async () => Number(await syncLibrary.call(this.connections.command(), LS_RESERVE_SEQ, [this.key('seq')], [String(originSeq)])));
-    if (reply === -1) throw new PalaceError('invalid_argument', `origin_seq ${originSeq} leaves no exact seq above it`, { field: 'origin_seq', rule: 'safe_integer' });
+    if (!Number.isSafeInteger(originSeq) || originSeq >= MAX_SEQ)
+      throw new PalaceError('invalid_argument', `origin_seq ${originSeq} leaves no exact seq above it`, { field: 'origin_seq', rule: 'safe_integer' });
+    const reply = await guardRedis(async () =>
+      Number(await syncLibrary.call(this.connections.command(), LS_RESERVE_SEQ, [this.key('seq')], [String(originSeq)]))
+    );
+    if (reply === -1)
+      throw new PalaceError('invalid_argument', `origin_seq ${originSeq} leaves no exact seq above it`, { field: 'origin_seq', rule: 'safe_integer' });
     return reply === 1;
   }
 
@@ -356,7 +376,8 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
     if (e.origin_replica === this.replica && !options.reclaimOwn) return 'own_origin';
     const indexKeys = this.indexKeysOf(e);
     const artifactKeys = e.artifact_ids.map((id) => this.key('art', id));
-    const keys = [this.key('seq'), this.key('log'), this.bucketKey(e.id), this.key('vv'), this.key('ops', e.origin_replica), this.key('hlc'), ...indexKeys, ...artifactKeys];
+    const keys = [this.key('seq'), this.key('log'), this.bucketKey(e.id), this.key('vv'), this.key('ops', e.origin_replica), this.key('hlc'), ...indexKeys,
+      ...artifactKeys];
     const args = [e.id, e.origin_replica, String(indexKeys.size), String(artifactKeys.length), String(e.origin_seq), e.hlc, e.created_at, entryJson(e.id, e),
       e.sig ?? '', e.prev_origin_seq === undefined ? '' : String(e.prev_origin_seq), options.reclaimOwn ? '1' : '0'];
     let reply: [1, number] | [0, 'duplicate' | 'gap' | 'unsafe_seq'] | [0, 'unknown_artifact', number];
@@ -370,7 +391,8 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
       if (reply[1] === 'duplicate' || reply[1] === 'gap') return reply[1];
       if (reply[1] === 'unsafe_seq') throw unsafeSeq();
       const artifactId = e.artifact_ids[(reply as [0, 'unknown_artifact', number])[2] - 1]!;
-      throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact', details: { artifact_id: artifactId } });
+      throw new PalaceError('not_found', `unknown artifact ${artifactId}`, { field: 'artifact_ids', rule: 'known_artifact',
+        details: { artifact_id: artifactId } });
     }
     await this.durability.afterWrite(e.id);
     return 'applied';
@@ -379,7 +401,8 @@ export class RedisLogstream implements Logstream, LogstreamReplication {
   async readMeshState(): Promise<MeshState> {
     return guardRedis(async () => {
       const conn = this.connections.command();
-      const [peers, profiles, publishedAt] = await Promise.all([conn.hgetall(this.key('estate', 'peers')), conn.hgetall(this.key('estate', 'profiles')), conn.hget(this.key('estate', 'meta'), 'published_at')]);
+      const [peers, profiles, publishedAt] = await Promise.all([conn.hgetall(this.key('estate', 'peers')), conn.hgetall(this.key('estate', 'profiles')),
+        conn.hget(this.key('estate', 'meta'), 'published_at')]);
       const parsed = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, JSON.parse(v) as Record<string, unknown>]));
       return { peers: parsed(peers), profiles: parsed(profiles), published_at: publishedAt };
     });

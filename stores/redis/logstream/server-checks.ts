@@ -21,14 +21,22 @@ export async function infoField(conn: Redis, section: string, field: string): Pr
 export async function checkServer(conn: Redis): Promise<void> {
   const version = await infoField(conn, 'server', 'redis_version');
   if (parseVersion(version) < 7_000_000) {
-    throw new PalaceError('store_unavailable', `redis ${version ?? '?'} is too old for the logstream: Redis Functions need 7.0 or later`, { store: REDIS_STORE, retryable: false, rule: 'redis_version' });
+    throw new PalaceError('store_unavailable', `redis ${version ?? '?'} is too old for the logstream: Redis Functions need 7.0 or later`, { store: REDIS_STORE,
+      retryable: false, rule: 'redis_version' });
   }
   const aof = await infoField(conn, 'persistence', 'aof_enabled');
   if (aof !== '1') {
-    throw new PalaceError('store_unavailable', 'redis runs without AOF (appendonly no); the logstream requires appendonly yes so acknowledged events survive a restart', { store: REDIS_STORE, retryable: false, rule: 'redis_appendonly' });
+    throw new PalaceError('store_unavailable',
+      'redis runs without AOF (appendonly no); the logstream requires appendonly yes so acknowledged events survive a restart', { store: REDIS_STORE,
+      retryable: false, rule: 'redis_appendonly' });
   }
   const policy = await infoField(conn, 'memory', 'maxmemory_policy');
   if (policy !== 'noeviction') {
-    throw new PalaceError('store_unavailable', `redis maxmemory-policy is ${policy ?? 'unknown'}; the logstream requires noeviction, since any eviction could drop events silently`, { store: REDIS_STORE, retryable: false, rule: 'redis_noeviction' });
+    throw new PalaceError('store_unavailable',
+      `redis maxmemory-policy is ${policy ?? 'unknown'}; the logstream requires noeviction, since any eviction could drop events silently`, {
+      store: REDIS_STORE,
+      retryable: false,
+      rule: 'redis_noeviction',
+    });
   }
 }

@@ -61,24 +61,25 @@ export class LogTailer {
     }
     await this.start();
     return {
-      next: (maxMs, attempt, signal) => new Promise<void>((resolve) => {
-        if (sub.woken || signal?.aborted) {
-          sub.woken = false;
-          resolve();
-          return;
-        }
-        const delay = this.healthy ? maxMs : Math.min(maxMs, fallbackDelayMs(attempt));
-        const done = () => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          sub.wake = null;
-          sub.woken = false;
-          resolve();
-        };
-        const timer = setTimeout(done, Math.max(0, delay));
-        signal?.addEventListener('abort', done, { once: true });
-        sub.wake = done;
-      }),
+      next: (maxMs, attempt, signal) =>
+        new Promise<void>((resolve) => {
+          if (sub.woken || signal?.aborted) {
+            sub.woken = false;
+            resolve();
+            return;
+          }
+          const delay = this.healthy ? maxMs : Math.min(maxMs, fallbackDelayMs(attempt));
+          const done = () => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', done);
+            sub.wake = null;
+            sub.woken = false;
+            resolve();
+          };
+          const timer = setTimeout(done, Math.max(0, delay));
+          signal?.addEventListener('abort', done, { once: true });
+          sub.wake = done;
+        }),
       close: () => {
         this.subscribers.delete(sub);
         if (this.subscribers.size === 0 && !this.closed) {

@@ -14,7 +14,8 @@ export function checkFilterText(field: string, value: unknown): string {
 }
 
 export function checkMetaKey(key: string): void {
-  if (!META_KEY.test(key)) throw invalidArgument('filter.meta', 'key_format', `metadata filter key ${JSON.stringify(key)} must contain only letters, digits, '_', '.', '-'`);
+  if (!META_KEY.test(key))
+    throw invalidArgument('filter.meta', 'key_format', `metadata filter key ${JSON.stringify(key)} must contain only letters, digits, '_', '.', '-'`);
 }
 
 /** True when no key of the filter restricts the rows. */

@@ -30,7 +30,8 @@ export function checkFileState(state: FileState): void {
   checkNonEmpty('state.wing', state.wing);
   checkNonEmpty('state.source_file', state.source_file);
   for (const key of ['size', 'mtime_ms', 'drawer_count'] as const) {
-    if (typeof state[key] !== 'number' || !Number.isFinite(state[key]) || state[key] < 0) throw invalidArgument(`state.${key}`, 'range', `state.${key} must be a finite number ≥ 0`);
+    if (typeof state[key] !== 'number' || !Number.isFinite(state[key]) || state[key] < 0)
+      throw invalidArgument(`state.${key}`, 'range', `state.${key} must be a finite number ≥ 0`);
   }
   if (typeof state.content_sha256 !== 'string') throw invalidArgument('state.content_sha256', 'type', 'state.content_sha256 must be a string');
   checkNonEmpty('state.mined_at', state.mined_at);
@@ -49,7 +50,8 @@ export function checkReplaceFileTarget(wing: string, sourceFile: string, drawers
     }
   });
   checkFileState(state);
-  if (state.wing !== wing || state.source_file !== sourceFile) throw invalidArgument('state', 'matches_file', 'state must describe the same wing and source file');
+  if (state.wing !== wing || state.source_file !== sourceFile)
+    throw invalidArgument('state', 'matches_file', 'state must describe the same wing and source file');
 }
 
 /** How far an embedding's length may stray from 1 before it is refused (float32 rounding). */
@@ -118,7 +120,9 @@ export function modelRecordText(record: PalaceModelRecord): string {
     requireString('model.weightsSha256', m.weightsSha256, true);
     return { name: m.name, dimension: m.dimension, weightsSha256: m.weightsSha256 };
   };
-  const reembed = record.reembed === undefined ? {} : { reembed: { target: identity(record.reembed.target), jobId: checkNonEmpty('reembed.jobId', record.reembed.jobId) } };
+  const reembed = record.reembed === undefined
+    ? {}
+    : { reembed: { target: identity(record.reembed.target), jobId: checkNonEmpty('reembed.jobId', record.reembed.jobId) } };
   return JSON.stringify({ model: identity(record.model), ...reembed });
 }
 
@@ -145,12 +149,14 @@ export function checkFileReplacements(wing: string, files: readonly FileReplacem
   files.forEach((f, i) => {
     if (f === null || typeof f !== 'object') throw invalidArgument(`files[${i}]`, 'type', `files[${i}] must be a file replacement object`);
     checkNonEmpty(`files[${i}].sourceFile`, f.sourceFile);
-    if (sources.has(f.sourceFile)) throw invalidArgument(`files[${i}].sourceFile`, 'unique', `files[${i}].sourceFile ${JSON.stringify(f.sourceFile)} appears twice in one batch`);
+    if (sources.has(f.sourceFile))
+      throw invalidArgument(`files[${i}].sourceFile`, 'unique', `files[${i}].sourceFile ${JSON.stringify(f.sourceFile)} appears twice in one batch`);
     sources.add(f.sourceFile);
     checkDrawerBatch(`files[${i}].drawers`, f.drawers, dimension);
     checkReplaceFileTarget(wing, f.sourceFile, f.drawers, f.state);
     f.drawers.forEach((d: DrawerWrite, j: number) => {
-      if (ids.has(d.id)) throw invalidArgument(`files[${i}].drawers[${j}].id`, 'unique', `files[${i}].drawers[${j}].id ${JSON.stringify(d.id)} appears twice in one batch`);
+      if (ids.has(d.id))
+        throw invalidArgument(`files[${i}].drawers[${j}].id`, 'unique', `files[${i}].drawers[${j}].id ${JSON.stringify(d.id)} appears twice in one batch`);
       ids.add(d.id);
     });
   });

@@ -34,8 +34,11 @@ function readDocument(file: string): Record<string, unknown> | null {
 /** A `{ replica_id, public_key }` pair of an entry, both or neither. */
 function originKey(file: string, where: string, entry: { replica_id?: unknown; public_key?: unknown }): { replica_id: string; public_key: string } | null {
   if (entry.replica_id === undefined && entry.public_key === undefined) return null;
-  if (typeof entry.replica_id !== 'string' || !REPLICA_RE.test(entry.replica_id)) throw invalidArgument('replica_id', 'replica_id', `${file}: ${where} needs a 'replica_id' (rep_ + 32 or 12 lowercase hex) beside its 'public_key'`);
-  if (typeof entry.public_key !== 'string' || !PUBLIC_KEY_RE.test(entry.public_key)) throw invalidArgument('public_key', 'ed25519_public_key', `${file}: ${where} needs a 'public_key' like ed25519:<43 base64url characters> beside its 'replica_id'`);
+  if (typeof entry.replica_id !== 'string' || !REPLICA_RE.test(entry.replica_id))
+    throw invalidArgument('replica_id', 'replica_id', `${file}: ${where} needs a 'replica_id' (rep_ + 32 or 12 lowercase hex) beside its 'public_key'`);
+  if (typeof entry.public_key !== 'string' || !PUBLIC_KEY_RE.test(entry.public_key))
+    throw invalidArgument('public_key', 'ed25519_public_key',
+      `${file}: ${where} needs a 'public_key' like ed25519:<43 base64url characters> beside its 'replica_id'`);
   return { replica_id: entry.replica_id, public_key: entry.public_key };
 }
 
@@ -69,7 +72,8 @@ export function readOriginKeys(file: string): Record<string, string> {
   ];
   const keys: Record<string, string> = {};
   for (const { replica_id, public_key } of pairs) {
-    if (keys[replica_id] !== undefined && keys[replica_id] !== public_key) throw invalidArgument('public_key', 'one_key_per_replica', `${file}: ${replica_id} is given two different public keys`);
+    if (keys[replica_id] !== undefined && keys[replica_id] !== public_key)
+      throw invalidArgument('public_key', 'one_key_per_replica', `${file}: ${replica_id} is given two different public keys`);
     keys[replica_id] = public_key;
   }
   return keys;

@@ -18,9 +18,10 @@ export interface WakeSubscription {
  * Runs `read` until it finds events, `deadline` (epoch ms) passes or `signal` aborts, waiting on
  * `subscription` between reads; closes the subscription whatever happens.
  */
-export async function waitForMatches(deadline: number, subscription: WakeSubscription, read: () => StoredEvent[] | Promise<StoredEvent[]>, signal?: AbortSignal): Promise<StoredEvent[]> {
+export async function waitForMatches(deadline: number, subscription: WakeSubscription, read: () => StoredEvent[] | Promise<StoredEvent[]>,
+  signal?: AbortSignal): Promise<StoredEvent[]> {
   try {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0;; attempt++) {
       const events = await read();
       const remaining = deadline - Date.now();
       if (events.length > 0 || remaining <= 0 || signal?.aborted) return events;
