@@ -96,12 +96,12 @@ describe('OpenSearch with the k-NN plugin', () => {
   ];
   const query = vector([1, 0.05]);
 
-  it('reports 2.19.x, answers a filtered k-NN query and a BM25 match query', async () => {
+  it('reports 3.5.x, answers a filtered k-NN query and a BM25 match query', async () => {
     const client = new OpenSearchClient({ node: OPENSEARCH_URL, requestTimeout: 30_000, maxRetries: 0 });
     const index = RUN_ID;
     try {
       const info = await client.info();
-      expect(info.body.version.number).toMatch(/^2\.19\./);
+      expect(info.body.version.number).toMatch(/^3\.5\./);
 
       await client.indices.create({
         index,
