@@ -263,6 +263,8 @@ function boundRoute(row: RouteBinding) {
     summary: row.summary,
     tags: ['palace'],
     'x-scope': routeScope(row.method, row.path),
+    // Inputs whose published bounds are clamped to, never refused (docs/tools.md §2.5).
+    ...(op.clamped && op.clamped.length > 0 ? { 'x-clamped': [...op.clamped] } : {}),
     ...(row.from === 'query'
       ? (takesInput ? { parameters: queryParams(input) } : {})
       : { requestBody: { required: ((input.required ?? []) as string[]).length > 0, content: { 'application/json': { schema: schemaOf(op.input) } } } }),

@@ -19,6 +19,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiHarness } from './api-harness.js';
 import { startApi, tempDir } from './api-harness.js';
+import { INPUT_FORMATS } from '../../core/schema.js';
 
 type Schema = Record<string, unknown>;
 interface Parameter {
@@ -31,6 +32,15 @@ interface Operation {
   parameters?: Parameter[];
   requestBody?: { required: boolean; content: Record<string, { schema: Schema }> };
   responses: Record<string, { content?: Record<string, { schema: Schema }>; 'x-rules'?: string[] }>;
+  /** Inputs whose published bounds the route clamps to rather than refuses. */
+  'x-clamped'?: string[];
+}
+
+/** The values a property refuses; for a clamped input only those of the wrong type (its bounds clamp). */
+function refusedValues(op: Operation, name: string, schema: Schema): unknown[] {
+  if (!(op['x-clamped'] ?? []).includes(name)) return invalidValue(schema);
+  const { minimum: _min, maximum: _max, maxLength: _len, ...unbounded } = resolve(schema);
+  return invalidValue(unbounded);
 }
 interface Doc {
   paths: Record<string, Record<string, Operation>>;
@@ -51,12 +61,22 @@ function resolve(schema: Schema): Schema {
 
 const printable = fc.string({ unit: 'grapheme-ascii', maxLength: 24 });
 
+/** Strings of each named format the request models publish (core/schema.ts INPUT_FORMATS): some that conform, some that do not. */
+const FORMAT_SAMPLES: Record<string, { valid: string[]; invalid: string[] }> = {
+  [INPUT_FORMATS.name]: { valid: ['alpha', 'team_notes', 'Wing 2', "o'brien-notes"], invalid: ['a/b', '..', '{'] },
+  [INPUT_FORMATS.dateBound]: { valid: ['2026-01-02', '2026-01-02T03:04:05Z'], invalid: ['yesterday', '2026-13-40'] },
+  [INPUT_FORMATS.sourceFileFilter]: { valid: ['/srv/notes/a.md', 'notes/a.md'], invalid: ['bad\u0000path'] },
+};
+// The test's own reading of the document: a named format refuses exactly the samples listed as not conforming.
+for (const [format, { invalid }] of Object.entries(FORMAT_SAMPLES)) ajv.addFormat(format, { type: 'string', validate: (v: string) => !invalid.includes(v) });
+
 /** Values valid by a (request) schema: the keywords the request models use. */
 function arbitrary(raw: Schema): fc.Arbitrary<unknown> {
   const schema = resolve(raw);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
   switch (schema.type) {
     case 'string': {
+      if (typeof schema.format === 'string' && schema.format in FORMAT_SAMPLES) return fc.constantFrom(...FORMAT_SAMPLES[schema.format]!.valid);
       const s = fc.oneof(printable, fc.string({ maxLength: 24 }), fc.constantFrom('.', '/', '~', '../..', 'main', 'https://example.invalid/r.git'));
       const bounded = typeof schema.maxLength === 'number' ? s.map((v) => v.slice(0, schema.maxLength as number)) : s;
       return typeof schema.pattern === 'string' ? bounded.filter((v) => new RegExp(schema.pattern as string, 'u').test(v)) : bounded;
@@ -86,6 +106,7 @@ function invalidValue(raw: Schema): unknown[] {
   if (Array.isArray(schema.enum)) out.push('not-a-member');
   if (schema.type === 'string') out.push(42);
   if (schema.type === 'string' && schema.pattern === '\\S') out.push('   ');
+  if (schema.type === 'string' && typeof schema.format === 'string' && schema.format in FORMAT_SAMPLES) out.push(...FORMAT_SAMPLES[schema.format]!.invalid);
   if (schema.type === 'integer') out.push('seven', 1.5);
   if (schema.type === 'integer' && typeof schema.minimum === 'number') out.push(schema.minimum - 1);
   if (schema.type === 'integer' && typeof schema.maximum === 'number') out.push(schema.maximum + 1);
@@ -215,8 +236,8 @@ describe('the HTTP API against its OpenAPI document', () => {
       const props = Object.entries(model.properties as Record<string, Schema>);
       const required = (model.required ?? []) as string[];
       const mutations = fc.oneof(
-        ...props.filter(([, s]) => invalidValue(s).length > 0).map(([name, s]) =>
-          fc.record({ field: fc.constant(name), value: fc.constantFrom(...invalidValue(s)), kind: fc.constant('value') })
+        ...props.filter(([name, s]) => refusedValues(op, name, s).length > 0).map(([name, s]) =>
+          fc.record({ field: fc.constant(name), value: fc.constantFrom(...refusedValues(op, name, s)), kind: fc.constant('value') })
         ),
         fc.record({ field: fc.stringMatching(/^x_[a-z]{1,8}$/), value: fc.jsonValue({ maxDepth: 1 }), kind: fc.constant('unknown') }),
         ...(required.length > 0 ? [fc.record({ field: fc.constantFrom(...required), value: fc.constant(undefined), kind: fc.constant('missing') })] : []),
@@ -243,7 +264,7 @@ describe('the HTTP API against its OpenAPI document', () => {
       const mutations = fc.oneof(
         ...params.filter((x) => x.schema.type === 'integer' || x.schema.type === 'number' || Array.isArray(x.schema.enum))
           .map((x) =>
-            fc.record({ field: fc.constant(x.name), value: fc.constantFrom('not-a-value', ...invalidValue(x.schema).filter((v) =>
+            fc.record({ field: fc.constant(x.name), value: fc.constantFrom('not-a-value', ...refusedValues(op, x.name, x.schema).filter((v) =>
               typeof v === 'number'
             ).map(String)) })
           ),
