@@ -144,6 +144,9 @@ const DRAWER_ID_INPUT = Type.Object({ drawer_id: Type.String({ description: 'Log
 /** Present on a drawer stored in chunks: how many, and their row ids. */
 const CHUNKED = { chunks: Type.Optional(Type.Integer()), chunk_ids: Type.Optional(Type.Array(Type.String())) };
 
+/** A drawer's public metadata: a free-form object (what the miner or writer recorded). */
+const DRAWER_METADATA = Type.Unsafe<Record<string, unknown>>({ type: 'object' });
+
 /** One drawer with its full content and metadata; `content_sha256` is the check-and-set token of an update. */
 export const getDrawerOperation = defineOperation({
   name: 'get_drawer',
@@ -154,7 +157,7 @@ export const getDrawerOperation = defineOperation({
     content_sha256: Type.String(),
     wing: Type.String(),
     room: Type.String(),
-    metadata: Type.Record(Type.String(), Type.Unknown()),
+    metadata: DRAWER_METADATA,
     ...CHUNKED,
   }),
   context: (rt) => rt.drawerContext,
@@ -187,8 +190,8 @@ export const listDrawersOperation = defineOperation({
   input: LIST_DRAWERS_INPUT,
   output: Type.Object({
     drawers: Type.Array(
-      Type.Object({ drawer_id: Type.String(), wing: Type.String(), room: Type.String(), content_preview: Type.String(),
-        metadata: Type.Record(Type.String(), Type.Unknown()), ...CHUNKED }),
+      Type.Object({ drawer_id: Type.String(), wing: Type.String(), room: Type.String(), content_preview: Type.String(), metadata: DRAWER_METADATA,
+        ...CHUNKED }),
     ),
     total: Type.Integer(),
     count: Type.Integer(),
