@@ -44,9 +44,9 @@ fetch_opensearch() {
   if (( $(jdk_feature_release "$OPENSEARCH_JAVA_HOME") >= 24 )); then
     maven_opts="$maven_opts --sun-misc-unsafe-memory-access=allow"
   fi
-  JAVA_HOME="$OPENSEARCH_JAVA_HOME" MAVEN_OPTS="$maven_opts" mvn_quiet -f "$pom" package \
+  JAVA_HOME="$OPENSEARCH_JAVA_HOME" MAVEN_OPTS="$maven_opts" mvn_quiet -f "$pom" -Dengines.dir="$ENGINES_DIR" package \
     dependency:copy-dependencies -DexcludeTypes=zip -DincludeScope=runtime -DoutputDirectory="$dir/lib"
-  JAVA_HOME="$OPENSEARCH_JAVA_HOME" MAVEN_OPTS="$maven_opts" mvn_quiet -f "$pom" \
+  JAVA_HOME="$OPENSEARCH_JAVA_HOME" MAVEN_OPTS="$maven_opts" mvn_quiet -f "$pom" -Dengines.dir="$ENGINES_DIR" \
     dependency:unpack-dependencies -DincludeTypes=zip -DoutputDirectory="$dir/knn"
   ls "$dir"/knn/opensearch-knn-*.jar >/dev/null
   touch "$stamp"
@@ -59,7 +59,7 @@ fetch_neo4j() {
   echo "fetch: building the Neo4j launcher and resolving Neo4j with Maven"
   rm -rf "${dir:?}/lib" "$dir/build" "$dir"/.fetched-*
   mkdir -p "$dir"
-  JAVA_HOME="$JAVA17_HOME" mvn_quiet -f "$pom" package dependency:copy-dependencies \
+  JAVA_HOME="$JAVA17_HOME" mvn_quiet -f "$pom" -Dengines.dir="$ENGINES_DIR" package dependency:copy-dependencies \
     -DincludeScope=runtime -DoutputDirectory="$dir/lib"
   touch "$stamp"
 }
