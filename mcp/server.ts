@@ -16,7 +16,7 @@ import type { Caller } from '../core/caller.js';
 import { isPalaceError } from '../core/errors.js';
 import type { Runtime } from '../palace/runtime.js';
 import { coercedArguments, requireArguments } from './arguments.js';
-import { mempalaceHome } from '../palace/system.js';
+import { mempalaceHome } from '../palace/system/system.js';
 import type { IntegrityProbe, WatchedPackage } from './guards.js';
 import { IntegrityMonitor, LibraryWatcher, decorateStatus, identityRefusal, installedVersion, readOnlyRefusal } from './guards.js';
 import { defaultWatched, ownPackageJson } from './packages.js';

@@ -2,8 +2,8 @@
  * Palace write tools (docs/tools.md §3): add, checkpoint, delete, the three long-running jobs (mine,
  * delete_by_source, sync), and the two drawer reads documented beside them.
  */
-import { checkpoint } from '../../palace/checkpoint.js';
-import { addDrawerOperation, deleteDrawerOperation, getDrawerOperation, listDrawersOperation, updateDrawerOperation } from '../../palace/drawers.js';
+import { checkpoint } from '../../palace/drawers/checkpoint.js';
+import { addDrawerOperation, deleteDrawerOperation, getDrawerOperation, listDrawersOperation, updateDrawerOperation } from '../../palace/drawers/drawers.js';
 import { toolOf } from '../bind.js';
 import type { JobKind } from '../../jobs/job.js';
 import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_ENUM_MESSAGES, MINE_REQUEST, SYNC_REQUEST, parseJobRequest } from '../../jobs/requests.js';

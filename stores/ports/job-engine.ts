@@ -56,7 +56,7 @@ export interface DeleteBySourceSpec {
   sourceBounds?: RootBound[] | undefined;
 }
 
-/** Rewrite every vector of the palace with another embedding model (palace/palace-model.ts). */
+/** Rewrite every vector of the palace with another embedding model (palace/drawers/palace-model.ts). */
 export interface ReembedSpec {
   kind: 'reembed';
   /** A model name MEMPALACE_EMBED_MODEL accepts. */

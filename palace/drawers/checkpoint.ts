@@ -3,11 +3,11 @@
  * rest are filed with add_drawer semantics, then one diary entry is written. One bad item never
  * aborts the batch; its problem is reported under `errors`.
  */
-import { isPalaceError } from '../core/errors.js';
-import type { DrawerContext } from './context.js';
-import { diaryWrite } from './diary.js';
+import { isPalaceError } from '../../core/errors.js';
+import type { DrawerContext } from '../context.js';
+import { diaryWrite } from '../diary.js';
 import { addDrawer, addDrawerOperation, checkDuplicateOperation } from './drawers.js';
-import { parseOperationInput } from './operation.js';
+import { parseOperationInput } from '../operation.js';
 
 export interface CheckpointInput {
   items: unknown;

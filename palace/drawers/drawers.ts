@@ -3,19 +3,19 @@
  * exact-content idempotency, logical resolution of chunked drawers, check-and-set updates.
  */
 import path from 'node:path';
-import type { Drawer, DrawerMeta, DrawerWrite } from '../core/drawer.js';
-import { filedAtNow, logicalDrawerId } from '../core/drawer.js';
-import { PalaceError, invalidArgument, notFound } from '../core/errors.js';
-import { addDrawerId, chunkRowId, ID_RECIPE } from '../core/ids.js';
-import { splitContent } from '../core/chunking.js';
-import { codePointLength, codePointSlice, sha256Hex, stripLoneSurrogates } from '../core/text.js';
-import { NAME_RULES, validateContent, validateDateWindow } from '../core/validate.js';
+import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
+import { filedAtNow, logicalDrawerId } from '../../core/drawer.js';
+import { PalaceError, invalidArgument, notFound } from '../../core/errors.js';
+import { addDrawerId, chunkRowId, ID_RECIPE } from '../../core/ids.js';
+import { splitContent } from '../../core/chunking.js';
+import { codePointLength, codePointSlice, sha256Hex, stripLoneSurrogates } from '../../core/text.js';
+import { NAME_RULES, validateContent, validateDateWindow } from '../../core/validate.js';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
-import { INPUT_FORMATS, NON_BLANK } from '../core/schema.js';
-import type { DrawerContext } from './context.js';
-import { CHUNK_SIZE, nowOf } from './context.js';
-import { clampToSchema, defineOperation } from './operation.js';
+import { INPUT_FORMATS, NON_BLANK } from '../../core/schema.js';
+import type { DrawerContext } from '../context.js';
+import { CHUNK_SIZE, nowOf } from '../context.js';
+import { clampToSchema, defineOperation } from '../operation.js';
 
 export interface LogicalDrawer {
   id: string;
