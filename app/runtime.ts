@@ -12,7 +12,7 @@ import { MiniLmEmbedder } from '../embed/minilm.js';
 import { createJobActivities } from '../jobs/activities.js';
 import type { JobEngine, JobProgress, JobSpec } from '../jobs/job.js';
 import type { LogstreamContext } from '../palace/logstream/logstream.js';
-import { checkPalaceModel, modelBoundDrawers } from '../palace/palace-model.js';
+import { checkPalaceModel, modelBoundDrawers } from '../palace/drawers/palace-model.js';
 import type { Runtime } from '../palace/runtime.js';
 import type { PalaceStores } from '../stores/ports/palace-stores.js';
 import { openStores } from '../stores/open.js';
@@ -34,7 +34,7 @@ export function processLogger(config: Config, server = false): Logger {
 }
 
 /**
- * How the palace's model record is checked at open (palace/palace-model.ts): `serve` refuses
+ * How the palace's model record is checked at open (palace/drawers/palace-model.ts): `serve` refuses
  * another model and a re-embed under way; `worker` accepts a re-embed under way (its activities
  * run it); `reembed` checks nothing (the re-embed job checks for itself). Drawer writes are
  * checked against the record in every case.

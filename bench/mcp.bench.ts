@@ -19,8 +19,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import express from 'express';
 import { openRuntime } from '../app/runtime.js';
 import { loadConfig } from '../core/config.js';
-import { addDrawer } from '../palace/drawers.js';
-import { search } from '../palace/search.js';
+import { addDrawer } from '../palace/drawers/drawers.js';
+import { search } from '../palace/search/search.js';
 import { bearerTokenResolver, mcpRouter } from '../mcp/http.js';
 import { PalaceMcp } from '../mcp/server.js';
 import { writeReadmeSection } from './lib/report.js';

@@ -1,5 +1,5 @@
 /**
- * Search latency on the embedded profile at 10k and 100k drawers: p50/p95 of palace/search.ts for
+ * Search latency on the embedded profile at 10k and 100k drawers: p50/p95 of palace/search/search.ts for
  * the default `union` and the `vector` strategies, unfiltered and with a wing filter (one wing of
  * ten), end to end (real MiniLM query embedding included) and with the query vectors computed
  * beforehand (store + rerank only). Drawer texts are real: chunks cut from this repository's
@@ -23,8 +23,8 @@ import type { ModelIdentity } from '../embed/model-identity.js';
 import { MINILM_FP32_SHA256 } from '../embed/model-locator.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import type { DrawerContext } from '../palace/context.js';
-import type { CandidateStrategy } from '../palace/search.js';
-import { search } from '../palace/search.js';
+import type { CandidateStrategy } from '../palace/search/search.js';
+import { search } from '../palace/search/search.js';
 import { openSqliteDrawerIndex } from '../stores/embedded/drawers/sqlite-drawer-index.js';
 import { machine, peakRssMb, percentile, seeded } from './lib/stats.js';
 

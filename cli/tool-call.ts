@@ -2,10 +2,11 @@
  * The CLI faces of the palace go through the tool table: the same validation, the same palace
  * operation, the same result shape as an MCP call, with no second implementation. A tool-level
  * failure (`{error}` or `{success: false}`) becomes exit code 1 (75 when it says `retryable`), a
- * rejected argument exit code 2.
+ * rejected argument (a schema violation or a rule `run` checks) exit code 2.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { stringify } from 'yaml';
+import type { PalaceError } from '../core/errors.js';
 import { invalidArgument } from '../core/errors.js';
 import { PalaceMcp } from '../mcp/server.js';
 import { printJson, ToolFailed } from './output.js';
@@ -22,9 +23,10 @@ export async function callTool(rt: Runtime, home: string, name: string, args: Re
   const mcp = new PalaceMcp(rt, { home });
   const clean = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
   let result;
+  let refusal: PalaceError | undefined;
   try {
     result = await mcp.callTool(`mempalace_${name}`, clean, { caller: undefined, signal: signal ?? new AbortController().signal, onJobProgress: undefined,
-      clientRoots: async () => undefined });
+      clientRoots: async () => undefined, onToolFailure: (e) => (refusal = e) });
   } catch (e) {
     if (e instanceof McpError && e.code === ErrorCode.InvalidParams)
       throw invalidArgument('arguments', 'tool_schema', e.message.replace(/^MCP error -?\d+: /, ''));
@@ -32,7 +34,8 @@ export async function callTool(rt: Runtime, home: string, name: string, args: Re
   }
   const structured = result.structuredContent as Record<string, unknown> | undefined;
   const value = structured && Object.keys(structured).length === 1 && Array.isArray(structured.items) ? structured.items : structured;
-  if (isFailure(value)) throw new ToolFailed(value);
+  // A refused input is thrown as the palace error itself, whose code makes it exit 2 as the CLI's own commands do.
+  if (isFailure(value)) throw refusal?.code === 'invalid_argument' ? refusal : new ToolFailed(value);
   return value;
 }
 

@@ -1,101 +1,29 @@
 /**
- * Long-running jobs (mine, sync, delete_by_source): what they are, what progress they report,
- * and the `JobEngine` port that runs them. The Temporal client and the in-process runner both
- * implement the port; the composition root picks one, so `palace/` never imports either.
+ * The job model's behaviour over the port's types (stores/ports/job-engine.ts): lock keys, whether
+ * a spec writes, the shared wait loop and the already-running error. The types are re-exported so
+ * the job kinds, the engines and the faces name the model in one place.
  */
 import path from 'node:path';
 import { PalaceError } from '../core/errors.js';
 import { hashN } from '../core/text.js';
-import type { RootBound, SourceSpec } from '../palace/sources.js';
+import type { JobProgress, JobSpec, SourceSpec } from '../stores/ports/job-engine.js';
 
-export const JOB_KINDS = ['mine', 'sync', 'delete_by_source', 'reembed'] as const;
-export type JobKind = (typeof JOB_KINDS)[number];
-export const MINE_MODES = ['projects', 'convos', 'extract'] as const;
-export type MineMode = (typeof MINE_MODES)[number];
-export type JobState = 'running' | 'completed' | 'failed' | 'cancelled';
-
-export type { SourceSpec } from '../palace/sources.js';
-
-export interface MineSpec {
-  kind: 'mine';
-  source: SourceSpec;
-  mode: MineMode;
-  /** Wing override; derived from the source name when absent. */
-  wing?: string | undefined;
-  agent: string;
-  limit: number;
-  dryRun: boolean;
-  extract: 'exchange' | 'general';
-  respectGitignore: boolean;
-  includeIgnored: string[];
-  /** The submitting caller's root bounds (palace/sources.ts), re-checked on the worker. */
-  sourceBounds?: RootBound[] | undefined;
-}
-
-export interface SyncSpec {
-  kind: 'sync';
-  wing?: string | undefined;
-  projectDir?: string | undefined;
-  apply: boolean;
-  /** Apply even when the sync guard stops it (a root that is not what was mined, a mass deletion). */
-  force?: boolean | undefined;
-  sourceBounds?: RootBound[] | undefined;
-}
-
-export interface DeleteBySourceSpec {
-  kind: 'delete_by_source';
-  sourceFile: string;
-  dryRun: boolean;
-  sourceBounds?: RootBound[] | undefined;
-}
-
-/** Rewrite every vector of the palace with another embedding model (palace/palace-model.ts). */
-export interface ReembedSpec {
-  kind: 'reembed';
-  /** A model name MEMPALACE_EMBED_MODEL accepts. */
-  model: string;
-}
-
-export type JobSpec = MineSpec | SyncSpec | DeleteBySourceSpec | ReembedSpec;
-
-export interface JobCounters {
-  files_total: number;
-  files_seen: number;
-  files_skipped: number;
-  files_mined: number;
-  drawers_written: number;
-  errors: number;
-}
-
-/**
- * What a job works on, as an operator reads it: the source (a directory, a git URL, a project
- * directory for a sync, a stored source_file for a delete), the git ref, the wing and the mine
- * mode. Records written before these were kept lack them.
- */
-export interface JobSubject {
-  source?: string;
-  ref?: string;
-  wing?: string;
-  mode?: MineMode;
-}
-
-export interface JobProgress extends JobCounters, JobSubject {
-  job_id: string;
-  kind: JobKind;
-  lock_key: string;
-  state: JobState;
-  started_at: string;
-  updated_at: string;
-  finished_at?: string;
-  /** Files per second since the start. */
-  rate: number;
-  /** Seconds to completion at the current rate; null when unknown. */
-  eta_s: number | null;
-  last_file?: string;
-  recent_errors: { file: string; error: string }[];
-  result?: Record<string, unknown>;
-  error?: string;
-}
+export { JOB_KINDS, MINE_MODES } from '../stores/ports/job-engine.js';
+export type {
+  DeleteBySourceSpec,
+  JobCounters,
+  JobEngine,
+  JobKind,
+  JobProgress,
+  JobSpec,
+  JobState,
+  JobSubject,
+  MineMode,
+  MineSpec,
+  ReembedSpec,
+  SourceSpec,
+  SyncSpec,
+} from '../stores/ports/job-engine.js';
 
 /** A lease held on a lock key, carried by every write that must still hold it (a stale token is refused). */
 export interface Fence {
@@ -108,17 +36,6 @@ export interface Fence {
    */
   holder?: string;
   ttlMs?: number;
-}
-
-export interface JobEngine {
-  /** Start a job; a job already running on the same lock key is an `already_running` error carrying its id. */
-  start(spec: JobSpec): Promise<JobProgress>;
-  progress(jobId: string): Promise<JobProgress>;
-  /** Resolve when the job ends or after `timeoutMs`, whichever is first; `onProgress` sees updates. */
-  wait(jobId: string, timeoutMs: number, onProgress?: (p: JobProgress) => void): Promise<JobProgress>;
-  cancel(jobId: string): Promise<JobProgress>;
-  list(limit: number): Promise<JobProgress[]>;
-  close(): Promise<void>;
 }
 
 /** The identity a source is locked and keyed by (docs/decisions.md palace 1). */

@@ -5,11 +5,11 @@
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { isPalaceError } from '../core/errors.js';
 import { AAAK_SPEC, PALACE_PROTOCOL } from '../core/protocol.js';
-import { getDrawerOperation } from '../palace/drawers.js';
+import { getDrawerOperation } from '../palace/drawers/drawers.js';
 import { invoke } from '../palace/operation.js';
 import type { JobProgress } from '../jobs/job.js';
 import type { Runtime } from '../palace/runtime.js';
-import { taxonomy } from '../palace/status.js';
+import { taxonomy } from '../palace/system/status.js';
 import { progressView } from './jobs.js';
 
 const RESOURCE_TAXONOMY = 'mempalace://taxonomy';

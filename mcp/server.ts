@@ -16,7 +16,7 @@ import type { Caller } from '../core/caller.js';
 import { isPalaceError } from '../core/errors.js';
 import type { Runtime } from '../palace/runtime.js';
 import { coercedArguments, requireArguments } from './arguments.js';
-import { mempalaceHome } from '../palace/system.js';
+import { mempalaceHome } from '../palace/system/system.js';
 import type { IntegrityProbe, WatchedPackage } from './guards.js';
 import { IntegrityMonitor, LibraryWatcher, decorateStatus, identityRefusal, installedVersion, readOnlyRefusal } from './guards.js';
 import { defaultWatched, ownPackageJson } from './packages.js';
@@ -108,7 +108,9 @@ export class PalaceMcp implements McpService {
     if (refusal) throw refusal;
     requireArguments(tool, args);
     if (!tool.validate(args)) {
-      return wrapResult(toolFailure(tool, validationError(tool, tool.validate.errors![0]!)));
+      const refused = validationError(tool, tool.validate.errors![0]!);
+      cctx.onToolFailure?.(refused);
+      return wrapResult(toolFailure(tool, refused));
     }
     const identity = identityRefusal(tool, args, cctx.caller);
     if (identity) return toolError(tool, identity);
@@ -133,7 +135,10 @@ export class PalaceMcp implements McpService {
       result = tool.guards.vectorWrite ? await this.watchdogs.guardWrite(name, () => tool.handler(args, ctx)) : await tool.handler(args, ctx);
     } catch (e) {
       const failure = toolFailure(tool, e);
-      if (failure) return wrapResult(failure);
+      if (failure) {
+        if (isPalaceError(e)) cctx.onToolFailure?.(e);
+        return wrapResult(failure);
+      }
       const errorClass = isPalaceError(e) && e.details?.error_class ? String(e.details.error_class) : e instanceof Error ? e.constructor.name : typeof e;
       const message = e instanceof Error ? e.message : String(e);
       if (!(isPalaceError(e) && e.details?.error_class === 'ValueError')) this.log.error({ err: e }, `mempalace mcp: ${name} failed: ${message}`);

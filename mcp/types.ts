@@ -4,6 +4,7 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/caller.js';
+import type { PalaceError } from '../core/errors.js';
 import type { Runtime } from '../palace/runtime.js';
 import type { JobProgress } from '../jobs/job.js';
 import type { JsonSchema } from './schema.js';
@@ -31,6 +32,11 @@ export interface CallContext {
   signal: AbortSignal;
   onJobProgress: ((p: JobProgress) => void) | undefined;
   clientRoots(): Promise<string[] | undefined>;
+  /**
+   * Told of the palace error behind a tool-level failure result, which carries no error code (the
+   * CLI keeps the code for its exit status: a refused input exits 2).
+   */
+  onToolFailure?: ((error: PalaceError) => void) | undefined;
 }
 
 /** What an SDK server is wired to (sdk-server.ts): the server state of server.ts. */

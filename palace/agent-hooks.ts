@@ -13,7 +13,7 @@ import { invalidArgument } from '../core/errors.js';
 import { loadProjectConfig } from '../core/project-config.js';
 import { hashN } from '../core/text.js';
 import { wingSlug } from '../core/validate.js';
-import type { CheckpointInput } from './checkpoint.js';
+import type { CheckpointInput } from './drawers/checkpoint.js';
 import type { AutoSave, SessionSave } from './session-save.js';
 
 export const HOOK_NAMES = ['session-start', 'stop', 'precompact', 'session-end'] as const;

@@ -17,8 +17,8 @@ import { maskUrlCredentials, splitUrlCredential } from '../core/url-credentials.
 import { validateOptionalName } from '../core/validate.js';
 import type { JobStore, RegisteredSource, SourceRefresh } from '../stores/ports/job-store.js';
 import type { SourceCredentials } from '../stores/ports/source-credentials.js';
-import type { JobEngine, JobProgress, MineMode, MineSpec } from '../jobs/job.js';
-import { MINE_MODES } from '../jobs/job.js';
+import type { JobEngine, JobProgress, MineMode, MineSpec } from '../stores/ports/job-engine.js';
+import { MINE_MODES } from '../stores/ports/job-engine.js';
 import type { RootBound, SourcePolicy } from './sources.js';
 import { assertGitRef, assertStoredSourceAllowed, resolveGitSource, resolveLocalSource } from './sources.js';
 

@@ -8,7 +8,7 @@ import type { Logger } from '../core/log.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { PalaceStores } from '../stores/ports/palace-stores.js';
 import type { DrawerContext } from './context.js';
-import type { JobEngine, JobProgress, JobSpec } from '../jobs/job.js';
+import type { JobEngine, JobProgress, JobSpec } from '../stores/ports/job-engine.js';
 import type { LogstreamContext } from './logstream/logstream.js';
 import type { Notifications } from './notifications.js';
 import type { RefreshScheduler } from './registered-sources.js';

@@ -10,8 +10,8 @@ import { chunkExchangeUnits } from '../core/chat/exchange.js';
 import type { Harness } from '../core/chat/session.js';
 import { ID_RECIPE, minedChunkId } from '../core/ids.js';
 import { validateName } from '../core/validate.js';
-import type { CheckpointInput } from './checkpoint.js';
-import { checkpoint } from './checkpoint.js';
+import type { CheckpointInput } from './drawers/checkpoint.js';
+import { checkpoint } from './drawers/checkpoint.js';
 import type { DrawerContext } from './context.js';
 import { nowOf } from './context.js';
 

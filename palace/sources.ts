@@ -24,8 +24,9 @@ import { invalidArgument } from '../core/errors.js';
 import type { GitCredential } from '../core/url-credentials.js';
 import { splitUrlCredential } from '../core/url-credentials.js';
 
-/** Rules a path may break, one per kind of bound. */
-export type BoundRule = 'allowed_roots' | 'token_roots' | 'client_roots' | 'local_sources_disabled';
+import type { RootBound, SourceSpec } from '../stores/ports/job-engine.js';
+
+export type { RootBound, SourceSpec } from '../stores/ports/job-engine.js';
 
 /**
  * Every rule by which a source this module resolves may be refused, beyond the request schema
@@ -49,15 +50,6 @@ export const SOURCE_RULES = [
   'git_alternates',
   'git_ref',
 ] as const;
-
-/** Where a mine reads from: a directory the worker can see, or a git repository at a ref. */
-export type SourceSpec = { kind: 'dir'; path: string } | { kind: 'git'; url: string; ref: string };
-
-/** One set of directories a local source must lie in (inside any one of them). */
-export interface RootBound {
-  rule: BoundRule;
-  roots: string[];
-}
 
 /** What one caller may read. A path must satisfy every bound; no bounds = anywhere. */
 export interface SourcePolicy {

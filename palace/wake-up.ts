@@ -12,7 +12,7 @@ import type { Drawer } from '../core/drawer.js';
 import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
 import type { GraphStore, KgTriple } from '../stores/ports/graph-store.js';
 import { nowOf } from './context.js';
-import { taxonomy } from './status.js';
+import { taxonomy } from './system/status.js';
 
 export const WAKE_UP_BUDGET = 900;
 const TOP_ENTITIES = 8;

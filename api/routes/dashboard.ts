@@ -23,7 +23,7 @@ import { asPalaceError } from '../../core/errors.js';
 import { eventList, eventWait } from '../../palace/logstream/logstream.js';
 import { notificationsFor } from '../../palace/notifications.js';
 import { listSources } from '../../palace/registered-sources.js';
-import { palaceCounts } from '../../palace/status.js';
+import { palaceCounts } from '../../palace/system/status.js';
 import type { ApiDeps } from '../deps.js';
 import { healthReport } from '../health.js';
 import { sseOverCapacity } from '../limits.js';

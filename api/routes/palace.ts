@@ -4,9 +4,9 @@
  * the running jobs to the counts.
  */
 import type { Router } from 'express';
-import { searchOperation } from '../../palace/search.js';
-import type { SearchOptions } from '../../palace/search.js';
-import { palaceCounts, taxonomyOperation } from '../../palace/status.js';
+import { searchOperation } from '../../palace/search/search.js';
+import type { SearchOptions } from '../../palace/search/search.js';
+import { palaceCounts, taxonomyOperation } from '../../palace/system/status.js';
 import { registerRoutes, routeOf } from '../bind.js';
 import type { ApiDeps } from '../deps.js';
 

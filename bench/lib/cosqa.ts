@@ -17,8 +17,8 @@ import { bm25Scores } from '../../core/lexical.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { Embedder } from '../../embed/embedder.js';
 import type { DrawerContext } from '../../palace/context.js';
-import { sanitizeQuery } from '../../palace/query-sanitizer.js';
-import { search } from '../../palace/search.js';
+import { sanitizeQuery } from '../../palace/search/query-sanitizer.js';
+import { search } from '../../palace/search/search.js';
 import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 
 export const COSQA_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/data/cosqa-dev.json');

@@ -15,7 +15,7 @@ import { parseLabelledSet, type LabelledSet } from '../../palace/eval/labelled-s
 import type { EvalReport, StrategyScores } from '../../palace/eval/run-eval.js';
 import { evaluate } from '../../palace/eval/run-eval.js';
 import type { Runtime } from '../../palace/runtime.js';
-import { CANDIDATE_STRATEGIES, type CandidateStrategy } from '../../palace/search.js';
+import { CANDIDATE_STRATEGIES, type CandidateStrategy } from '../../palace/search/search.js';
 import { withTemporaryPalace } from '../../app/temporary-palace.js';
 import { table } from '../output.js';
 import type { CliContext } from './context.js';

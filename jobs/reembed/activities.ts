@@ -9,7 +9,7 @@ import type { Embedder } from '../../embed/embedder.js';
 import type { ModelIdentity } from '../../embed/model-identity.js';
 import { sameModel } from '../../embed/model-identity.js';
 import type { Fence } from '../job.js';
-import { palaceModelRecord } from '../../palace/palace-model.js';
+import { palaceModelRecord } from '../../palace/drawers/palace-model.js';
 import type { DrawerBulk } from '../../stores/ports/drawers/drawer-bulk.js';
 import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
 import type { PalaceModelStore } from '../../stores/ports/drawers/palace-model.js';

@@ -3,9 +3,9 @@
  * the AAAK spec. Each is a binding of a palace operation (palace/operation.ts): the schemas and
  * input rules are the operation's; this table says what is MCP's own.
  */
-import { checkDuplicateOperation } from '../../palace/drawers.js';
-import { searchOperation } from '../../palace/search.js';
-import { aaakSpecOperation, listRoomsOperation, listWingsOperation, statusOperation, taxonomyOperation } from '../../palace/status.js';
+import { checkDuplicateOperation } from '../../palace/drawers/drawers.js';
+import { searchOperation } from '../../palace/search/search.js';
+import { aaakSpecOperation, listRoomsOperation, listWingsOperation, statusOperation, taxonomyOperation } from '../../palace/system/status.js';
 import { toolOf } from '../bind.js';
 import type { ToolDef } from '../types.js';
 

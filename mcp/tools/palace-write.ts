@@ -2,8 +2,8 @@
  * Palace write tools (docs/tools.md §3): add, checkpoint, delete, the three long-running jobs (mine,
  * delete_by_source, sync), and the two drawer reads documented beside them.
  */
-import { checkpoint } from '../../palace/checkpoint.js';
-import { addDrawer, deleteDrawerOperation, getDrawerOperation, listDrawersOperation, updateDrawer } from '../../palace/drawers.js';
+import { checkpoint } from '../../palace/drawers/checkpoint.js';
+import { addDrawerOperation, deleteDrawerOperation, getDrawerOperation, listDrawersOperation, updateDrawerOperation } from '../../palace/drawers/drawers.js';
 import { toolOf } from '../bind.js';
 import type { JobKind } from '../../jobs/job.js';
 import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_ENUM_MESSAGES, MINE_REQUEST, SYNC_REQUEST, parseJobRequest } from '../../jobs/requests.js';
@@ -29,29 +29,16 @@ function jobHandler(kind: JobKind, busyMessage: string): ToolDef['handler'] {
 
 const JOB_RUNNING = shape({ success: { const: true }, status: { const: 'running' }, job_id: S, progress: O });
 const JOB_FAILED = shape({ success: { const: false }, error: S }, { error_class: S, job_id: S, progress: O, hint: S });
-const ADD_RESULT = shape({ success: { const: true }, drawer_id: S }, { wing: S, room: S, chunks: I, chunk_ids: arrayOf(S),
-  reason: { const: 'already_exists' } });
-const LOGICAL = { chunks: I, chunk_ids: arrayOf(S) };
 
 export const palaceWriteTools: ToolDef[] = [
-  {
-    name: 'mempalace_add_drawer',
+  toolOf(addDrawerOperation, {
     description:
       'File verbatim content (exact words, never a summary) into a wing and room. The drawer id is derived from wing, room and content, so filing the same content twice is a no-op that returns reason "already_exists". Long content is stored as chunks under one logical id. Check for near-duplicates first with mempalace_check_duplicate, or use mempalace_checkpoint for a whole session.',
-    inputSchema: input({
-      wing: str('Wing (project or person).'),
-      room: str('Room (aspect, e.g. backend, decisions).'),
-      content: str('The exact text to store, up to 100000 characters.'),
-      source_file: str('Where the content came from.'),
-      added_by: str('Who files it (default "mcp").'),
-    }, ['wing', 'room', 'content']),
-    outputSchema: output(ADD_RESULT),
     guards: { mutating: true, vectorWrite: true, readOnlyRefused: true },
     idempotent: true,
     errorShape: 'success_false',
     agentFields: ['added_by'],
-    handler: (args, ctx) => addDrawer(ctx.runtime.drawerContext, args as { wing: unknown; room: unknown; content: unknown }),
-  },
+  }),
   {
     name: 'mempalace_checkpoint',
     description:
@@ -141,24 +128,11 @@ export const palaceWriteTools: ToolDef[] = [
     guards: {},
     errorShape: 'error',
   }),
-  {
-    name: 'mempalace_update_drawer',
+  toolOf(updateDrawerOperation, {
     description:
       "Change a drawer's content and/or move it to another wing/room; the id never changes. Pass if_unchanged (content_sha256 from mempalace_get_drawer) to refuse the write if someone changed the drawer since you read it — a refusal returns conflict: true and both digests.",
-    inputSchema: input({
-      drawer_id: str('Logical or physical drawer id.'),
-      content: str('New content (omit to keep).'),
-      wing: str('New wing (omit to keep).'),
-      room: str('New room (omit to keep).'),
-      if_unchanged: str('Full 64-hex content_sha256 from mempalace_get_drawer.'),
-    }, ['drawer_id']),
-    outputSchema: output(
-      shape({ success: { const: true }, drawer_id: S }, { noop: B, wing: S, room: S, ...LOGICAL }),
-      shape({ success: { const: false }, conflict: { const: true }, truncated_token: B, drawer_id: S, expected_sha256: S, actual_sha256: S, error: S }),
-    ),
     guards: { mutating: true, vectorWrite: true, readOnlyRefused: true },
     idempotent: true,
     errorShape: 'success_false',
-    handler: (args, ctx) => updateDrawer(ctx.runtime.drawerContext, args as { drawer_id: unknown }),
-  },
+  }),
 ];

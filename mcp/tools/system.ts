@@ -1,7 +1,7 @@
 /**
  * System tools (docs/tools.md §7): the save hook's settings and acknowledgement, and reconnect.
  */
-import { hookSettings, memoriesFiledAway } from '../../palace/system.js';
+import { hookSettings, memoriesFiledAway } from '../../palace/system/system.js';
 import { arrayOf, bool, input, output, shape, types } from '../schema.js';
 import type { ToolDef } from '../types.js';
 

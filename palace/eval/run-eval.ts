@@ -10,8 +10,8 @@
  * (session recall@5/10) and the evidence turns held by the first 10 results give turn recall@10.
  */
 import type { DrawerContext } from '../context.js';
-import type { CandidateStrategy, SearchHit } from '../search.js';
-import { search } from '../search.js';
+import type { CandidateStrategy, SearchHit } from '../search/search.js';
+import { search } from '../search/search.js';
 import { conversationWing } from './file-conversations.js';
 import type { LabelledSet } from './labelled-set.js';
 import type { CUTOFFS, Difference } from './metrics.js';

@@ -16,7 +16,7 @@ export interface ManifestEntry {
 
 /**
  * A job as the store keeps it. `spec`, `progress` and `cursor` are opaque JSON to adapters; the
- * job engines name their types (jobs/job.ts `JobSpec`, `JobProgress`) as the parameters, so
+ * job engines name their types (stores/ports/job-engine.ts `JobSpec`, `JobProgress`) as the parameters, so
  * this port needs nothing from palace/.
  */
 export interface JobRecord<Spec = unknown, Progress = unknown> {

@@ -31,7 +31,7 @@ export interface PeerConfig {
   public_key?: string;
 }
 
-/** `Spec` and `Progress`: the types of the job records (jobs/job.ts names them for the runtime). */
+/** `Spec` and `Progress`: the types of the job records (stores/ports/job-engine.ts names them for the runtime). */
 export interface PalaceStores<Spec = unknown, Progress = unknown> {
   profile: Config['profile'];
   /** Palace directory (embedded) or palace name (cluster), for messages and lock keys. */

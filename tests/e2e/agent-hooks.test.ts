@@ -21,7 +21,7 @@ import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { loadTokenCounter } from '../../embed/token-counter.js';
-import { memoriesFiledAway } from '../../palace/system.js';
+import { memoriesFiledAway } from '../../palace/system/system.js';
 import { openStores } from '../../stores/open.js';
 import type { FixtureHarness } from '../fixtures/agent-sessions.js';
 import { exchangeText, hookInput, writeSession } from '../fixtures/agent-sessions.js';

@@ -81,15 +81,15 @@ describe('mempalace init, mine, search', () => {
     expect(backend.json.results).toMatchObject([{ room: 'backend', source_file: 'berths.py' }]);
   });
 
-  // sync runs through the CLI's tool-call path, whose refusals carry the tool's failure shape (no `code`).
-  it('refuses a sync of a wing that breaks the name rule, naming the field and rule, and starts no job', () => {
+  // sync runs through the CLI's tool-call path: a refused input still exits 2 and names its code, as `mine --wing a/b` does.
+  it('refuses a sync of a wing that breaks the name rule with exit code 2, naming the field and rule, and starts no job', () => {
     const listed = mempalace('jobs', 'list').json as { count: number; jobs: Record<string, unknown>[] };
     // The mine above, with what it worked on.
     expect(listed.jobs[0]).toMatchObject({ kind: 'mine', source: fs.realpathSync(project), mode: 'projects' });
     const before = listed.count;
     const res = mempalace('sync', '--wing', 'a/b', '--apply');
-    expect(res.code).not.toBe(0);
-    expect(res.json).toMatchObject({ field: 'wing', rule: 'path_characters' });
+    expect(res.code).toBe(2);
+    expect(res.json).toMatchObject({ code: 'invalid_argument', field: 'wing', rule: 'path_characters' });
     expect(mempalace('jobs', 'list').json.count).toBe(before);
   });
 });

@@ -15,7 +15,7 @@ import { executeHook } from '../../cli/commands/hooks.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
-import { memoriesFiledAway } from '../../palace/system.js';
+import { memoriesFiledAway } from '../../palace/system/system.js';
 import { TriggerQueue } from '../../jobs/engines/queues/queues.js';
 import type { AutoSaveRequest } from '../../jobs/engines/queues/queues.js';
 import { hookInput, writeSession } from '../fixtures/agent-sessions.js';

@@ -13,7 +13,7 @@ import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import { checkpoint } from '../../palace/checkpoint.js';
+import { checkpoint } from '../../palace/drawers/checkpoint.js';
 import type { JobProgress } from '../../jobs/job.js';
 import type { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
 import type { JobWorker } from '../../jobs/engines/temporal/worker.js';

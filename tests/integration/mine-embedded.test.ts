@@ -10,7 +10,7 @@ import { loadConfig } from '../../core/config.js';
 import { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { MineSpec } from '../../jobs/job.js';
-import { search } from '../../palace/search.js';
+import { search } from '../../palace/search/search.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import type { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import { addDrawer } from '../../palace/drawers.js';
-import { search } from '../../palace/search.js';
+import { addDrawer } from '../../palace/drawers/drawers.js';
+import { search } from '../../palace/search/search.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 

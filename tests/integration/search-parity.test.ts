@@ -2,7 +2,7 @@
  * The two profiles answer searches identically: one generated project (60 files) is mined with
  * the real MiniLM embedder through the mine activities and the local job runner into an embedded
  * palace and into an OpenSearch-backed DrawerIndex, then 20 fixed queries run through
- * palace/search.ts with both candidate strategies and a few filters. Results must be equal: the
+ * palace/search/search.ts with both candidate strategies and a few filters. Results must be equal: the
  * same drawer ids in the same order, with the same distances, BM25 scores and texts.
  *
  * Why this holds rather than merely "mostly": at this size both adapters search vectors exactly
@@ -22,8 +22,8 @@ import { loadConfig } from '../../core/config.js';
 import type { Config } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobProgress, JobSpec, MineSpec } from '../../jobs/job.js';
-import { search } from '../../palace/search.js';
-import type { SearchInput, SearchResult } from '../../palace/search.js';
+import { search } from '../../palace/search/search.js';
+import type { SearchInput, SearchResult } from '../../palace/search/search.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
 import { SqliteJobStore } from '../../stores/embedded/sqlite-job-store.js';
 import { openSqliteLocks } from '../../stores/embedded/sqlite-locks.js';

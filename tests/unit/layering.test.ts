@@ -32,11 +32,12 @@ describe('the layering lint rule', () => {
     expect(await layeringErrors('api/layering-probe.ts', typeImport('../core/caller.js'))).toEqual([]);
   });
 
-  it('keeps palace/ on core/, embed/, the ports of stores/ and the job model', async () => {
+  it('keeps palace/ on core/, embed/ and the ports of stores/, the JobEngine port included', async () => {
     expect(await layeringErrors('palace/layering-probe.ts', typeImport('../jobs/engines/local/runner.js'))).toHaveLength(1);
     expect(await layeringErrors('palace/layering-probe.ts', typeImport('../jobs/activities.js'))).toHaveLength(1);
     expect(await layeringErrors('palace/layering-probe.ts', typeImport('../jobs/mine/orchestration.js'))).toHaveLength(1);
-    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../jobs/job.js'))).toEqual([]);
+    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../jobs/job.js'))).toHaveLength(1);
+    expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/ports/job-engine.js'))).toEqual([]);
     expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/embedded/sqlite-locks.js'))).toHaveLength(1);
     expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/open.js'))).toHaveLength(1);
     expect(await layeringErrors('palace/layering-probe.ts', typeImport('../stores/ports/drawers/drawer-index.js'))).toEqual([]);

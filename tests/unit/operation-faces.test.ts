@@ -13,7 +13,7 @@ import { isPalaceError } from '../../core/errors.js';
 import type { JsonSchema } from '../../core/schema.js';
 import { TOOLS_BY_NAME, validationError } from '../../mcp/registry.js';
 import { clampToSchema, parseOperationInput } from '../../palace/operation.js';
-import { SEARCH_INPUT, searchOperation } from '../../palace/search.js';
+import { SEARCH_INPUT, searchOperation } from '../../palace/search/search.js';
 
 type Doc = { paths: Record<string, Record<string, Record<string, unknown>>>; components: { schemas: Record<string, JsonSchema> } };
 const doc = OPENAPI_DOCUMENT as unknown as Doc;

@@ -1,8 +1,8 @@
-/** The palace's model record (palace/palace-model.ts) on the embedded drawer index. */
+/** The palace's model record (palace/drawers/palace-model.ts) on the embedded drawer index. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DrawerWrite } from '../../core/drawer.js';
 import { PalaceError } from '../../core/errors.js';
-import { checkPalaceModel, modelBoundDrawers, UNRECORDED_PALACE_MODEL } from '../../palace/palace-model.js';
+import { checkPalaceModel, modelBoundDrawers, UNRECORDED_PALACE_MODEL } from '../../palace/drawers/palace-model.js';
 import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { queryDateWindows, sessionDate } from '../../palace/query-dates.js';
+import { queryDateWindows, sessionDate } from '../../palace/search/query-dates.js';
 
 const ref = Date.parse('2026-09-30T00:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);

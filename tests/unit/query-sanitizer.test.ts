@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sanitizeQuery } from '../../palace/query-sanitizer.js';
+import { sanitizeQuery } from '../../palace/search/query-sanitizer.js';
 
 const prompt = 'You are a helpful coding agent working in a large repository. '.repeat(6);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Drawer } from '../../core/drawer.js';
-import { commonSpeakerTokens, lexicalQueryTokens } from '../../palace/query-terms.js';
+import { commonSpeakerTokens, lexicalQueryTokens } from '../../palace/search/query-terms.js';
 
 const exchange = (session: string, content: string): Drawer => ({
   id: `${session}-${content.length}`,

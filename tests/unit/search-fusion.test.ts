@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drawerKind, fusedScores, LEXICAL_WEIGHT, queryShape, type FusionInput } from '../../palace/search-fusion.js';
+import { drawerKind, fusedScores, LEXICAL_WEIGHT, queryShape, type FusionInput } from '../../palace/search/search-fusion.js';
 
 const meta = (source_file: string, extra: Record<string, string> = {}) => ({ wing: 'w', room: 'r', source_file, chunk_index: 0, added_by: 'a',
   filed_at: '2026-01-01T00:00:00.000000Z', ...extra });
@@ -91,7 +91,7 @@ describe('conversation context', () => {
   });
 
   it('places mined exchanges by file and chunk, hook and eval exchanges by session and exchange', async () => {
-    const { exchangePlace } = await import('../../palace/search-fusion.js');
+    const { exchangePlace } = await import('../../palace/search/search-fusion.js');
     expect(exchangePlace(meta('/chats/a.txt', { ingest_mode: 'convos' }))).toEqual({ session: '/chats/a.txt', position: 0 });
     expect(exchangePlace({ ...meta('/t.jsonl', { ingest_mode: 'convos', session_id: 's1' }), exchange_index: 4 })).toEqual({ session: '/t.jsonl#s1',
       position: 4 });

@@ -19,7 +19,7 @@ import type { ConnectionOptions, Job, JobsOptions } from 'bullmq';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { invalidArgument, isPalaceError } from '../../../core/errors.js';
 import { hashN } from '../../../core/text.js';
-import type { CheckpointInput } from '../../../palace/checkpoint.js';
+import type { CheckpointInput } from '../../../palace/drawers/checkpoint.js';
 import type { JobEngine, JobProgress, MineSpec } from '../../job.js';
 import type { SessionSave } from '../../../palace/session-save.js';
 import { lockKey } from '../../job.js';

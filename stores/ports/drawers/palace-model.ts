@@ -5,7 +5,7 @@
 import type { ModelIdentity } from '../../../embed/model-identity.js';
 
 /**
- * Which model's vectors a palace holds (palace/palace-model.ts gives it its meaning): recorded
+ * Which model's vectors a palace holds (palace/drawers/palace-model.ts gives it its meaning): recorded
  * when the palace is first opened by a process that embeds, rewritten only by `mempalace reembed`.
  */
 export interface PalaceModelRecord {

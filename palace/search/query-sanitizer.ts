@@ -2,7 +2,7 @@
  * The contamination guard of docs/palace-behaviour.md §8.2: agents sometimes prepend a whole prompt to a
  * query; embedding that retrieves almost nothing, so long queries are cut to their search intent.
  */
-import { codePointLength, codePointSlice, replaceLoneSurrogates, strip } from '../core/text.js';
+import { codePointLength, codePointSlice, replaceLoneSurrogates, strip } from '../../core/text.js';
 
 export type SanitizerMethod = 'passthrough' | 'question_extraction' | 'tail_sentence' | 'tail_truncation';
 

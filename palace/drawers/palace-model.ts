@@ -4,14 +4,14 @@
  * reembed`. Opening it with another model, or writing drawers while a re-embed runs, is refused,
  * so the vectors of two models are never mixed in one palace.
  */
-import { PalaceError, invalidArgument } from '../core/errors.js';
-import type { Embedder } from '../embed/embedder.js';
-import type { ModelIdentity } from '../embed/model-identity.js';
-import { sameModel } from '../embed/model-identity.js';
-import { MINILM_FP32_SHA256, MINILM_MODEL_NAME } from '../embed/model-locator.js';
-import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
-import type { PalaceModelStore } from '../stores/ports/drawers/palace-model.js';
-import type { PalaceModelRecord } from '../stores/ports/drawers/palace-model.js';
+import { PalaceError, invalidArgument } from '../../core/errors.js';
+import type { Embedder } from '../../embed/embedder.js';
+import type { ModelIdentity } from '../../embed/model-identity.js';
+import { sameModel } from '../../embed/model-identity.js';
+import { MINILM_FP32_SHA256, MINILM_MODEL_NAME } from '../../embed/model-locator.js';
+import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
+import type { PalaceModelStore } from '../../stores/ports/drawers/palace-model.js';
+import type { PalaceModelRecord } from '../../stores/ports/drawers/palace-model.js';
 
 /**
  * Palaces filled before model records existed were all embedded with the fp32 all-MiniLM-L6-v2;

@@ -6,8 +6,8 @@
  * identifier is searched whole, every token kept. Speaker names that open most exchanges of the
  * conversations searched (conversationSpeakers) are dropped too: they are in nearly every drawer.
  */
-import type { Drawer } from '../core/drawer.js';
-import { lexicalTokens } from '../core/lexical.js';
+import type { Drawer } from '../../core/drawer.js';
+import { lexicalTokens } from '../../core/lexical.js';
 import type { QueryShape } from './search-fusion.js';
 import { exchangePlace } from './search-fusion.js';
 

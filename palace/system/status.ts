@@ -3,10 +3,10 @@
  * operations that serve them.
  */
 import { Type } from 'typebox';
-import { AAAK_SPEC, PALACE_PROTOCOL } from '../core/protocol.js';
-import { countsSchema, INPUT_FORMATS } from '../core/schema.js';
-import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
-import { defineOperation } from './operation.js';
+import { AAAK_SPEC, PALACE_PROTOCOL } from '../../core/protocol.js';
+import { countsSchema, INPUT_FORMATS } from '../../core/schema.js';
+import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
+import { defineOperation } from '../operation.js';
 
 export async function taxonomy(drawers: DrawerIndex): Promise<Record<string, Record<string, number>>> {
   const out: Record<string, Record<string, number>> = {};

@@ -27,7 +27,7 @@
  * bonus, so a dated session lifts its neighbours too.
  */
 import path from 'node:path';
-import type { DrawerMeta } from '../core/drawer.js';
+import type { DrawerMeta } from '../../core/drawer.js';
 import { queryDateWindows } from './query-dates.js';
 
 export type DrawerKind = 'code' | 'prose' | 'conversation';

@@ -3,10 +3,11 @@
  * rest are filed with add_drawer semantics, then one diary entry is written. One bad item never
  * aborts the batch; its problem is reported under `errors`.
  */
-import { isPalaceError } from '../core/errors.js';
-import type { DrawerContext } from './context.js';
-import { diaryWrite } from './diary.js';
-import { addDrawer, checkDuplicateOperation } from './drawers.js';
+import { isPalaceError } from '../../core/errors.js';
+import type { DrawerContext } from '../context.js';
+import { diaryWrite } from '../diary.js';
+import { addDrawer, addDrawerOperation, checkDuplicateOperation } from './drawers.js';
+import { parseOperationInput } from '../operation.js';
 
 export interface CheckpointInput {
   items: unknown;
@@ -60,7 +61,9 @@ export async function checkpoint(ctx: DrawerContext, input: CheckpointInput) {
       // A failed duplicate check still files the item: exact-ID idempotency guards repeats.
     }
     try {
-      added.push(await addDrawer(ctx, { wing: item.wing, room: item.room, content: item.content, added_by: addedBy }));
+      // Each item is held to add_drawer's own input rules, so a bad one is reported, never filed.
+      const one = parseOperationInput(addDrawerOperation, { wing: item.wing, room: item.room, content: item.content, added_by: addedBy });
+      added.push(await addDrawer(ctx, one));
     } catch (e) {
       if (!isPalaceError(e) || e.code === 'internal') throw e;
       errors.push({ success: false, error: e.message });

@@ -3,18 +3,19 @@
  * exact-content idempotency, logical resolution of chunked drawers, check-and-set updates.
  */
 import path from 'node:path';
-import type { Drawer, DrawerMeta, DrawerWrite } from '../core/drawer.js';
-import { filedAtNow, logicalDrawerId } from '../core/drawer.js';
-import { PalaceError, invalidArgument, notFound } from '../core/errors.js';
-import { addDrawerId, chunkRowId, ID_RECIPE } from '../core/ids.js';
-import { splitContent } from '../core/chunking.js';
-import { codePointLength, codePointSlice, sha256Hex, stripLoneSurrogates } from '../core/text.js';
-import { NAME_RULES, validateContent, validateDateWindow, validateName } from '../core/validate.js';
+import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
+import { filedAtNow, logicalDrawerId } from '../../core/drawer.js';
+import { PalaceError, invalidArgument, notFound } from '../../core/errors.js';
+import { addDrawerId, chunkRowId, ID_RECIPE } from '../../core/ids.js';
+import { splitContent } from '../../core/chunking.js';
+import { codePointLength, codePointSlice, sha256Hex, stripLoneSurrogates } from '../../core/text.js';
+import { NAME_RULES, validateContent, validateDateWindow } from '../../core/validate.js';
+import type { Static } from 'typebox';
 import { Type } from 'typebox';
-import { INPUT_FORMATS, NON_BLANK } from '../core/schema.js';
-import type { DrawerContext } from './context.js';
-import { CHUNK_SIZE, nowOf } from './context.js';
-import { clampToSchema, defineOperation } from './operation.js';
+import { INPUT_FORMATS, NON_BLANK } from '../../core/schema.js';
+import type { DrawerContext } from '../context.js';
+import { CHUNK_SIZE, nowOf } from '../context.js';
+import { clampToSchema, defineOperation } from '../operation.js';
 
 export interface LogicalDrawer {
   id: string;
@@ -22,11 +23,6 @@ export interface LogicalDrawer {
   content: string;
   meta: DrawerMeta;
   chunked: boolean;
-}
-
-function requireId(value: unknown, field = 'drawer_id'): string {
-  if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(field, 'non_empty_string', `${field} must be a non-empty string`);
-  return value.trim();
 }
 
 function preview(text: string, n = 200): string {
@@ -79,20 +75,39 @@ async function buildRows(ctx: DrawerContext, logicalId: string, content: string,
   }));
 }
 
+/** What one drawer is filed from, its rules already checked (`addDrawerOperation`'s input). */
 export interface AddDrawerInput {
-  wing: unknown;
-  room: unknown;
-  content: unknown;
-  source_file?: unknown;
-  added_by?: unknown;
+  wing: string;
+  room: string;
+  content: string;
+  source_file?: string | undefined;
+  added_by?: string | undefined;
 }
 
+/** A palace name a write requires: non-blank, and the name rules (core/validate.ts). */
+const requiredName = (description: string) => Type.String({ description, pattern: NON_BLANK, format: INPUT_FORMATS.name });
+
+export const ADD_DRAWER_INPUT = Type.Object({
+  wing: requiredName('Wing (project or person).'),
+  room: requiredName('Room (aspect, e.g. backend, decisions).'),
+  content: Type.String({ description: 'The exact text to store, up to 100000 characters.', pattern: NON_BLANK }),
+  source_file: Type.Optional(Type.String({ description: 'Where the content came from.' })),
+  added_by: Type.Optional(Type.String({ description: 'Who files it (default "mcp").' })),
+}, { additionalProperties: false });
+
+/** Present on a drawer stored in chunks: how many, and their row ids. */
+const CHUNKED = { chunks: Type.Optional(Type.Integer()), chunk_ids: Type.Optional(Type.Array(Type.String())) };
+
+/**
+ * Files one drawer whose input has passed ADD_DRAWER_INPUT; the content's length and null-byte
+ * rules are checked here, as JSON Schema cannot count them the way the contract does.
+ */
 export async function addDrawer(ctx: DrawerContext, input: AddDrawerInput, extraMeta: Partial<DrawerMeta> = {}) {
-  const wing = validateName('wing', input.wing);
-  const room = validateName('room', input.room);
+  const wing = input.wing.trim();
+  const room = input.room.trim();
   const content = validateContent(input.content);
-  const sourceFile = typeof input.source_file === 'string' ? stripLoneSurrogates(input.source_file) : '';
-  const addedBy = typeof input.added_by === 'string' && input.added_by.trim() !== '' ? stripLoneSurrogates(input.added_by) : 'mcp';
+  const sourceFile = stripLoneSurrogates(input.source_file ?? '');
+  const addedBy = input.added_by !== undefined && input.added_by.trim() !== '' ? stripLoneSurrogates(input.added_by) : 'mcp';
   const id = addDrawerId(wing, room, content);
 
   const probe = [id, chunkRowId(id, 0)];
@@ -109,6 +124,23 @@ export async function addDrawer(ctx: DrawerContext, input: AddDrawerInput, extra
   if (rows.length === 1) return { success: true as const, drawer_id: id, wing, room, chunks: 1 };
   return { success: true as const, drawer_id: id, wing, room, chunks: rows.length, chunk_ids: rows.map((r) => r.id) };
 }
+
+/** Files verbatim content; the id is derived from wing, room and content, so filing it twice is a no-op. */
+export const addDrawerOperation = defineOperation({
+  name: 'add_drawer',
+  input: ADD_DRAWER_INPUT,
+  output: Type.Object({
+    success: Type.Literal(true),
+    drawer_id: Type.String(),
+    wing: Type.Optional(Type.String()),
+    room: Type.Optional(Type.String()),
+    ...CHUNKED,
+    reason: Type.Optional(Type.Literal('already_exists')),
+  }),
+  rules: NAME_RULES,
+  context: (rt) => rt.drawerContext,
+  run: (input, ctx) => addDrawer(ctx, input),
+});
 
 /** Before filing: the nearest drawers at or above a similarity threshold. */
 export const checkDuplicateOperation = defineOperation({
@@ -141,9 +173,6 @@ export const checkDuplicateOperation = defineOperation({
 const DRAWER_ID_INPUT = Type.Object({ drawer_id: Type.String({ description: 'Logical or physical drawer id.', pattern: NON_BLANK }) }, {
   additionalProperties: false,
 });
-/** Present on a drawer stored in chunks: how many, and their row ids. */
-const CHUNKED = { chunks: Type.Optional(Type.Integer()), chunk_ids: Type.Optional(Type.Array(Type.String())) };
-
 /** A drawer's public metadata: a free-form object (what the miner or writer recorded). */
 const DRAWER_METADATA = Type.Unsafe<Record<string, unknown>>({ type: 'object' });
 
@@ -236,28 +265,46 @@ export const deleteDrawerOperation = defineOperation({
   },
 });
 
-export interface UpdateDrawerInput {
-  drawer_id: unknown;
-  content?: unknown;
-  wing?: unknown;
-  room?: unknown;
-  if_unchanged?: unknown;
-}
+/** A name a write may change: absent keeps it; when given, non-blank and the name rules. */
+const UPDATE_DRAWER_INPUT = Type.Object({
+  drawer_id: Type.String({ description: 'Logical or physical drawer id.', pattern: NON_BLANK }),
+  content: Type.Optional(Type.String({ description: 'New content (omit to keep).', pattern: NON_BLANK })),
+  wing: Type.Optional(requiredName('New wing (omit to keep).')),
+  room: Type.Optional(requiredName('New room (omit to keep).')),
+  if_unchanged: Type.Optional(Type.String({ description: 'Full 64-hex content_sha256 from mempalace_get_drawer.' })),
+}, { additionalProperties: false });
 
-export async function updateDrawer(ctx: DrawerContext, input: UpdateDrawerInput) {
-  const id = requireId(input.drawer_id);
-  const content = input.content === undefined || input.content === null ? undefined : validateContent(input.content);
-  const wing = input.wing === undefined || input.wing === null ? undefined : validateName('wing', input.wing);
-  const room = input.room === undefined || input.room === null ? undefined : validateName('room', input.room);
+/**
+ * Changes a drawer's content and/or moves it; the id never changes. `if_unchanged` makes it a
+ * check-and-set: a drawer changed since it was read is refused with both digests.
+ */
+export const updateDrawerOperation = defineOperation({
+  name: 'update_drawer',
+  input: UPDATE_DRAWER_INPUT,
+  output: Type.Union([
+    Type.Object({ success: Type.Literal(true), drawer_id: Type.String(), noop: Type.Optional(Type.Boolean()), wing: Type.Optional(Type.String()),
+      room: Type.Optional(Type.String()), ...CHUNKED }),
+    Type.Object({ success: Type.Literal(false), conflict: Type.Literal(true), truncated_token: Type.Boolean(), drawer_id: Type.String(),
+      expected_sha256: Type.String(), actual_sha256: Type.String(), error: Type.String() }),
+  ]),
+  rules: [...NAME_RULES, 'sha256_hex'],
+  context: (rt) => rt.drawerContext,
+  run: (input, ctx) => updateDrawer(ctx, input),
+});
+
+async function updateDrawer(ctx: DrawerContext, input: Static<typeof UPDATE_DRAWER_INPUT>) {
+  const id = input.drawer_id.trim();
+  const content = input.content === undefined ? undefined : validateContent(input.content);
+  const wing = input.wing?.trim();
+  const room = input.room?.trim();
   let token: string | undefined;
-  if (input.if_unchanged !== undefined && input.if_unchanged !== null) {
-    if (typeof input.if_unchanged !== 'string' || !/^[0-9a-f]{1,64}$/i.test(input.if_unchanged.trim())) {
+  if (input.if_unchanged !== undefined) {
+    if (!/^[0-9a-f]{1,64}$/i.test(input.if_unchanged.trim())) {
       throw invalidArgument('if_unchanged', 'sha256_hex', 'if_unchanged must be the hex content_sha256 returned by get_drawer');
     }
     token = input.if_unchanged.trim().toLowerCase();
   }
   if (content === undefined && wing === undefined && room === undefined) return { success: true as const, drawer_id: id, noop: true as const };
-
   const d = await resolveDrawer(ctx, id);
   if (!d) throw notFound('Drawer', id);
   const actual = sha256Hex(d.content);

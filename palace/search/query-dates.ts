@@ -14,7 +14,7 @@
  * cannot know ("two weeks before the trip") and times without a date ("at 3am") name no window.
  */
 import * as chrono from 'chrono-node';
-import type { DrawerMeta } from '../core/drawer.js';
+import type { DrawerMeta } from '../../core/drawer.js';
 
 export interface DateWindow {
   /** Epoch milliseconds, inclusive. */
