@@ -49,10 +49,10 @@ export interface DeleteBySourceSpec {
   sourceBounds?: RootBound[] | undefined;
 }
 
-/** Rewrite every vector of the palace with another embedding model (palace/palace-model.ts). */
+/** Rewrite every vector of the palace with another embedding model or encoder set (palace/palace-model.ts). */
 export interface ReembedSpec {
   kind: 'reembed';
-  /** A model name MEMPALACE_EMBED_MODEL accepts. */
+  /** A model name, or an encoder set's canonical text (core/encoder-set.ts `encoderSetText`). */
   model: string;
 }
 
