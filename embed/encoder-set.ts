@@ -31,7 +31,8 @@ export class EncoderSetEmbedder implements Embedder {
     this.model = encoderSetText(set);
     this.dimension = members.reduce((s, m) => s + m.embedder.dimension, 0);
     const encoders = members.map((m) => ({ name: m.embedder.model, dimension: m.embedder.dimension, weight: m.weight,
-      weightsSha256: m.embedder.identity.weightsSha256 }));
+      weightsSha256: m.embedder.identity.weightsSha256 })
+    );
     const checksum = createHash('sha256').update(JSON.stringify(encoders.map((e) => [e.name, e.weight, e.weightsSha256]))).digest('hex');
     this.identity = { name: this.model, dimension: this.dimension, weightsSha256: checksum, encoders };
   }

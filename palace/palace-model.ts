@@ -53,12 +53,11 @@ export function reembedUnderWay(record: PalaceModelRecord): PalaceError {
   return new PalaceError('already_running',
     `this palace is being re-embedded from ${record.model.name} to ${target.name} (job ${jobId}); it takes no new drawers until that finishes (\`${
       reembedCommand(target)
-    }\` resumes it)`,
-    {
-      field: 'MEMPALACE_EMBED_MODEL',
-      rule: 'no_reembed_under_way',
-      details: { job_id: jobId, palace_model: record.model, reembed_target: target },
-    });
+    }\` resumes it)`, {
+    field: 'MEMPALACE_EMBED_MODEL',
+    rule: 'no_reembed_under_way',
+    details: { job_id: jobId, palace_model: record.model, reembed_target: target },
+  });
 }
 
 /**

@@ -185,8 +185,8 @@ export async function withBulkLoadSettings<T>(conn: OpenSearchConnection, index:
  * while no job writes (an operator command, like the embedded profile's schema migration).
  * Returns the number of documents copied.
  */
-export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, version: number,
-  dimension: number, options: { dropVectors?: boolean } = {}): Promise<{ from: string; to: string; copied: number }> {
+export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, version: number, dimension: number,
+  options: { dropVectors?: boolean } = {}): Promise<{ from: string; to: string; copied: number }> {
   const alias = aliasName(conn, kind);
   const from = await aliasTarget(conn, alias);
   const to = versionedName(conn, kind, version);

@@ -22,7 +22,7 @@ import { PalaceError } from '../../core/errors.js';
 import { dot } from '../../core/vector.js';
 import type { Embedder } from '../../embed/embedder.js';
 import { openEncoderSet } from '../../embed/encoder-set.js';
-import type { JobEngine, JobProgress } from '../../jobs/job.js';
+import type { JobEngine } from '../../jobs/job.js';
 import { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
 import { REEMBED_PAGE_DRAWERS } from '../../jobs/reembed/orchestration.js';
 import type { Runtime } from '../../palace/runtime.js';
@@ -79,7 +79,8 @@ beforeAll(async () => {
   const config = env({});
   minilm = openEncoderSet(config, parseEncoderSet(MINILM, 'test'));
   pair = openEncoderSet(config, parseEncoderSet(PAIR, 'test'));
-  const texts = Array.from({ length: DRAWERS }, (_, i) => Array.from({ length: 6 + (i % 7) }, (_, j) => WORDS[(i * 5 + j * j + j) % WORDS.length]).join(' ') + ` #${i}`);
+  const texts = Array.from({ length: DRAWERS },
+    (_, i) => Array.from({ length: 6 + (i % 7) }, (_, j) => WORDS[(i * 5 + j * j + j) % WORDS.length]).join(' ') + ` #${i}`);
   const vectors = await minilm.embed(texts);
   rows = texts.map((content, i) => ({
     id: `drawer_encoders_${String(i).padStart(4, '0')}`,
