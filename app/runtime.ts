@@ -8,7 +8,8 @@ import type { Config } from '../core/config.js';
 import type { Logger } from '../core/log.js';
 import { createLogger } from '../core/log.js';
 import type { Embedder } from '../embed/embedder.js';
-import { MiniLmEmbedder } from '../embed/minilm.js';
+import { encoderSetText, parseEncoderSet } from '../core/encoder-set.js';
+import { configuredEmbedder, embedderOfSetText } from '../embed/encoder-set.js';
 import { createJobActivities } from '../jobs/activities.js';
 import type { JobEngine, JobProgress, JobSpec } from '../jobs/job.js';
 import type { LogstreamContext } from '../palace/logstream/logstream.js';
@@ -45,14 +46,16 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
   const log = opts.log ?? processLogger(config);
   // Embedded deliveries happen in this process: refuse unsigned or non-http notification URLs before opening anything.
   if (config.profile !== 'cluster') checkNotifySettings(config.hooks.notifyUrls, config.hooks.notifySecret);
-  const embedder = opts.embedder ?? new MiniLmEmbedder(config);
+  const embedder = opts.embedder ?? configuredEmbedder(config);
   const others = new Map<string, Embedder>();
+  // By the set's canonical text, so `a:1,b:1` and `a:0.5,b:0.5` share one embedder.
   const embedderFor = (model: string): Embedder => {
-    if (model === embedder.model) return embedder;
-    let other = others.get(model);
+    const key = encoderSetText(parseEncoderSet(model, 'model'));
+    if (key === embedder.model) return embedder;
+    let other = others.get(key);
     if (other === undefined) {
-      other = new MiniLmEmbedder(config, { model });
-      others.set(model, other);
+      other = embedderOfSetText(config, key);
+      others.set(key, other);
     }
     return other;
   };
@@ -114,6 +117,7 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
       await queues?.close();
       await inline?.close();
       await stores.close();
+      await Promise.all([...others.values()].map((other) => other.close()));
       if (!opts.embedder) await embedder.close();
     },
   };

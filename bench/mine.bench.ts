@@ -10,7 +10,8 @@
  *
  * Several embedder configurations are measured side by side in one process on the same tree, each
  * run going through them in a rotated order: `default` (fp32, MEMPALACE_EMBED_THREADS unset: every
- * core), `threads1` (fp32, MEMPALACE_EMBED_THREADS=1) and `int8` (all-MiniLM-L6-v2-q, every core);
+ * core), `threads1` (fp32, MEMPALACE_EMBED_THREADS=1), `int8` (all-MiniLM-L6-v2-q, every core) and
+ * `int8pair` (the encoder set all-MiniLM-L6-v2-q + bge-small-en-v1.5-q, 0.5/0.5, every core);
  * the report gives each one's figures and the ratios default/threads1 and int8/default.
  *
  *   npx tsx bench/mine.bench.ts                           # 1000 files, 3 runs, all configurations
@@ -23,9 +24,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRuntime } from '../app/runtime.js';
 import { loadConfig } from '../core/config.js';
+import { parseEncoderSet } from '../core/encoder-set.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
-import { MiniLmEmbedder } from '../embed/minilm.js';
+import { openEncoderSet } from '../embed/encoder-set.js';
 import type { MineSpec } from '../jobs/job.js';
 import { machine, median, peakRssMb, seeded } from './lib/stats.js';
 
@@ -36,6 +38,8 @@ const CONFIGURATIONS = {
   default: { model: 'all-MiniLM-L6-v2', threads: undefined },
   threads1: { model: 'all-MiniLM-L6-v2', threads: 1 },
   int8: { model: 'all-MiniLM-L6-v2-q', threads: undefined },
+  // The opt-in encoder set of issue 26 (MEMPALACE_ENCODERS): both int8 models, fused 0.5/0.5.
+  int8pair: { model: 'all-MiniLM-L6-v2-q:0.5,bge-small-en-v1.5-q:0.5', threads: undefined },
 } as const;
 type ConfigurationName = keyof typeof CONFIGURATIONS;
 const CHOSEN = (process.argv[4] ?? 'default,threads1,int8').split(',') as ConfigurationName[];
@@ -142,7 +146,9 @@ async function main(): Promise<void> {
   const project = path.join(tmp, 'project');
   const config = loadConfig();
   const measured: Measured[] = CHOSEN.map((name) => ({ name, threads: CONFIGURATIONS[name].threads ?? config.embed.threads, mines: [], raws: [] }));
-  const embedders = new Map(measured.map((m) => [m.name, new MiniLmEmbedder(config, { model: CONFIGURATIONS[m.name].model, intraOpNumThreads: m.threads })]));
+  const embedders = new Map(
+    measured.map((m) => [m.name, openEncoderSet(config, parseEncoderSet(CONFIGURATIONS[m.name].model, 'configuration'), { intraOpNumThreads: m.threads })]),
+  );
   try {
     const { bytes } = await generateTree(project, FILES);
     for (const e of embedders.values()) await e.embed(['warm up the model']);
@@ -198,6 +204,7 @@ async function main(): Promise<void> {
     };
     ratio('default', 'threads1', 'default threads vs MEMPALACE_EMBED_THREADS=1, mining speed-up');
     ratio('int8', 'default', 'int8 vs fp32 (both default threads), mining speed-up');
+    ratio('int8pair', 'default', 'int8 pair (MiniLM int8 + bge int8) vs fp32 MiniLM alone, mining speed-up (below 1: slower)');
     lines.push(
       `- peak RSS of the process (every configuration's model loaded): ${peakRssMb().toFixed(0)} MiB; load average (1/5/15 min) at the end: ${
         os.loadavg().map((x) => x.toFixed(1)).join(' / ')

@@ -163,11 +163,17 @@ program
 
 program
   .command('reembed')
-  .description('re-embed every drawer of the palace with another model, as a resumable job; the palace then records that model')
-  .requiredOption('--model <model>', 'the model to convert to (a MEMPALACE_EMBED_MODEL value)')
-  .action(async (o: { model: string }) => {
+  .description(
+    're-embed every drawer of the palace with another model or encoder set, as a resumable job; the palace then records it (adding or removing an encoder is a re-embed to the new set)',
+  )
+  .option('--model <model>', 'the model to convert to (a MEMPALACE_EMBED_MODEL value)')
+  .option('--encoders <set>', 'the encoder set to convert to (a MEMPALACE_ENCODERS value, e.g. all-MiniLM-L6-v2:0.5,bge-small-en-v1.5-q:0.5)')
+  .action(async (o: { model?: string; encoders?: string }) => {
     const g = program.opts<GlobalOpts>();
-    const spec = await parseJobRequest('reembed', { model: o.model }, { policy: sourcePolicy(configFrom(g)) });
+    if ((o.model === undefined) === (o.encoders === undefined)) {
+      throw invalidArgument('model', 'one_of_model_or_encoders', 'give one of --model and --encoders');
+    }
+    const spec = await parseJobRequest('reembed', { model: o.model ?? o.encoders }, { policy: sourcePolicy(configFrom(g)) });
     await withRuntime(g, async (rt) => {
       // Refuse an unknown model before any job starts.
       rt.embedderFor(spec.model);

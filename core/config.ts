@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { availableCores } from './cpu-budget.js';
+import type { EncoderWeight } from './encoder-set.js';
+import { parseEncoderSet } from './encoder-set.js';
 import type { PalaceError } from './errors.js';
 import { invalidArgument } from './errors.js';
 import type { LogFormat, LogLevel } from './log.js';
@@ -102,8 +104,12 @@ export interface Config {
   /** Name used to namespace cluster-side keys and indices. */
   palaceName: string;
   modelDir: string;
-  /** The embedding model (MEMPALACE_EMBED_MODEL, checked by embed/) and its onnxruntime threads. */
-  embed: { model: string; threads: number };
+  /**
+   * The embedding model (MEMPALACE_EMBED_MODEL, checked by embed/) and its onnxruntime threads;
+   * `encoders`, when MEMPALACE_ENCODERS is set, the encoder set that replaces the one model
+   * (core/encoder-set.ts; the names are checked by embed/).
+   */
+  embed: { model: string; threads: number; encoders?: EncoderWeight[] };
   /** Absolute directories a mine/sync source must live in; empty means no restriction. */
   allowedRoots: string[];
   /** Source policy beyond the roots (palace/sources.ts). */
@@ -198,6 +204,19 @@ export interface OAuthSettings {
   allowJwtTyp: boolean;
 }
 
+/** MEMPALACE_EMBED_MODEL or MEMPALACE_ENCODERS (one of them: a set already names its models), and the threads. */
+function embedSettings(read: EnvReader): Config['embed'] {
+  const threads = read.get('MEMPALACE_EMBED_THREADS', positiveInteger, availableCores());
+  const model = read.raw('MEMPALACE_EMBED_MODEL');
+  const encoders = read.raw('MEMPALACE_ENCODERS');
+  if (encoders === undefined) return { model: model ?? DEFAULT_EMBED_MODEL, threads };
+  if (model !== undefined) {
+    throw invalidArgument('MEMPALACE_ENCODERS', 'one_of_model_or_encoders',
+      'set MEMPALACE_ENCODERS or MEMPALACE_EMBED_MODEL, not both (a one-encoder set is its model name)');
+  }
+  return { model: DEFAULT_EMBED_MODEL, threads, encoders: parseEncoderSet(encoders, 'MEMPALACE_ENCODERS') };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const read = new EnvReader(env);
   const profile = read.get('MEMPALACE_PROFILE', oneOf(PROFILES), 'embedded');
@@ -217,7 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     palaceDir,
     palaceName,
     modelDir: path.resolve(env.MEMPALACE_MODEL_DIR ?? path.join(home, '.cache', 'mempalace', 'models')),
-    embed: { model: read.raw('MEMPALACE_EMBED_MODEL') ?? DEFAULT_EMBED_MODEL, threads: read.get('MEMPALACE_EMBED_THREADS', positiveInteger, availableCores()) },
+    embed: embedSettings(read),
     allowedRoots,
     sources: {
       requireAllowedRoots: false,

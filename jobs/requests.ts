@@ -10,6 +10,7 @@ import { stripLoneSurrogates } from '../core/text.js';
 import type { JsonSchema } from '../core/schema.js';
 import { bool, input, int, str, text } from '../core/schema.js';
 import { invalidArgument } from '../core/errors.js';
+import { encoderSetText, parseEncoderSet } from '../core/encoder-set.js';
 import { splitUrlCredential } from '../core/url-credentials.js';
 import type { SourceCredentials } from '../stores/ports/source-credentials.js';
 import { parseInput } from '../core/validate-input.js';
@@ -50,7 +51,7 @@ export const DELETE_BY_SOURCE_REQUEST: JsonSchema = input({
 }, ['source_file']);
 
 export const REEMBED_REQUEST: JsonSchema = input({
-  model: text('The model to convert to (a MEMPALACE_EMBED_MODEL value).'),
+  model: text('The model or encoder set to convert to: a MEMPALACE_EMBED_MODEL value, or a MEMPALACE_ENCODERS value (name:weight,name:weight).'),
 }, ['model']);
 
 /** Spec-exact enum messages of the request models, by field (docs/tools.md §3.4). */
@@ -66,7 +67,7 @@ export const JOB_REQUEST_RULES: Readonly<Record<JobKind, readonly string[]>> = {
   mine: [...NAME_RULES, ...SOURCE_RULES],
   sync: [...NAME_RULES, ...SOURCE_RULES, 'scope_required'],
   delete_by_source: SOURCE_RULES,
-  reembed: [],
+  reembed: ['encoder_set'],
 };
 
 interface MineRequest {
@@ -170,7 +171,8 @@ async function specOf(kind: JobKind, request: unknown, caller: RequestCaller): P
       return deleteBySourceSpec(parseInput<DeleteBySourceRequest>(DELETE_BY_SOURCE_REQUEST, request, opts), caller);
     case 'reembed': {
       const r = parseInput<ReembedRequest>(REEMBED_REQUEST, request, opts);
-      return { kind: 'reembed', model: r.model.trim() } satisfies ReembedSpec;
+      // One canonical text per set, so a resumed re-embed is found whatever scale its weights were written in.
+      return { kind: 'reembed', model: encoderSetText(parseEncoderSet(r.model, 'model')) } satisfies ReembedSpec;
     }
   }
 }

@@ -1,8 +1,9 @@
 /**
  * The I/O steps of `mempalace reembed` (jobs/reembed/orchestration.ts): each re-reads the palace's model
  * record and acts only while it names this job's re-embed, so a step retried after a crash, or
- * on another worker, converges. Vectors come from an embedder of the target model, built by the
- * composition root (`embedderFor`), whatever model the worker itself serves.
+ * on another worker, converges. Vectors come from an embedder of the target model or encoder set,
+ * built by the composition root (`embedderFor`), whatever the worker itself serves, always from
+ * the drawers' verbatim text (never from stored vectors).
  */
 import { PalaceError } from '../../core/errors.js';
 import type { Embedder } from '../../embed/embedder.js';
@@ -22,7 +23,7 @@ import { checkFence } from '../fence.js';
 
 export interface ReembedDeps {
   stores: { drawers: DrawerIndex & PalaceModelStore & DrawerBulk; locks: Locks };
-  /** The embedder of a model named by MEMPALACE_EMBED_MODEL's values (unknown names are refused). */
+  /** The embedder of a model name or an encoder set's text (unknown names are refused). */
   embedderFor(model: string): Embedder;
 }
 
@@ -38,7 +39,7 @@ function notThisJob(record: PalaceModelRecord, jobId: string): PalaceError {
 }
 
 /** The record, checked to be `jobId`'s re-embed to `target`. */
-async function ownRecord(drawers: DrawerIndex & PalaceModelStore, jobId: string, target: ModelIdentity): Promise<PalaceModelRecord> {
+async function ownRecord(drawers: DrawerIndex & PalaceModelStore & DrawerBulk, jobId: string, target: ModelIdentity): Promise<PalaceModelRecord> {
   const record = await palaceModelRecord(drawers, target);
   if (record.reembed?.jobId !== jobId || !sameModel(record.reembed.target, target)) throw notThisJob(record, jobId);
   return record;
@@ -60,6 +61,9 @@ export function createReembedActivities(deps: ReembedDeps): Cancellable<ReembedA
         if (record.reembed === undefined && sameModel(record.model, target)) return { total: 0 };
         if (await drawers.writeModel({ model: record.model, reembed: { target, jobId } }, record)) break;
       }
+      // A set of another length: the old vectors go now (the pages give every drawer its new one);
+      // after a crash here the store already takes the new length and keeps the pages done so far.
+      await drawers.resetEmbeddings(target.dimension);
       return { total: (await drawers.list({}, 0, 1)).total };
     },
 

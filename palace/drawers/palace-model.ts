@@ -1,14 +1,16 @@
 /**
- * A palace holds the vectors of one model. Its record (a PalaceModelRecord) is written by
- * the first process that opens the palace with an embedder, and rewritten only by `mempalace
- * reembed`. Opening it with another model, or writing drawers while a re-embed runs, is refused,
- * so the vectors of two models are never mixed in one palace.
+ * A palace holds the vectors of one model or one encoder set (embed/encoder-set.ts). Its record
+ * (a PalaceModelRecord) is written by the first process that opens the palace with an embedder,
+ * and rewritten only by `mempalace reembed`. Opening it with another model or set, or writing
+ * drawers while a re-embed runs, is refused, so the vectors of two models or sets are never
+ * mixed in one palace.
  */
 import { PalaceError, invalidArgument } from '../../core/errors.js';
 import type { Embedder } from '../../embed/embedder.js';
 import type { ModelIdentity } from '../../embed/model-identity.js';
-import { sameModel } from '../../embed/model-identity.js';
+import { encodersOf, sameModel } from '../../embed/model-identity.js';
 import { MINILM_FP32_SHA256, MINILM_MODEL_NAME } from '../../embed/model-locator.js';
+import type { DrawerBulk } from '../../stores/ports/drawers/drawer-bulk.js';
 import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
 import type { PalaceModelStore } from '../../stores/ports/drawers/palace-model.js';
 import type { PalaceModelRecord } from '../../stores/ports/drawers/palace-model.js';
@@ -19,42 +21,66 @@ import type { PalaceModelRecord } from '../../stores/ports/drawers/palace-model.
  */
 export const UNRECORDED_PALACE_MODEL: ModelIdentity = { name: MINILM_MODEL_NAME, dimension: 384, weightsSha256: MINILM_FP32_SHA256 };
 
-const describe = (m: ModelIdentity) => `${m.name} (${m.dimension}-d, weights sha256 ${m.weightsSha256.slice(0, 12)}…)`;
+const describe = (m: ModelIdentity) =>
+  m.encoders === undefined
+    ? `${m.name} (${m.dimension}-d, weights sha256 ${m.weightsSha256.slice(0, 12)}…)`
+    : `the encoder set ${m.name} (${m.dimension}-d: ${m.encoders.map((e) => `${e.name} ${e.dimension}-d weight ${e.weight}`).join(', ')})`;
 
+/** The `mempalace reembed` command that converts a palace to `m`. */
+export function reembedCommand(m: ModelIdentity): string {
+  return m.encoders === undefined ? `mempalace reembed --model ${m.name}` : `mempalace reembed --encoders ${m.name}`;
+}
+
+/**
+ * The refusal of a palace to a configured model or set other than its own. A palace and a
+ * configuration of one model each name MEMPALACE_EMBED_MODEL as before encoder sets existed;
+ * once either side is a set of several, MEMPALACE_ENCODERS. Both sets are in `details`.
+ */
 export function modelMismatch(palace: ModelIdentity, configured: ModelIdentity): PalaceError {
+  const sets = palace.encoders !== undefined || configured.encoders !== undefined;
+  const variable = sets ? 'MEMPALACE_ENCODERS' : 'MEMPALACE_EMBED_MODEL';
   return invalidArgument(
-    'MEMPALACE_EMBED_MODEL',
+    variable,
     'matches_palace_model',
-    `this palace holds vectors of ${describe(palace)}, but MEMPALACE_EMBED_MODEL selects ${describe(configured)}; ` +
-      `set MEMPALACE_EMBED_MODEL=${palace.name}, or convert the palace with \`mempalace reembed --model ${configured.name}\``,
+    `this palace holds vectors of ${describe(palace)}, but ${variable} selects ${describe(configured)}; ` +
+      `set ${variable}=${palace.name}, or convert the palace with \`${reembedCommand(configured)}\``,
+    { palace_encoders: encodersOf(palace), configured_encoders: encodersOf(configured), fix: reembedCommand(configured) },
   );
 }
 
 export function reembedUnderWay(record: PalaceModelRecord): PalaceError {
   const { target, jobId } = record.reembed!;
   return new PalaceError('already_running',
-    `this palace is being re-embedded from ${record.model.name} to ${target.name} (job ${jobId}); it takes no new drawers until that finishes (\`mempalace reembed --model ${target.name}\` resumes it)`,
-    {
-      field: 'MEMPALACE_EMBED_MODEL',
-      rule: 'no_reembed_under_way',
-      details: { job_id: jobId, palace_model: record.model, reembed_target: target },
-    });
+    `this palace is being re-embedded from ${record.model.name} to ${target.name} (job ${jobId}); it takes no new drawers until that finishes (\`${
+      reembedCommand(target)
+    }\` resumes it)`, {
+    field: 'MEMPALACE_EMBED_MODEL',
+    rule: 'no_reembed_under_way',
+    details: { job_id: jobId, palace_model: record.model, reembed_target: target },
+  });
 }
 
-/** The store of the record, and its drawer count to tell an empty palace from an unrecorded one. */
-type ModelRecordHolder = PalaceModelStore & Pick<DrawerIndex, 'count'>;
+/**
+ * The store of the record, its drawer count to tell an empty palace from an unrecorded one, and
+ * the vector length it takes (an empty palace takes its first model's).
+ */
+type ModelRecordHolder = PalaceModelStore & Pick<DrawerIndex, 'count'> & Pick<DrawerBulk, 'resetEmbeddings'>;
 
 /**
- * The palace's record, written first when there is none: the given model for an empty palace,
- * UNRECORDED_PALACE_MODEL for one that already holds drawers.
+ * The palace's record, written first when there is none: the given model for an empty palace
+ * (whose store then takes that model's vector length), UNRECORDED_PALACE_MODEL for one that
+ * already holds drawers.
  */
 export async function palaceModelRecord(drawers: ModelRecordHolder, model: ModelIdentity): Promise<PalaceModelRecord> {
   const stored = await drawers.readModel();
   if (stored !== undefined) return stored;
-  const first: PalaceModelRecord = { model: (await drawers.count()) > 0 ? UNRECORDED_PALACE_MODEL : model };
+  const empty = (await drawers.count()) === 0;
+  const first: PalaceModelRecord = { model: empty ? model : UNRECORDED_PALACE_MODEL };
   await drawers.writeModel(first, undefined);
   // Whoever won a concurrent first write, the stored record is the one that counts.
-  return (await drawers.readModel()) ?? first;
+  const record = (await drawers.readModel()) ?? first;
+  if (empty) await drawers.resetEmbeddings(record.model.dimension);
+  return record;
 }
 
 /**

@@ -21,6 +21,8 @@ export class OpenSearchDrawerBulk implements DrawerBulk {
   }
 
   async replaceEmbeddings(vectors: Map<string, Float32Array>): Promise<number> {
+    // Another process may have changed the palace's vector length (resetEmbeddings) since this one opened it.
+    if (vectors.size > 0 && [...vectors.values()][0]!.length !== this.base.dimension) await this.base.followStoredDimension();
     checkEmbeddingMap(vectors, this.base.dimension);
     if (vectors.size === 0) return 0;
     // A partial update of a missing document is refused; only rows that exist are rewritten.
@@ -28,5 +30,9 @@ export class OpenSearchDrawerBulk implements DrawerBulk {
     const ops = [...stored.keys()].map((id) => ({ action: { update: { _id: documentId(id) } }, doc: { doc: { embedding: Array.from(vectors.get(id)!) } } }));
     await this.base.bulk(this.base.drawers, ops);
     return ops.length;
+  }
+
+  resetEmbeddings(dimension: number): Promise<void> {
+    return this.base.resetDimension(dimension);
   }
 }

@@ -11,7 +11,7 @@ import { OPENSEARCH_STORE, OpenSearchConnection, backoffMs, openSearchFailure } 
 import type { OpenSearchConnectionOptions } from './connection.js';
 import { documentId, toDocument } from './drawer-documents.js';
 import type { FilterClause } from './drawer-filter-query.js';
-import { aliasName, ensureIndices, metaIndexName, storedDimension } from './drawer-mapping.js';
+import { aliasName, changeDimension, ensureIndices, metaIndexName, storedDimension } from './drawer-mapping.js';
 
 export const DEFAULT_DIMENSION = 384;
 /** The largest page any listing of the drawer store returns. */
@@ -62,7 +62,7 @@ export class OpenSearchDrawerIndices {
 
   private constructor(
     readonly conn: OpenSearchConnection,
-    readonly dimension: number,
+    private storedLength: number,
     readonly refreshPolicy: RefreshPolicy,
   ) {
     this.drawers = aliasName(conn, 'drawers');
@@ -86,6 +86,23 @@ export class OpenSearchDrawerIndices {
       await conn.close();
       throw openSearchFailure(e);
     }
+  }
+
+  /** Length of the vectors the palace takes, as of opening or the last `followStoredDimension`. */
+  get dimension(): number {
+    return this.storedLength;
+  }
+
+  /** Re-reads the vector length (another process may have changed it since this one opened). */
+  async followStoredDimension(): Promise<void> {
+    this.storedLength = (await storedDimension(this.conn)) ?? this.storedLength;
+  }
+
+  /** DrawerBulk.resetEmbeddings: the drawers move to an index of `dimension`-d vectors, without their vectors. */
+  async resetDimension(dimension: number): Promise<void> {
+    checkInt('dimension', dimension, 1, 16_000);
+    await changeDimension(this.conn, dimension);
+    this.storedLength = dimension;
   }
 
   call<T>(fn: (client: Client) => Promise<{ body: unknown }>): Promise<T> {

@@ -185,8 +185,8 @@ export async function withBulkLoadSettings<T>(conn: OpenSearchConnection, index:
  * while no job writes (an operator command, like the embedded profile's schema migration).
  * Returns the number of documents copied.
  */
-export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, version: number,
-  dimension: number): Promise<{ from: string; to: string; copied: number }> {
+export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, version: number, dimension: number,
+  options: { dropVectors?: boolean } = {}): Promise<{ from: string; to: string; copied: number }> {
   const alias = aliasName(conn, kind);
   const from = await aliasTarget(conn, alias);
   const to = versionedName(conn, kind, version);
@@ -198,7 +198,9 @@ export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, ver
   }
   const copied = await withBulkLoadSettings(conn, to, () =>
     conn.call(async (c) => {
-      const res = await c.reindex({ wait_for_completion: true, body: { source: { index: from }, dest: { index: to, op_type: 'index' } } });
+      // Vectors of another length cannot go into the new mapping: the documents go without them.
+      const script = options.dropVectors === true ? { script: { lang: 'painless', source: "ctx._source.remove('embedding')" } } : {};
+      const res = await c.reindex({ wait_for_completion: true, body: { source: { index: from }, dest: { index: to, op_type: 'index' }, ...script } });
       const body = res.body as { total?: number; failures?: unknown[] };
       if (body.failures && body.failures.length > 0) throw new Error(`reindex ${from} → ${to} failed: ${JSON.stringify(body.failures[0])}`);
       return body.total ?? 0;
@@ -208,6 +210,17 @@ export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, ver
   );
   await conn.call((c) => c.indices.delete({ index: from }, { ignore: [404] }));
   return { from, to, copied };
+}
+
+/**
+ * Moves the drawers alias onto a new index whose vectors have `dimension` numbers, its documents
+ * copied without their vectors (DrawerBulk.resetEmbeddings); nothing when it has that length.
+ */
+export async function changeDimension(conn: OpenSearchConnection, dimension: number): Promise<void> {
+  if ((await storedDimension(conn)) === dimension) return;
+  const from = await aliasTarget(conn, aliasName(conn, 'drawers'));
+  const version = Number(/-v(\d+)$/.exec(from ?? '')?.[1] ?? DRAWER_MAPPING_VERSION);
+  await reindexTo(conn, 'drawers', version + 1, dimension, { dropVectors: true });
 }
 
 /** Deletes every index, alias and template of the palace (tests, `palace destroy`). */

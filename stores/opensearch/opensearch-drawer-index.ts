@@ -133,8 +133,9 @@ export class OpenSearchDrawerIndex extends ComposedDrawerStore implements Drawer
     checkStrings('ids', ids);
     const out = new Map<string, Float32Array>();
     if (ids.length === 0) return out;
-    const byId = await this.base.fetchSources<{ id: string; embedding: number[] }>(ids, ['id', 'embedding']);
-    for (const [id, s] of byId) out.set(id, vectorFromSource(s));
+    const byId = await this.base.fetchSources<{ id: string; embedding?: number[] }>(ids, ['id', 'embedding']);
+    // A row has no vector between resetEmbeddings and the re-embed page that gives it one.
+    for (const [id, s] of byId) if (s.embedding !== undefined) out.set(id, vectorFromSource({ embedding: s.embedding }));
     return out;
   }
 

@@ -59,7 +59,7 @@ export interface DeleteBySourceSpec {
 /** Rewrite every vector of the palace with another embedding model (palace/drawers/palace-model.ts). */
 export interface ReembedSpec {
   kind: 'reembed';
-  /** A model name MEMPALACE_EMBED_MODEL accepts. */
+  /** A model name, or an encoder set's canonical text (core/encoder-set.ts `encoderSetText`). */
   model: string;
 }
 

@@ -141,6 +141,39 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         expect(await index.replaceEmbeddings(new Map())).toBe(0);
       });
 
+      it('resets the vector length: the old vectors go, rows stay, the new length is taken and survives a reopen', async () => {
+        const rnd = seededRandom(11);
+        const rows = [drawer('len_a', 'alpha', randomUnitVector(rnd, dim)), drawer('len_b', 'beta', randomUnitVector(rnd, dim))];
+        await index.upsert(rows);
+        await index.resetEmbeddings(dim);
+        expect((await index.embeddings(['len_a'])).size).toBe(1);
+        const wide = dim * 2;
+        await index.resetEmbeddings(wide);
+        expect(index.dimension).toBe(wide);
+        expect((await index.embeddings(['len_a', 'len_b'])).size).toBe(0);
+        expect((await index.get(['len_a', 'len_b'])).map((d) => d.content)).toEqual(['alpha', 'beta']);
+        expect(await index.count()).toBe(2);
+        await expectPalaceError(index.replaceEmbeddings(new Map([['len_a', randomUnitVector(rnd, dim)]])), 'invalid_argument', /^vectors/);
+        const fresh = randomUnitVector(rnd, wide);
+        expect(await index.replaceEmbeddings(new Map([['len_a', fresh]]))).toBe(1);
+        const [nearest] = await index.knn(fresh, 1);
+        expect(nearest!.drawer.id).toBe('len_a');
+        expect(nearest!.distance).toBeCloseTo(0, 4);
+        // A set's record keeps its members.
+        const set = { name: 'a:0.5,b:0.5', dimension: wide, weightsSha256: 'c'.repeat(64), encoders: [
+          { name: 'a', dimension: dim, weight: 0.5, weightsSha256: 'a'.repeat(64) },
+          { name: 'b', dimension: dim, weight: 0.5, weightsSha256: 'b'.repeat(64) },
+        ] };
+        expect(await index.writeModel({ model: set }, undefined)).toBe(true);
+        await index.close();
+        index = await opened.reopen();
+        expect(index.dimension).toBe(wide);
+        expect(await index.readModel()).toEqual({ model: set });
+        expect((await index.embeddings(['len_a', 'len_b'])).size).toBe(1);
+        await index.upsert([drawer('len_c', 'gamma', randomUnitVector(rnd, wide))]);
+        expect((await index.knn(fresh, 1))[0]!.drawer.id).toBe('len_a');
+      });
+
       it('round-trips content verbatim and metadata with its types', async () => {
         const rnd = seededRandom(1);
         const content = '  Line one\r\nline two 😀 with emoji\tand tab, e\u0301 combining, 日本語\n\n';

@@ -19,6 +19,8 @@ import { decodeVector } from './rows.js';
 const GENERATION = 'generation';
 const FILE_GENERATION = 'ann_file_generation';
 const FILE_SHA256 = 'ann_file_sha256';
+/** The palace's vector length (drawer-db.ts writes it). */
+const DIMENSION = 'dimension';
 /** Persist after this many changes, or a fifth of the index, whichever is larger. */
 const PERSIST_MIN_CHANGES = 5000;
 /** Rebuild on open when deleted slots exceed the live ones (and this many). */
@@ -111,14 +113,32 @@ export class DerivedAnnIndex {
 
   /** Repair: replaces the graph with one built afresh from SQLite and persists it. */
   rebuildNow(): number {
+    return this.rebuildAt(this.graph.dimension);
+  }
+
+  private rebuildAt(dimension: number): number {
     this.stopSlices();
-    const { graph, generation } = DerivedAnnIndex.build(this.db, this.graph.dimension);
+    const { graph, generation } = DerivedAnnIndex.build(this.db, dimension);
     this.graph = graph;
     this.generation = generation;
     this.cursor = undefined;
     this.changesSincePersist = graph.live.size + 1;
     this.persist();
     return graph.live.size;
+  }
+
+  /** Length of the vectors in the graph: the palace's stored `dimension`, as of the last catch-up. */
+  get dimension(): number {
+    return this.graph.dimension;
+  }
+
+  /**
+   * Starts a graph of the stored length afresh when the palace's `dimension` changed since it was
+   * built (a re-embed to an encoder set of another length, in this or another process).
+   */
+  followStoredDimension(): void {
+    const stored = Number(readMeta(this.db, DIMENSION) ?? this.graph.dimension);
+    if (stored !== this.graph.dimension) this.rebuildAt(stored);
   }
 
   /** Live labels in the graph. */
@@ -157,6 +177,10 @@ export class DerivedAnnIndex {
     return this.db.transaction(() => {
       const current = Number(readMeta(this.db, GENERATION) ?? 0);
       if (current === this.generation) return true;
+      if (Number(readMeta(this.db, DIMENSION) ?? this.graph.dimension) !== this.graph.dimension) {
+        this.followStoredDimension();
+        return true;
+      }
       const from = this.cursor ?? { gen: this.generation, seq: Number.MAX_SAFE_INTEGER };
       const fresh = this.db
         // A row value, so SQLite seeks the gen index to the cursor instead of scanning it from the start.

@@ -21,9 +21,13 @@ export class SqliteDrawerBulk implements DrawerBulk {
 
   async replaceEmbeddings(vectors: Map<string, Float32Array>): Promise<number> {
     return this.base.run(() => {
+      // Another process may have changed the palace's vector length (resetEmbeddings) since this one opened it.
+      this.base.ann.followStoredDimension();
       checkEmbeddingMap(vectors, this.base.dimension);
       if (vectors.size === 0) return 0;
-      const update = this.base.db.prepare('UPDATE drawer_embeddings SET vector = ?, gen = ? WHERE seq = (SELECT seq FROM drawers WHERE id = ?)');
+      // An upsert: after resetEmbeddings a row has no vector until it is given one here.
+      const update = this.base.db.prepare(`INSERT INTO drawer_embeddings (seq, vector, gen) SELECT seq, ?, ? FROM drawers WHERE id = ?
+        ON CONFLICT (seq) DO UPDATE SET vector = excluded.vector, gen = excluded.gen`);
       let changed = 0;
       this.base.transact((generation) => {
         for (const [id, vector] of vectors) changed += update.run(encodeVector(vector), generation, id).changes;
@@ -31,5 +35,9 @@ export class SqliteDrawerBulk implements DrawerBulk {
       });
       return changed;
     });
+  }
+
+  async resetEmbeddings(dimension: number): Promise<void> {
+    this.base.run(() => this.base.resetDimension(dimension));
   }
 }

@@ -39,8 +39,27 @@ export class SqliteDrawerDb {
   private constructor(
     readonly db: Database.Database,
     readonly ann: DerivedAnnIndex,
-    readonly dimension: number,
   ) {}
+
+  /** Length of the vectors the palace takes (its `dimension` meta value, followed by the graph). */
+  get dimension(): number {
+    return this.ann.dimension;
+  }
+
+  /**
+   * Makes the palace take `dimension`-d vectors (DrawerBulk.resetEmbeddings): when it took
+   * another length, drops every stored vector in one transaction and starts the graph afresh.
+   */
+  resetDimension(dimension: number): void {
+    checkInt('dimension', dimension, 1, 65_536);
+    this.db.transaction(() => {
+      if (Number(readMeta(this.db, 'dimension') ?? DEFAULT_DIMENSION) === dimension) return;
+      this.db.prepare('DELETE FROM drawer_embeddings').run();
+      writeMeta(this.db, 'dimension', dimension);
+      bumpGeneration(this.db);
+    }).immediate();
+    this.ann.followStoredDimension();
+  }
 
   /** Opens (creating if needed) the drawer database of `palaceDir` and its ANN graph. */
   static open(palaceDir: string, opts: { dimension?: number } = {}): SqliteDrawerDb {
@@ -64,7 +83,7 @@ export class SqliteDrawerDb {
         return Number(stored);
       }).immediate();
       const ann = DerivedAnnIndex.open(opened, join(palaceDir, DRAWER_ANN_FILE), dimension);
-      return new SqliteDrawerDb(opened, ann, dimension);
+      return new SqliteDrawerDb(opened, ann);
     } catch (e) {
       db?.close();
       throw mapError(e);

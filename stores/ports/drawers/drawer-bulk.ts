@@ -15,4 +15,12 @@ export interface DrawerBulk {
    * they are; ids not stored are ignored. Returns the number of rows changed.
    */
   replaceEmbeddings(vectors: Map<string, Float32Array>): Promise<number>;
+  /**
+   * Makes the store take vectors of `dimension` numbers from now on, in every process that has it
+   * open. When it took another length, every stored vector is dropped (rows keep their content
+   * and metadata, and are found by vector again once `replaceEmbeddings` gives them one); when it
+   * already takes that length, nothing changes. For `mempalace reembed` to an encoder set of
+   * another length, and an empty palace's first model.
+   */
+  resetEmbeddings(dimension: number): Promise<void>;
 }

@@ -54,4 +54,8 @@ export abstract class ComposedDrawerStore implements FileStateStore, PalaceModel
   replaceEmbeddings(vectors: Map<string, Float32Array>): Promise<number> {
     return this.bulk.replaceEmbeddings(vectors);
   }
+
+  resetEmbeddings(dimension: number): Promise<void> {
+    return this.bulk.resetEmbeddings(dimension);
+  }
 }

@@ -118,7 +118,10 @@ export function modelRecordText(record: PalaceModelRecord): string {
     requireString('model.name', m?.name, true);
     checkInt('model.dimension', m.dimension, 1, 65_536);
     requireString('model.weightsSha256', m.weightsSha256, true);
-    return { name: m.name, dimension: m.dimension, weightsSha256: m.weightsSha256 };
+    const encoders = m.encoders === undefined
+      ? {}
+      : { encoders: m.encoders.map((e) => ({ name: e.name, dimension: e.dimension, weight: e.weight, weightsSha256: e.weightsSha256 })) };
+    return { name: m.name, dimension: m.dimension, weightsSha256: m.weightsSha256, ...encoders };
   };
   const reembed = record.reembed === undefined
     ? {}
