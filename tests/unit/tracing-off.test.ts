@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
-const PROBE = fileURLToPath(new URL('./tracing-probe.ts', import.meta.url));
+const PROBE = fileURLToPath(new URL('./tracing-probe.child.ts', import.meta.url));
 
 /** The OpenTelemetry packages a fresh process has loaded once it imported the composition root and asked for tracing. */
 async function probe(env: Record<string, string>): Promise<{ started: boolean; loaded: string[] }> {
