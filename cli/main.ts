@@ -275,8 +275,9 @@ program
     const config = { ...loaded, sources: { ...loaded.sources, requireAllowedRoots: !o.allowAnySource } };
     const port = intOption('port', o.port);
     const log = processLogger(config, true);
-    const rt = await openRuntime(config, { log, role: 'serve' });
-    const server = await startApiServer(rt, { host: o.host, port, readOnly: Boolean(o.readOnly), reopen: () => openRuntime(config, { log, role: 'serve' }) }).catch(
+    const runtimeOptions = { log, role: 'serve' } as const;
+    const rt = await openRuntime(config, runtimeOptions);
+    const server = await startApiServer(rt, { host: o.host, port, readOnly: Boolean(o.readOnly), reopen: () => openRuntime(config, runtimeOptions) }).catch(
       async (e: unknown) => {
         await rt.close();
         throw e;

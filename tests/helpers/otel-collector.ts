@@ -108,28 +108,27 @@ export async function startCollector(): Promise<Collector> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-otelcol-'));
   const configFile = path.join(dir, 'config.yaml');
-  fs.writeFileSync(configFile,
-    [
-      'receivers:',
-      '  otlp:',
-      '    protocols:',
-      '      http:',
-      `        endpoint: 127.0.0.1:${port}`,
-      'exporters:',
-      '  otlphttp:',
-      `    endpoint: http://127.0.0.1:${sinkPort}`,
-      '    encoding: json',
-      '    compression: none',
-      'service:',
-      '  telemetry:',
-      '    metrics:',
-      '      level: none',
-      '  pipelines:',
-      '    traces:',
-      '      receivers: [otlp]',
-      '      exporters: [otlphttp]',
-      '',
-    ].join('\n'));
+  fs.writeFileSync(configFile, [
+    'receivers:',
+    '  otlp:',
+    '    protocols:',
+    '      http:',
+    `        endpoint: 127.0.0.1:${port}`,
+    'exporters:',
+    '  otlphttp:',
+    `    endpoint: http://127.0.0.1:${sinkPort}`,
+    '    encoding: json',
+    '    compression: none',
+    'service:',
+    '  telemetry:',
+    '    metrics:',
+    '      level: none',
+    '  pipelines:',
+    '    traces:',
+    '      receivers: [otlp]',
+    '      exporters: [otlphttp]',
+    '',
+  ].join('\n'));
   const log: string[] = [];
   const child: ChildProcess = spawn(binary, ['--config', `file:${configFile}`], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (c: Buffer) => log.push(c.toString()));

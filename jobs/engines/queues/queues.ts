@@ -172,8 +172,8 @@ export class TriggerQueue extends PalaceQueue<TriggerData> {
     if (!Number.isInteger(req.messages) || req.messages < 0)
       throw invalidArgument('messages', 'non_negative_integer', 'messages must be a non-negative integer');
     const id = `autosave-${hashN(JSON.stringify([req.agent, req.sessionId, req.messages]), 24)}`;
-    const job = await sendTraced(TRIGGER_QUEUE, 'auto_save', { kind: 'auto_save' as const, ...req }, (data) =>
-      this.queue.add('auto_save', data, { ...this.defaults, jobId: id }));
+    const job = await sendTraced(TRIGGER_QUEUE, 'auto_save', { kind: 'auto_save' as const, ...req },
+      (data) => this.queue.add('auto_save', data, { ...this.defaults, jobId: id }));
     return { id: job.id! };
   }
 }
@@ -187,8 +187,8 @@ export class NotificationQueue extends PalaceQueue<JobNotification> {
   async publish(p: JobProgress): Promise<void> {
     if (p.state === 'running') return;
     const name = `job_${p.state}`;
-    await sendTraced(NOTIFICATION_QUEUE, name, jobNotification(p), (data) =>
-      this.queue.add(name, data, { ...this.defaults, jobId: `job-${p.job_id.replace(/:/g, '-')}-${p.state}` }));
+    await sendTraced(NOTIFICATION_QUEUE, name, jobNotification(p),
+      (data) => this.queue.add(name, data, { ...this.defaults, jobId: `job-${p.job_id.replace(/:/g, '-')}-${p.state}` }));
   }
 
   /** The newest deliveries (finished, failed or waiting for a retry), for the dashboard. */
@@ -236,7 +236,8 @@ export function refreshWithJobEngine(engine: JobEngine): TriggerHandlers['refres
 }
 
 function workerFor<D>(name: string, settings: QueueSettings, concurrency: number, handle: (job: Job<D>) => Promise<unknown>): Worker<D> {
-  const worker = new Worker<D>(name, processTraced(name, handle), { connection: bullConnection(settings.redisUrl), prefix: bullPrefix(settings.palaceName), concurrency });
+  const worker = new Worker<D>(name, processTraced(name, handle), { connection: bullConnection(settings.redisUrl), prefix: bullPrefix(settings.palaceName),
+    concurrency });
   const onError = settings.onWorkerError;
   worker.on('error', (e: Error) => onError?.(name, e));
   return worker;
