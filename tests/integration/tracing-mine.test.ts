@@ -2,8 +2,9 @@
  * The spans of one cluster mine reach a real OpenTelemetry Collector as one trace with its parent
  * links intact: the MCP tool call in this process (`mempalace-serve`), the job start, Temporal's
  * StartWorkflow, the workflow and its activities run by a `mempalace worker` child process
- * (`mempalace-worker`), and the store calls of those activities (OpenSearch, Neo4j, Redis), with
- * the job id and wing on the job spans. Needs the cluster engines (deploy/local).
+ * (`mempalace-worker`), the store calls of those activities (OpenSearch, Redis, Neo4j), and the
+ * job-end notification through BullMQ (send and process), with the job id and wing on the job
+ * spans. Needs the cluster engines (deploy/local).
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -95,7 +96,7 @@ describe('traces of a cluster mine', () => {
       const trace = all.filter((s) => s.traceId === tool.traceId);
       return trace.some((s) => s.name.startsWith('RunWorkflow:')) && trace.some((s) => s.name === 'mempalace.activity mineBatch')
         && trace.some((s) => s.service === 'mempalace-worker' && s.attributes['db.system.name'] === 'opensearch')
-        && trace.some((s) => s.name === 'mempalace.activity finishMine')
+        && trace.some((s) => s.name === 'mempalace.activity finishMine') && trace.some((s) => s.name === 'process job-notifications')
         // Every parent has arrived too (worker and workflow spans are exported on their own schedule).
         && rootsOf(all, tool.traceId).length === 1;
     }, 120_000);
@@ -121,6 +122,17 @@ describe('traces of a cluster mine', () => {
     const storeCalls = trace.filter((s) => s.service === 'mempalace-worker' && typeof s.attributes['db.system.name'] === 'string');
     expect([...new Set(storeCalls.map((s) => s.attributes['db.system.name']))]).toEqual(expect.arrayContaining(['opensearch', 'redis']));
     for (const s of storeCalls) expect(activities.some((a) => descendsFrom(spans, s, a)) || runActivity.some((a) => descendsFrom(spans, s, a))).toBe(true);
+
+    // The job's end goes out on BullMQ: published by the last activity, consumed by the worker's short-job consumer, one trace.
+    const send = trace.find((s) => s.name === 'send job-notifications')!;
+    // A job-end notification names the job, not its wing.
+    expect(send.attributes).toMatchObject({ 'messaging.system': 'bullmq', 'messaging.operation.type': 'send', 'mempalace.job.id': jobId });
+    expect(typeof send.attributes['messaging.message.id']).toBe('string');
+    expect(runActivity.some((a) => descendsFrom(spans, send, a))).toBe(true);
+    const processed = trace.find((s) => s.name === 'process job-notifications')!;
+    expect(processed.parentSpanId).toBe(send.spanId);
+    expect(processed.attributes).toMatchObject({ 'messaging.operation.type': 'process', 'messaging.message.id': send.attributes['messaging.message.id'],
+      'mempalace.job.id': jobId });
     await rt.close();
   });
 });
