@@ -11,7 +11,7 @@ const ROOT = path.dirname(fileURLToPath(import.meta.url));
 const ADAPTERS = '(?:\\.\\./)+stores/(?:embedded|opensearch|neo4j|redis)/';
 const STORE_PICKER = '(?:\\.\\./)+stores/open\\.js$';
 const DATABASE_CLIENTS = ['better-sqlite3', 'hnswlib-node', '@opensearch-project/opensearch', 'neo4j-driver', 'ioredis', 'redis'];
-const TEMPORAL = ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/workflow'];
+const TEMPORAL = ['@temporalio/activity', '@temporalio/client', '@temporalio/interceptors-opentelemetry', '@temporalio/worker', '@temporalio/workflow'];
 const QUEUE_ENGINE = ['bullmq'];
 
 /** `folders` are project folders (relative to the repo root) the files may not import. */

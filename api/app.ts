@@ -26,6 +26,7 @@ import type { RateLimitOptions } from './limits.js';
 import { MCP_BODY_LIMIT_BYTES, REST_BODY_LIMIT_BYTES, SseGate, TokenBuckets, cors, hostPin, rateLimit, refuse, securityHeaders } from './limits.js';
 import { ApiMetrics } from './metrics.js';
 import { requestLog } from './request-log.js';
+import { httpServerSpans } from './http-tracing.js';
 import type { OAuthResourceServer } from './oauth.js';
 import { oauthFromConfig } from './oauth.js';
 import { dashboardStatic, registerDashboardRoutes } from './routes/dashboard.js';
@@ -121,6 +122,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  app.use(httpServerSpans());
   app.use(requestLog(log));
   app.use(metrics.httpMiddleware());
   app.use(securityHeaders());

@@ -22,6 +22,10 @@ import { checkNotifySettings, deliverJobEnd } from '../jobs/notify.js';
 import { migrateRegisteredSources, refreshRegisteredSource } from '../palace/registered-sources.js';
 import { InlineNotifications } from '../jobs/engines/local/inline-notifications.js';
 import { RefreshDebouncer } from '../jobs/engines/local/refresh-debouncer.js';
+import type { TracingRole } from './tracing/sdk.js';
+import { startTracing } from './tracing/sdk.js';
+import { tracedActivities, tracedJobEngine } from './tracing/traced-jobs.js';
+import { tracedStores } from './tracing/traced-stores.js';
 
 /**
  * The logger LOG_LEVEL and LOG_FORMAT ask for; without LOG_FORMAT, server processes (`serve`,
@@ -42,8 +46,11 @@ export function processLogger(config: Config, server = false): Logger {
  */
 export type PalaceModelCheck = 'serve' | 'worker' | 'reembed';
 
-export async function openRuntime(config: Config, opts: { embedder?: Embedder; palaceModel?: PalaceModelCheck; log?: Logger } = {}): Promise<Runtime> {
+export async function openRuntime(config: Config,
+  opts: { embedder?: Embedder; palaceModel?: PalaceModelCheck; log?: Logger; role?: TracingRole } = {}): Promise<Runtime> {
   const log = opts.log ?? processLogger(config);
+  // Once per process, and only when an OTLP endpoint is configured (app/tracing/sdk.ts).
+  const tracing = await startTracing(opts.role ?? 'cli');
   // Embedded deliveries happen in this process: refuse unsigned or non-http notification URLs before opening anything.
   if (config.profile !== 'cluster') checkNotifySettings(config.hooks.notifyUrls, config.hooks.notifySecret);
   const embedder = opts.embedder ?? configuredEmbedder(config);
@@ -59,7 +66,8 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
     }
     return other;
   };
-  const opened = await openStores<JobSpec, JobProgress>(config);
+  const untraced = await openStores<JobSpec, JobProgress>(config);
+  const opened = tracing ? tracedStores(untraced) : untraced;
   const check = opts.palaceModel ?? 'serve';
   if (check !== 'reembed') {
     await checkPalaceModel(opened.drawers, embedder, check === 'worker' ? 'accept' : 'refuse').catch(async (refusal: unknown) => {
@@ -82,7 +90,7 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
   let jobs: JobEngine;
   if (config.profile === 'cluster') {
     jobs = await (await import('../jobs/engines/temporal/job-engine.js')).TemporalJobEngine.connect({ palace: stores.palace, jobs: stores.jobs,
-      temporal: config.temporal, timeouts: { leaseMs: config.jobLeaseMs }, mineWindow: config.mineParallelBatches });
+      temporal: config.temporal, timeouts: { leaseMs: config.jobLeaseMs }, mineWindow: config.mineParallelBatches, traced: tracing !== undefined });
   } else {
     const notifications = new InlineNotifications(
       (event, progress) =>
@@ -91,10 +99,12 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
       { attempts: config.hooks.notifyAttempts, backoffMs: config.hooks.notifyBackoffMs },
     );
     inline = notifications;
-    const activities = createJobActivities({ config, stores, embedder, embedderFor, workspace: path.join(config.palaceDir, 'workspace') });
+    const built = createJobActivities({ config, stores, embedder, embedderFor, workspace: path.join(config.palaceDir, 'workspace') });
+    const activities = tracing ? tracedActivities(built) : built;
     jobs = new LocalJobEngine({ palace: stores.palace, jobs: stores.jobs, locks: stores.locks, activities, leaseMs: config.jobLeaseMs,
       mineWindow: config.mineParallelBatches, notify: (p) => notifications.publish(p) });
   }
+  if (tracing) jobs = tracedJobEngine(jobs);
   const queues = config.profile === 'cluster' ? await openQueues(config) : undefined;
   const refresh = queues?.refresh ??
     new RefreshDebouncer((sourceId) => refreshRegisteredSource({ store: stores.jobs, jobs }, sourceId), config.hooks.refreshDebounceMs, log,
@@ -119,6 +129,7 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
       await stores.close();
       await Promise.all([...others.values()].map((other) => other.close()));
       if (!opts.embedder) await embedder.close();
+      await tracing?.flush();
     },
   };
 }

@@ -13,12 +13,16 @@ import { NotificationQueue } from '../jobs/engines/queues/queues.js';
 import type { JobWorkerOptions } from '../jobs/engines/temporal/worker.js';
 import { createJobWorker, installTemporalLogging } from '../jobs/engines/temporal/worker.js';
 import { notificationQueueSettings, startShortJobWorkers } from './short-jobs.js';
+import { activeTracing } from './tracing/sdk.js';
+import { tracedActivities } from './tracing/traced-jobs.js';
 
 export async function runJobWorker(rt: Runtime, limits: Pick<JobWorkerOptions, 'maxConcurrentActivities' | 'shutdownGraceMs'> = {}): Promise<void> {
   const { config, stores, embedder } = rt;
   installTemporalLogging(rt.log);
   checkNotifySettings(config.hooks.notifyUrls, config.hooks.notifySecret);
-  const activities = createJobActivities({ config, stores, embedder, embedderFor: rt.embedderFor, workspace: path.join(config.palaceDir, 'workspace') });
+  const built = createJobActivities({ config, stores, embedder, embedderFor: rt.embedderFor, workspace: path.join(config.palaceDir, 'workspace') });
+  const tracing = await activeTracing();
+  const activities = tracing ? tracedActivities(built) : built;
   const notifications = new NotificationQueue(notificationQueueSettings(config));
   const shortJobs = startShortJobWorkers(rt);
   try {
@@ -30,6 +34,7 @@ export async function runJobWorker(rt: Runtime, limits: Pick<JobWorkerOptions, '
       leaseMs: config.jobLeaseMs,
       ...limits,
       notify: (p) => notifications.publish(p),
+      ...(tracing ? { tracing: { spanProcessor: tracing.spanProcessor, resource: tracing.resource } } : {}),
     });
     await worker.run();
   } finally {

@@ -257,11 +257,11 @@ program
     }
     const config = configFrom(g);
     const log = processLogger(config);
-    const rt = await openRuntime(config, { log });
+    const rt = await openRuntime(config, { log, role: 'mcp-stdio' });
     const handle = await runStdioServer(rt, {
       ...(o.readOnly ? { readOnly: true } : {}),
       ...(rt.stores.integrityCheck ? { integrityProbe: rt.stores.integrityCheck } : {}),
-      reopen: () => openRuntime(config, { log }),
+      reopen: () => openRuntime(config, { log, role: 'mcp-stdio' }),
     });
     await handle.closed;
     // The runtime served now: a reconnect closed the first one and opened this one.
@@ -281,8 +281,9 @@ program
     const config = { ...loaded, sources: { ...loaded.sources, requireAllowedRoots: !o.allowAnySource } };
     const port = intOption('port', o.port);
     const log = processLogger(config, true);
-    const rt = await openRuntime(config, { log });
-    const server = await startApiServer(rt, { host: o.host, port, readOnly: Boolean(o.readOnly), reopen: () => openRuntime(config, { log }) }).catch(
+    const runtimeOptions = { log, role: 'serve' } as const;
+    const rt = await openRuntime(config, runtimeOptions);
+    const server = await startApiServer(rt, { host: o.host, port, readOnly: Boolean(o.readOnly), reopen: () => openRuntime(config, runtimeOptions) }).catch(
       async (e: unknown) => {
         await rt.close();
         throw e;
@@ -306,7 +307,7 @@ program
       throw invalidArgument('profile', 'cluster_only', 'mempalace worker runs jobs of the cluster profile; set MEMPALACE_PROFILE=cluster or --profile cluster');
     const { runJobWorker } = await import('../app/worker.js');
     const log = processLogger(config, true);
-    const rt = await openRuntime(config, { palaceModel: 'worker', log });
+    const rt = await openRuntime(config, { palaceModel: 'worker', log, role: 'worker' });
     try {
       if (!o.shortJobsOnly) {
         await runJobWorker(rt, { maxConcurrentActivities: intOption('max-activities', o.maxActivities),

@@ -6,6 +6,7 @@
 import type { TObject, TSchema } from 'typebox';
 import type { JsonSchema } from '../core/schema.js';
 import { jsonSchemaOf } from '../core/schema.js';
+import { operationSpan } from '../core/tracing.js';
 import type { Operation } from '../palace/operation.js';
 import { validationSchema } from '../palace/operation.js';
 import { output } from './schema.js';
@@ -31,6 +32,6 @@ export function toolOf<In extends TObject, Out extends TSchema, Ctx, Options>(op
     validation: validationSchema(op),
     ...(op.enumMessages ? { enumMessages: op.enumMessages } : {}),
     // The registry has checked the arguments against `validation` before any handler runs.
-    handler: (args, ctx) => op.run(args as Parameters<typeof op.run>[0], op.context(ctx.runtime), options as Options),
+    handler: (args, ctx) => operationSpan(op.name, args, () => op.run(args as Parameters<typeof op.run>[0], op.context(ctx.runtime), options as Options)),
   };
 }

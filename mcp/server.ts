@@ -14,6 +14,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/caller.js';
 import { isPalaceError } from '../core/errors.js';
+import { toolCallSpan } from '../core/tracing.js';
 import type { Runtime } from '../palace/runtime.js';
 import { coercedArguments, requireArguments } from './arguments.js';
 import { mempalaceHome } from '../palace/system/system.js';
@@ -132,7 +133,8 @@ export class PalaceMcp implements McpService {
     };
     let result: unknown;
     try {
-      result = tool.guards.vectorWrite ? await this.watchdogs.guardWrite(name, () => tool.handler(args, ctx)) : await tool.handler(args, ctx);
+      const run = () => toolCallSpan(name, () => tool.handler(args, ctx));
+      result = tool.guards.vectorWrite ? await this.watchdogs.guardWrite(name, run) : await run();
     } catch (e) {
       const failure = toolFailure(tool, e);
       if (failure) {

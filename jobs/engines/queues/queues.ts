@@ -27,6 +27,7 @@ import type { DeliveryOutcome, DeliveryProgress, DeliveryRecord, JobNotification
 import { jobNotification } from '../../../palace/notifications.js';
 import { palacePrefix, redisServerOptions } from '../../../stores/redis/connection.js';
 import type { DeadLetter as PalaceDeadLetter } from '../../../palace/notifications.js';
+import { processTraced, sendTraced } from './queue-tracing.js';
 
 export const TRIGGER_QUEUE = 'triggers';
 export const NOTIFICATION_QUEUE = 'job-notifications';
@@ -136,11 +137,12 @@ export class TriggerQueue extends PalaceQueue<TriggerData> {
     await client.runCommand('set', [firstKey, String(now), 'PX', this.maxWaitMs + debounceMs, 'NX']);
     const first = Number((await client.get(firstKey)) ?? now);
     const delay = Math.max(0, Math.min(debounceMs, first + this.maxWaitMs - now));
-    const job = await this.queue.add('refresh', { kind: 'refresh', ...req }, {
-      ...this.defaults,
-      delay,
-      deduplication: { id: dedupe, reschedule: true, keepLastIfActive: true },
-    });
+    const job = await sendTraced(TRIGGER_QUEUE, 'refresh', { kind: 'refresh' as const, ...req }, (data) =>
+      this.queue.add('refresh', data, {
+        ...this.defaults,
+        delay,
+        deduplication: { id: dedupe, reschedule: true, keepLastIfActive: true },
+      }));
     return { id: job.id! };
   }
 
@@ -170,7 +172,8 @@ export class TriggerQueue extends PalaceQueue<TriggerData> {
     if (!Number.isInteger(req.messages) || req.messages < 0)
       throw invalidArgument('messages', 'non_negative_integer', 'messages must be a non-negative integer');
     const id = `autosave-${hashN(JSON.stringify([req.agent, req.sessionId, req.messages]), 24)}`;
-    const job = await this.queue.add('auto_save', { kind: 'auto_save', ...req }, { ...this.defaults, jobId: id });
+    const job = await sendTraced(TRIGGER_QUEUE, 'auto_save', { kind: 'auto_save' as const, ...req },
+      (data) => this.queue.add('auto_save', data, { ...this.defaults, jobId: id }));
     return { id: job.id! };
   }
 }
@@ -183,7 +186,9 @@ export class NotificationQueue extends PalaceQueue<JobNotification> {
   /** Publish a job's end; publishing the same job and state again is a no-op. */
   async publish(p: JobProgress): Promise<void> {
     if (p.state === 'running') return;
-    await this.queue.add(`job_${p.state}`, jobNotification(p), { ...this.defaults, jobId: `job-${p.job_id.replace(/:/g, '-')}-${p.state}` });
+    const name = `job_${p.state}`;
+    await sendTraced(NOTIFICATION_QUEUE, name, jobNotification(p),
+      (data) => this.queue.add(name, data, { ...this.defaults, jobId: `job-${p.job_id.replace(/:/g, '-')}-${p.state}` }));
   }
 
   /** The newest deliveries (finished, failed or waiting for a retry), for the dashboard. */
@@ -231,7 +236,8 @@ export function refreshWithJobEngine(engine: JobEngine): TriggerHandlers['refres
 }
 
 function workerFor<D>(name: string, settings: QueueSettings, concurrency: number, handle: (job: Job<D>) => Promise<unknown>): Worker<D> {
-  const worker = new Worker<D>(name, handle, { connection: bullConnection(settings.redisUrl), prefix: bullPrefix(settings.palaceName), concurrency });
+  const worker = new Worker<D>(name, processTraced(name, handle), { connection: bullConnection(settings.redisUrl), prefix: bullPrefix(settings.palaceName),
+    concurrency });
   const onError = settings.onWorkerError;
   worker.on('error', (e: Error) => onError?.(name, e));
   return worker;

@@ -25,6 +25,8 @@ export interface TemporalJobEngineDeps {
   pollMs?: number;
   /** Mine batches in flight; 0 or unset: the activity slots of the workers polling the queue. */
   mineWindow?: number;
+  /** Tracing is on: workflow starts carry the caller's trace context to the workflow (OpenTelemetry interceptor). */
+  traced?: boolean;
 }
 
 const TEMPORAL = 'temporal';
@@ -56,7 +58,11 @@ export class TemporalJobEngine implements JobEngine {
     } catch (e) {
       throw storeUnavailable(TEMPORAL, e);
     }
-    return new TemporalJobEngine(deps, connection, new Client({ connection, namespace: deps.temporal.namespace }));
+    // Loaded only when tracing is on, like the SDK itself.
+    const interceptors = deps.traced
+      ? { workflow: [new (await import('@temporalio/interceptors-opentelemetry')).OpenTelemetryWorkflowClientInterceptor()] }
+      : undefined;
+    return new TemporalJobEngine(deps, connection, new Client({ connection, namespace: deps.temporal.namespace, ...(interceptors ? { interceptors } : {}) }));
   }
 
   /** The Temporal client, for operators and tests (history, describe). */

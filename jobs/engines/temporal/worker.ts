@@ -8,6 +8,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { OpenTelemetryPluginOptions } from '@temporalio/interceptors-opentelemetry';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { RuntimeOptions } from '@temporalio/worker';
 import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
@@ -36,6 +37,12 @@ export interface JobWorkerOptions {
   notify?: (progress: JobProgress) => Promise<void>;
   /** A prebuilt workflow bundle (tests and benchmarks that start several workers). */
   workflowBundle?: WorkflowBundleWithSourceMap;
+  /**
+   * Tracing is on: the OpenTelemetry plugin adds the client, activity and workflow interceptors
+   * (the workflow one goes into the bundle, so a prebuilt bundle must have been built with it) and
+   * exports workflow spans through this span processor.
+   */
+  tracing?: Pick<OpenTelemetryPluginOptions, 'spanProcessor' | 'resource'>;
 }
 
 /** The workflow bundle entry: jobs/workflows.ts under tsx/vitest, jobs/workflows.js when compiled. */
@@ -60,7 +67,9 @@ export async function createJobWorker(o: JobWorkerOptions): Promise<JobWorker> {
   }
   try {
     const maxActivities = o.maxConcurrentActivities ?? 2;
+    const plugins = o.tracing ? [new (await import('@temporalio/interceptors-opentelemetry')).OpenTelemetryPlugin(o.tracing)] : [];
     const worker = await Worker.create({
+      plugins,
       connection,
       identity: workerIdentity(`${process.pid}@${os.hostname()}`, maxActivities),
       namespace: o.temporal.namespace,
