@@ -6,7 +6,14 @@
  * see a missing or half-filled index.
  *
  * Drawer documents (one per drawer row, `_id` derived from the drawer id):
- * - `embedding`: 384-d `knn_vector`, Lucene HNSW, cosine. m 16 / ef_construction 128: m 16 is
+ * - `embedding`: 384-d `knn_vector`, Lucene HNSW, cosine, stored once: in Lucene's flat vector
+ *   file beside the graph. The k-NN plugin's derived source (`index.knn.derived_source.enabled`,
+ *   set explicitly though it is the 3.x default) keeps it out of the stored `_source` and puts it
+ *   back, as the float32 values, whenever `_source` is read (get, mget, search, `_reindex`,
+ *   `_update`), so every reader of vectors (exact re-sort, export, migrate, reembed, repair's
+ *   `_reindex`) gets each vector bit for bit; no binary doc-values copy is written either. On 2.19
+ *   the vector was kept three times (graph file, doc values, JSON in `_source`: 9.1 KB per 384-d
+ *   vector measured on 2.19, 1.5 KB on 3.5 with this mapping); `repair` moves such an index to this mapping (reindex-repair.ts). m 16 / ef_construction 128: m 16 is
  *   the usual choice for 384-d sentence embeddings (recall@10 ≥ 0.99 at ef 100, graph memory
  *   ~128 B per vector at layer 0) and the embedded profile's graph uses the same m; construction
  *   at 128 instead of the default 100 buys a little recall on the large, clustered palaces that
@@ -29,7 +36,14 @@
  */
 import type { OpenSearchConnection } from './connection.js';
 
-export const DRAWER_MAPPING_VERSION = 1;
+/**
+ * The drawer mapping's version, kept in the index's mapping `_meta` (an index without it was made
+ * by version 1: vectors in `_source`, scripted term-frequency field). `repair` moves an index of
+ * an older version onto this one.
+ */
+export const DRAWER_MAPPING_VERSION = 2;
+/** The suffix of the first index behind each alias (`…-v1`); `reindexTo` moves on from it. */
+const FIRST_INDEX_VERSION = 1;
 export const KNN_M = 16;
 export const KNN_EF_CONSTRUCTION = 128;
 
@@ -55,12 +69,14 @@ function drawerIndexBody(dimension: number) {
   return {
     settings: {
       'index.knn': true,
+      'index.knn.derived_source.enabled': true,
       number_of_shards: 1,
       number_of_replicas: 0,
       similarity: { term_frequency: { type: 'scripted', script: { source: 'return doc.freq * query.boost;' } } },
     },
     mappings: {
       dynamic: 'strict' as const,
+      _meta: { mapping_version: DRAWER_MAPPING_VERSION },
       properties: {
         id: keyword,
         logical_id: keyword,
@@ -140,13 +156,27 @@ export async function storedDimension(conn: OpenSearchConnection): Promise<numbe
   });
 }
 
+/** What a drawer index stores, for `repair`'s check: its mapping version and where its vectors live. */
+export async function drawerIndexLayout(conn: OpenSearchConnection, index: string): Promise<{ mappingVersion: number; vectorsInSource: boolean }> {
+  const [mapping, settings] = await Promise.all([
+    conn.call(async (c) => (await c.indices.getMapping({ index })).body as Record<string, { mappings: { _meta?: { mapping_version?: number } } }>),
+    conn.call(async (c) =>
+      (await c.indices.getSettings({ index, flat_settings: true, include_defaults: true })).body as Record<string,
+        { settings: Record<string, string>; defaults?: Record<string, string> }>
+    ),
+  ]);
+  const flat = settings[index];
+  const derived = flat?.settings['index.knn.derived_source.enabled'] ?? flat?.defaults?.['index.knn.derived_source.enabled'];
+  return { mappingVersion: mapping[index]?.mappings._meta?.mapping_version ?? 1, vectorsInSource: derived !== 'true' };
+}
+
 /** Creates (if missing) the templates, `…-v1` indices and their aliases. Idempotent and race-safe. */
 export async function ensureIndices(conn: OpenSearchConnection, dimension: number): Promise<void> {
   for (const kind of ['drawers', 'file-states'] as const) {
     const alias = aliasName(conn, kind);
     if ((await aliasTarget(conn, alias)) !== undefined) continue;
     await putTemplate(conn, kind, dimension);
-    const index = versionedName(conn, kind, DRAWER_MAPPING_VERSION);
+    const index = versionedName(conn, kind, FIRST_INDEX_VERSION);
     if (!(await indexExists(conn, index))) {
       await conn.call((c) =>
         c.indices.create({ index, body: { aliases: { [alias]: { is_write_index: true } }, ...(indexBody(kind, dimension) as object) },
