@@ -3,6 +3,7 @@
  * the meta index of one palace, with the request helpers the ports' adapters in this folder
  * share (search, bulk writes with retries of busy items, delete-by-query).
  */
+import { errors } from '@opensearch-project/opensearch';
 import type { Client } from '@opensearch-project/opensearch';
 import type { DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError, invalidArgument, storeUnavailable } from '../../core/errors.js';
@@ -33,6 +34,7 @@ export interface OpenSearchDrawerIndexOptions extends OpenSearchConnectionOption
 
 export interface Hit<S> {
   _id: string;
+  _index?: string;
   _score: number | null;
   _source?: S;
   fields?: Record<string, unknown[]>;
@@ -94,6 +96,21 @@ export class OpenSearchDrawerIndices {
 
   search<S>(index: string, body: Record<string, unknown>, params: Record<string, unknown> = {}): Promise<SearchBody<S>> {
     return this.call<SearchBody<S>>((c) => c.search({ index, body, ...params }));
+  }
+
+  /**
+   * Several searches of one index in one request (`_msearch`), answers in order. A failed search
+   * fails the whole call the way a failed single search would (transient failures retried).
+   */
+  async msearch<S>(index: string, searches: Record<string, unknown>[]): Promise<SearchBody<S>[]> {
+    const body = searches.flatMap((s) => [{ index }, s]);
+    return this.conn.call(async (c) => {
+      const res = (await c.msearch({ body })).body as { responses: (SearchBody<S> & { error?: unknown; status?: number })[] };
+      const failed = res.responses.find((r) => r.error !== undefined);
+      // Thrown inside the call, so a transient failure of one search is retried like any other.
+      if (failed) throw new errors.ResponseError({ body: { error: failed.error }, statusCode: failed.status ?? 500, headers: {}, warnings: null, meta: {} } as never);
+      return res.responses;
+    });
   }
 
   /** Makes every write so far visible to searches (after loads written with `refresh: false`). */

@@ -21,10 +21,11 @@
  *   candidate list; not measured separately here). Small or filtered searches do not depend on
  *   it: the adapter makes those exact (see opensearch-drawer-index.ts).
  * - `content`: stored in `_source` only (returned verbatim, never searched).
- * - `lexical`: the product's token stream (core/lexical) under a plain whitespace analyser, BM25;
- *   `lexical_tf` the same stream under a similarity that scores a term by its raw frequency, so a
- *   search can read each query token's exact frequency per document (docs/decisions.md palace 8: the product
- *   ranks lexical candidates itself); `lexical_length` the number of tokens.
+ * - `lexical`: the product's token stream (core/lexical) under a plain whitespace analyser, BM25,
+ *   which picks a window of candidates; the adapter counts each query token in the window rows'
+ *   own streams (docs/decisions.md palace 8: the product ranks lexical candidates itself), so no
+ *   scripted similarity and no second copy of the stream is indexed (mapping version 1 had both);
+ *   `lexical_length` the number of tokens, summed for the corpus statistics.
  * - keyword fields for every filter: wing, room, source_file, parent ids, `logical_id`, `id`.
  *   `filed_at` is a keyword, not a date: the embedded profile compares the stored UTC instant
  *   text byte-wise (`filed_at >= since`), and a keyword `range` compares UTF-8 bytes the same way,
@@ -72,7 +73,6 @@ function drawerIndexBody(dimension: number) {
       'index.knn.derived_source.enabled': true,
       number_of_shards: 1,
       number_of_replicas: 0,
-      similarity: { term_frequency: { type: 'scripted', script: { source: 'return doc.freq * query.boost;' } } },
     },
     mappings: {
       dynamic: 'strict' as const,
@@ -91,8 +91,7 @@ function drawerIndexBody(dimension: number) {
         meta_terms: { type: 'keyword', ignore_above: 8191 },
         meta: stored,
         content: { type: 'text', index: false },
-        lexical: { type: 'text', analyzer: 'whitespace', copy_to: 'lexical_tf' },
-        lexical_tf: { type: 'text', analyzer: 'whitespace', similarity: 'term_frequency', norms: false, index_options: 'freqs' },
+        lexical: { type: 'text', analyzer: 'whitespace' },
         lexical_length: { type: 'integer' },
         embedding: {
           type: 'knn_vector',
@@ -111,7 +110,7 @@ function fileStateIndexBody() {
   };
 }
 
-// The client's mapping types know no `knn_vector` and no scripted similarity, hence `never`.
+// The client's mapping types know no `knn_vector`, hence `never`.
 function indexBody(kind: IndexKind, dimension: number): never {
   return (kind === 'drawers' ? drawerIndexBody(dimension) : fileStateIndexBody()) as never;
 }
