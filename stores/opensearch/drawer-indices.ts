@@ -13,6 +13,7 @@ import type { OpenSearchConnectionOptions } from './connection.js';
 import { documentId, toDocument } from './drawer-documents.js';
 import type { FilterClause } from './drawer-filter-query.js';
 import { aliasName, ensureIndices, metaIndexName, storedDimension } from './drawer-mapping.js';
+import { MergeAfterLoad, startBackgroundMerge } from './segment-merge.js';
 
 export const DEFAULT_DIMENSION = 384;
 /** The largest page any listing of the drawer store returns. */
@@ -61,6 +62,7 @@ export class OpenSearchDrawerIndices {
   readonly drawers: string;
   readonly states: string;
   readonly meta: string;
+  private readonly merges: MergeAfterLoad;
 
   private constructor(
     readonly conn: OpenSearchConnection,
@@ -70,6 +72,7 @@ export class OpenSearchDrawerIndices {
     this.drawers = aliasName(conn, 'drawers');
     this.states = aliasName(conn, 'file-states');
     this.meta = metaIndexName(conn);
+    this.merges = new MergeAfterLoad(() => startBackgroundMerge(conn, this.drawers));
   }
 
   /** Opens the palace's indices, creating them (templates, `-v1` indices, aliases) if needed. */
@@ -154,6 +157,7 @@ export class OpenSearchDrawerIndices {
         if (pending.length > 0) await sleep(backoffMs(attempt));
       }
     }
+    if (index === this.drawers) this.merges.noteWrites(ops.filter((op) => !('delete' in op.action)).length);
     return out;
   }
 
@@ -182,6 +186,7 @@ export class OpenSearchDrawerIndices {
   }
 
   async close(): Promise<void> {
+    this.merges.close();
     await this.conn.close();
   }
 }

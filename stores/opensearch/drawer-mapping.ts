@@ -36,6 +36,7 @@
  *   with its type.
  */
 import type { OpenSearchConnection } from './connection.js';
+import { startBackgroundMerge } from './segment-merge.js';
 
 /**
  * The drawer mapping's version, kept in the index's mapping `_meta` (an index without it was made
@@ -192,19 +193,23 @@ export async function ensureIndices(conn: OpenSearchConnection, dimension: numbe
  * Runs `load` with the index tuned for a bulk load: no periodic refresh (so segments grow to the
  * indexing buffer's size instead of one per second, and Lucene builds and merges far fewer HNSW
  * graphs) and an asynchronous translog (no fsync per bulk request). Both are reset to their
- * defaults afterwards, and the index is refreshed, whether `load` succeeded or not. Searches of
+ * defaults afterwards, and the index is refreshed, whether `load` succeeded or not; a load that
+ * succeeded then starts a background merge to one segment (segment-merge.ts). Searches of
  * the index see none of the load until it ends, and a node crash may lose its last seconds:
  * meant for loads that are simply re-run (ids are deterministic), like `reindexTo`'s copy.
  */
 export async function withBulkLoadSettings<T>(conn: OpenSearchConnection, index: string, load: () => Promise<T>): Promise<T> {
   const put = (settings: Record<string, unknown>) => conn.call((c) => c.indices.putSettings({ index, body: { index: settings } }));
   await put({ refresh_interval: '-1', 'translog.durability': 'async' });
+  let loaded: T;
   try {
-    return await load();
+    loaded = await load();
   } finally {
     await put({ refresh_interval: null, 'translog.durability': null });
     await conn.call((c) => c.indices.refresh({ index }));
   }
+  await startBackgroundMerge(conn, index);
+  return loaded;
 }
 
 /**

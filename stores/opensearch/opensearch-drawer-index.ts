@@ -4,7 +4,8 @@
  * over the indices of drawer-indices.ts, on the k-NN plugin (Lucene HNSW).
  * Observable behaviour is the embedded adapter's (the contract suite checks it):
  *
- * - Vector search pushes the filter into the `knn` query (efficient filtering). When the filter
+ * - Vector search pushes the filter into the `knn` query (efficient filtering), sent in one
+ *   `_msearch` with the count of the rows in scope. When the filter
  *   matches few enough rows (the embedded adapter's exact-scan bound) the engine is asked for all
  *   of them, which makes Lucene score every filtered row exactly; otherwise HNSW gives at least
  *   `EF_SEARCH` candidates. Either way distances are recomputed from the stored vectors and the
@@ -69,6 +70,8 @@ const K_MAX = 10_000;
 const COMPOSITE_PAGE = 1000;
 /** Groups per request while `list` walks the logical drawers. */
 const GROUP_WALK = 10_000;
+
+type KnnSource = DrawerSource & { embedding: number[] };
 
 function withFilter(query: FilterClause, clauses: FilterClause[]): FilterClause {
   return clauses.length === 0 ? query : { bool: { must: [query], filter: clauses } };
@@ -147,17 +150,30 @@ export class OpenSearchDrawerIndex extends ComposedDrawerStore implements Drawer
     }
     checkInt('k', k, 1, K_MAX);
     const clauses = filterClauses(filter);
-    const matching = await this.countClauses(clauses);
+    const filtered = clauses.length > 0 ? { bool: { filter: clauses } } : undefined;
+    const knnQuery = (engineK: number, knnFilter: FilterClause | undefined) => ({
+      knn: { embedding: { vector: Array.from(vector), k: engineK, ...(knnFilter ? { filter: knnFilter } : {}) } },
+    });
+    const page = (size: number, query: FilterClause) => ({ size, query, _source: [...DRAWER_SOURCE, 'embedding'] });
+    // The scope's size and the approximate search in one round trip; most searches of a large
+    // palace need nothing else. A scope small enough to scan is searched again, exactly.
+    const approximateK = Math.min(ENGINE_MAX, Math.max(k, EF_SEARCH));
+    const firstSize = Math.min(approximateK, k + KNN_SLACK);
+    const [counted, approximate] = await this.base.msearch<KnnSource>(this.base.drawers, [
+      { size: 0, track_total_hits: true, query: filtered ?? { match_all: {} } },
+      page(firstSize, knnQuery(approximateK, filtered)),
+    ]);
+    const matching = counted!.hits.total?.value ?? 0;
     if (matching === 0) return [];
     const exact = matching <= Math.min(ENGINE_MAX, Math.max(EXACT_SCAN_MAX, k * EXACT_SCAN_PER_K));
-    const engineK = exact ? matching : Math.min(ENGINE_MAX, Math.max(k, EF_SEARCH));
+    const engineK = exact ? matching : approximateK;
     // A filter (match_all when there is none) makes Lucene score every row exactly once the
     // filter passes no more rows than k.
-    const knnFilter = clauses.length > 0 ? { bool: { filter: clauses } } : exact ? { match_all: {} } : undefined;
-    const query = { knn: { embedding: { vector: Array.from(vector), k: engineK, ...(knnFilter ? { filter: knnFilter } : {}) } } };
-    for (let size = Math.min(engineK, k + KNN_SLACK);; size = Math.min(engineK, size * 2)) {
-      const res = await this.base.search<DrawerSource & { embedding: number[] }>(this.base.drawers, { size, query, _source: [...DRAWER_SOURCE, 'embedding'] });
-      const hits = res.hits.hits;
+    const query = knnQuery(engineK, exact ? filtered ?? { match_all: {} } : filtered);
+    let size = Math.min(engineK, k + KNN_SLACK);
+    let hits = exact ? undefined : approximate!.hits.hits;
+    for (;;) {
+      hits ??= (await this.base.search<KnnSource>(this.base.drawers, page(size, query))).hits.hits;
       const scored = hits
         .map((h) => ({ drawer: fromSource(h._source!), distance: cosineDistance(vector, vectorFromSource(h._source!)) }))
         .sort((a, b) => a.distance - b.distance || (a.drawer.id < b.drawer.id ? -1 : a.drawer.id > b.drawer.id ? 1 : 0));
@@ -167,6 +183,8 @@ export class OpenSearchDrawerIndex extends ComposedDrawerStore implements Drawer
       const lowestScore = hits[hits.length - 1]!._score ?? 0;
       const unseenDistance = 2 - 2 * lowestScore - 2 * ENGINE_SCORE_ERROR;
       if (unseenDistance > top[k - 1]!.distance) return top;
+      size = Math.min(engineK, size * 2);
+      hits = undefined;
     }
   }
 
