@@ -123,8 +123,10 @@ const round = (x: number, digits: number) => Number(x.toFixed(digits));
 const figures = (t: number[]): Latency => ({ p50_ms: round(percentile(t, 0.5), 2), p95_ms: round(percentile(t, 0.95), 2) });
 
 function directoryBytes(dir: string): number {
-  return readdirSync(dir, { withFileTypes: true }).reduce((sum, e) =>
-    sum + (e.isDirectory() ? directoryBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
+  return readdirSync(dir, { withFileTypes: true }).reduce(
+    (sum, e) => sum + (e.isDirectory() ? directoryBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size),
+    0,
+  );
 }
 
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
@@ -213,7 +215,10 @@ async function measure(n: number, lines: string[], out: Figures): Promise<void> 
     out.embedded.load_per_s = Math.round(n / (emMs / 1000));
 
     const stats = await cluster.connection.client.cat.segments({ index: `${cluster.connection.prefix}-drawers-v1`, format: 'json', bytes: 'b' });
-    out.cluster.disk_bytes = (stats.body as { size: string; searchable: string }[]).filter((x) => x.searchable === 'true').reduce((sum, x) => sum + Number(x.size), 0);
+    out.cluster.disk_bytes = (stats.body as { size: string; searchable: string }[]).filter((x) => x.searchable === 'true').reduce(
+      (sum, x) => sum + Number(x.size),
+      0,
+    );
     out.embedded.disk_bytes = directoryBytes(dir);
     line(lines, `${n} drawers: size on disk (searchable segments; the palace directory)`, `${(out.embedded.disk_bytes / 2 ** 20).toFixed(0)} MiB`,
       `${(out.cluster.disk_bytes / 2 ** 20).toFixed(0)} MiB`);
@@ -292,7 +297,8 @@ async function measure(n: number, lines: string[], out: Figures): Promise<void> 
           );
         times.set(profile, t2);
         results.set(profile, answers);
-        if (strategy === 'union') out[profile === 'opensearch' ? 'cluster' : 'embedded'].union = figures(t2);
+        if (strategy === 'union')
+          out[profile === 'opensearch' ? 'cluster' : 'embedded'].union = figures(t2);
       }
       const same = QUERIES.filter((_, i) =>
         JSON.stringify(results.get('embedded')![i]!.results.map((r) =>
@@ -325,6 +331,8 @@ for (const n of sizes.length ? sizes : [100_000]) {
 console.log(`${machine()}\n\n| measure | embedded (SQLite + FTS5 + HNSW) | OpenSearch k-NN (Lucene HNSW) |\n|---|---|---|\n${lines.join('\n')}`);
 if (JSON_OUTPUT) {
   for (const run of runs) {
-    console.log(JSON.stringify({ n: run.n, load_avg: { start: round(loadAtStart, 2), end: round(os.loadavg()[0]!, 2) }, cluster: run.cluster, embedded: run.embedded }));
+    console.log(
+      JSON.stringify({ n: run.n, load_avg: { start: round(loadAtStart, 2), end: round(os.loadavg()[0]!, 2) }, cluster: run.cluster, embedded: run.embedded }),
+    );
   }
 }

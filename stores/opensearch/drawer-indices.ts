@@ -111,7 +111,8 @@ export class OpenSearchDrawerIndices {
       const res = (await c.msearch({ body })).body as { responses: (SearchBody<S> & { error?: unknown; status?: number })[] };
       const failed = res.responses.find((r) => r.error !== undefined);
       // Thrown inside the call, so a transient failure of one search is retried like any other.
-      if (failed) throw new errors.ResponseError({ body: { error: failed.error }, statusCode: failed.status ?? 500, headers: {}, warnings: null, meta: {} } as never);
+      if (failed)
+        throw new errors.ResponseError({ body: { error: failed.error }, statusCode: failed.status ?? 500, headers: {}, warnings: null, meta: {} } as never);
       return res.responses;
     });
   }

@@ -13,8 +13,9 @@
  *   `_update`), so every reader of vectors (exact re-sort, export, migrate, reembed, repair's
  *   `_reindex`) gets each vector bit for bit; no binary doc-values copy is written either. On 2.19
  *   the vector was kept three times (graph file, doc values, JSON in `_source`: 9.1 KB per 384-d
- *   vector measured on 2.19, 1.5 KB on 3.5 with this mapping); `repair` moves such an index to this mapping (reindex-repair.ts). m 16 / ef_construction 128: m 16 is
- *   the usual choice for 384-d sentence embeddings (recall@10 ≥ 0.99 at ef 100, graph memory
+ *   vector measured on 2.19, 1.6 KB on 3.5 with this mapping); `repair` moves such an index to
+ *   this mapping (reindex-repair.ts). m 16 / ef_construction 128: m 16 is the usual choice for
+ *   384-d sentence embeddings (recall@10 ≥ 0.99 at ef 100, graph memory
  *   ~128 B per vector at layer 0) and the embedded profile's graph uses the same m; construction
  *   at 128 instead of the default 100 buys a little recall on the large, clustered palaces that
  *   mining produces, for roughly a quarter more construction work (in proportion to the

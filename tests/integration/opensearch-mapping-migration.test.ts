@@ -75,20 +75,23 @@ describe('OpenSearch drawer mapping migration by repair', () => {
     const options = { url: loadConfig().opensearch.url, palaceName };
     const conn = new OpenSearchConnection(options);
     const rnd = seededRandom(31);
-    const rows: DrawerWrite[] = Array.from({ length: ROWS }, (_, i) =>
-      drawer(`mv${String(i).padStart(3, '0')}`, `migrated row ${i} harbour${i % 9} lighthouse`, randomUnitVector(rnd, DIMENSION), {
-        wing: i % 2 ? 'odd' : 'even',
-        room: `room_${i % 4}`,
-        custom_flag: i % 3 === 0,
-      }));
+    const rows: DrawerWrite[] = Array.from({ length: ROWS },
+      (_, i) =>
+        drawer(`mv${String(i).padStart(3, '0')}`, `migrated row ${i} harbour${i % 9} lighthouse`, randomUnitVector(rnd, DIMENSION), {
+          wing: i % 2 ? 'odd' : 'even',
+          room: `room_${i % 4}`,
+          custom_flag: i % 3 === 0,
+        }));
     try {
       const v1 = versionedName(conn, 'drawers', 1);
-      await conn.client.indices.create({ index: v1, body: { ...versionOneBody(), aliases: { [aliasName(conn, 'drawers')]: { is_write_index: true } } } as never });
+      await conn.client.indices.create({ index: v1,
+        body: { ...versionOneBody(), aliases: { [aliasName(conn, 'drawers')]: { is_write_index: true } } } as never });
       await conn.client.indices.create({
         index: versionedName(conn, 'file-states', 1),
         body: {
           settings: { number_of_shards: 1, number_of_replicas: 0 },
-          mappings: { dynamic: 'strict', properties: { wing: { type: 'keyword' }, source_file: { type: 'keyword' }, state: { type: 'object', enabled: false } } },
+          mappings: { dynamic: 'strict',
+            properties: { wing: { type: 'keyword' }, source_file: { type: 'keyword' }, state: { type: 'object', enabled: false } } },
           aliases: { [aliasName(conn, 'file-states')]: { is_write_index: true } },
         } as never,
       });
@@ -112,7 +115,7 @@ describe('OpenSearch drawer mapping migration by repair', () => {
       expect(await aliasTarget(conn, aliasName(conn, 'drawers'))).toBe(v2);
       expect(await drawerIndexLayout(conn, v2)).toEqual({ mappingVersion: DRAWER_MAPPING_VERSION, vectorsInSource: false });
       const newBytes = await storeBytesPerDocument(conn, v2);
-      // The JSON copy of each vector (~8 KB of doubles) is gone; the flat vector (1.5 KB) stays.
+      // The JSON copy of each vector (~6 KB of doubles) is gone; the flat vector (1.5 KB) stays.
       expect(newBytes).toBeLessThan(oldBytes / 3);
 
       const index = await OpenSearchDrawerIndex.open(options);
