@@ -9,9 +9,16 @@
  *   source deploy/local/env.sh && npx tsx bench/opensearch.bench.ts            # 100 000 drawers
  *   npx tsx bench/opensearch.bench.ts 20000                                    # another size
  *   npx tsx bench/opensearch.bench.ts 1000000 --no-merge                       # keep the load's segments
+ *   npx tsx bench/opensearch.bench.ts 100000 --json                            # figures as JSON, last line
+ *
+ * With `--json` the refresh-policy lines are skipped and the last line of stdout is one object,
+ * `{"n", "load_avg", "cluster": P, "embedded": P}`, each P `{"load_per_s", "disk_bytes", "knn":
+ * {"none", "wing95", "room2"} each {"p50_ms", "p95_ms", "recall_at_20"}, "lexical": {"p50_ms",
+ * "p95_ms"}, "union": {"p50_ms", "p95_ms"}}` (issue 27), so two runs compare field by field;
+ * `load_avg` is the 1-minute load average at the start and at the end of the run.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../core/config.js';
@@ -99,6 +106,29 @@ class PrecomputedEmbedder implements Embedder {
   async close(): Promise<void> {}
 }
 
+interface Latency {
+  p50_ms: number;
+  p95_ms: number;
+}
+interface ProfileFigures {
+  load_per_s: number;
+  disk_bytes: number;
+  knn: Record<'none' | 'wing95' | 'room2', Latency & { recall_at_20: number }>;
+  lexical: Latency;
+  union: Latency;
+}
+type Figures = Record<'cluster' | 'embedded', Partial<ProfileFigures>>;
+
+const round = (x: number, digits: number) => Number(x.toFixed(digits));
+const figures = (t: number[]): Latency => ({ p50_ms: round(percentile(t, 0.5), 2), p95_ms: round(percentile(t, 0.95), 2) });
+
+function directoryBytes(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce(
+    (sum, e) => sum + (e.isDirectory() ? directoryBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size),
+    0,
+  );
+}
+
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
 
 async function timed<T>(times: number[], fn: () => Promise<T>): Promise<T> {
@@ -161,7 +191,7 @@ async function load(name: string, store: DrawerStore, rows: DrawerWrite[], inFli
   await Promise.all(Array.from({ length: inFlight }, lane));
 }
 
-async function measure(n: number, lines: string[]): Promise<void> {
+async function measure(n: number, lines: string[], out: Figures): Promise<void> {
   const { rows, centers } = corpus(n);
   const dir = mkdtempSync(join(os.tmpdir(), 'opensearch-bench-'));
   const embedded = await openSqliteDrawerIndex(dir);
@@ -181,9 +211,17 @@ async function measure(n: number, lines: string[]): Promise<void> {
         (osMs / 1000).toFixed(0)
       } s; ${IN_FLIGHT} requests in flight, bulk-load settings: no refresh until the end, async translog)`,
     );
-    const stats = await cluster.connection.client.cat.indices({ index: `${cluster.connection.prefix}-drawers-v1`, format: 'json', bytes: 'mb' });
-    const storeMb = (stats.body as { 'store.size'?: string }[])[0]?.['store.size'];
-    line(lines, `${n} drawers: index size on disk`, '—', `${storeMb} MiB (vectors also kept in _source as JSON)`);
+    out.cluster.load_per_s = Math.round(n / (osMs / 1000));
+    out.embedded.load_per_s = Math.round(n / (emMs / 1000));
+
+    const stats = await cluster.connection.client.cat.segments({ index: `${cluster.connection.prefix}-drawers-v1`, format: 'json', bytes: 'b' });
+    out.cluster.disk_bytes = (stats.body as { size: string; searchable: string }[]).filter((x) => x.searchable === 'true').reduce(
+      (sum, x) => sum + Number(x.size),
+      0,
+    );
+    out.embedded.disk_bytes = directoryBytes(dir);
+    line(lines, `${n} drawers: size on disk (searchable segments; the palace directory)`, `${(out.embedded.disk_bytes / 2 ** 20).toFixed(0)} MiB`,
+      `${(out.cluster.disk_bytes / 2 ** 20).toFixed(0)} MiB`);
 
     const minilm = new MiniLmEmbedder(config);
     const vectors = new Map((await minilm.embed(QUERIES)).map((v, i) => [QUERIES[i]!, v]));
@@ -204,6 +242,7 @@ async function measure(n: number, lines: string[]): Promise<void> {
       });
       line(lines, `${n} drawers: knn k=20 right after the load (${segmentCount} segments); then force merge to one segment`, '—',
         `${latency(beforeMerge)}; merge ${((performance.now() - t) / 1000).toFixed(0)} s (the lines below are after it)`);
+      await cluster.connection.client.indices.flush({ index: `${cluster.connection.prefix}-drawers-v1`, force: true });
     } else {
       line(lines, `${n} drawers: knn k=20 right after the load (${segmentCount} segments, no force merge: the lines below search them all)`, '—',
         latency(beforeMerge));
@@ -212,23 +251,26 @@ async function measure(n: number, lines: string[]): Promise<void> {
     // against an exact scan means something; the real queries below are far from every cluster.
     const rnd = seededRandom(5);
     const near = Array.from({ length: QUERIES.length }, (_, q) => nearVector(rnd, centers[(q * 13) % centers.length]!));
-    const cases: [string, DrawerFilter | undefined, (d: DrawerWrite) => boolean][] = [
-      ['no filter', undefined, () => true],
-      ['wing filter, 95 % of rows', { wing: 'common' }, (d) => d.meta.wing === 'common'],
-      ['room filter, 2 % of rows', { room: 'room_7' }, (d) => d.meta.room === 'room_7'],
+    const cases: [string, 'none' | 'wing95' | 'room2', DrawerFilter | undefined, (d: DrawerWrite) => boolean][] = [
+      ['no filter', 'none', undefined, () => true],
+      ['wing filter, 95 % of rows', 'wing95', { wing: 'common' }, (d) => d.meta.wing === 'common'],
+      ['room filter, 2 % of rows', 'room2', { room: 'room_7' }, (d) => d.meta.room === 'room_7'],
     ];
-    for (const [name, filter, keep] of cases) {
+    for (const [name, key, filter, keep] of cases) {
       const pool = rows.filter(keep);
       const truths = near.map((q) => new Set(bruteForce(pool, q, 20).map((b) => b.id)));
       const cells: string[] = [];
-      for (const [, store] of stores) {
+      for (const [profile, store] of stores) {
         const t2: number[] = [];
         let found = 0;
         for (const [i, q] of near.entries()) {
           const hits = await timed(t2, () => store.knn(q, 20, filter));
           found += hits.filter((h) => truths[i]!.has(h.drawer.id)).length;
         }
-        cells.push(`${latency(t2)}, recall@20 ${(found / (near.length * 20)).toFixed(3)}`);
+        const recall = found / (near.length * 20);
+        cells.push(`${latency(t2)}, recall@20 ${recall.toFixed(3)}`);
+        const side = out[profile === 'opensearch' ? 'cluster' : 'embedded'];
+        side.knn = { ...side.knn, [key]: { ...figures(t2), recall_at_20: round(recall, 3) } } as ProfileFigures['knn'];
       }
       line(lines, `${n} drawers: knn k=20, ${name}`, cells[0]!, cells[1]!);
     }
@@ -238,6 +280,7 @@ async function measure(n: number, lines: string[]): Promise<void> {
         const t2: number[] = [];
         for (const q of QUERIES) await timed(t2, () => store.lexical([...new Set(lexicalTokens(q))], 20));
         times.set(profile, t2);
+        out[profile === 'opensearch' ? 'cluster' : 'embedded'].lexical = figures(t2);
       }
       line(lines, `${n} drawers: lexical k=20, tokens of a real query`, latency(times.get('embedded')!), latency(times.get('opensearch')!));
     }
@@ -246,14 +289,16 @@ async function measure(n: number, lines: string[]): Promise<void> {
       const times = new Map<string, number[]>();
       for (const [profile, store] of stores) {
         const t2: number[] = [];
-        const out: SearchResult[] = [];
+        const answers: SearchResult[] = [];
         for (const q of QUERIES)
-          out.push(
+          answers.push(
             await timed(t2, () =>
               search({ config, drawers: store, embedder }, { query: q, limit: 5, candidate_strategy: strategy }, { sanitize: true, defaultMaxDistance: 1.5 })),
           );
         times.set(profile, t2);
-        results.set(profile, out);
+        results.set(profile, answers);
+        if (strategy === 'union')
+          out[profile === 'opensearch' ? 'cluster' : 'embedded'].union = figures(t2);
       }
       const same = QUERIES.filter((_, i) =>
         JSON.stringify(results.get('embedded')![i]!.results.map((r) =>
@@ -272,8 +317,22 @@ async function measure(n: number, lines: string[]): Promise<void> {
 
 const sizes = process.argv.slice(2).map(Number).filter((x) => x > 0);
 const FORCE_MERGE = !process.argv.includes('--no-merge');
+const JSON_OUTPUT = process.argv.includes('--json');
 const lines: string[] = [];
+const loadAtStart = os.loadavg()[0]!;
 console.error(machine());
-await refreshPolicies(corpus(6_000).rows, lines);
-for (const n of sizes.length ? sizes : [100_000]) await measure(n, lines);
-console.log(`${machine()}\n\n| measure | embedded (SQLite + FTS5 + HNSW) | OpenSearch 2.19 k-NN (Lucene HNSW) |\n|---|---|---|\n${lines.join('\n')}`);
+if (!JSON_OUTPUT) await refreshPolicies(corpus(6_000).rows, lines);
+const runs: ({ n: number } & Figures)[] = [];
+for (const n of sizes.length ? sizes : [100_000]) {
+  const out: Figures = { cluster: {}, embedded: {} };
+  await measure(n, lines, out);
+  runs.push({ n, ...out });
+}
+console.log(`${machine()}\n\n| measure | embedded (SQLite + FTS5 + HNSW) | OpenSearch k-NN (Lucene HNSW) |\n|---|---|---|\n${lines.join('\n')}`);
+if (JSON_OUTPUT) {
+  for (const run of runs) {
+    console.log(
+      JSON.stringify({ n: run.n, load_avg: { start: round(loadAtStart, 2), end: round(os.loadavg()[0]!, 2) }, cluster: run.cluster, embedded: run.embedded }),
+    );
+  }
+}

@@ -3,6 +3,7 @@
  * the meta index of one palace, with the request helpers the ports' adapters in this folder
  * share (search, bulk writes with retries of busy items, delete-by-query).
  */
+import { errors } from '@opensearch-project/opensearch';
 import type { Client } from '@opensearch-project/opensearch';
 import type { DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError, invalidArgument, storeUnavailable } from '../../core/errors.js';
@@ -12,6 +13,7 @@ import type { OpenSearchConnectionOptions } from './connection.js';
 import { documentId, toDocument } from './drawer-documents.js';
 import type { FilterClause } from './drawer-filter-query.js';
 import { aliasName, changeDimension, ensureIndices, metaIndexName, storedDimension } from './drawer-mapping.js';
+import { MergeAfterLoad, startBackgroundMerge } from './segment-merge.js';
 
 export const DEFAULT_DIMENSION = 384;
 /** The largest page any listing of the drawer store returns. */
@@ -33,6 +35,7 @@ export interface OpenSearchDrawerIndexOptions extends OpenSearchConnectionOption
 
 export interface Hit<S> {
   _id: string;
+  _index?: string;
   _score: number | null;
   _source?: S;
   fields?: Record<string, unknown[]>;
@@ -59,6 +62,7 @@ export class OpenSearchDrawerIndices {
   readonly drawers: string;
   readonly states: string;
   readonly meta: string;
+  private readonly merges: MergeAfterLoad;
 
   private constructor(
     readonly conn: OpenSearchConnection,
@@ -68,6 +72,7 @@ export class OpenSearchDrawerIndices {
     this.drawers = aliasName(conn, 'drawers');
     this.states = aliasName(conn, 'file-states');
     this.meta = metaIndexName(conn);
+    this.merges = new MergeAfterLoad(() => startBackgroundMerge(conn, this.drawers));
   }
 
   /** Opens the palace's indices, creating them (templates, `-v1` indices, aliases) if needed. */
@@ -113,6 +118,22 @@ export class OpenSearchDrawerIndices {
     return this.call<SearchBody<S>>((c) => c.search({ index, body, ...params }));
   }
 
+  /**
+   * Several searches of one index in one request (`_msearch`), answers in order. A failed search
+   * fails the whole call the way a failed single search would (transient failures retried).
+   */
+  async msearch<S>(index: string, searches: Record<string, unknown>[]): Promise<SearchBody<S>[]> {
+    const body = searches.flatMap((s) => [{ index }, s]);
+    return this.conn.call(async (c) => {
+      const res = (await c.msearch({ body })).body as { responses: (SearchBody<S> & { error?: unknown; status?: number })[] };
+      const failed = res.responses.find((r) => r.error !== undefined);
+      // Thrown inside the call, so a transient failure of one search is retried like any other.
+      if (failed)
+        throw new errors.ResponseError({ body: { error: failed.error }, statusCode: failed.status ?? 500, headers: {}, warnings: null, meta: {} } as never);
+      return res.responses;
+    });
+  }
+
   /** Makes every write so far visible to searches (after loads written with `refresh: false`). */
   async refresh(): Promise<void> {
     await this.call((c) => c.indices.refresh({ index: `${this.drawers},${this.states}` }));
@@ -154,6 +175,7 @@ export class OpenSearchDrawerIndices {
         if (pending.length > 0) await sleep(backoffMs(attempt));
       }
     }
+    if (index === this.drawers) this.merges.noteWrites(ops.filter((op) => !('delete' in op.action)).length);
     return out;
   }
 
@@ -182,6 +204,7 @@ export class OpenSearchDrawerIndices {
   }
 
   async close(): Promise<void> {
+    this.merges.close();
     await this.conn.close();
   }
 }

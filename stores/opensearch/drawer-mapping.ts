@@ -6,18 +6,27 @@
  * see a missing or half-filled index.
  *
  * Drawer documents (one per drawer row, `_id` derived from the drawer id):
- * - `embedding`: 384-d `knn_vector`, Lucene HNSW, cosine. m 16 / ef_construction 128: m 16 is
- *   the usual choice for 384-d sentence embeddings (recall@10 ≥ 0.99 at ef 100, graph memory
+ * - `embedding`: 384-d `knn_vector`, Lucene HNSW, cosine, stored once: in Lucene's flat vector
+ *   file beside the graph. The k-NN plugin's derived source (`index.knn.derived_source.enabled`,
+ *   set explicitly though it is the 3.x default) keeps it out of the stored `_source` and puts it
+ *   back, as the float32 values, whenever `_source` is read (get, mget, search, `_reindex`,
+ *   `_update`), so every reader of vectors (exact re-sort, export, migrate, reembed, repair's
+ *   `_reindex`) gets each vector bit for bit; no binary doc-values copy is written either. On 2.19
+ *   the vector was kept three times (graph file, doc values, JSON in `_source`: 9.1 KB per 384-d
+ *   vector measured on 2.19, 1.6 KB on 3.5 with this mapping); `repair` moves such an index to
+ *   this mapping (reindex-repair.ts). m 16 / ef_construction 128: m 16 is the usual choice for
+ *   384-d sentence embeddings (recall@10 ≥ 0.99 at ef 100, graph memory
  *   ~128 B per vector at layer 0) and the embedded profile's graph uses the same m; construction
  *   at 128 instead of the default 100 buys a little recall on the large, clustered palaces that
  *   mining produces, for roughly a quarter more construction work (in proportion to the
  *   candidate list; not measured separately here). Small or filtered searches do not depend on
  *   it: the adapter makes those exact (see opensearch-drawer-index.ts).
  * - `content`: stored in `_source` only (returned verbatim, never searched).
- * - `lexical`: the product's token stream (core/lexical) under a plain whitespace analyser, BM25;
- *   `lexical_tf` the same stream under a similarity that scores a term by its raw frequency, so a
- *   search can read each query token's exact frequency per document (docs/decisions.md palace 8: the product
- *   ranks lexical candidates itself); `lexical_length` the number of tokens.
+ * - `lexical`: the product's token stream (core/lexical) under a plain whitespace analyser, BM25,
+ *   which picks a window of candidates; the adapter counts each query token in the window rows'
+ *   own streams (docs/decisions.md palace 8: the product ranks lexical candidates itself), so no
+ *   scripted similarity and no second copy of the stream is indexed (mapping version 1 had both);
+ *   `lexical_length` the number of tokens, summed for the corpus statistics.
  * - keyword fields for every filter: wing, room, source_file, parent ids, `logical_id`, `id`.
  *   `filed_at` is a keyword, not a date: the embedded profile compares the stored UTC instant
  *   text byte-wise (`filed_at >= since`), and a keyword `range` compares UTF-8 bytes the same way,
@@ -28,8 +37,16 @@
  *   with its type.
  */
 import type { OpenSearchConnection } from './connection.js';
+import { startBackgroundMerge } from './segment-merge.js';
 
-export const DRAWER_MAPPING_VERSION = 1;
+/**
+ * The drawer mapping's version, kept in the index's mapping `_meta` (an index without it was made
+ * by version 1: vectors in `_source`, scripted term-frequency field). `repair` moves an index of
+ * an older version onto this one.
+ */
+export const DRAWER_MAPPING_VERSION = 2;
+/** The suffix of the first index behind each alias (`…-v1`); `reindexTo` moves on from it. */
+const FIRST_INDEX_VERSION = 1;
 export const KNN_M = 16;
 export const KNN_EF_CONSTRUCTION = 128;
 
@@ -55,12 +72,13 @@ function drawerIndexBody(dimension: number) {
   return {
     settings: {
       'index.knn': true,
+      'index.knn.derived_source.enabled': true,
       number_of_shards: 1,
       number_of_replicas: 0,
-      similarity: { term_frequency: { type: 'scripted', script: { source: 'return doc.freq * query.boost;' } } },
     },
     mappings: {
       dynamic: 'strict' as const,
+      _meta: { mapping_version: DRAWER_MAPPING_VERSION },
       properties: {
         id: keyword,
         logical_id: keyword,
@@ -75,8 +93,7 @@ function drawerIndexBody(dimension: number) {
         meta_terms: { type: 'keyword', ignore_above: 8191 },
         meta: stored,
         content: { type: 'text', index: false },
-        lexical: { type: 'text', analyzer: 'whitespace', copy_to: 'lexical_tf' },
-        lexical_tf: { type: 'text', analyzer: 'whitespace', similarity: 'term_frequency', norms: false, index_options: 'freqs' },
+        lexical: { type: 'text', analyzer: 'whitespace' },
         lexical_length: { type: 'integer' },
         embedding: {
           type: 'knn_vector',
@@ -95,7 +112,7 @@ function fileStateIndexBody() {
   };
 }
 
-// The client's mapping types know no `knn_vector` and no scripted similarity, hence `never`.
+// The client's mapping types know no `knn_vector`, hence `never`.
 function indexBody(kind: IndexKind, dimension: number): never {
   return (kind === 'drawers' ? drawerIndexBody(dimension) : fileStateIndexBody()) as never;
 }
@@ -140,13 +157,27 @@ export async function storedDimension(conn: OpenSearchConnection): Promise<numbe
   });
 }
 
+/** What a drawer index stores, for `repair`'s check: its mapping version and where its vectors live. */
+export async function drawerIndexLayout(conn: OpenSearchConnection, index: string): Promise<{ mappingVersion: number; vectorsInSource: boolean }> {
+  const [mapping, settings] = await Promise.all([
+    conn.call(async (c) => (await c.indices.getMapping({ index })).body as Record<string, { mappings: { _meta?: { mapping_version?: number } } }>),
+    conn.call(async (c) =>
+      (await c.indices.getSettings({ index, flat_settings: true, include_defaults: true })).body as Record<string,
+        { settings: Record<string, string>; defaults?: Record<string, string> }>
+    ),
+  ]);
+  const flat = settings[index];
+  const derived = flat?.settings['index.knn.derived_source.enabled'] ?? flat?.defaults?.['index.knn.derived_source.enabled'];
+  return { mappingVersion: mapping[index]?.mappings._meta?.mapping_version ?? 1, vectorsInSource: derived !== 'true' };
+}
+
 /** Creates (if missing) the templates, `…-v1` indices and their aliases. Idempotent and race-safe. */
 export async function ensureIndices(conn: OpenSearchConnection, dimension: number): Promise<void> {
   for (const kind of ['drawers', 'file-states'] as const) {
     const alias = aliasName(conn, kind);
     if ((await aliasTarget(conn, alias)) !== undefined) continue;
     await putTemplate(conn, kind, dimension);
-    const index = versionedName(conn, kind, DRAWER_MAPPING_VERSION);
+    const index = versionedName(conn, kind, FIRST_INDEX_VERSION);
     if (!(await indexExists(conn, index))) {
       await conn.call((c) =>
         c.indices.create({ index, body: { aliases: { [alias]: { is_write_index: true } }, ...(indexBody(kind, dimension) as object) },
@@ -163,19 +194,23 @@ export async function ensureIndices(conn: OpenSearchConnection, dimension: numbe
  * Runs `load` with the index tuned for a bulk load: no periodic refresh (so segments grow to the
  * indexing buffer's size instead of one per second, and Lucene builds and merges far fewer HNSW
  * graphs) and an asynchronous translog (no fsync per bulk request). Both are reset to their
- * defaults afterwards, and the index is refreshed, whether `load` succeeded or not. Searches of
+ * defaults afterwards, and the index is refreshed, whether `load` succeeded or not; a load that
+ * succeeded then starts a background merge to one segment (segment-merge.ts). Searches of
  * the index see none of the load until it ends, and a node crash may lose its last seconds:
  * meant for loads that are simply re-run (ids are deterministic), like `reindexTo`'s copy.
  */
 export async function withBulkLoadSettings<T>(conn: OpenSearchConnection, index: string, load: () => Promise<T>): Promise<T> {
   const put = (settings: Record<string, unknown>) => conn.call((c) => c.indices.putSettings({ index, body: { index: settings } }));
   await put({ refresh_interval: '-1', 'translog.durability': 'async' });
+  let loaded: T;
   try {
-    return await load();
+    loaded = await load();
   } finally {
     await put({ refresh_interval: null, 'translog.durability': null });
     await conn.call((c) => c.indices.refresh({ index }));
   }
+  await startBackgroundMerge(conn, index);
+  return loaded;
 }
 
 /**

@@ -2,8 +2,9 @@
  * Which rows a lexical candidate fetch returns, decided the way the embedded profile decides it,
  * so both profiles hand the product the same candidate set (docs/decisions.md palace 8). The embedded adapter
  * orders matches by SQLite FTS5's `bm25()` over its whole table, then by id; this computes that
- * same function from statistics the adapter reads exactly from OpenSearch (row count, total and
- * per-row token counts, per-token document frequency, per-row token frequency), instead of taking
+ * same function from statistics the adapter reads exactly from OpenSearch (row count, total
+ * token count, per-token document frequency) and from each candidate row's stored token stream
+ * (its length and per-token frequency), instead of taking
  * Lucene's score (whose document lengths are lossy and whose statistics count deleted documents).
  *
  * FTS5 bm25 with one column and default weights, k1 = 1.2, b = 0.75:
@@ -46,6 +47,18 @@ export function fts5Score(match: LexicalMatch, idf: readonly number[], avgdl: nu
     score += (idf[i]! * (f * (K1 + 1))) / (f + d);
   }
   return score;
+}
+
+/** A row's match: its length and each term's occurrences, counted in its stored token stream. */
+export function lexicalMatch(id: string, stream: string, terms: readonly string[]): LexicalMatch {
+  const tokens = stream === '' ? [] : stream.split(' ');
+  const position = new Map(terms.map((t, i) => [t, i]));
+  const frequency = terms.map(() => 0);
+  for (const token of tokens) {
+    const i = position.get(token);
+    if (i !== undefined) frequency[i]!++;
+  }
+  return { id, length: tokens.length, frequency };
 }
 
 /** Byte order of the UTF-8 encodings (SQLite's BINARY collation; Lucene's keyword order). */

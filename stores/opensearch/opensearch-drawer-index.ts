@@ -1,18 +1,20 @@
 /**
- * The cluster profile's drawer store on OpenSearch 2.19: the drawers and their searches here;
+ * The cluster profile's drawer store on OpenSearch 3.x: the drawers and their searches here;
  * file states (file-states.ts), the model record (model-record.ts) and bulk rows (drawer-bulk.ts)
  * over the indices of drawer-indices.ts, on the k-NN plugin (Lucene HNSW).
  * Observable behaviour is the embedded adapter's (the contract suite checks it):
  *
- * - Vector search pushes the filter into the `knn` query (efficient filtering). When the filter
+ * - Vector search pushes the filter into the `knn` query (efficient filtering), sent in one
+ *   `_msearch` with the count of the rows in scope. When the filter
  *   matches few enough rows (the embedded adapter's exact-scan bound) the engine is asked for all
  *   of them, which makes Lucene score every filtered row exactly; otherwise HNSW gives at least
  *   `EF_SEARCH` candidates. Either way distances are recomputed from the stored vectors and the
  *   candidates re-sorted by (exact distance, id); the fetch widens until no row the engine ranked
  *   lower could beat the k-th by exact distance.
  * - Lexical candidates: rows matching any token (BM25 term queries on the token field, filters
- *   pushed down), chosen and ordered like the embedded FTS5 `bm25()` (lexical-rank.ts); exact
- *   whenever the matches fit the re-ranked window.
+ *   pushed down), chosen and ordered like the embedded FTS5 `bm25()` (lexical-rank.ts) from
+ *   statistics read without a pass over every row (lexical-statistics.ts) and each window row's
+ *   own token stream; exact whenever the matches fit the re-ranked window. No script runs.
  * - Writes are bulk requests keyed by the drawer id with `require_alias`, and refresh before they
  *   return (`refresh` option), so the caller that wrote reads its writes.
  * - Bulk deletes are `_delete_by_query` with the filter; listings, taxonomy and sources are
@@ -36,7 +38,8 @@ import { filterClauses, filterQuery } from './drawer-filter-query.js';
 import { filterIsEmpty } from '../shared/drawers/filter-rules.js';
 import type { FilterClause } from './drawer-filter-query.js';
 import { OpenSearchFileStates } from './file-states.js';
-import { rankLikeFts5 } from './lexical-rank.js';
+import { lexicalMatch, rankLikeFts5 } from './lexical-rank.js';
+import { LexicalStatistics } from './lexical-statistics.js';
 import type { LexicalMatch } from './lexical-rank.js';
 import { OpenSearchModelRecord } from './model-record.js';
 import { ComposedDrawerStore } from '../shared/drawers/composed-drawer-store.js';
@@ -63,12 +66,12 @@ const ENGINE_SCORE_ERROR = 1e-5;
  */
 const LEXICAL_WINDOW_MIN = 200;
 const LEXICAL_WINDOW_PER_K = 10;
-/** The `lexical_tf` clauses score `freq · boost`; tiny so they barely touch the BM25 order. */
-const TF_BOOST = 1e-6;
 const K_MAX = 10_000;
 const COMPOSITE_PAGE = 1000;
 /** Groups per request while `list` walks the logical drawers. */
 const GROUP_WALK = 10_000;
+
+type KnnSource = DrawerSource & { embedding: number[] };
 
 function withFilter(query: FilterClause, clauses: FilterClause[]): FilterClause {
   return clauses.length === 0 ? query : { bool: { must: [query], filter: clauses } };
@@ -77,8 +80,11 @@ function withFilter(query: FilterClause, clauses: FilterClause[]): FilterClause 
 export class OpenSearchDrawerIndex extends ComposedDrawerStore implements DrawerIndex {
   readonly storeName = OPENSEARCH_STORE;
 
+  private readonly statistics: LexicalStatistics;
+
   private constructor(private readonly base: OpenSearchDrawerIndices) {
     super(new OpenSearchFileStates(base), new OpenSearchModelRecord(base), new OpenSearchDrawerBulk(base));
+    this.statistics = new LexicalStatistics(base);
   }
 
   /** Opens the palace's indices, creating them (templates, `-v1` indices, aliases) if needed. */
@@ -145,17 +151,30 @@ export class OpenSearchDrawerIndex extends ComposedDrawerStore implements Drawer
     }
     checkInt('k', k, 1, K_MAX);
     const clauses = filterClauses(filter);
-    const matching = await this.countClauses(clauses);
+    const filtered = clauses.length > 0 ? { bool: { filter: clauses } } : undefined;
+    const knnQuery = (engineK: number, knnFilter: FilterClause | undefined) => ({
+      knn: { embedding: { vector: Array.from(vector), k: engineK, ...(knnFilter ? { filter: knnFilter } : {}) } },
+    });
+    const page = (size: number, query: FilterClause) => ({ size, query, _source: [...DRAWER_SOURCE, 'embedding'] });
+    // The scope's size and the approximate search in one round trip; most searches of a large
+    // palace need nothing else. A scope small enough to scan is searched again, exactly.
+    const approximateK = Math.min(ENGINE_MAX, Math.max(k, EF_SEARCH));
+    const firstSize = Math.min(approximateK, k + KNN_SLACK);
+    const [counted, approximate] = await this.base.msearch<KnnSource>(this.base.drawers, [
+      { size: 0, track_total_hits: true, query: filtered ?? { match_all: {} } },
+      page(firstSize, knnQuery(approximateK, filtered)),
+    ]);
+    const matching = counted!.hits.total?.value ?? 0;
     if (matching === 0) return [];
     const exact = matching <= Math.min(ENGINE_MAX, Math.max(EXACT_SCAN_MAX, k * EXACT_SCAN_PER_K));
-    const engineK = exact ? matching : Math.min(ENGINE_MAX, Math.max(k, EF_SEARCH));
+    const engineK = exact ? matching : approximateK;
     // A filter (match_all when there is none) makes Lucene score every row exactly once the
     // filter passes no more rows than k.
-    const knnFilter = clauses.length > 0 ? { bool: { filter: clauses } } : exact ? { match_all: {} } : undefined;
-    const query = { knn: { embedding: { vector: Array.from(vector), k: engineK, ...(knnFilter ? { filter: knnFilter } : {}) } } };
-    for (let size = Math.min(engineK, k + KNN_SLACK);; size = Math.min(engineK, size * 2)) {
-      const res = await this.base.search<DrawerSource & { embedding: number[] }>(this.base.drawers, { size, query, _source: [...DRAWER_SOURCE, 'embedding'] });
-      const hits = res.hits.hits;
+    const query = knnQuery(engineK, exact ? filtered ?? { match_all: {} } : filtered);
+    let size = Math.min(engineK, k + KNN_SLACK);
+    let hits = exact ? undefined : approximate!.hits.hits;
+    for (;;) {
+      hits ??= (await this.base.search<KnnSource>(this.base.drawers, page(size, query))).hits.hits;
       const scored = hits
         .map((h) => ({ drawer: fromSource(h._source!), distance: cosineDistance(vector, vectorFromSource(h._source!)) }))
         .sort((a, b) => a.distance - b.distance || (a.drawer.id < b.drawer.id ? -1 : a.drawer.id > b.drawer.id ? 1 : 0));
@@ -165,21 +184,9 @@ export class OpenSearchDrawerIndex extends ComposedDrawerStore implements Drawer
       const lowestScore = hits[hits.length - 1]!._score ?? 0;
       const unseenDistance = 2 - 2 * lowestScore - 2 * ENGINE_SCORE_ERROR;
       if (unseenDistance > top[k - 1]!.distance) return top;
+      size = Math.min(engineK, size * 2);
+      hits = undefined;
     }
-  }
-
-  private async corpusStats(terms: string[]): Promise<{ rows: number; tokens: number; documentFrequency: number[] }> {
-    const res = await this.base.search<never>(this.base.drawers, {
-      size: 0,
-      track_total_hits: true,
-      query: { match_all: {} },
-      aggs: {
-        tokens: { sum: { field: 'lexical_length' } },
-        df: { filters: { filters: Object.fromEntries(terms.map((t, i) => [String(i), { term: { lexical: t } }])) } },
-      },
-    });
-    const aggs = res.aggregations as { tokens: { value: number }; df: { buckets: Record<string, { doc_count: number }> } };
-    return { rows: res.hits.total?.value ?? 0, tokens: aggs.tokens.value, documentFrequency: terms.map((_, i) => aggs.df.buckets[String(i)]?.doc_count ?? 0) };
   }
 
   async lexical(tokens: string[], k: number, filter?: DrawerFilter): Promise<Drawer[]> {
@@ -187,40 +194,23 @@ export class OpenSearchDrawerIndex extends ComposedDrawerStore implements Drawer
     checkInt('k', k, 1, K_MAX);
     const unique = [...new Set(tokens.filter((t) => t.trim() !== ''))];
     if (unique.length === 0) return [];
-    const all = await this.corpusStats(unique.map(asciiLower));
+    const all = await this.statistics.read(unique.map(asciiLower));
     const kept = informativeTokenPositions(all.documentFrequency, all.rows);
     const terms = kept.map((i) => asciiLower(unique[i]!));
     const stats = { ...all, documentFrequency: kept.map((i) => all.documentFrequency[i]!) };
     const clauses = filterClauses(filter);
     const window = Math.min(ENGINE_MAX, Math.max(LEXICAL_WINDOW_MIN, k * LEXICAL_WINDOW_PER_K));
-    const res = await this.base.search<never>(
-      this.base.drawers,
-      {
-        size: window,
-        _source: false,
-        docvalue_fields: ['id', 'lexical_length'],
-        query: {
-          bool: {
-            filter: clauses,
-            should: [...terms.map((t) => ({ term: { lexical: t } })),
-              ...terms.map((t, i) => ({ term: { lexical_tf: { value: t, boost: TF_BOOST, _name: String(i) } } }))],
-            minimum_should_match: 1,
-          },
-        },
-        sort: [{ _score: 'desc' }, { id: 'asc' }],
-      },
-      { include_named_queries_score: true },
-    );
-    const matches: LexicalMatch[] = res.hits.hits.map((h) => {
-      const named = (h.matched_queries ?? {}) as Record<string, number>;
-      return {
-        id: h.fields!.id![0] as string,
-        length: h.fields!.lexical_length![0] as number,
-        frequency: terms.map((_, i) => Math.round((named[String(i)] ?? 0) / TF_BOOST)),
-      };
+    // The window's rows come with their token streams, so each query token's exact frequency
+    // and the row's length are counted here, and with their content, so nothing is fetched again.
+    const res = await this.base.search<DrawerSource & { lexical: string }>(this.base.drawers, {
+      size: window,
+      _source: [...DRAWER_SOURCE, 'lexical'],
+      query: { bool: { filter: clauses, should: terms.map((t) => ({ term: { lexical: t } })), minimum_should_match: 1 } },
+      sort: [{ _score: 'desc' }, { id: 'asc' }],
     });
-    const ranked = rankLikeFts5(matches, stats, k);
-    return this.get(ranked.map((m) => m.id));
+    const rows = new Map(res.hits.hits.map((h) => [h._source!.id, h._source!]));
+    const matches: LexicalMatch[] = [...rows.values()].map((row) => lexicalMatch(row.id, row.lexical, terms));
+    return rankLikeFts5(matches, stats, k).map((m) => fromSource(rows.get(m.id)!));
   }
 
   private async countClauses(clauses: FilterClause[]): Promise<number> {

@@ -1,14 +1,16 @@
 /**
  * Repair of a cluster palace's OpenSearch indices: everything OpenSearch holds is rebuilt from
- * its own `_source` (vectors included), so a repair copies each alias's index into a fresh
+ * its own `_source` (vectors included: stored there by mapping version 1, derived from the vector
+ * file since version 2, see drawer-mapping.ts), so a repair copies each alias's index into a fresh
  * `…-v<N+1>` built from the current template and swaps the alias (drawer-mapping.ts
  * `reindexTo`). `check` reads the aliases, their indices' document counts and mappings, and
- * reports what differs from the mapping this build creates.
+ * reports what differs from the mapping this build creates (an older mapping version, vectors
+ * kept in `_source`, other HNSW parameters); the rebuild moves the index onto it.
  */
 import type { IndexCheck, IndexFinding, IndexMaintenance } from '../ports/index-maintenance.js';
 import type { OpenSearchConnectionOptions } from './connection.js';
 import { OpenSearchConnection } from './connection.js';
-import { aliasName, aliasTarget, KNN_EF_CONSTRUCTION, KNN_M, reindexTo, storedDimension } from './drawer-mapping.js';
+import { aliasName, aliasTarget, DRAWER_MAPPING_VERSION, drawerIndexLayout, KNN_EF_CONSTRUCTION, KNN_M, reindexTo, storedDimension } from './drawer-mapping.js';
 import type { IndexKind } from './drawer-mapping.js';
 
 const KINDS: IndexKind[] = ['drawers', 'file-states'];
@@ -40,6 +42,12 @@ async function check(conn: OpenSearchConnection): Promise<IndexCheck> {
       (await c.indices.getMapping({ index: target })).body as Record<string,
         { mappings: { properties: { embedding?: { method?: { parameters?: { m?: number; ef_construction?: number } } } } } }>
     );
+    const layout = await drawerIndexLayout(conn, target);
+    facts.drawer_mapping_version = layout.mappingVersion;
+    if (layout.mappingVersion < DRAWER_MAPPING_VERSION) {
+      findings.push({ part: 'opensearch:drawers', problem: `mapping version ${layout.mappingVersion} is older than this build's ${DRAWER_MAPPING_VERSION}` });
+    }
+    if (layout.vectorsInSource) findings.push({ part: 'opensearch:drawers', problem: 'vectors are stored a second time as JSON in _source' });
     const params = mapping[target]?.mappings.properties.embedding?.method?.parameters;
     if (params?.m !== KNN_M || params?.ef_construction !== KNN_EF_CONSTRUCTION) {
       findings.push({ part: 'opensearch:drawers',
