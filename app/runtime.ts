@@ -67,7 +67,7 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
   }
   const stores: PalaceStores<JobSpec, JobProgress> = { ...opened, drawers: modelBoundDrawers(opened.drawers, embedder.identity) };
   // Sources registered by older versions may hold a credential in their URL: it moves out now.
-  await migrateRegisteredSources({ store: stores.jobs, credentials: stores.credentials }).catch(async (e: unknown) => {
+  await migrateRegisteredSources({ sources: stores.sources, credentials: stores.credentials }).catch(async (e: unknown) => {
     await opened.close();
     if (!opts.embedder) await embedder.close();
     throw e;
@@ -94,7 +94,7 @@ export async function openRuntime(config: Config, opts: { embedder?: Embedder; p
   }
   const queues = config.profile === 'cluster' ? await openQueues(config) : undefined;
   const refresh = queues?.refresh ??
-    new RefreshDebouncer((sourceId) => refreshRegisteredSource({ store: stores.jobs, jobs }, sourceId), config.hooks.refreshDebounceMs, log,
+    new RefreshDebouncer((sourceId) => refreshRegisteredSource({ sources: stores.sources, jobs }, sourceId), config.hooks.refreshDebounceMs, log,
       config.hooks.refreshMaxWaitMs);
   return {
     config,

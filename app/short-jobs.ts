@@ -77,7 +77,7 @@ export function startShortJobWorkers(rt: { config: Config; stores: PalaceStores;
     onWorkerError: (queue, e) => rt.log.warn({ err: e, queue }, `mempalace worker: ${queue} queue consumer: ${e.message}`) };
   const plainRefresh = refreshWithJobEngine(jobs);
   const trigger = startTriggerWorker(settings, {
-    refresh: (req) => (req.sourceId ? refreshRegisteredSource({ store: stores.jobs, jobs }, req.sourceId) : plainRefresh(req)),
+    refresh: (req) => (req.sourceId ? refreshRegisteredSource({ sources: stores.sources, jobs }, req.sourceId) : plainRefresh(req)),
     autoSave: (req) => runAutoSave({ config, drawers: stores.drawers, embedder: rt.embedder }, req),
   });
   const notify = { palace: config.palaceName, urls: config.hooks.notifyUrls, secret: config.hooks.notifySecret, logstream: stores.logstream };

@@ -137,7 +137,7 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
     };
     const sources = async () => {
       const rt = deps.runtime();
-      return { sources: await listSources({ store: rt.stores.jobs, jobs: rt.jobs }) };
+      return { sources: await listSources({ sources: rt.stores.sources, jobs: rt.jobs }) };
     };
     const notifications = async () => {
       const n = deps.runtime().notifications;

@@ -59,7 +59,7 @@ export function registerHookRoutes(router: Router, deps: ApiDeps): void {
       return;
     }
     try {
-      const matched = sourcesForPush(await rt.stores.jobs.listSources(), push);
+      const matched = sourcesForPush(await rt.stores.sources.list(), push);
       const requests = [];
       for (const source of matched) requests.push({ source_id: source.source_id, ...(await rt.refresh.request(source)) });
       res.status(202).json({ provider, event, ref: push.ref, after: push.after ?? null, sources: requests });

@@ -17,7 +17,7 @@ import { validBody, validQuery } from '../validate.js';
 export function registerSourceRoutes(router: Router, deps: ApiDeps): void {
   const ctx = (req: Request) => {
     const rt = deps.runtime();
-    return { store: rt.stores.jobs, jobs: rt.jobs, policy: sourcePolicy(rt.config, { tokenRoots: deps.caller(req).roots }),
+    return { sources: rt.stores.sources, jobs: rt.jobs, policy: sourcePolicy(rt.config, { tokenRoots: deps.caller(req).roots }),
       credentials: rt.stores.credentials };
   };
 

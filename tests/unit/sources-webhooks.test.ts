@@ -10,7 +10,7 @@ import { isPushEvent, parsePush, providerOf, signatureValid } from '../../api/we
 import { loadConfig } from '../../core/config.js';
 import type { GitPush } from '../../palace/registered-sources.js';
 import { isRepoUrl, repoMatchKey, sourcesForPush } from '../../palace/registered-sources.js';
-import type { RegisteredSource } from '../../stores/ports/job-store.js';
+import type { RegisteredSource } from '../../stores/ports/registered-sources.js';
 import { RefreshDebouncer } from '../../jobs/engines/local/refresh-debouncer.js';
 import { quietLogger } from '../helpers/log.js';
 

@@ -11,7 +11,7 @@
  */
 import type { Logger } from '../../../core/log.js';
 import type { RefreshScheduler } from '../../../palace/registered-sources.js';
-import type { RegisteredSource } from '../../../stores/ports/job-store.js';
+import type { RegisteredSource } from '../../../stores/ports/registered-sources.js';
 
 interface PerSource {
   timer?: NodeJS.Timeout;
