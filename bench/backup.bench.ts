@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
 import { exportPalace } from '../palace/export.js';
 import { importPalace } from '../palace/import.js';

@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import path from 'node:path';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
 import type { JobProgress, MineSpec } from '../jobs/job.js';

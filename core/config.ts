@@ -1,11 +1,11 @@
 /**
- * The one place that reads configuration from the environment. Everything else receives a
- * `Config` value, so tests and embedders can build one without touching `process.env`.
+ * The one place that turns the environment into configuration. Everything else receives a
+ * `Config` value, so tests and embedders can build one without touching `process.env`; what the
+ * environment leaves to the machine (home directory, host name, cores) comes in as `HostFacts`,
+ * read by app/config.ts.
  */
-import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { availableCores } from './cpu-budget.js';
 import type { PalaceError } from './errors.js';
 import { invalidArgument } from './errors.js';
 import type { LogFormat, LogLevel } from './log.js';
@@ -198,10 +198,18 @@ export interface OAuthSettings {
   allowJwtTyp: boolean;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** What the configuration falls back to when the environment is silent, read from the machine. */
+export interface HostFacts {
+  homeDir: string;
+  hostName: string;
+  /** Cores this process may use (affinity and cgroup quota). */
+  cores: number;
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv, host: HostFacts): Config {
   const read = new EnvReader(env);
   const profile = read.get('MEMPALACE_PROFILE', oneOf(PROFILES), 'embedded');
-  const home = os.homedir();
+  const home = host.homeDir;
   const palaceDir = path.resolve(
     env.MEMPALACE_PALACE ?? env.MEMPALACE_PALACE_PATH ?? env.MEMPAL_PALACE_PATH ?? path.join(home, '.mempalace', 'palace'),
   );
@@ -217,7 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     palaceDir,
     palaceName,
     modelDir: path.resolve(env.MEMPALACE_MODEL_DIR ?? path.join(home, '.cache', 'mempalace', 'models')),
-    embed: { model: read.raw('MEMPALACE_EMBED_MODEL') ?? DEFAULT_EMBED_MODEL, threads: read.get('MEMPALACE_EMBED_THREADS', positiveInteger, availableCores()) },
+    embed: { model: read.raw('MEMPALACE_EMBED_MODEL') ?? DEFAULT_EMBED_MODEL, threads: read.get('MEMPALACE_EMBED_THREADS', positiveInteger, host.cores) },
     allowedRoots,
     sources: {
       requireAllowedRoots: false,
@@ -288,7 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     entityRegistryFile: path.resolve(env.MEMPALACE_ENTITY_REGISTRY ?? path.join(home, '.mempalace', 'known_entities.json')),
     entityLanguages: read.list('MEMPALACE_ENTITY_LANGUAGES', 'en'),
-    replicaName: env.MEMPALACE_REPLICA_NAME ?? os.hostname(),
+    replicaName: env.MEMPALACE_REPLICA_NAME ?? host.hostName,
     jobLeaseMs: read.get('MEMPALACE_JOB_LEASE_MS', atLeast(1000), 15_000),
     mineParallelBatches: read.get('MEMPALACE_MINE_PARALLEL_BATCHES', count, 0),
     gitWorkspaceBytes: read.get('MEMPALACE_GIT_WORKSPACE_MB', positiveInteger, 4096) * 1024 * 1024,

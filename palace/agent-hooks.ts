@@ -10,7 +10,7 @@ import { conversationRoom } from '../core/chat/room.js';
 import type { Harness } from '../core/chat/session.js';
 import { readSession } from '../core/chat/session.js';
 import { invalidArgument } from '../core/errors.js';
-import { loadProjectConfig } from '../core/project-config.js';
+import { loadProjectConfig } from './sources/project-config.js';
 import { hashN } from '../core/text.js';
 import { wingSlug } from '../core/validate.js';
 import type { CheckpointInput } from './checkpoint.js';

@@ -15,7 +15,7 @@ import type { GitRunnerFactory } from '../../jobs/source/git-workspace.js';
 import { GitWorkspace } from '../../jobs/source/git-workspace.js';
 import type { GitTarget } from '../../palace/sources.js';
 import { createJobActivities } from '../../jobs/activities.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { openStores } from '../../stores/open.js';
 import { LocalJobEngine } from '../../jobs/engines/local/runner.js';

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { ModelIdentity } from '../../embed/model-identity.js';
 import { exportPalace } from '../../palace/export.js';
 import { importPalace } from '../../palace/import.js';

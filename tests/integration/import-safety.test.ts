@@ -17,7 +17,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../core/config.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { ModelIdentity } from '../../embed/model-identity.js';
 import { encodeVector, EXPORT_FORMAT, EXPORT_VERSION } from '../../palace/backup-records.js';
 import { exportPalace } from '../../palace/export.js';

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { ModelIdentity } from '../../embed/model-identity.js';
 import { migratePalace } from '../../palace/migrate.js';
 import { openStores } from '../../stores/open.js';

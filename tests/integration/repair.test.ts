@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { Config } from '../../core/config.js';
 import { repairIndexes } from '../../palace/repair.js';
 import { DRAWER_ANN_FILE, DRAWER_DB_FILE } from '../../stores/embedded/drawers/drawer-db.js';

@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkNotifySettings, signature } from '../../jobs/notify.js';
 import { isPushEvent, parsePush, providerOf, signatureValid } from '../../api/webhooks.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { GitPush } from '../../palace/registered-sources.js';
 import { isRepoUrl, repoMatchKey, sourcesForPush } from '../../palace/registered-sources.js';
 import type { RegisteredSource } from '../../stores/ports/registered-sources.js';

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ListedFileRefused, readListedFile } from '../../core/listed-file.js';
+import { ListedFileRefused, readListedFile } from '../../palace/sources/listed-file.js';
 import type { SourcePolicy } from '../../palace/sources.js';
 import { assertStoredSourceAllowed, isNonPublicAddress, isWithin, matchAllowedHost, resolveGitSource, resolveLocalSource, resolveMineSource,
   sourcePolicy } from '../../palace/sources.js';

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { loadTokenCounter } from '../../embed/token-counter.js';
 import type { TokenCounter } from '../../embed/token-counter.js';
 import { kgAdd, kgInvalidate } from '../../palace/kg.js';
