@@ -18,7 +18,7 @@ import type { PalaceStores } from '../stores/ports/palace-stores.js';
 import { openStores } from '../stores/open.js';
 import { LocalJobEngine } from '../jobs/engines/local/runner.js';
 import { checkNotifySettings, deliverJobEnd } from '../jobs/notify.js';
-import { migrateRegisteredSources, refreshRegisteredSource } from '../palace/registered-sources.js';
+import { migrateRegisteredSources, refreshRegisteredSource } from '../palace/sources/registered-sources.js';
 import { InlineNotifications } from '../jobs/engines/local/inline-notifications.js';
 import { RefreshDebouncer } from '../jobs/engines/local/refresh-debouncer.js';
 

@@ -106,7 +106,7 @@ export interface Config {
   embed: { model: string; threads: number };
   /** Absolute directories a mine/sync source must live in; empty means no restriction. */
   allowedRoots: string[];
-  /** Source policy beyond the roots (palace/sources.ts). */
+  /** Source policy beyond the roots (palace/sources/sources.ts). */
   sources: {
     /** Refuse local sources while no allowed roots are set (`serve` without --allow-any-source). */
     requireAllowedRoots: boolean;

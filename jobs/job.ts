@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { PalaceError } from '../core/errors.js';
 import { hashN } from '../core/text.js';
-import type { RootBound, SourceSpec } from '../palace/sources.js';
+import type { RootBound, SourceSpec } from '../palace/sources/sources.js';
 
 export const JOB_KINDS = ['mine', 'sync', 'delete_by_source', 'reembed'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
@@ -14,7 +14,7 @@ export const MINE_MODES = ['projects', 'convos', 'extract'] as const;
 export type MineMode = (typeof MINE_MODES)[number];
 export type JobState = 'running' | 'completed' | 'failed' | 'cancelled';
 
-export type { SourceSpec } from '../palace/sources.js';
+export type { SourceSpec } from '../palace/sources/sources.js';
 
 export interface MineSpec {
   kind: 'mine';
@@ -28,7 +28,7 @@ export interface MineSpec {
   extract: 'exchange' | 'general';
   respectGitignore: boolean;
   includeIgnored: string[];
-  /** The submitting caller's root bounds (palace/sources.ts), re-checked on the worker. */
+  /** The submitting caller's root bounds (palace/sources/sources.ts), re-checked on the worker. */
   sourceBounds?: RootBound[] | undefined;
 }
 

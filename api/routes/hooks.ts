@@ -11,7 +11,7 @@
 import express from 'express';
 import type { Router } from 'express';
 import { PalaceError, invalidArgument } from '../../core/errors.js';
-import { sourcesForPush } from '../../palace/registered-sources.js';
+import { sourcesForPush } from '../../palace/sources/registered-sources.js';
 import type { ApiDeps } from '../deps.js';
 import { sendPalaceError } from '../errors.js';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../limits.js';

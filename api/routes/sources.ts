@@ -2,13 +2,13 @@
  * `/v1/sources`: the registered sources (list, add, get, remove, refresh now), and the short
  * jobs' outcomes: `GET /v1/notifications` (recent deliveries and dead letters) and
  * `POST /v1/dead-letters/{queue}/{id}/retry`. Reading needs the read scope, changing the write scope;
- * notification URLs are shown whole to admin tokens only (palace/notifications.ts).
+ * notification URLs are shown whole to admin tokens only (palace/hooks/notifications.ts).
  */
 import type { Request, Router } from 'express';
-import type { AddSourceInput } from '../../palace/registered-sources.js';
-import { notificationsFor } from '../../palace/notifications.js';
-import { addSource, getSource, listSources, removeSource, startRefresh } from '../../palace/registered-sources.js';
-import { sourcePolicy } from '../../palace/sources.js';
+import type { AddSourceInput } from '../../palace/sources/registered-sources.js';
+import { notificationsFor } from '../../palace/hooks/notifications.js';
+import { addSource, getSource, listSources, removeSource, startRefresh } from '../../palace/sources/registered-sources.js';
+import { sourcePolicy } from '../../palace/sources/sources.js';
 import { hasScope } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
 import { ADD_SOURCE_REQUEST, LIST_QUERY } from '../requests.js';

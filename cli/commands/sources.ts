@@ -6,8 +6,8 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { MINE_MODES } from '../../jobs/job.js';
-import { sourcePolicy } from '../../palace/sources.js';
-import { addSource, listSources, removeSource, startRefresh } from '../../palace/registered-sources.js';
+import { sourcePolicy } from '../../palace/sources/sources.js';
+import { addSource, listSources, removeSource, startRefresh } from '../../palace/sources/registered-sources.js';
 import type { RegisteredSource } from '../../stores/ports/registered-sources.js';
 import { printJson, table } from '../output.js';
 import type { Runtime } from '../../palace/runtime.js';

@@ -14,7 +14,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator } from '../../api/auth.js';
 import { loadConfig } from '../../app/config.js';
-import { exportPalace } from '../../palace/export.js';
+import { exportPalace } from '../../palace/backup/export.js';
 import type { RegisteredSource } from '../../stores/ports/registered-sources.js';
 import { httpsGitServer, type HttpsGitServer } from '../helpers/https-git.js';
 import type { Listener } from '../helpers/hooks.js';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hardenedGit } from '../../jobs/source/git.js';
 import type { GitRunnerFactory } from '../../jobs/source/git-workspace.js';
 import { GitWorkspace } from '../../jobs/source/git-workspace.js';
-import type { GitTarget } from '../../palace/sources.js';
+import type { GitTarget } from '../../palace/sources/sources.js';
 import { createJobActivities } from '../../jobs/activities.js';
 import { loadConfig } from '../../app/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import type { Config } from '../../core/config.js';
-import { repairIndexes } from '../../palace/repair.js';
+import { repairIndexes } from '../../palace/backup/repair.js';
 import { DRAWER_ANN_FILE, DRAWER_DB_FILE } from '../../stores/embedded/drawers/drawer-db.js';
 import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 import { openIndexMaintenance, openStores } from '../../stores/open.js';

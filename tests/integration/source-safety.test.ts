@@ -20,7 +20,7 @@ import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../app/config.js';
 import type { MineSpec } from '../../jobs/job.js';
-import { sourcePolicy } from '../../palace/sources.js';
+import { sourcePolicy } from '../../palace/sources/sources.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 const SECRET = 'OUTSIDE-SECRET-7f3a';

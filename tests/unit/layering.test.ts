@@ -92,7 +92,7 @@ describe('the layering lint rule', () => {
   });
 
   it('keeps the workflow sandbox to @temporalio/workflow, the orchestration files and types', async () => {
-    const [outside] = await layeringErrors('jobs/mine/workflow.ts', valueImport('../../palace/sources.js'));
+    const [outside] = await layeringErrors('jobs/mine/workflow.ts', valueImport('../../palace/sources/sources.js'));
     expect(outside).toContain('workflow sandbox');
     expect(await layeringErrors('jobs/mine/orchestration.ts', valueImport('../fence.js'))).toHaveLength(1);
     expect(await layeringErrors('jobs/workflow-run.ts', valueImport('node:fs'))).toHaveLength(1);
@@ -102,7 +102,7 @@ describe('the layering lint rule', () => {
     expect(await layeringErrors('jobs/mine/workflow.ts', valueImport('./orchestration.js'))).toEqual([]);
     expect(await layeringErrors('jobs/sync/workflow.ts', valueImport('../workflow-run.js'))).toEqual([]);
     expect(await layeringErrors('jobs/mine/orchestration.ts', valueImport('../progress.js'))).toEqual([]);
-    expect(await layeringErrors('jobs/mine/orchestration.ts', typeImport('../../palace/sources.js'))).toEqual([]);
-    expect(await layeringErrors('jobs/mine/activities.ts', valueImport('../../palace/sources.js'))).toEqual([]);
+    expect(await layeringErrors('jobs/mine/orchestration.ts', typeImport('../../palace/sources/sources.js'))).toEqual([]);
+    expect(await layeringErrors('jobs/mine/activities.ts', valueImport('../../palace/sources/sources.js'))).toEqual([]);
   });
 });

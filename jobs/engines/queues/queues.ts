@@ -21,12 +21,12 @@ import { invalidArgument, isPalaceError } from '../../../core/errors.js';
 import { hashN } from '../../../core/text.js';
 import type { CheckpointInput } from '../../../palace/checkpoint.js';
 import type { JobEngine, JobProgress, MineSpec } from '../../job.js';
-import type { SessionSave } from '../../../palace/session-save.js';
+import type { SessionSave } from '../../../palace/hooks/session-save.js';
 import { lockKey } from '../../job.js';
-import type { DeliveryOutcome, DeliveryProgress, DeliveryRecord, JobNotification } from '../../../palace/notifications.js';
-import { jobNotification } from '../../../palace/notifications.js';
+import type { DeliveryOutcome, DeliveryProgress, DeliveryRecord, JobNotification } from '../../../palace/hooks/notifications.js';
+import { jobNotification } from '../../../palace/hooks/notifications.js';
 import { palacePrefix, redisServerOptions } from '../../../stores/redis/connection.js';
-import type { DeadLetter as PalaceDeadLetter } from '../../../palace/notifications.js';
+import type { DeadLetter as PalaceDeadLetter } from '../../../palace/hooks/notifications.js';
 
 export const TRIGGER_QUEUE = 'triggers';
 export const NOTIFICATION_QUEUE = 'job-notifications';

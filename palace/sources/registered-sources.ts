@@ -11,21 +11,21 @@
  * meanwhile gives exactly one more refresh after it.
  */
 import path from 'node:path';
-import { PalaceError, invalidArgument, isPalaceError } from '../core/errors.js';
-import { hashN } from '../core/text.js';
-import { maskUrlCredentials, splitUrlCredential } from '../core/url-credentials.js';
-import { validateOptionalName } from '../core/validate.js';
-import type { RegisteredSource, RegisteredSources, SourceRefresh } from '../stores/ports/registered-sources.js';
-import type { SourceCredentials } from '../stores/ports/source-credentials.js';
-import type { JobEngine, JobProgress, MineMode, MineSpec } from '../jobs/job.js';
-import { MINE_MODES } from '../jobs/job.js';
+import { PalaceError, invalidArgument, isPalaceError } from '../../core/errors.js';
+import { hashN } from '../../core/text.js';
+import { maskUrlCredentials, splitUrlCredential } from '../../core/url-credentials.js';
+import { validateOptionalName } from '../../core/validate.js';
+import type { RegisteredSource, RegisteredSources, SourceRefresh } from '../../stores/ports/registered-sources.js';
+import type { SourceCredentials } from '../../stores/ports/source-credentials.js';
+import type { JobEngine, JobProgress, MineMode, MineSpec } from '../../jobs/job.js';
+import { MINE_MODES } from '../../jobs/job.js';
 import type { RootBound, SourcePolicy } from './sources.js';
 import { assertGitRef, assertStoredSourceAllowed, resolveGitSource, resolveLocalSource } from './sources.js';
 
 export interface SourcesContext {
   sources: RegisteredSources;
   jobs: JobEngine;
-  /** What the caller may register, refresh or remove: the same bounds a mine of the source would have (palace/sources.ts). */
+  /** What the caller may register, refresh or remove: the same bounds a mine of the source would have (palace/sources/sources.ts). */
   policy: SourcePolicy;
   /** Where credentials written into repository URLs are kept, apart from the source record. */
   credentials: SourceCredentials;

@@ -19,10 +19,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Config } from '../core/config.js';
-import { invalidArgument } from '../core/errors.js';
-import type { GitCredential } from '../core/url-credentials.js';
-import { splitUrlCredential } from '../core/url-credentials.js';
+import type { Config } from '../../core/config.js';
+import { invalidArgument } from '../../core/errors.js';
+import type { GitCredential } from '../../core/url-credentials.js';
+import { splitUrlCredential } from '../../core/url-credentials.js';
 
 /** Rules a path may break, one per kind of bound. */
 export type BoundRule = 'allowed_roots' | 'token_roots' | 'client_roots' | 'local_sources_disabled';
