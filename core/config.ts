@@ -166,6 +166,8 @@ export interface Config {
   };
   /** The entity registry (`known_entities.json`) whose names entity detection knows. */
   entityRegistryFile: string;
+  /** Topics two wings must share for topic tunnels after a mine (MEMPALACE_TOPIC_TUNNEL_MIN_COUNT; below 1 means 1). */
+  topicTunnelMinCount: number;
   /** Locales of entity detection (`MEMPALACE_ENTITY_LANGUAGES`, comma-separated). */
   entityLanguages: string[];
   replicaName: string;
@@ -296,6 +298,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, host: HostFacts): Config {
     },
     entityRegistryFile: path.resolve(env.MEMPALACE_ENTITY_REGISTRY ?? path.join(home, '.mempalace', 'known_entities.json')),
     entityLanguages: read.list('MEMPALACE_ENTITY_LANGUAGES', 'en'),
+    topicTunnelMinCount: Math.max(1, Math.trunc(Number(env.MEMPALACE_TOPIC_TUNNEL_MIN_COUNT ?? 1)) || 1),
     replicaName: env.MEMPALACE_REPLICA_NAME ?? host.hostName,
     jobLeaseMs: read.get('MEMPALACE_JOB_LEASE_MS', atLeast(1000), 15_000),
     mineParallelBatches: read.get('MEMPALACE_MINE_PARALLEL_BATCHES', count, 0),
