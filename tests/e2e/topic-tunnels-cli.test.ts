@@ -24,8 +24,7 @@ function mempalace(...args: string[]): { code: number | null; json: unknown } {
   return { code: res.status, json: res.stdout.trim() ? (JSON.parse(res.stdout) as unknown) : undefined };
 }
 
-const tunnels = () => mempalace('tunnels', 'list').json as { source: { wing: string; room: string }; target: { wing: string; room: string };
-  label: string }[];
+const tunnels = () => mempalace('tunnels', 'list').json as { source: { wing: string; room: string }; target: { wing: string; room: string }; label: string }[];
 
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
