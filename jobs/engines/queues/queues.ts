@@ -244,11 +244,6 @@ export function startTriggerWorker(settings: QueueSettings, handlers: TriggerHan
   });
 }
 
-export function startNotificationWorker(settings: QueueSettings, handle: (event: JobNotification) => Promise<unknown>,
-  concurrency = 4): Worker<JobNotification> {
-  return workerFor<JobNotification>(NOTIFICATION_QUEUE, settings, concurrency, (job) => handle(job.data));
-}
-
 /**
  * The notification consumer: delivers each job end with `deliver`, keeping what it achieved in
  * the job's progress, so a retry (backoff, or a dead letter retried) repeats only the failed URLs.
