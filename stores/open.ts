@@ -54,6 +54,15 @@ export function openIndexMaintenance(config: Config): IndexMaintenance {
     : embeddedIndexMaintenance(config.palaceDir);
 }
 
+/** The configured mesh peers, read from the peers file at each call so an edit applies without a restart. */
+function meshPeers(config: Config): Pick<PalaceStores, 'peers' | 'syncPeers' | 'originKeys'> {
+  return {
+    peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
+    syncPeers: async () => readPeersFile(config.sync.peersFile),
+    originKeys: async () => readOriginKeys(config.sync.peersFile),
+  };
+}
+
 /** The stores of the configured profile; the job store keeps records of the caller's `Spec` and `Progress` types. */
 export async function openStores<Spec = unknown, Progress = unknown>(config: Config): Promise<PalaceStores<Spec, Progress>> {
   if (config.profile === 'cluster') return openClusterStores<Spec, Progress>(config);
@@ -77,9 +86,7 @@ export async function openStores<Spec = unknown, Progress = unknown>(config: Con
     sources,
     credentials,
     integrityCheck: () => sqliteIntegrityCheck(dir),
-    peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
-    syncPeers: async () => readPeersFile(config.sync.peersFile),
-    originKeys: async () => readOriginKeys(config.sync.peersFile),
+    ...meshPeers(config),
     async close() {
       await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close(), sources.close(), credentials.close()]);
     },
@@ -116,9 +123,7 @@ async function openClusterStores<Spec, Progress>(config: Config): Promise<Palace
       jobs,
       sources,
       credentials,
-      peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
-      syncPeers: async () => readPeersFile(config.sync.peersFile),
-      originKeys: async () => readOriginKeys(config.sync.peersFile),
+      ...meshPeers(config),
       async close() {
         await Promise.allSettled(opened.map((s) => s.close()));
       },

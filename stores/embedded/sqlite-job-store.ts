@@ -3,12 +3,9 @@
  * `<palace>/jobs.sqlite3`. Survives a crash of the process that ran the job, so a restarted
  * runner can resume from the stored cursor.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { storeUnavailable } from '../../core/errors.js';
 import type { JobRecord, JobStore, ManifestEntry } from '../ports/job-store.js';
-import { openSharedSqlite } from './sqlite-open.js';
+import { openStoreSqlite } from './sqlite-open.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobs (
@@ -57,12 +54,7 @@ export class SqliteJobStore<Spec = unknown, Progress = unknown> implements JobSt
   private readonly db: Database.Database;
 
   constructor(file: string) {
-    try {
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-      this.db = openSharedSqlite(file, { busyTimeoutMs: 5_000, synchronous: 'FULL', setup: (db) => db.exec(SCHEMA) });
-    } catch (e) {
-      throw storeUnavailable('sqlite', e);
-    }
+    this.db = openStoreSqlite(file, { busyTimeoutMs: 5_000, synchronous: 'FULL', setup: (db) => db.exec(SCHEMA) });
   }
 
   async create(r: JobRecord<Spec, Progress>): Promise<void> {

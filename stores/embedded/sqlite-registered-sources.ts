@@ -3,12 +3,9 @@
  * earlier versions kept it beside the job records, so palaces written by them keep their
  * sources), the latest refresh in its own column so re-registering a source keeps it.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { storeUnavailable } from '../../core/errors.js';
 import type { RegisteredSource, RegisteredSources, SourceRefresh } from '../ports/registered-sources.js';
-import { openSharedSqlite } from './sqlite-open.js';
+import { openStoreSqlite } from './sqlite-open.js';
 
 const SCHEMA = 'CREATE TABLE IF NOT EXISTS sources (source_id TEXT PRIMARY KEY, record TEXT NOT NULL, last_refresh TEXT);';
 
@@ -26,12 +23,7 @@ export class SqliteRegisteredSources implements RegisteredSources {
   private readonly db: Database.Database;
 
   constructor(file: string) {
-    try {
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-      this.db = openSharedSqlite(file, { busyTimeoutMs: 5_000, synchronous: 'FULL', setup: (db) => db.exec(SCHEMA) });
-    } catch (e) {
-      throw storeUnavailable('sqlite', e);
-    }
+    this.db = openStoreSqlite(file, { busyTimeoutMs: 5_000, synchronous: 'FULL', setup: (db) => db.exec(SCHEMA) });
   }
 
   async put(source: RegisteredSource): Promise<void> {

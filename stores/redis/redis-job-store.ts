@@ -17,8 +17,9 @@
  */
 import { PalaceError } from '../../core/errors.js';
 import type { JobRecord, JobStore, ManifestEntry } from '../ports/job-store.js';
-import { REDIS_STORE, RedisConnections, guardRedis, type RedisConnectionOptions } from './connection.js';
-import { FunctionLibrary } from './functions.js';
+import type { RedisConnections } from './connection.js';
+import { REDIS_STORE, guardRedis, type RedisConnectionOptions } from './connection.js';
+import { FunctionLibrary, connectWithLibrary } from './functions.js';
 
 const VERSION = 'v1';
 const CREATE = `jobs_create_${VERSION}`;
@@ -81,14 +82,7 @@ export class RedisJobStore<Spec = unknown, Progress = unknown> implements JobSto
   private constructor(readonly connections: RedisConnections) {}
 
   static async open<Spec = unknown, Progress = unknown>(options: RedisConnectionOptions): Promise<RedisJobStore<Spec, Progress>> {
-    const connections = new RedisConnections(options);
-    try {
-      await guardRedis(() => library.load(connections.command()));
-      return new RedisJobStore<Spec, Progress>(connections);
-    } catch (e) {
-      await connections.close();
-      throw e;
-    }
+    return connectWithLibrary(options, library, (connections) => new RedisJobStore<Spec, Progress>(connections));
   }
 
   private key(...parts: string[]): string {

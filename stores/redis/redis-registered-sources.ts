@@ -6,8 +6,9 @@
  * removed meanwhile is refused inside one function call.
  */
 import type { RegisteredSource, RegisteredSources, SourceRefresh } from '../ports/registered-sources.js';
-import { RedisConnections, guardRedis, type RedisConnectionOptions } from './connection.js';
-import { FunctionLibrary } from './functions.js';
+import type { RedisConnections } from './connection.js';
+import { guardRedis, type RedisConnectionOptions } from './connection.js';
+import { FunctionLibrary, connectWithLibrary } from './functions.js';
 
 const VERSION = 'v1';
 const SET_REFRESH = `sources_set_refresh_${VERSION}`;
@@ -29,14 +30,7 @@ export class RedisRegisteredSources implements RegisteredSources {
   private constructor(private readonly connections: RedisConnections) {}
 
   static async open(options: RedisConnectionOptions): Promise<RedisRegisteredSources> {
-    const connections = new RedisConnections(options);
-    try {
-      await guardRedis(() => library.load(connections.command()));
-      return new RedisRegisteredSources(connections);
-    } catch (e) {
-      await connections.close();
-      throw e;
-    }
+    return connectWithLibrary(options, library, (connections) => new RedisRegisteredSources(connections));
   }
 
   private get conn() {
