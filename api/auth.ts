@@ -9,7 +9,7 @@
  *   instead of `token` an entry may give `sha256`: the lowercase hex SHA-256 of the secret, so
  *   the file need not hold secrets. `roots` (optional, absolute directories) bounds the local
  *   sources this token may mine, sync or delete by, within the server's MEMPALACE_ALLOWED_ROOTS
- *   (palace/sources.ts intersects the two); stateless HTTP cannot ask a client for MCP roots.
+ *   (palace/sources/sources.ts intersects the two); stateless HTTP cannot ask a client for MCP roots.
  *   An entry `{ "oauth_subject": "<issuer>#<subject>", "agent": "alice", "roots"?: [...] }` maps an
  *   OAuth access token's subject to an agent (its scopes still come from the token); unmapped,
  *   OAuth callers act as `oauth:<issuer>#<subject>`, a namespace no static agent may use.

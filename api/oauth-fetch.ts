@@ -15,7 +15,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
-import { isNonPublicAddress } from '../palace/sources.js';
+import { isNonPublicAddress } from '../palace/sources/sources.js';
 
 /** Discovery metadata and key sets are a few KiB; anything far larger is not one. */
 export const ISSUER_DOCUMENT_MAX_BYTES = 256 * 1024;

@@ -7,7 +7,7 @@ import type { JsonSchema } from '../core/schema.js';
 import { input, int, str, text } from '../core/schema.js';
 import { NAME_RULES } from '../core/validate.js';
 import { MINE_MODES } from '../jobs/job.js';
-import { SOURCE_RULES } from '../palace/sources.js';
+import { SOURCE_RULES } from '../palace/sources/sources.js';
 
 /** `?limit=` of the job, source and notification lists. */
 export const LIST_QUERY: JsonSchema = input({ limit: int('How many (default 20).', { minimum: 1, maximum: 200 }) });
@@ -19,5 +19,5 @@ export const ADD_SOURCE_REQUEST: JsonSchema = input({
   mode: str('What the source holds.', { enum: [...MINE_MODES], default: 'projects' }),
 }, ['location']);
 
-/** Rules of a source registration beyond its schema: the source resolver's (palace/sources.ts), and the wing is a name. */
+/** Rules of a source registration beyond its schema: the source resolver's (palace/sources/sources.ts), and the wing is a name. */
 export const ADD_SOURCE_RULES = [...SOURCE_RULES, ...NAME_RULES] as const;

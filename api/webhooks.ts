@@ -14,7 +14,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { invalidArgument } from '../core/errors.js';
-import type { GitPush } from '../palace/registered-sources.js';
+import type { GitPush } from '../palace/sources/registered-sources.js';
 
 export type Provider = 'github' | 'gitlab';
 

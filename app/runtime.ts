@@ -19,7 +19,7 @@ import type { PalaceStores } from '../stores/ports/palace-stores.js';
 import { openStores } from '../stores/open.js';
 import { LocalJobEngine } from '../jobs/engines/local/runner.js';
 import { checkNotifySettings, deliverJobEnd } from '../jobs/notify.js';
-import { migrateRegisteredSources, refreshRegisteredSource } from '../palace/registered-sources.js';
+import { migrateRegisteredSources, refreshRegisteredSource } from '../palace/sources/registered-sources.js';
 import { InlineNotifications } from '../jobs/engines/local/inline-notifications.js';
 import { RefreshDebouncer } from '../jobs/engines/local/refresh-debouncer.js';
 import type { TracingRole } from './tracing/sdk.js';
@@ -78,7 +78,7 @@ export async function openRuntime(config: Config,
   }
   const stores: PalaceStores<JobSpec, JobProgress> = { ...opened, drawers: modelBoundDrawers(opened.drawers, embedder.identity) };
   // Sources registered by older versions may hold a credential in their URL: it moves out now.
-  await migrateRegisteredSources({ store: stores.jobs, credentials: stores.credentials }).catch(async (e: unknown) => {
+  await migrateRegisteredSources({ sources: stores.sources, credentials: stores.credentials }).catch(async (e: unknown) => {
     await opened.close();
     if (!opts.embedder) await embedder.close();
     throw e;
@@ -107,7 +107,7 @@ export async function openRuntime(config: Config,
   if (tracing) jobs = tracedJobEngine(jobs);
   const queues = config.profile === 'cluster' ? await openQueues(config) : undefined;
   const refresh = queues?.refresh ??
-    new RefreshDebouncer((sourceId) => refreshRegisteredSource({ store: stores.jobs, jobs }, sourceId), config.hooks.refreshDebounceMs, log,
+    new RefreshDebouncer((sourceId) => refreshRegisteredSource({ sources: stores.sources, jobs }, sourceId), config.hooks.refreshDebounceMs, log,
       config.hooks.refreshMaxWaitMs);
   return {
     config,

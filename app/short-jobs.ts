@@ -8,12 +8,12 @@ import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { Embedder } from '../embed/embedder.js';
-import { runAutoSave } from '../palace/session-save.js';
+import { runAutoSave } from '../palace/hooks/session-save.js';
 import type { JobEngine } from '../jobs/job.js';
-import type { DeadLetter, Notifications } from '../palace/notifications.js';
-import { deliveryError } from '../palace/notifications.js';
-import type { RefreshScheduler } from '../palace/registered-sources.js';
-import { refreshRegisteredSource, refreshSpec } from '../palace/registered-sources.js';
+import type { DeadLetter, Notifications } from '../palace/hooks/notifications.js';
+import { deliveryError } from '../palace/hooks/notifications.js';
+import type { RefreshScheduler } from '../palace/sources/registered-sources.js';
+import { refreshRegisteredSource, refreshSpec } from '../palace/sources/registered-sources.js';
 import type { PalaceStores } from '../stores/ports/palace-stores.js';
 import type { AutoSaveRequest, NotificationQueue, QueueSettings } from '../jobs/engines/queues/queues.js';
 import { TriggerQueue, refreshWithJobEngine, startNotificationDeliveryWorker, startTriggerWorker } from '../jobs/engines/queues/queues.js';
@@ -77,7 +77,7 @@ export function startShortJobWorkers(rt: { config: Config; stores: PalaceStores;
     onWorkerError: (queue, e) => rt.log.warn({ err: e, queue }, `mempalace worker: ${queue} queue consumer: ${e.message}`) };
   const plainRefresh = refreshWithJobEngine(jobs);
   const trigger = startTriggerWorker(settings, {
-    refresh: (req) => (req.sourceId ? refreshRegisteredSource({ store: stores.jobs, jobs }, req.sourceId) : plainRefresh(req)),
+    refresh: (req) => (req.sourceId ? refreshRegisteredSource({ sources: stores.sources, jobs }, req.sourceId) : plainRefresh(req)),
     autoSave: (req) => runAutoSave({ config, drawers: stores.drawers, embedder: rt.embedder }, req),
   });
   const notify = { palace: config.palaceName, urls: config.hooks.notifyUrls, secret: config.hooks.notifySecret, logstream: stores.logstream };

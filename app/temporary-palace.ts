@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from './config.js';
 import type { Runtime } from '../palace/runtime.js';
 import { dropPalace } from '../stores/open.js';
 import { openRuntime } from './runtime.js';

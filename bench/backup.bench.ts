@@ -13,10 +13,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import type { ModelIdentity } from '../embed/model-identity.js';
-import { exportPalace } from '../palace/export.js';
-import { importPalace } from '../palace/import.js';
+import { exportPalace } from '../palace/backup/export.js';
+import { importPalace } from '../palace/backup/import.js';
 import type { PalaceStores } from '../stores/ports/palace-stores.js';
 import { openStores } from '../stores/open.js';
 import { drawer, randomUnitVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chunkText } from '../core/chunking.js';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import { strip } from '../core/text.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { machine, median, seeded } from './lib/stats.js';

@@ -12,7 +12,7 @@ import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { machine, median, seeded } from './lib/stats.js';
 

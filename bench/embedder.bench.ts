@@ -18,7 +18,7 @@
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import { EmbedQueue } from '../embed/embed-queue.js';
 import type { EmbedReply } from '../embed/embed-queue.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';

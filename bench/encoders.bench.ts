@@ -24,7 +24,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import { chunkText } from '../core/chunking.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { BGE_INT8_MODEL_NAME, BGE_MODEL_NAME, BGE_QUERY_INSTRUCTION, MINILM_INT8_MODEL_NAME, MINILM_MODEL_NAME } from '../embed/model-locator.js';

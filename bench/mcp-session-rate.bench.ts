@@ -17,7 +17,7 @@ import { createApp } from '../api/app.js';
 import { Authenticator } from '../api/auth.js';
 import { listen } from '../api/server.js';
 import { openRuntime } from '../app/runtime.js';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import { percentile } from './lib/stats.js';
 import { createLogger } from '../core/log.js';
 

@@ -18,7 +18,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import express from 'express';
 import { openRuntime } from '../app/runtime.js';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import { addDrawer } from '../palace/drawers/drawers.js';
 import { search } from '../palace/search/search.js';
 import { bearerTokenResolver, mcpRouter } from '../mcp/http.js';

@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createJobActivities } from '../jobs/activities.js';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { openStores } from '../stores/open.js';
 import { LocalJobEngine } from '../jobs/engines/local/runner.js';

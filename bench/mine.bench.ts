@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRuntime } from '../app/runtime.js';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import { parseEncoderSet } from '../core/encoder-set.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { ModelIdentity } from '../embed/model-identity.js';

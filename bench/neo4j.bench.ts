@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import { kgAdd, kgQuery, kgStats, kgSupersede, kgTimeline, type KgContext } from '../palace/kg.js';
 import { listHallways } from '../palace/hallways.js';
 import { listTunnels } from '../palace/tunnels.js';

@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import type { DrawerWrite } from '../core/drawer.js';
 import { lexicalTokens } from '../core/lexical.js';
 import type { Embedder } from '../embed/embedder.js';

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import { eventAppend, eventList, eventWait, type LogstreamContext } from '../palace/logstream/logstream.js';
 import { openSqliteLogstream } from '../stores/embedded/logstream/sqlite-logstream.js';
 import type { LogstreamStore } from '../stores/ports/palace-stores.js';

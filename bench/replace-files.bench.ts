@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import { openSqliteDrawerIndex } from '../stores/embedded/drawers/sqlite-drawer-index.js';
 import { dropPalaceIndices } from '../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../stores/opensearch/opensearch-drawer-index.js';

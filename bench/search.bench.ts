@@ -16,7 +16,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import type { DrawerWrite } from '../core/drawer.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { ModelIdentity } from '../embed/model-identity.js';

@@ -39,7 +39,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { openRuntime } from '../app/runtime.js';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import type { JobProgress } from '../jobs/job.js';
 import type { DrawerStore } from '../stores/ports/palace-stores.js';

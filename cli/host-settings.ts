@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Harness } from '../core/chat/session.js';
 import { invalidArgument } from '../core/errors.js';
-import type { HookName } from '../palace/agent-hooks.js';
+import type { HookName } from '../palace/hooks/agent-hooks.js';
 import { shellQuote } from './shell-quote.js';
 
 export type Scope = 'user' | 'project';

@@ -5,16 +5,16 @@
  */
 import { Command, Option } from 'commander';
 import path from 'node:path';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../app/config.js';
 import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
 import type { JobProgress, MineSpec } from '../jobs/job.js';
 import { MINE_MODES } from '../jobs/job.js';
-import { sourcePolicy } from '../palace/sources.js';
+import { sourcePolicy } from '../palace/sources/sources.js';
 import { parseJobRequest } from '../jobs/requests.js';
 import { search } from '../palace/search/search.js';
 import type { SearchOptions } from '../palace/search/search.js';
-import { initProject } from '../palace/project-init.js';
+import { initProject } from '../palace/sources/project-init.js';
 import { palaceCounts } from '../palace/system/status.js';
 import { mcpSetupText } from '../mcp/setup.js';
 import { runStdioServer } from '../mcp/stdio.js';

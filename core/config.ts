@@ -1,11 +1,11 @@
 /**
- * The one place that reads configuration from the environment. Everything else receives a
- * `Config` value, so tests and embedders can build one without touching `process.env`.
+ * The one place that turns the environment into configuration. Everything else receives a
+ * `Config` value, so tests and embedders can build one without touching `process.env`; what the
+ * environment leaves to the machine (home directory, host name, cores) comes in as `HostFacts`,
+ * read by app/config.ts.
  */
-import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { availableCores } from './cpu-budget.js';
 import type { EncoderWeight } from './encoder-set.js';
 import { parseEncoderSet } from './encoder-set.js';
 import type { PalaceError } from './errors.js';
@@ -112,7 +112,7 @@ export interface Config {
   embed: { model: string; threads: number; encoders?: EncoderWeight[] };
   /** Absolute directories a mine/sync source must live in; empty means no restriction. */
   allowedRoots: string[];
-  /** Source policy beyond the roots (palace/sources.ts). */
+  /** Source policy beyond the roots (palace/sources/sources.ts). */
   sources: {
     /** Refuse local sources while no allowed roots are set (`serve` without --allow-any-source). */
     requireAllowedRoots: boolean;
@@ -172,6 +172,8 @@ export interface Config {
   };
   /** The entity registry (`known_entities.json`) whose names entity detection knows. */
   entityRegistryFile: string;
+  /** Topics two wings must share for topic tunnels after a mine (MEMPALACE_TOPIC_TUNNEL_MIN_COUNT; below 1 means 1). */
+  topicTunnelMinCount: number;
   /** Locales of entity detection (`MEMPALACE_ENTITY_LANGUAGES`, comma-separated). */
   entityLanguages: string[];
   replicaName: string;
@@ -205,8 +207,8 @@ export interface OAuthSettings {
 }
 
 /** MEMPALACE_EMBED_MODEL or MEMPALACE_ENCODERS (one of them: a set already names its models), and the threads. */
-function embedSettings(read: EnvReader): Config['embed'] {
-  const threads = read.get('MEMPALACE_EMBED_THREADS', positiveInteger, availableCores());
+function embedSettings(read: EnvReader, cores: number): Config['embed'] {
+  const threads = read.get('MEMPALACE_EMBED_THREADS', positiveInteger, cores);
   const model = read.raw('MEMPALACE_EMBED_MODEL');
   const encoders = read.raw('MEMPALACE_ENCODERS');
   if (encoders === undefined) return { model: model ?? DEFAULT_EMBED_MODEL, threads };
@@ -217,10 +219,18 @@ function embedSettings(read: EnvReader): Config['embed'] {
   return { model: DEFAULT_EMBED_MODEL, threads, encoders: parseEncoderSet(encoders, 'MEMPALACE_ENCODERS') };
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** What the configuration falls back to when the environment is silent, read from the machine. */
+export interface HostFacts {
+  homeDir: string;
+  hostName: string;
+  /** Cores this process may use (affinity and cgroup quota). */
+  cores: number;
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv, host: HostFacts): Config {
   const read = new EnvReader(env);
   const profile = read.get('MEMPALACE_PROFILE', oneOf(PROFILES), 'embedded');
-  const home = os.homedir();
+  const home = host.homeDir;
   const palaceDir = path.resolve(
     env.MEMPALACE_PALACE ?? env.MEMPALACE_PALACE_PATH ?? env.MEMPAL_PALACE_PATH ?? path.join(home, '.mempalace', 'palace'),
   );
@@ -236,7 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     palaceDir,
     palaceName,
     modelDir: path.resolve(env.MEMPALACE_MODEL_DIR ?? path.join(home, '.cache', 'mempalace', 'models')),
-    embed: embedSettings(read),
+    embed: embedSettings(read, host.cores),
     allowedRoots,
     sources: {
       requireAllowedRoots: false,
@@ -307,7 +317,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     entityRegistryFile: path.resolve(env.MEMPALACE_ENTITY_REGISTRY ?? path.join(home, '.mempalace', 'known_entities.json')),
     entityLanguages: read.list('MEMPALACE_ENTITY_LANGUAGES', 'en'),
-    replicaName: env.MEMPALACE_REPLICA_NAME ?? os.hostname(),
+    topicTunnelMinCount: Math.max(1, Math.trunc(Number(env.MEMPALACE_TOPIC_TUNNEL_MIN_COUNT ?? 1)) || 1),
+    replicaName: env.MEMPALACE_REPLICA_NAME ?? host.hostName,
     jobLeaseMs: read.get('MEMPALACE_JOB_LEASE_MS', atLeast(1000), 15_000),
     mineParallelBatches: read.get('MEMPALACE_MINE_PARALLEL_BATCHES', count, 0),
     gitWorkspaceBytes: read.get('MEMPALACE_GIT_WORKSPACE_MB', positiveInteger, 4096) * 1024 * 1024,

@@ -2,9 +2,9 @@
  * The project configuration of projects-mode mining (docs/palace-behaviour.md §4.1): `mempalace.yaml`
  * (fallback `mempal.yaml`) in the project root names the wing and the rooms. Names written in the
  * file are validated like tool input (docs/palace-behaviour.md §2.5 [QUIRK]); a bad value fails with the file and key.
+ * Reading the file is palace/sources/project-config.ts's part; this one parses what it read.
  */
-import { readFile } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { PalaceError, invalidArgument } from './errors.js';
 import { validateName, wingSlug } from './validate.js';
@@ -103,30 +103,4 @@ export function parseProjectConfig(text: string, file: string, projectDir: strin
     });
   }
   return { wing, rooms, configFile: file, warnings: [] };
-}
-
-/**
- * Read the project configuration of `projectDir`. Without a file the wing is the slug of the
- * directory's basename (validated; pass `wingOverride` when that name is not a valid wing).
- */
-export async function loadProjectConfig(projectDir: string, wingOverride?: string): Promise<ProjectConfig> {
-  const root = resolve(projectDir);
-  for (const name of PROJECT_CONFIG_FILES) {
-    const file = join(root, name);
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw invalidArgument('config', 'readable', `${file}: cannot be read: ${(e as Error).message}`, { file });
-    }
-    return parseProjectConfig(text, file, root, wingOverride);
-  }
-  const wing = wingOverride !== undefined ? validateName('wing', wingOverride) : wingFromDirectory(root);
-  return {
-    wing,
-    rooms: [{ name: 'general', description: 'All project files', keywords: ['general'] }],
-    configFile: null,
-    warnings: [`No ${PROJECT_CONFIG_FILES[0]} in ${root}: using wing "${wing}" from the directory name; directories with the same name share this wing.`],
-  };
 }

@@ -1,13 +1,10 @@
 /**
  * Rooms of projects and extract mining: which configured room a file belongs to (docs/palace-behaviour.md
- * §4.6), and the rooms `init` proposes for a project before the first mine (docs/palace-behaviour.md §4.6.1).
+ * §4.6), and the rooms `init` proposes for a project before the first mine (docs/palace-behaviour.md §4.6.1),
+ * from the folder and file names palace/sources/room-proposal.ts lists.
  */
-import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { codePointPrefix } from './chunking.js';
 import type { RoomConfig } from './project-config.js';
-import { compareCodePoints } from './scan.js';
 import { validateName } from './validate.js';
 
 export type RoomRule = Pick<RoomConfig, 'name' | 'keywords'>;
@@ -147,39 +144,4 @@ export function proposeRoomsFromFileNames(fileNames: Iterable<string>): RoomConf
     .slice(0, 6)
     .map(([room]) => ({ name: room, description: `Files about ${room}`, keywords: [room] }));
   return rooms.length > 0 ? rooms : [{ name: 'general', description: 'All project files', keywords: [] }];
-}
-
-async function subdirectories(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort(compareCodePoints);
-  } catch {
-    return [];
-  }
-}
-
-async function* fileNamesUnder(dir: string): AsyncGenerator<string> {
-  let entries: Dirent[];
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const d of entries.sort((a, b) => compareCodePoints(a.name, b.name))) {
-    if (d.isDirectory()) {
-      if (!FILENAME_PROPOSAL_SKIP_DIRS.has(d.name)) yield* fileNamesUnder(join(dir, d.name));
-    } else if (d.isFile()) {
-      yield d.name;
-    }
-  }
-}
-
-/** docs/palace-behaviour.md §4.6.1 over a project directory: folder proposals, falling back to file names. */
-export async function proposeRooms(projectDir: string): Promise<RoomConfig[]> {
-  const topNames = await subdirectories(projectDir);
-  const topLevel = await Promise.all(topNames.map(async (name) => ({ name, children: await subdirectories(join(projectDir, name)) })));
-  const fromFolders = proposeRoomsFromFolders(topLevel);
-  if (fromFolders.length > 1) return fromFolders;
-  const names: string[] = [];
-  for await (const name of fileNamesUnder(projectDir)) names.push(name);
-  return proposeRoomsFromFileNames(names);
 }

@@ -7,7 +7,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../core/config.js';
-import { availableCores } from '../core/cpu-budget.js';
+import { availableCores } from './cpu-budget.js';
 import { invalidArgument, PalaceError } from '../core/errors.js';
 import type { EmbedOptions, Embedder } from './embedder.js';
 import { MINILM_DIMENSION } from './minilm-model.js';

@@ -8,8 +8,8 @@
 import { createHmac } from 'node:crypto';
 import { invalidArgument } from '../core/errors.js';
 import { eventDraft } from '../palace/logstream/validate.js';
-import type { DeliveryOutcome, DeliveryProgress, JobNotification } from '../palace/notifications.js';
-import { JOB_EVENTS } from '../palace/notifications.js';
+import type { DeliveryOutcome, DeliveryProgress, JobNotification } from '../palace/hooks/notifications.js';
+import { JOB_EVENTS } from '../palace/hooks/notifications.js';
 import type { Logstream } from '../stores/ports/logstream/local-log.js';
 
 const SIGNATURE_HEADER = 'x-mempalace-signature-256';

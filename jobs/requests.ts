@@ -4,7 +4,7 @@
  * job's spec. Every transport goes through it once: the MCP tools (their input schemas are
  * these, restricted to the fields the tool offers), the REST routes (the OpenAPI request bodies
  * are these) and the CLI. Validation is core/validate-input.ts, so a bad field gets the same
- * message over each; sources are resolved here, by palace/sources.ts, and nowhere else.
+ * message over each; sources are resolved here, by palace/sources/sources.ts, and nowhere else.
  */
 import { stripLoneSurrogates } from '../core/text.js';
 import type { JsonSchema } from '../core/schema.js';
@@ -17,8 +17,8 @@ import { parseInput } from '../core/validate-input.js';
 import { NAME_RULES, validateOptionalName } from '../core/validate.js';
 import type { DeleteBySourceSpec, JobKind, JobSpec, MineSpec, ReembedSpec, SyncSpec } from './job.js';
 import { MINE_MODES } from './job.js';
-import type { SourcePolicy } from '../palace/sources.js';
-import { SOURCE_RULES, assertStoredSourceAllowed, resolveLocalSource, resolveMineSource } from '../palace/sources.js';
+import type { SourcePolicy } from '../palace/sources/sources.js';
+import { SOURCE_RULES, assertStoredSourceAllowed, resolveLocalSource, resolveMineSource } from '../palace/sources/sources.js';
 
 /** The most files one mine may be limited to (0 = all). */
 const MAX_MINE_LIMIT = 10_000_000;

@@ -10,8 +10,8 @@ import type { PalaceStores } from '../stores/ports/palace-stores.js';
 import type { DrawerContext } from './context.js';
 import type { JobEngine, JobProgress, JobSpec } from '../stores/ports/job-engine.js';
 import type { LogstreamContext } from './logstream/logstream.js';
-import type { Notifications } from './notifications.js';
-import type { RefreshScheduler } from './registered-sources.js';
+import type { Notifications } from './hooks/notifications.js';
+import type { RefreshScheduler } from './sources/registered-sources.js';
 
 export interface Runtime {
   config: Config;

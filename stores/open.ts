@@ -12,6 +12,7 @@ import { openOpenSearchDrawerIndex } from './opensearch/opensearch-drawer-index.
 import { openSearchIndexMaintenance } from './opensearch/reindex-repair.js';
 import { openRedisJobStore } from './redis/redis-job-store.js';
 import { openRedisLocks } from './redis/redis-locks.js';
+import { openRedisRegisteredSources } from './redis/redis-registered-sources.js';
 import { openRedisLogstream } from './redis/logstream/redis-logstream.js';
 import { RedisConnections } from './redis/connection.js';
 import { RedisSourceCredentials } from './redis/redis-source-credentials.js';
@@ -22,6 +23,7 @@ import { readOriginKeys, readPeersFile } from './shared/logstream/peers-file.js'
 import { openSqliteGraphStore } from './embedded/sqlite-graph-store.js';
 import { SqliteJobStore } from './embedded/sqlite-job-store.js';
 import { openSqliteLocks } from './embedded/sqlite-locks.js';
+import { SqliteRegisteredSources } from './embedded/sqlite-registered-sources.js';
 import { openSqliteLogstream } from './embedded/logstream/sqlite-logstream.js';
 import { FileSourceCredentials } from './embedded/file-source-credentials.js';
 import type { IndexMaintenance } from './ports/index-maintenance.js';
@@ -52,6 +54,15 @@ export function openIndexMaintenance(config: Config): IndexMaintenance {
     : embeddedIndexMaintenance(config.palaceDir);
 }
 
+/** The configured mesh peers, read from the peers file at each call so an edit applies without a restart. */
+function meshPeers(config: Config): Pick<PalaceStores, 'peers' | 'syncPeers' | 'originKeys'> {
+  return {
+    peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
+    syncPeers: async () => readPeersFile(config.sync.peersFile),
+    originKeys: async () => readOriginKeys(config.sync.peersFile),
+  };
+}
+
 /** The stores of the configured profile; the job store keeps records of the caller's `Spec` and `Progress` types. */
 export async function openStores<Spec = unknown, Progress = unknown>(config: Config): Promise<PalaceStores<Spec, Progress>> {
   if (config.profile === 'cluster') return openClusterStores<Spec, Progress>(config);
@@ -62,6 +73,7 @@ export async function openStores<Spec = unknown, Progress = unknown>(config: Con
   const logstream = await openSqliteLogstream(dir);
   const locks = await openSqliteLocks(dir);
   const jobs = new SqliteJobStore<Spec, Progress>(path.join(dir, 'jobs.sqlite3'));
+  const sources = new SqliteRegisteredSources(path.join(dir, 'jobs.sqlite3'));
   const credentials = new FileSourceCredentials(dir);
   return {
     profile: 'embedded',
@@ -71,13 +83,12 @@ export async function openStores<Spec = unknown, Progress = unknown>(config: Con
     logstream,
     locks,
     jobs,
+    sources,
     credentials,
     integrityCheck: () => sqliteIntegrityCheck(dir),
-    peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
-    syncPeers: async () => readPeersFile(config.sync.peersFile),
-    originKeys: async () => readOriginKeys(config.sync.peersFile),
+    ...meshPeers(config),
     async close() {
-      await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close(), credentials.close()]);
+      await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close(), sources.close(), credentials.close()]);
     },
   };
 }
@@ -100,6 +111,7 @@ async function openClusterStores<Spec, Progress>(config: Config): Promise<Palace
     const logstream = await track(openRedisLogstream({ ...redis, durable: config.logstream.durable }));
     const locks = await track(openRedisLocks(redis));
     const jobs = await track(openRedisJobStore<Spec, Progress>(redis));
+    const sources = await track(openRedisRegisteredSources(redis));
     const credentials = await track(Promise.resolve(new RedisSourceCredentials(redis)));
     return {
       profile: 'cluster',
@@ -109,10 +121,9 @@ async function openClusterStores<Spec, Progress>(config: Config): Promise<Palace
       logstream,
       locks,
       jobs,
+      sources,
       credentials,
-      peers: async () => readPeersFile(config.sync.peersFile).map((p) => ({ name: p.name, url: p.url })),
-      syncPeers: async () => readPeersFile(config.sync.peersFile),
-      originKeys: async () => readOriginKeys(config.sync.peersFile),
+      ...meshPeers(config),
       async close() {
         await Promise.allSettled(opened.map((s) => s.close()));
       },

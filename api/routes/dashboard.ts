@@ -21,8 +21,8 @@ import express from 'express';
 import type { Router } from 'express';
 import { asPalaceError } from '../../core/errors.js';
 import { eventList, eventWait } from '../../palace/logstream/logstream.js';
-import { notificationsFor } from '../../palace/notifications.js';
-import { listSources } from '../../palace/registered-sources.js';
+import { notificationsFor } from '../../palace/hooks/notifications.js';
+import { listSources } from '../../palace/sources/registered-sources.js';
 import { palaceCounts } from '../../palace/system/status.js';
 import type { ApiDeps } from '../deps.js';
 import { healthReport } from '../health.js';
@@ -137,7 +137,7 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
     };
     const sources = async () => {
       const rt = deps.runtime();
-      return { sources: await listSources({ store: rt.stores.jobs, jobs: rt.jobs }) };
+      return { sources: await listSources({ sources: rt.stores.sources, jobs: rt.jobs }) };
     };
     const notifications = async () => {
       const n = deps.runtime().notifications;

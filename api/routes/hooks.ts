@@ -11,7 +11,7 @@
 import express from 'express';
 import type { Router } from 'express';
 import { PalaceError, invalidArgument } from '../../core/errors.js';
-import { sourcesForPush } from '../../palace/registered-sources.js';
+import { sourcesForPush } from '../../palace/sources/registered-sources.js';
 import type { ApiDeps } from '../deps.js';
 import { sendPalaceError } from '../errors.js';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../limits.js';
@@ -59,7 +59,7 @@ export function registerHookRoutes(router: Router, deps: ApiDeps): void {
       return;
     }
     try {
-      const matched = sourcesForPush(await rt.stores.jobs.listSources(), push);
+      const matched = sourcesForPush(await rt.stores.sources.list(), push);
       const requests = [];
       for (const source of matched) requests.push({ source_id: source.source_id, ...(await rt.refresh.request(source)) });
       res.status(202).json({ provider, event, ref: push.ref, after: push.after ?? null, sources: requests });

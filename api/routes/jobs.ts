@@ -7,7 +7,7 @@ import type { Request, Response, Router } from 'express';
 import { invalidArgument } from '../../core/errors.js';
 import { parseJobRequest } from '../../jobs/requests.js';
 import type { JobKind, JobProgress } from '../../jobs/job.js';
-import { sourcePolicy } from '../../palace/sources.js';
+import { sourcePolicy } from '../../palace/sources/sources.js';
 import { assertOwnIdentity, hasScope } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
 import { sseOverCapacity } from '../limits.js';

@@ -2,13 +2,13 @@
  * `/v1/sources`: the registered sources (list, add, get, remove, refresh now), and the short
  * jobs' outcomes: `GET /v1/notifications` (recent deliveries and dead letters) and
  * `POST /v1/dead-letters/{queue}/{id}/retry`. Reading needs the read scope, changing the write scope;
- * notification URLs are shown whole to admin tokens only (palace/notifications.ts).
+ * notification URLs are shown whole to admin tokens only (palace/hooks/notifications.ts).
  */
 import type { Request, Router } from 'express';
-import type { AddSourceInput } from '../../palace/registered-sources.js';
-import { notificationsFor } from '../../palace/notifications.js';
-import { addSource, getSource, listSources, removeSource, startRefresh } from '../../palace/registered-sources.js';
-import { sourcePolicy } from '../../palace/sources.js';
+import type { AddSourceInput } from '../../palace/sources/registered-sources.js';
+import { notificationsFor } from '../../palace/hooks/notifications.js';
+import { addSource, getSource, listSources, removeSource, startRefresh } from '../../palace/sources/registered-sources.js';
+import { sourcePolicy } from '../../palace/sources/sources.js';
 import { hasScope } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
 import { ADD_SOURCE_REQUEST, LIST_QUERY } from '../requests.js';
@@ -17,7 +17,7 @@ import { validBody, validQuery } from '../validate.js';
 export function registerSourceRoutes(router: Router, deps: ApiDeps): void {
   const ctx = (req: Request) => {
     const rt = deps.runtime();
-    return { store: rt.stores.jobs, jobs: rt.jobs, policy: sourcePolicy(rt.config, { tokenRoots: deps.caller(req).roots }),
+    return { sources: rt.stores.sources, jobs: rt.jobs, policy: sourcePolicy(rt.config, { tokenRoots: deps.caller(req).roots }),
       credentials: rt.stores.credentials };
   };
 

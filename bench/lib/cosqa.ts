@@ -12,7 +12,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { bm25Scores } from '../../core/lexical.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { Embedder } from '../../embed/embedder.js';

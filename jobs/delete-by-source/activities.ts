@@ -3,7 +3,7 @@
  * store as an equality filter on `source_file` (no client-side id list, no limit).
  */
 import type { DeleteBySourceSpec, Fence } from '../job.js';
-import { assertStoredSourceAllowed, sourcePolicy } from '../../palace/sources.js';
+import { assertStoredSourceAllowed, sourcePolicy } from '../../palace/sources/sources.js';
 import type { ActivityDeps } from '../activity-deps.js';
 import { checkFence } from '../fence.js';
 

@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { invalidArgument } from '../../core/errors.js';
 import { hashN } from '../../core/text.js';
-import type { GitTarget } from '../../palace/sources.js';
+import type { GitTarget } from '../../palace/sources/sources.js';
 
 /** Runs git with `args` in `cwd` and gives its trimmed stdout; `capDir` is size-capped while it runs (jobs/source/git.ts builds them). */
 export type GitRunner = (args: string[], cwd?: string, capDir?: string) => Promise<string>;

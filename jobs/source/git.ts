@@ -10,7 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PalaceError } from '../../core/errors.js';
 import type { Config } from '../../core/config.js';
-import type { GitTarget } from '../../palace/sources.js';
+import type { GitTarget } from '../../palace/sources/sources.js';
 import type { Askpass } from './git-askpass.js';
 import { askpassFor } from './git-askpass.js';
 

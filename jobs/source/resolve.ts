@@ -7,8 +7,8 @@
  * recorded.
  */
 import type { SourceSpec } from '../job.js';
-import type { GitTarget, SourcePolicy } from '../../palace/sources.js';
-import { assertGitRef, resolveGitSource, resolveLocalSource } from '../../palace/sources.js';
+import type { GitTarget, SourcePolicy } from '../../palace/sources/sources.js';
+import { assertGitRef, resolveGitSource, resolveLocalSource } from '../../palace/sources/sources.js';
 import type { SourceCredentials } from '../../stores/ports/source-credentials.js';
 import type { GitWorkspace } from './git-workspace.js';
 

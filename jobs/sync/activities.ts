@@ -7,9 +7,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { invalidArgument } from '../../core/errors.js';
-import { isGitignored } from '../../core/scan.js';
+import { isGitignored } from '../../palace/sources/scan.js';
 import type { Fence, SyncSpec } from '../job.js';
-import { pathAllowed, resolveLocalSource, sourcePolicy } from '../../palace/sources.js';
+import { pathAllowed, resolveLocalSource, sourcePolicy } from '../../palace/sources/sources.js';
 import type { SourceRow } from '../../stores/ports/drawers/drawer-index.js';
 import type { SyncReport } from './types.js';
 import type { ActivityDeps } from '../activity-deps.js';

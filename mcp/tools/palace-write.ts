@@ -7,7 +7,7 @@ import { addDrawerOperation, deleteDrawerOperation, getDrawerOperation, listDraw
 import { toolOf } from '../bind.js';
 import type { JobKind } from '../../jobs/job.js';
 import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_ENUM_MESSAGES, MINE_REQUEST, SYNC_REQUEST, parseJobRequest } from '../../jobs/requests.js';
-import { sourcePolicy } from '../../palace/sources.js';
+import { sourcePolicy } from '../../palace/sources/sources.js';
 import { runJob } from '../jobs.js';
 import { arrayOf, input, output, pick, shape, str, types } from '../schema.js';
 import type { ToolDef } from '../types.js';

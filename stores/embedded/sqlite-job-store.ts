@@ -3,11 +3,9 @@
  * `<palace>/jobs.sqlite3`. Survives a crash of the process that ran the job, so a restarted
  * runner can resume from the stored cursor.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import Database from 'better-sqlite3';
-import { storeUnavailable } from '../../core/errors.js';
-import type { JobRecord, JobStore, ManifestEntry, RegisteredSource, SourceRefresh } from '../ports/job-store.js';
+import type Database from 'better-sqlite3';
+import type { JobRecord, JobStore, ManifestEntry } from '../ports/job-store.js';
+import { openStoreSqlite } from './sqlite-open.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobs (
@@ -21,7 +19,6 @@ CREATE INDEX IF NOT EXISTS job_events_job ON job_events (job_id, seq);
 CREATE TABLE IF NOT EXISTS manifests (
   manifest_id TEXT NOT NULL, position INTEGER NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (manifest_id, position));
 CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sources (source_id TEXT PRIMARY KEY, record TEXT NOT NULL, last_refresh TEXT);
 `;
 
 /** Suffix of a manifest being written (a NUL never occurs in a job id). */
@@ -57,15 +54,7 @@ export class SqliteJobStore<Spec = unknown, Progress = unknown> implements JobSt
   private readonly db: Database.Database;
 
   constructor(file: string) {
-    try {
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-      this.db = new Database(file);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('busy_timeout = 5000');
-      this.db.exec(SCHEMA);
-    } catch (e) {
-      throw storeUnavailable('sqlite', e);
-    }
+    this.db = openStoreSqlite(file, { busyTimeoutMs: 5_000, synchronous: 'FULL', setup: (db) => db.exec(SCHEMA) });
   }
 
   async create(r: JobRecord<Spec, Progress>): Promise<void> {
@@ -153,42 +142,7 @@ export class SqliteJobStore<Spec = unknown, Progress = unknown> implements JobSt
     })();
   }
 
-  async putSource(source: RegisteredSource): Promise<void> {
-    const { last_refresh: refresh, ...record } = source;
-    this.db.prepare(
-      'INSERT INTO sources (source_id, record, last_refresh) VALUES (?, ?, ?) ON CONFLICT (source_id) DO UPDATE SET record = excluded.record, last_refresh = coalesce(excluded.last_refresh, sources.last_refresh)',
-    )
-      .run(source.source_id, JSON.stringify(record), refresh ? JSON.stringify(refresh) : null);
-  }
-
-  async getSource(sourceId: string): Promise<RegisteredSource | undefined> {
-    const r = this.db.prepare('SELECT record, last_refresh FROM sources WHERE source_id = ?').get(sourceId) as SourceRow | undefined;
-    return r ? toSource(r) : undefined;
-  }
-
-  async listSources(): Promise<RegisteredSource[]> {
-    return (this.db.prepare('SELECT record, last_refresh FROM sources ORDER BY source_id').all() as SourceRow[]).map(toSource);
-  }
-
-  async removeSource(sourceId: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM sources WHERE source_id = ?').run(sourceId).changes > 0;
-  }
-
-  async setSourceRefresh(sourceId: string, refresh: SourceRefresh): Promise<boolean> {
-    return this.db.prepare('UPDATE sources SET last_refresh = ? WHERE source_id = ?').run(JSON.stringify(refresh), sourceId).changes > 0;
-  }
-
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
-}
-
-interface SourceRow {
-  record: string;
-  last_refresh: string | null;
-}
-
-function toSource(r: SourceRow): RegisteredSource {
-  const source = JSON.parse(r.record) as RegisteredSource;
-  return r.last_refresh === null ? source : { ...source, last_refresh: JSON.parse(r.last_refresh) as SourceRefresh };
 }

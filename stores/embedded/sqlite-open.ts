@@ -3,7 +3,10 @@
  * busy timeout, and the durability the store asks for. A file that cannot be set up is closed
  * again, never left open half-configured.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
+import { storeUnavailable } from '../../core/errors.js';
 
 export interface SqliteOpenOptions {
   busyTimeoutMs: number;
@@ -24,5 +27,15 @@ export function openSharedSqlite(file: string, options: SqliteOpenOptions): Data
   } catch (e) {
     db.close();
     throw e;
+  }
+}
+
+/** A store's own file, its directory created (owner only) if missing; a failure is the store being unavailable. */
+export function openStoreSqlite(file: string, options: SqliteOpenOptions): Database.Database {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    return openSharedSqlite(file, options);
+  } catch (e) {
+    throw storeUnavailable('sqlite', e);
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The job store port: records, manifests and blobs of long-running jobs, and the registered
- * sources they refresh. Implemented by `embedded/` (SQLite) and `redis/`;
+ * The job store port: records, manifests and blobs of long-running jobs (the sources they
+ * refresh have their own port, registered-sources.ts). Implemented by `embedded/` (SQLite) and `redis/`;
  * tests/contract/job-store.contract.ts defines its meaning.
  */
 
@@ -31,37 +31,6 @@ export interface JobRecord<Spec = unknown, Progress = unknown> {
   updated_at: string;
 }
 
-/** How a registered source's latest refresh went (written by the refresh handler). */
-export interface SourceRefresh {
-  /** What asked for it: a git push webhook, or a person/agent (CLI, REST). */
-  trigger: 'webhook' | 'manual';
-  requested_at: string;
-  /** The mine it ran; absent while it waits for a running job on the same source. */
-  job_id?: string;
-  state: 'waiting' | 'running' | 'completed' | 'failed' | 'cancelled';
-  finished_at?: string;
-  /** Commit mined (git sources). */
-  commit?: string;
-  drawers_written?: number;
-  error?: string;
-}
-
-/** A source the palace follows (`mempalace sources add`): refreshed by webhooks or on request. */
-export interface RegisteredSource {
-  source_id: string;
-  kind: 'git' | 'dir';
-  /** The repository URL as given, or the absolute directory. */
-  location: string;
-  /** Normalised repository identity that push payloads are matched on (git sources). */
-  match_key?: string;
-  ref?: string;
-  wing?: string;
-  mode: string;
-  added_by: string;
-  added_at: string;
-  last_refresh?: SourceRefresh;
-}
-
 /** Job records with specs of type `Spec` and progress of type `Progress` (the JSON it was given back). */
 export interface JobStore<Spec = unknown, Progress = unknown> {
   create(record: JobRecord<Spec, Progress>): Promise<void>;
@@ -86,14 +55,5 @@ export interface JobStore<Spec = unknown, Progress = unknown> {
   getBlob(key: string): Promise<unknown>;
   /** Drop manifests and blobs of a finished job. */
   dropArtifacts(prefix: string): Promise<void>;
-  /** Add or replace a registered source (its `last_refresh` is kept when the new record has none). */
-  putSource(source: RegisteredSource): Promise<void>;
-  getSource(sourceId: string): Promise<RegisteredSource | undefined>;
-  /** Every registered source, ordered by source id. */
-  listSources(): Promise<RegisteredSource[]>;
-  /** False when no such source was registered. */
-  removeSource(sourceId: string): Promise<boolean>;
-  /** Record a source's latest refresh; false (nothing written) when the source is not registered. */
-  setSourceRefresh(sourceId: string, refresh: SourceRefresh): Promise<boolean>;
   close(): Promise<void>;
 }

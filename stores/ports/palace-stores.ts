@@ -13,6 +13,7 @@ import type { JobStore } from './job-store.js';
 import type { Locks } from './locks.js';
 import type { Logstream } from './logstream/local-log.js';
 import type { LogstreamReplication } from './logstream/replication.js';
+import type { RegisteredSources } from './registered-sources.js';
 import type { SourceCredentials } from './source-credentials.js';
 
 /** The drawer store as opened: one store implementing the drawer index, file state, model record and bulk ports. */
@@ -41,6 +42,8 @@ export interface PalaceStores<Spec = unknown, Progress = unknown> {
   logstream: LogstreamStore;
   locks: Locks;
   jobs: JobStore<Spec, Progress>;
+  /** The repositories and directories the palace follows. */
+  sources: RegisteredSources;
   /** Secrets split off source URLs; read by git at clone/fetch time only. */
   credentials: SourceCredentials;
   /** Read-only integrity check of the palace's database files, where the stores have one. */

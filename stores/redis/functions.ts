@@ -6,6 +6,7 @@
  * its function missing loads the library once and retries.
  */
 import type { Redis } from 'ioredis';
+import { RedisConnections, guardRedis, type RedisConnectionOptions } from './connection.js';
 
 export class FunctionLibrary {
   private loaded: Promise<void> | null = null;
@@ -36,6 +37,21 @@ export class FunctionLibrary {
 }
 
 /** Lua helpers shared by the libraries: server time and `YYYY-MM-DDTHH:MM:SSZ` formatting. */
+/**
+ * New connections with `library` loaded, handed to `make`; closed again if the load fails, so a
+ * store that cannot open leaves no connection behind.
+ */
+export async function connectWithLibrary<T>(options: RedisConnectionOptions, library: FunctionLibrary, make: (connections: RedisConnections) => T): Promise<T> {
+  const connections = new RedisConnections(options);
+  try {
+    await guardRedis(() => library.load(connections.command()));
+    return make(connections);
+  } catch (e) {
+    await connections.close();
+    throw e;
+  }
+}
+
 export const LUA_TIME_HELPERS = `
 local function now_ms()
   local t = redis.call('TIME')

@@ -11,15 +11,15 @@
  * - `manifest:<id>`: a list of JSON entries, written page by page to `manifest:<id>:staging` and
  *   renamed over the old one at the end, read in pages with LRANGE;
  * - `blob:<key>`: JSON text; `manifests` and `blobs` index the ids lexically so a prefix drop is
- *   a range query, not a keyspace scan;
- * - `sources` and `source_refresh`: registered sources and their latest refresh, JSON per source
- *   id in two hashes, so re-registering a source keeps its refresh and a refresh recorded for a
- *   source removed meanwhile is refused inside one function call.
+ *   a range query, not a keyspace scan.
+ *
+ * Registered sources live under the same prefix (redis-registered-sources.ts).
  */
 import { PalaceError } from '../../core/errors.js';
-import type { JobRecord, JobStore, ManifestEntry, RegisteredSource, SourceRefresh } from '../ports/job-store.js';
-import { REDIS_STORE, RedisConnections, guardRedis, type RedisConnectionOptions } from './connection.js';
-import { FunctionLibrary } from './functions.js';
+import type { JobRecord, JobStore, ManifestEntry } from '../ports/job-store.js';
+import type { RedisConnections } from './connection.js';
+import { REDIS_STORE, guardRedis, type RedisConnectionOptions } from './connection.js';
+import { FunctionLibrary, connectWithLibrary } from './functions.js';
 
 const VERSION = 'v1';
 const CREATE = `jobs_create_${VERSION}`;
@@ -55,16 +55,6 @@ redis.register_function('${UPDATE}', function(keys, args)
 end)
 `);
 
-const SET_REFRESH = `sources_set_refresh_${VERSION}`;
-// keys: sources hash, refresh hash. args: source id, refresh JSON.
-const sourceLibrary = new FunctionLibrary(`#!lua name=mempalace_sources_${VERSION}
-redis.register_function('${SET_REFRESH}', function(keys, args)
-  if redis.call('HEXISTS', keys[1], args[1]) == 0 then return 0 end
-  redis.call('HSET', keys[2], args[1], args[2])
-  return 1
-end)
-`);
-
 const SEPARATOR = '\0';
 /** Suffix of the list a manifest is written to before it replaces the old one. */
 const STAGING = ':staging';
@@ -92,17 +82,7 @@ export class RedisJobStore<Spec = unknown, Progress = unknown> implements JobSto
   private constructor(readonly connections: RedisConnections) {}
 
   static async open<Spec = unknown, Progress = unknown>(options: RedisConnectionOptions): Promise<RedisJobStore<Spec, Progress>> {
-    const connections = new RedisConnections(options);
-    try {
-      await guardRedis(async () => {
-        await library.load(connections.command());
-        await sourceLibrary.load(connections.command());
-      });
-      return new RedisJobStore<Spec, Progress>(connections);
-    } catch (e) {
-      await connections.close();
-      throw e;
-    }
+    return connectWithLibrary(options, library, (connections) => new RedisJobStore<Spec, Progress>(connections));
   }
 
   private key(...parts: string[]): string {
@@ -225,50 +205,9 @@ export class RedisJobStore<Spec = unknown, Progress = unknown> implements JobSto
     });
   }
 
-  async putSource(source: RegisteredSource): Promise<void> {
-    const { last_refresh: refresh, ...record } = source;
-    const tx = this.conn.multi().hset(this.key('sources'), source.source_id, JSON.stringify(record));
-    if (refresh) tx.hset(this.key('source_refresh'), source.source_id, JSON.stringify(refresh));
-    await guardRedis(() => tx.exec());
-  }
-
-  async getSource(sourceId: string): Promise<RegisteredSource | undefined> {
-    const [record, refresh] = await guardRedis(() =>
-      this.conn.multi().hget(this.key('sources'), sourceId).hget(this.key('source_refresh'), sourceId).exec().then((r) =>
-        (r ?? []).map(([, v]) => v as string | null)
-      )
-    );
-    return record ? withRefresh(record, refresh ?? null) : undefined;
-  }
-
-  async listSources(): Promise<RegisteredSource[]> {
-    const [records, refreshes] = await guardRedis(async () => {
-      const r = (await this.conn.multi().hgetall(this.key('sources')).hgetall(this.key('source_refresh')).exec()) ?? [];
-      return r.map(([, v]) => v as Record<string, string>);
-    });
-    return Object.keys(records ?? {}).sort().map((id) => withRefresh(records![id]!, refreshes?.[id] ?? null));
-  }
-
-  async removeSource(sourceId: string): Promise<boolean> {
-    const results = await guardRedis(() => this.conn.multi().hdel(this.key('sources'), sourceId).hdel(this.key('source_refresh'), sourceId).exec());
-    return results?.[0]?.[1] === 1;
-  }
-
-  async setSourceRefresh(sourceId: string, refresh: SourceRefresh): Promise<boolean> {
-    const set = await guardRedis(() =>
-      sourceLibrary.call(this.conn, SET_REFRESH, [this.key('sources'), this.key('source_refresh')], [sourceId, JSON.stringify(refresh)])
-    );
-    return set === 1;
-  }
-
   async close(): Promise<void> {
     await this.connections.close();
   }
-}
-
-function withRefresh(record: string, refresh: string | null): RegisteredSource {
-  const source = JSON.parse(record) as RegisteredSource;
-  return refresh === null ? source : { ...source, last_refresh: JSON.parse(refresh) as SourceRefresh };
 }
 
 export function openRedisJobStore<Spec = unknown, Progress = unknown>(options: RedisConnectionOptions): Promise<RedisJobStore<Spec, Progress>> {

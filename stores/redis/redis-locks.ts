@@ -8,8 +8,9 @@
  */
 import { checkLeaseToken, leaseArgs } from '../shared/lease-rules.js';
 import type { LeaseInfo, Locks } from '../ports/locks.js';
-import { REDIS_STORE, RedisConnections, guardRedis, type RedisConnectionOptions } from './connection.js';
-import { FunctionLibrary } from './functions.js';
+import type { RedisConnections } from './connection.js';
+import { REDIS_STORE, guardRedis, type RedisConnectionOptions } from './connection.js';
+import { FunctionLibrary, connectWithLibrary } from './functions.js';
 
 // v2 added the last-lease key and `reclaim`; v1 processes in a mixed deploy keep their own library.
 const VERSION = 'v2';
@@ -67,14 +68,7 @@ export class RedisLocks implements Locks {
   private constructor(readonly connections: RedisConnections) {}
 
   static async open(options: RedisConnectionOptions): Promise<RedisLocks> {
-    const connections = new RedisConnections(options);
-    try {
-      await guardRedis(() => library.load(connections.command()));
-      return new RedisLocks(connections);
-    } catch (e) {
-      await connections.close();
-      throw e;
-    }
+    return connectWithLibrary(options, library, (connections) => new RedisLocks(connections));
   }
 
   private keys(key: string): string[] {

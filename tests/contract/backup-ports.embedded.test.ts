@@ -1,4 +1,4 @@
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { openStores } from '../../stores/open.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 import { describeBackupPortsContract } from './backup-ports.contract.js';

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { aliasName, aliasTarget, dropPalaceIndices, reindexTo, versionedName, withBulkLoadSettings } from '../../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../../stores/opensearch/opensearch-drawer-index.js';

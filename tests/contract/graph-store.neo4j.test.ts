@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
 import { compareCodePoints } from '../../core/scan.js';
 import { openNeo4jGraphStore, type Neo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';

@@ -1,11 +1,11 @@
 /**
  * The JobStore contract, written once and run against every adapter: job records and their
  * running index, progress events, manifests (written page by page, 100 000 entries, replaced only
- * once whole), blobs, dropping a finished job's manifests and blobs by prefix, and registered
- * sources with their latest refresh. Each test gets a fresh store.
+ * once whole), blobs, and dropping a finished job's manifests and blobs by prefix. Each test
+ * gets a fresh store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JobRecord, JobStore, ManifestEntry, RegisteredSource } from '../../stores/ports/job-store.js';
+import type { JobRecord, JobStore, ManifestEntry } from '../../stores/ports/job-store.js';
 
 /** The contract stores arbitrary JSON objects as specs and progress. */
 export type Json = Record<string, unknown>;
@@ -42,21 +42,6 @@ async function* failingAfter(entries: ManifestEntry[], pages: number): AsyncGene
     yield page;
   }
   throw new Error('scan died');
-}
-
-function registered(id: string, overrides: Partial<RegisteredSource> = {}): RegisteredSource {
-  return {
-    source_id: id,
-    kind: 'git',
-    location: 'git@github.com:Team/Repo.git',
-    match_key: 'github.com/team/repo',
-    ref: 'main',
-    wing: 'repo',
-    mode: 'projects',
-    added_by: 'alice',
-    added_at: '2026-03-01T10:00:00.000Z',
-    ...overrides,
-  };
 }
 
 function manifest(n: number, tag = ''): ManifestEntry[] {
@@ -253,40 +238,6 @@ export function describeJobStoreContract(adapterName: string, open: () => Promis
         expect(await jobs.getBlob('job_10/plan')).toEqual({ a: 10 });
         expect(await jobs.getBlob('other')).toEqual({ keep: true });
         expect((await jobs.get('job_1'))?.job_id).toBe('job_1');
-      });
-    });
-
-    describe('registered sources', () => {
-      it('adds, lists in id order, replaces, and removes sources', async () => {
-        expect(await jobs.listSources()).toEqual([]);
-        const b = registered('src_b');
-        const a = registered('src_a', { kind: 'dir', location: '/data/ünï', match_key: undefined, ref: undefined, wing: undefined });
-        await jobs.putSource(b);
-        await jobs.putSource(a);
-        expect(await jobs.getSource('src_b')).toEqual(b);
-        expect((await jobs.listSources()).map((s) => s.source_id)).toEqual(['src_a', 'src_b']);
-        await jobs.putSource({ ...b, mode: 'convos' });
-        expect((await jobs.getSource('src_b'))?.mode).toBe('convos');
-        expect(await jobs.removeSource('src_b')).toBe(true);
-        expect(await jobs.removeSource('src_b')).toBe(false);
-        expect(await jobs.getSource('src_b')).toBeUndefined();
-        expect((await jobs.listSources()).map((s) => s.source_id)).toEqual(['src_a']);
-      });
-
-      it('records the latest refresh, keeps it when the source is registered again, and refuses one for an unknown source', async () => {
-        await jobs.putSource(registered('src_a'));
-        const refresh = { trigger: 'webhook' as const, requested_at: '2026-03-01T10:01:00.000Z', job_id: 'job_1', state: 'completed' as const, commit: 'abc123',
-          drawers_written: 7 };
-        expect(await jobs.setSourceRefresh('src_a', refresh)).toBe(true);
-        expect((await jobs.getSource('src_a'))?.last_refresh).toEqual(refresh);
-        await jobs.putSource(registered('src_a', { wing: 'renamed' }));
-        expect(await jobs.getSource('src_a')).toEqual(registered('src_a', { wing: 'renamed', last_refresh: refresh }));
-        expect((await jobs.listSources())[0]?.last_refresh).toEqual(refresh);
-        expect(await jobs.setSourceRefresh('src_missing', refresh)).toBe(false);
-        expect(await jobs.getSource('src_missing')).toBeUndefined();
-        await jobs.removeSource('src_a');
-        await jobs.putSource(registered('src_a'));
-        expect((await jobs.getSource('src_a'))?.last_refresh).toBeUndefined();
       });
     });
   });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { RedisConnections } from '../../stores/redis/connection.js';
 import { openRedisLocks } from '../../stores/redis/redis-locks.js';
 import { openRedisLogstream } from '../../stores/redis/logstream/redis-logstream.js';

@@ -19,7 +19,7 @@ import { shellQuote } from '../../cli/shell-quote.js';
 import type { Embedder } from '../../embed/embedder.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { loadTokenCounter } from '../../embed/token-counter.js';
 import { memoriesFiledAway } from '../../palace/system/system.js';
 import { openStores } from '../../stores/open.js';

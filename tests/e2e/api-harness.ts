@@ -14,7 +14,7 @@ import { Authenticator } from '../../api/auth.js';
 import { listen } from '../../api/server.js';
 import { openRuntime } from '../../app/runtime.js';
 import type { Runtime } from '../../palace/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { PalaceMcp } from '../../mcp/server.js';
 import type { Caller } from '../../core/caller.js';
 import { quietLogger } from '../helpers/log.js';

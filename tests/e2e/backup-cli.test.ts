@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { dropClusterPalace } from '../helpers/cluster-palace.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');

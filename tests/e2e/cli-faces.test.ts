@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openRuntime } from '../../app/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { addDrawer } from '../../palace/drawers/drawers.js';
 import { uniquePalaceName } from '../integration/temporal-harness.js';
 import { dropClusterPalace } from '../helpers/cluster-palace.js';

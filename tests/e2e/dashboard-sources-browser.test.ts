@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/chromium.js';
-import type { RegisteredSource } from '../../stores/ports/job-store.js';
+import type { RegisteredSource } from '../../stores/ports/registered-sources.js';
 import type { Listener, LocalRepo } from '../helpers/hooks.js';
 import { githubPush, listener, localRepo, proseFiles, validSignature } from '../helpers/hooks.js';
 import type { ApiHarness } from './api-harness.js';

@@ -405,7 +405,7 @@ describe('HTTP refusals are JSON-RPC bodies', () => {
 describe('the default rate limit', () => {
   let api: ApiHarness;
   beforeAll(async () => {
-    const { loadConfig } = await import('../../core/config.js');
+    const { loadConfig } = await import('../../app/config.js');
     const config = loadConfig({});
     api = await startApi({ rateLimit: { ratePerSecond: config.api.ratePerSecond, burst: config.api.rateBurst } });
   });

@@ -20,7 +20,7 @@ import { createJobActivities } from '../../jobs/activities.js';
 import { openRuntime } from '../../app/runtime.js';
 import { createJobWorker } from '../../jobs/engines/temporal/worker.js';
 import type { Runtime } from '../../palace/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { bearerTokenResolver, mcpRouter } from '../../mcp/http.js';
 import type { PalaceMcpOptions } from '../../mcp/server.js';
 import { PalaceMcp } from '../../mcp/server.js';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRuntime } from '../../app/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { meshPeers } from '../../palace/logstream/logstream.js';
 import type { Runtime } from '../../palace/runtime.js';
 import type { CallContext } from '../../mcp/types.js';

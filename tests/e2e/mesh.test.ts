@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { openSqliteLogstream } from '../../stores/embedded/logstream/sqlite-logstream.js';
 import { openRedisLogstream } from '../../stores/redis/logstream/redis-logstream.js';
 import type { LogstreamStore } from '../../stores/ports/palace-stores.js';

@@ -25,7 +25,7 @@ import { OAuthResourceServer } from '../../api/oauth.js';
 import type { Listening } from '../../api/server.js';
 import { listen } from '../../api/server.js';
 import type { OAuthSettings } from '../../core/config.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { quietLogger } from '../helpers/log.js';
 
 const RESOURCE = 'https://palace.test/mcp';

@@ -19,7 +19,7 @@ import type { Listening } from '../../api/server.js';
 import { listen } from '../../api/server.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { ROUTE_SCOPES, TOOL_SCOPES } from '../../core/scopes.js';
 import { TOOLS } from '../../mcp/registry.js';
 import { PalaceMcp } from '../../mcp/server.js';

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RegisteredSource } from '../../stores/ports/job-store.js';
+import type { RegisteredSource } from '../../stores/ports/registered-sources.js';
 import type { Listener, LocalRepo } from '../helpers/hooks.js';
 import { failFirstAttempt, listener, localRepo, proseFiles, until, validSignature } from '../helpers/hooks.js';
 import type { ApiHarness } from './api-harness.js';

@@ -13,9 +13,9 @@ import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator } from '../../api/auth.js';
-import { loadConfig } from '../../core/config.js';
-import { exportPalace } from '../../palace/export.js';
-import type { RegisteredSource } from '../../stores/ports/job-store.js';
+import { loadConfig } from '../../app/config.js';
+import { exportPalace } from '../../palace/backup/export.js';
+import type { RegisteredSource } from '../../stores/ports/registered-sources.js';
 import { httpsGitServer, type HttpsGitServer } from '../helpers/https-git.js';
 import type { Listener } from '../helpers/hooks.js';
 import { githubPush, listener, localRepo, proseFiles, until } from '../helpers/hooks.js';
@@ -131,7 +131,7 @@ describe('source secrets, bounds and webhooks (embedded, HTTP)', () => {
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ code: 'invalid_argument', field: 'source_id', rule: 'token_roots' });
     }
-    expect((await h.runtime.stores.jobs.getSource(source_id))?.last_refresh).toBeUndefined();
+    expect((await h.runtime.stores.sources.get(source_id))?.last_refresh).toBeUndefined();
     expect((await h.call(`/v1/sources/${source_id}`, { method: 'DELETE', token: 'tok-alice' })).status).toBe(200);
   });
 

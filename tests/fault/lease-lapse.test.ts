@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobActivities } from '../../jobs/activities.js';
 import { openRuntime } from '../../app/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobEngine, JobProgress } from '../../jobs/job.js';
 import { LocalJobEngine } from '../../jobs/engines/local/runner.js';

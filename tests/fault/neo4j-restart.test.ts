@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { PalaceError } from '../../core/errors.js';
 import { openNeo4jGraphStore, type Neo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
 import type { KgTripleWrite } from '../../stores/ports/graph-store.js';

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { PalaceError } from '../../core/errors.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';

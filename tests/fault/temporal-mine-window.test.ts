@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobProgress } from '../../jobs/job.js';
 import { MINE_BATCH_FILES } from '../../jobs/mine/orchestration.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { cleanMineDrawerIds } from '../helpers/clean-mine.js';
 import { waitForFilesSeen, withTemporalRig } from '../helpers/temporal-rig.js';

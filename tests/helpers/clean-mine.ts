@@ -4,7 +4,7 @@
  */
 import { expect } from 'vitest';
 import { openRuntime } from '../../app/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { Embedder } from '../../embed/embedder.js';
 import { drawerIds, mineSpec } from '../integration/temporal-harness.js';
 

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../core/config.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 export { dropPalace as dropClusterPalace } from '../../stores/open.js';
 
 export function clusterConfig(prefix: string, env: Record<string, string | undefined> = {}): Config {

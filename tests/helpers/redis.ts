@@ -3,7 +3,7 @@
  * dropped after. No skip when Redis is down: opening fails with store_unavailable and the test fails.
  */
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { RedisConnections, type RedisConnectionOptions } from '../../stores/redis/connection.js';
 
 export interface ThrowawayRedisStore<S> {

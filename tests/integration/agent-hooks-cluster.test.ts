@@ -14,7 +14,7 @@ import type { CliContext } from '../../cli/commands/context.js';
 import { executeHook } from '../../cli/commands/hooks.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { memoriesFiledAway } from '../../palace/system/system.js';
 import { TriggerQueue } from '../../jobs/engines/queues/queues.js';
 import type { AutoSaveRequest } from '../../jobs/engines/queues/queues.js';

@@ -11,14 +11,16 @@ import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { checkpoint } from '../../palace/drawers/checkpoint.js';
+import { deliveryError } from '../../palace/hooks/notifications.js';
 import type { JobProgress } from '../../jobs/job.js';
 import type { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
 import type { JobWorker } from '../../jobs/engines/temporal/worker.js';
 import type { AutoSaveRequest, JobNotification } from '../../jobs/engines/queues/queues.js';
-import { NotificationQueue, TriggerQueue, refreshWithJobEngine, startNotificationWorker, startTriggerWorker } from '../../jobs/engines/queues/queues.js';
+import { NotificationQueue, TriggerQueue, refreshWithJobEngine, startNotificationDeliveryWorker,
+  startTriggerWorker } from '../../jobs/engines/queues/queues.js';
 import type { ClusterTestStores } from './temporal-harness.js';
 import { REDIS_URL, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName } from './temporal-harness.js';
 
@@ -64,9 +66,10 @@ beforeAll(async () => {
     refresh: refreshWithJobEngine(engine),
     autoSave: (req) => checkpoint(embedded.drawerContext, req.checkpoint),
   });
-  notificationWorker = startNotificationWorker(settings, async (event) => {
+  notificationWorker = startNotificationDeliveryWorker(settings, async (event) => {
     received.push(event);
-  });
+    return { delivered: [], failed: [] };
+  }, deliveryError);
 });
 
 afterAll(async () => {

@@ -10,11 +10,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { ModelIdentity } from '../../embed/model-identity.js';
-import { exportPalace } from '../../palace/export.js';
-import { importPalace } from '../../palace/import.js';
-import { palaceFigures } from '../../palace/migrate.js';
+import { exportPalace } from '../../palace/backup/export.js';
+import { importPalace } from '../../palace/backup/import.js';
+import { palaceFigures } from '../../palace/backup/migrate.js';
 import { openStores } from '../../stores/open.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';

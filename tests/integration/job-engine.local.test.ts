@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { openRuntime } from '../../app/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { describeJobEngineContract } from '../contract/job-engine.contract.js';
 

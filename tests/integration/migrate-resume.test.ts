@@ -7,9 +7,9 @@
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { ModelIdentity } from '../../embed/model-identity.js';
-import { migratePalace } from '../../palace/migrate.js';
+import { migratePalace } from '../../palace/backup/migrate.js';
 import { openStores } from '../../stores/open.js';
 import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
 import { COPY_DRAWERS, fillPalaceToCopy, killCopyMidway, note } from '../helpers/interrupted-copy.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { MineCursor } from '../../jobs/mine/orchestration.js';
 import { MINE_BATCH_FILES, MINE_LOOKAHEAD_WINDOWS } from '../../jobs/mine/orchestration.js';

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { DrawerWrite } from '../../core/drawer.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { toDocument } from '../../stores/opensearch/drawer-documents.js';

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime } from '../../app/runtime.js';
 import type { Config } from '../../core/config.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { DrawerWrite } from '../../core/drawer.js';
 import { encoderSetText, parseEncoderSet } from '../../core/encoder-set.js';
 import { PalaceError } from '../../core/errors.js';

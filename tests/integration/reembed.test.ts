@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import type { Config } from '../../core/config.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { DrawerWrite } from '../../core/drawer.js';
 import { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { addDrawer } from '../../palace/drawers/drawers.js';

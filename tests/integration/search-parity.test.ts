@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobActivities } from '../../jobs/activities.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { Config } from '../../core/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobProgress, JobSpec, MineSpec } from '../../jobs/job.js';

@@ -18,9 +18,9 @@ import type { JobActivities } from '../../jobs/activities.js';
 import { resolveSource } from '../../jobs/source/resolve.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { MineSpec } from '../../jobs/job.js';
-import { sourcePolicy } from '../../palace/sources.js';
+import { sourcePolicy } from '../../palace/sources/sources.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 const SECRET = 'OUTSIDE-SECRET-7f3a';

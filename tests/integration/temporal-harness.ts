@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createJobActivities } from '../../jobs/activities.js';
 import type { Config } from '../../core/config.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { Embedder } from '../../embed/embedder.js';
 import type { JobProgress, JobSpec, MineSpec } from '../../jobs/job.js';
 import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';

@@ -6,7 +6,7 @@
  * `worker stopped` after a graceful shutdown.
  */
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { inProcessWorker, openClusterTestStores } from './temporal-harness.js';
 
 const config = loadConfig();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime } from '../../app/runtime.js';
 import { activeTracing } from '../../app/tracing/sdk.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { PalaceMcp } from '../../mcp/server.js';
 import type { CallContext } from '../../mcp/types.js';
 import type { Collector } from '../helpers/otel-collector.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobProgress } from '../../jobs/job.js';
-import type { RegisteredSource } from '../../stores/ports/job-store.js';
+import type { RegisteredSource } from '../../stores/ports/registered-sources.js';
 import { NotificationQueue, TriggerQueue } from '../../jobs/engines/queues/queues.js';
 import type { ApiHarness } from '../e2e/api-harness.js';
 import { startApi, tempDir } from '../e2e/api-harness.js';
@@ -103,8 +103,8 @@ afterAll(async () => {
   await notifications?.queue.obliterate({ force: true }).catch(() => undefined);
   await triggers?.close();
   await notifications?.close();
-  await h?.runtime.stores.jobs.listSources().then(async (list) => {
-    for (const s of list) await h.runtime.stores.jobs.removeSource(s.source_id);
+  await h?.runtime.stores.sources.list().then(async (list) => {
+    for (const s of list) await h.runtime.stores.sources.remove(s.source_id);
   }).catch(() => undefined);
   await fetch(`${h?.runtime.config.opensearch.url}/mempalace-${palaceName}*`, { method: 'DELETE' }).catch(() => undefined);
   await h?.close();

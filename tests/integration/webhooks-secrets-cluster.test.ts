@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConnections } from '../../stores/redis/connection.js';
-import type { RegisteredSource } from '../../stores/ports/job-store.js';
+import type { RegisteredSource } from '../../stores/ports/registered-sources.js';
 import { TriggerQueue, startTriggerWorker } from '../../jobs/engines/queues/queues.js';
 import type { ApiHarness } from '../e2e/api-harness.js';
 import { startApi, tempDir } from '../e2e/api-harness.js';

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chunkExchangeUnits } from '../../core/chat/exchange.js';
 import { readSession } from '../../core/chat/session.js';
-import { parseHookInput } from '../../palace/agent-hooks.js';
-import { sessionDrawers } from '../../palace/session-save.js';
+import { parseHookInput } from '../../palace/hooks/agent-hooks.js';
+import { sessionDrawers } from '../../palace/hooks/session-save.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '..', 'fixtures', 'chat');
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../core/config.js';
-import { isTruthy, loadConfig } from '../../core/config.js';
+import { isTruthy } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { thrownBy } from '../helpers/errors.js';
 
 describe('config', () => {

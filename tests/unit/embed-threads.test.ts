@@ -1,8 +1,8 @@
 /** The embedder's thread budget: cgroup quota parsing, the default and MEMPALACE_EMBED_THREADS. */
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
-import { availableCores, cgroupCpuLimit, parseCfsQuota, parseCpuMax, parseProcCgroup } from '../../core/cpu-budget.js';
+import { loadConfig } from '../../app/config.js';
+import { availableCores, cgroupCpuLimit, parseCfsQuota, parseCpuMax, parseProcCgroup } from '../../embed/cpu-budget.js';
 import { PalaceError } from '../../core/errors.js';
 
 /** A fake file system of cgroup files: path → text; any other path reads as absent. */

@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder, MINILM_DIMENSION } from '../../embed/minilm.js';
 import { MINILM_FP32_SHA256, MINILM_INT8_SHA256 } from '../../embed/model-locator.js';
@@ -18,7 +18,7 @@ const COSINE_TO_FP32_MIN = 0.97;
 
 const reference = JSON.parse(fs.readFileSync(new URL('../fixtures/minilm-reference.json', import.meta.url), 'utf8')) as { sentences: { text: string }[] };
 /** Code and prose of this repository, cut into drawer-sized pieces, besides the reference sentences. */
-const pieces = ['../../README.md', '../../embed/minilm.ts', '../../core/cpu-budget.ts'].flatMap((file) => {
+const pieces = ['../../README.md', '../../embed/minilm.ts', '../../embed/cpu-budget.ts'].flatMap((file) => {
   const text = fs.readFileSync(new URL(file, import.meta.url), 'utf8');
   return Array.from({ length: 12 }, (_, i) => text.slice(i * 700, i * 700 + 700)).filter((piece) => piece.trim().length > 0);
 });

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder, MINILM_DIMENSION, MINILM_MAX_TOKENS } from '../../embed/minilm.js';
 import { MiniLmTokenizer } from '../../embed/minilm-tokenizer.js';

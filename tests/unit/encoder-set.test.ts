@@ -4,7 +4,7 @@
  * of another set, naming both.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { encoderSetText, parseEncoderSet } from '../../core/encoder-set.js';
 import { PalaceError } from '../../core/errors.js';
 import { dot } from '../../core/vector.js';

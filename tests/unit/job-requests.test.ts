@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PalaceError } from '../../core/errors.js';
 import { parseJobRequest } from '../../jobs/requests.js';
-import { sourcePolicy } from '../../palace/sources.js';
+import { sourcePolicy } from '../../palace/sources/sources.js';
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'job-requests-')));
 fs.mkdirSync(path.join(root, 'project'));

@@ -67,6 +67,17 @@ describe('the layering lint rule', () => {
     expect(await layeringErrors('core/chat/layering-probe.ts', typeImport('../errors.js'))).toEqual([]);
   });
 
+  it('keeps core/ pure: no file, process or host I/O, statically or with import()', async () => {
+    for (const io of ['node:fs', 'node:fs/promises', 'fs', 'node:child_process', 'child_process', 'node:os', 'os']) {
+      const [error] = await layeringErrors('core/layering-probe.ts', valueImport(io));
+      expect(error, io).toContain('does no I/O');
+    }
+    expect(await layeringErrors('core/chat/layering-probe.ts', dynamicImport('node:fs/promises'))).toHaveLength(1);
+    expect(await layeringErrors('core/layering-probe.ts', valueImport('node:path'))).toEqual([]);
+    expect(await layeringErrors('palace/sources/layering-probe.ts', valueImport('node:fs/promises'))).toEqual([]);
+    expect(await layeringErrors('embed/layering-probe.ts', valueImport('node:os'))).toEqual([]);
+  });
+
   it('lets the engines import the job kinds, and never the other way', async () => {
     expect(await layeringErrors('jobs/mine/layering-probe.ts', typeImport('../engines/temporal/worker.js'))).toHaveLength(1);
     expect(await layeringErrors('jobs/layering-probe.ts', valueImport('./engines/local/runner.js'))).toHaveLength(1);
@@ -82,7 +93,7 @@ describe('the layering lint rule', () => {
   });
 
   it('keeps the workflow sandbox to @temporalio/workflow, the orchestration files and types', async () => {
-    const [outside] = await layeringErrors('jobs/mine/workflow.ts', valueImport('../../palace/sources.js'));
+    const [outside] = await layeringErrors('jobs/mine/workflow.ts', valueImport('../../palace/sources/sources.js'));
     expect(outside).toContain('workflow sandbox');
     expect(await layeringErrors('jobs/mine/orchestration.ts', valueImport('../fence.js'))).toHaveLength(1);
     expect(await layeringErrors('jobs/workflow-run.ts', valueImport('node:fs'))).toHaveLength(1);
@@ -92,7 +103,7 @@ describe('the layering lint rule', () => {
     expect(await layeringErrors('jobs/mine/workflow.ts', valueImport('./orchestration.js'))).toEqual([]);
     expect(await layeringErrors('jobs/sync/workflow.ts', valueImport('../workflow-run.js'))).toEqual([]);
     expect(await layeringErrors('jobs/mine/orchestration.ts', valueImport('../progress.js'))).toEqual([]);
-    expect(await layeringErrors('jobs/mine/orchestration.ts', typeImport('../../palace/sources.js'))).toEqual([]);
-    expect(await layeringErrors('jobs/mine/activities.ts', valueImport('../../palace/sources.js'))).toEqual([]);
+    expect(await layeringErrors('jobs/mine/orchestration.ts', typeImport('../../palace/sources/sources.js'))).toEqual([]);
+    expect(await layeringErrors('jobs/mine/activities.ts', valueImport('../../palace/sources/sources.js'))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import type { LogFormat } from '../../core/log.js';
 import { REDACTED, createLogger, prettyLine, redactUrl } from '../../core/log.js';
 

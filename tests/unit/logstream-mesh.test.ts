@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { backoffMs, mergeProfiles, MAX_BACKOFF_MS } from '../../palace/logstream/replicator.js';
 import { remoteArtifact, remoteEvent } from '../../palace/logstream/remote.js';
 import { artifactSignatureValid, eventSignatureValid, parsePublicKey, publicKeyText, signArtifact, signEvent } from '../../palace/logstream/signature.js';

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PalaceError } from '../../core/errors.js';
-import { loadProjectConfig, parseProjectConfig } from '../../core/project-config.js';
+import { parseProjectConfig } from '../../core/project-config.js';
+import { loadProjectConfig } from '../../palace/sources/project-config.js';
 
 let base: string;
 beforeAll(async () => {

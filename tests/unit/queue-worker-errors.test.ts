@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { NOTIFICATION_QUEUE, startNotificationWorker } from '../../jobs/engines/queues/queues.js';
+import { NOTIFICATION_QUEUE, startNotificationDeliveryWorker } from '../../jobs/engines/queues/queues.js';
 
 /** A loopback port that nothing listens on: bound once by the OS, then released. */
 async function closedPort(): Promise<number> {
@@ -20,11 +20,11 @@ describe('short-job queue consumers', () => {
   it('report a lost Redis through onWorkerError with the queue name', async () => {
     const seen: Array<{ queue: string; message: string }> = [];
     const port = await closedPort();
-    const worker = startNotificationWorker({
+    const worker = startNotificationDeliveryWorker({
       redisUrl: `redis://127.0.0.1:${port}`,
       palaceName: 'unreachable',
       onWorkerError: (queue, e) => seen.push({ queue, message: e.message }),
-    }, async () => undefined);
+    }, async () => ({ delivered: [], failed: [] }), () => new Error('not delivered'));
     try {
       const deadline = Date.now() + 20_000;
       while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectRoom, nameMatches, proposeRooms, proposeRoomsFromFileNames, proposeRoomsFromFolders } from '../../core/rooms.js';
+import { detectRoom, nameMatches, proposeRoomsFromFileNames, proposeRoomsFromFolders } from '../../core/rooms.js';
+import { proposeRooms } from '../../palace/sources/room-proposal.js';
 
 const rooms = [
   { name: 'frontend', keywords: ['frontend', 'client'] },

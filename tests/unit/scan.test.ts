@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareCodePoints, decodeUtf8File, isGitignored, scanManifest, scanProject, sniffBytes } from '../../core/scan.js';
+import { compareCodePoints, decodeUtf8File, sniffBytes } from '../../core/scan.js';
+import { isGitignored, scanManifest, scanProject } from '../../palace/sources/scan.js';
 
 let root: string;
 

@@ -9,11 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { maskUrlCredentials, splitUrlCredential } from '../../core/url-credentials.js';
-import { notificationsFor } from '../../palace/notifications.js';
-import { migrateRegisteredSources, repoMatchKey } from '../../palace/registered-sources.js';
+import { notificationsFor } from '../../palace/hooks/notifications.js';
+import { migrateRegisteredSources, repoMatchKey } from '../../palace/sources/registered-sources.js';
 import { FileSourceCredentials } from '../../stores/embedded/file-source-credentials.js';
-import { SqliteJobStore } from '../../stores/embedded/sqlite-job-store.js';
-import type { RegisteredSource } from '../../stores/ports/job-store.js';
+import { SqliteRegisteredSources } from '../../stores/embedded/sqlite-registered-sources.js';
+import type { RegisteredSource } from '../../stores/ports/registered-sources.js';
 import { RefreshDebouncer } from '../../jobs/engines/local/refresh-debouncer.js';
 import { capturedLogger, quietLogger } from '../helpers/log.js';
 
@@ -58,7 +58,7 @@ describe('migration of registered sources on open', () => {
   it('moves a credential out of a stored URL into the 0600 store, and gives a non-default port its own id', async () => {
     const dir = path.join(tmp, 'migrate');
     fs.mkdirSync(dir);
-    const store = new SqliteJobStore(path.join(dir, 'jobs.sqlite3'));
+    const sources = new SqliteRegisteredSources(path.join(dir, 'jobs.sqlite3'));
     const credentials = new FileSourceCredentials(dir);
     const old: RegisteredSource = {
       source_id: 'src_0123456789abcdef',
@@ -72,9 +72,9 @@ describe('migration of registered sources on open', () => {
       last_refresh: { trigger: 'manual', requested_at: '2026-01-01T00:00:00.000Z', state: 'failed',
         error: 'git fetch https://oauth2:s3cret@host:8443/team/repo.git failed' },
     };
-    await store.putSource(old);
-    expect(await migrateRegisteredSources({ store, credentials })).toBe(1);
-    const [moved, ...others] = await store.listSources();
+    await sources.put(old);
+    expect(await migrateRegisteredSources({ sources, credentials })).toBe(1);
+    const [moved, ...others] = await sources.list();
     expect(others).toEqual([]);
     expect(moved).toMatchObject({ location: 'https://host:8443/team/repo.git', match_key: 'host:8443/team/repo', last_refresh: { state: 'failed' } });
     expect(moved!.source_id).not.toBe(old.source_id);
@@ -82,8 +82,8 @@ describe('migration of registered sources on open', () => {
     expect(await credentials.get('https://host:8443/team/repo.git')).toEqual({ username: 'oauth2', password: 's3cret' });
     expect(fs.statSync(path.join(dir, 'source-credentials.json')).mode & 0o777).toBe(0o600);
     // Idempotent: a second open changes nothing.
-    expect(await migrateRegisteredSources({ store, credentials })).toBe(0);
-    await store.close();
+    expect(await migrateRegisteredSources({ sources, credentials })).toBe(0);
+    await sources.close();
   });
 });
 

@@ -7,10 +7,10 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkNotifySettings, signature } from '../../jobs/notify.js';
 import { isPushEvent, parsePush, providerOf, signatureValid } from '../../api/webhooks.js';
-import { loadConfig } from '../../core/config.js';
-import type { GitPush } from '../../palace/registered-sources.js';
-import { isRepoUrl, repoMatchKey, sourcesForPush } from '../../palace/registered-sources.js';
-import type { RegisteredSource } from '../../stores/ports/job-store.js';
+import { loadConfig } from '../../app/config.js';
+import type { GitPush } from '../../palace/sources/registered-sources.js';
+import { isRepoUrl, repoMatchKey, sourcesForPush } from '../../palace/sources/registered-sources.js';
+import type { RegisteredSource } from '../../stores/ports/registered-sources.js';
 import { RefreshDebouncer } from '../../jobs/engines/local/refresh-debouncer.js';
 import { quietLogger } from '../helpers/log.js';
 

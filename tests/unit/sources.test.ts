@@ -1,5 +1,5 @@
 /**
- * The source resolver (palace/sources.ts) against a real filesystem: canonical real paths, every
+ * The source resolver (palace/sources/sources.ts) against a real filesystem: canonical real paths, every
  * kind of root bound, symlinks (the source itself, a directory above it, a root that is itself
  * under a link), the git URL policy (schemes, remote helpers, allowed hosts, non-public
  * addresses resolved through DNS), and reads of listed files that were swapped for links.
@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ListedFileRefused, readListedFile } from '../../core/listed-file.js';
-import type { SourcePolicy } from '../../palace/sources.js';
+import { ListedFileRefused, readListedFile } from '../../palace/sources/listed-file.js';
+import type { SourcePolicy } from '../../palace/sources/sources.js';
 import { assertStoredSourceAllowed, isNonPublicAddress, isWithin, matchAllowedHost, resolveGitSource, resolveLocalSource, resolveMineSource,
-  sourcePolicy } from '../../palace/sources.js';
+  sourcePolicy } from '../../palace/sources/sources.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 const tmp = fs.realpathSync(makeTempDir('mempalace-sources-'));

@@ -6,11 +6,11 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../app/config.js';
 import { loadTokenCounter } from '../../embed/token-counter.js';
 import type { TokenCounter } from '../../embed/token-counter.js';
 import { kgAdd, kgInvalidate } from '../../palace/kg.js';
-import { wakeUp } from '../../palace/wake-up.js';
+import { wakeUp } from '../../palace/hooks/wake-up.js';
 import type { PalaceStores } from '../../stores/ports/palace-stores.js';
 import { openStores } from '../../stores/open.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';

@@ -5,8 +5,8 @@
  * when the process exits are not retried by the next one — the cluster's queue survives that.
  */
 import type { JobProgress } from '../../job.js';
-import type { DeadLetter, DeliveryOutcome, DeliveryProgress, DeliveryRecord, JobNotification, Notifications } from '../../../palace/notifications.js';
-import { deliveryError, jobNotification } from '../../../palace/notifications.js';
+import type { DeadLetter, DeliveryOutcome, DeliveryProgress, DeliveryRecord, JobNotification, Notifications } from '../../../palace/hooks/notifications.js';
+import { deliveryError, jobNotification } from '../../../palace/hooks/notifications.js';
 import { invalidArgument } from '../../../core/errors.js';
 
 export const INLINE_QUEUE = 'notification';

@@ -10,8 +10,8 @@
  * MAX_DELIVERIES at once; a restart of `serve` forgets them).
  */
 import type { Logger } from '../../../core/log.js';
-import type { RefreshScheduler } from '../../../palace/registered-sources.js';
-import type { RegisteredSource } from '../../../stores/ports/job-store.js';
+import type { RefreshScheduler } from '../../../palace/sources/registered-sources.js';
+import type { RegisteredSource } from '../../../stores/ports/registered-sources.js';
 
 interface PerSource {
   timer?: NodeJS.Timeout;

@@ -21,12 +21,12 @@ import { invalidArgument, isPalaceError } from '../../../core/errors.js';
 import { hashN } from '../../../core/text.js';
 import type { CheckpointInput } from '../../../palace/drawers/checkpoint.js';
 import type { JobEngine, JobProgress, MineSpec } from '../../job.js';
-import type { SessionSave } from '../../../palace/session-save.js';
+import type { SessionSave } from '../../../palace/hooks/session-save.js';
 import { lockKey } from '../../job.js';
-import type { DeliveryOutcome, DeliveryProgress, DeliveryRecord, JobNotification } from '../../../palace/notifications.js';
-import { jobNotification } from '../../../palace/notifications.js';
+import type { DeliveryOutcome, DeliveryProgress, DeliveryRecord, JobNotification } from '../../../palace/hooks/notifications.js';
+import { jobNotification } from '../../../palace/hooks/notifications.js';
 import { palacePrefix, redisServerOptions } from '../../../stores/redis/connection.js';
-import type { DeadLetter as PalaceDeadLetter } from '../../../palace/notifications.js';
+import type { DeadLetter as PalaceDeadLetter } from '../../../palace/hooks/notifications.js';
 import { processTraced, sendTraced } from './queue-tracing.js';
 
 export const TRIGGER_QUEUE = 'triggers';
@@ -248,11 +248,6 @@ export function startTriggerWorker(settings: QueueSettings, handlers: TriggerHan
     const data = job.data;
     return data.kind === 'refresh' ? handlers.refresh({ spec: data.spec, ...(data.sourceId ? { sourceId: data.sourceId } : {}) }) : handlers.autoSave(data);
   });
-}
-
-export function startNotificationWorker(settings: QueueSettings, handle: (event: JobNotification) => Promise<unknown>,
-  concurrency = 4): Worker<JobNotification> {
-  return workerFor<JobNotification>(NOTIFICATION_QUEUE, settings, concurrency, (job) => handle(job.data));
 }
 
 /**

@@ -5,7 +5,7 @@
  * embedded profile in-process; the delivery itself (outbound POSTs and the `job.finished`
  * logstream event) is jobs/notify.ts.
  */
-import type { JobProgress } from '../stores/ports/job-engine.js';
+import type { JobProgress } from '../../stores/ports/job-engine.js';
 
 /** Where job ends appear in the logstream, so agents can `event_wait` on a job (correlation_id = job id). */
 export const JOB_EVENTS = { stream: 'ops', room: 'jobs', type: 'job.finished', from_agent: 'mempalace' } as const;

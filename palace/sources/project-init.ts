@@ -7,11 +7,12 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { PalaceError, invalidArgument } from '../core/errors.js';
-import { PROJECT_CONFIG_FILES, loadProjectConfig, wingFromDirectory } from '../core/project-config.js';
-import type { RoomConfig } from '../core/project-config.js';
-import { proposeRooms } from '../core/rooms.js';
-import { validateName } from '../core/validate.js';
+import { PalaceError, invalidArgument } from '../../core/errors.js';
+import { PROJECT_CONFIG_FILES, wingFromDirectory } from '../../core/project-config.js';
+import type { RoomConfig } from '../../core/project-config.js';
+import { loadProjectConfig } from './project-config.js';
+import { proposeRooms } from './room-proposal.js';
+import { validateName } from '../../core/validate.js';
 
 export interface ProjectInit {
   config_file: string;

@@ -4,16 +4,16 @@
  * under ids keyed by (session, exchange position, slice), so filing the same exchange twice — a
  * retried queue job, a precompact after a stop — writes nothing new. Then one diary entry.
  */
-import type { DrawerMeta, DrawerWrite } from '../core/drawer.js';
-import { filedAtNow } from '../core/drawer.js';
-import { chunkExchangeUnits } from '../core/chat/exchange.js';
-import type { Harness } from '../core/chat/session.js';
-import { ID_RECIPE, minedChunkId } from '../core/ids.js';
-import { validateName } from '../core/validate.js';
-import type { CheckpointInput } from './drawers/checkpoint.js';
-import { checkpoint } from './drawers/checkpoint.js';
-import type { DrawerContext } from './context.js';
-import { nowOf } from './context.js';
+import type { DrawerMeta, DrawerWrite } from '../../core/drawer.js';
+import { filedAtNow } from '../../core/drawer.js';
+import { chunkExchangeUnits } from '../../core/chat/exchange.js';
+import type { Harness } from '../../core/chat/session.js';
+import { ID_RECIPE, minedChunkId } from '../../core/ids.js';
+import { validateName } from '../../core/validate.js';
+import type { CheckpointInput } from '../drawers/checkpoint.js';
+import { checkpoint } from '../drawers/checkpoint.js';
+import type { DrawerContext } from '../context.js';
+import { nowOf } from '../context.js';
 
 export interface SessionSave {
   harness: Harness;

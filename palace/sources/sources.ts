@@ -19,14 +19,14 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Config } from '../core/config.js';
-import { invalidArgument } from '../core/errors.js';
-import type { GitCredential } from '../core/url-credentials.js';
-import { splitUrlCredential } from '../core/url-credentials.js';
+import type { Config } from '../../core/config.js';
+import { invalidArgument } from '../../core/errors.js';
+import type { GitCredential } from '../../core/url-credentials.js';
+import { splitUrlCredential } from '../../core/url-credentials.js';
 
-import type { RootBound, SourceSpec } from '../stores/ports/job-engine.js';
+import type { RootBound, SourceSpec } from '../../stores/ports/job-engine.js';
 
-export type { RootBound, SourceSpec } from '../stores/ports/job-engine.js';
+export type { RootBound, SourceSpec } from '../../stores/ports/job-engine.js';
 
 /**
  * Every rule by which a source this module resolves may be refused, beyond the request schema

@@ -6,7 +6,7 @@
  * Memory: one short digest per record read (about 100 bytes each).
  */
 import { createHash } from 'node:crypto';
-import { PalaceError } from '../core/errors.js';
+import { PalaceError } from '../../core/errors.js';
 import type { PalaceRecord } from './backup-records.js';
 import { recordId, recordPlace } from './import-record-rules.js';
 

@@ -5,12 +5,12 @@
  * artifacts and events, then a footer with the count of each kind, so a truncated stream is
  * recognised. Vectors travel as base64 of their little-endian float32 bytes: exact and compact.
  */
-import type { DrawerMeta } from '../core/drawer.js';
-import { invalidArgument } from '../core/errors.js';
-import type { ModelIdentity } from '../embed/model-identity.js';
-import type { FileState } from '../stores/ports/drawers/file-states.js';
-import type { HallwayRecord, KgTriple, TunnelRecord } from '../stores/ports/graph-store.js';
-import type { StoredArtifact, StoredEvent } from '../stores/ports/logstream/records.js';
+import type { DrawerMeta } from '../../core/drawer.js';
+import { invalidArgument } from '../../core/errors.js';
+import type { ModelIdentity } from '../../embed/model-identity.js';
+import type { FileState } from '../../stores/ports/drawers/file-states.js';
+import type { HallwayRecord, KgTriple, TunnelRecord } from '../../stores/ports/graph-store.js';
+import type { StoredArtifact, StoredEvent } from '../../stores/ports/logstream/records.js';
 
 export const EXPORT_FORMAT = 'mempalace-export';
 export const EXPORT_VERSION = 1;

@@ -10,7 +10,7 @@
  * A checkpoint that fails any check is ignored and the import starts from the first record
  * (writes are idempotent, so that costs time, never data); the summary says why.
  */
-import type { JobStore } from '../stores/ports/job-store.js';
+import type { JobStore } from '../../stores/ports/job-store.js';
 import type { PalaceRecord, RecordKind } from './backup-records.js';
 import type { PalaceContentStores } from './export.js';
 

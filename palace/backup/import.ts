@@ -15,12 +15,12 @@
  *   the job store (import-checkpoint.ts); a re-run after a crash skips what it applied. The
  *   checkpoint is dropped when the stream ends with its footer and every count matches.
  */
-import { invalidArgument } from '../core/errors.js';
-import { wingSlug } from '../core/validate.js';
-import type { DrawerWrite } from '../core/drawer.js';
-import type { ModelIdentity } from '../embed/model-identity.js';
-import { sameModel } from '../embed/model-identity.js';
-import type { JobStore } from '../stores/ports/job-store.js';
+import { invalidArgument } from '../../core/errors.js';
+import { wingSlug } from '../../core/validate.js';
+import type { DrawerWrite } from '../../core/drawer.js';
+import type { ModelIdentity } from '../../embed/model-identity.js';
+import { sameModel } from '../../embed/model-identity.js';
+import type { JobStore } from '../../stores/ports/job-store.js';
 import { decodeVector, parseHeader, RECORD_KINDS, zeroCounts } from './backup-records.js';
 import type { ExportHeader, PalaceRecord, RecordKind } from './backup-records.js';
 import type { PalaceContentStores, RecordProgress } from './export.js';
@@ -30,7 +30,7 @@ import { CheckpointTrail, dropCheckpoint, loadCheckpoint, saveCheckpoint } from 
 import { StreamDuplicates } from './import-duplicates.js';
 import { restoreArtifacts, restoreEvents } from './import-logstream.js';
 import { checkRecord, recordPlace } from './import-record-rules.js';
-import { remoteArtifact, remoteEvent } from './logstream/remote.js';
+import { remoteArtifact, remoteEvent } from '../logstream/remote.js';
 
 export interface ImportStores extends PalaceContentStores {
   jobs: JobStore;

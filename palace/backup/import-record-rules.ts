@@ -6,13 +6,13 @@
  * one is refused with an `invalid_argument` error that keeps the rule's field and rule and names
  * the record: its line in the export file, kind and id (`details.line`, `record_kind`, `record_id`).
  */
-import { invalidArgument, isPalaceError, PalaceError } from '../core/errors.js';
-import { codePointLength } from '../core/text.js';
-import { validateContent, validateKgValue, validateName, validateTemporal } from '../core/validate.js';
+import { invalidArgument, isPalaceError, PalaceError } from '../../core/errors.js';
+import { codePointLength } from '../../core/text.js';
+import { validateContent, validateKgValue, validateName, validateTemporal } from '../../core/validate.js';
 import { decodeVector, RECORD_KINDS } from './backup-records.js';
 import type { PalaceRecord, RecordKind } from './backup-records.js';
-import { remoteArtifact, remoteEvent } from './logstream/remote.js';
-import { METADATA_MAX_BYTES } from './logstream/validate.js';
+import { remoteArtifact, remoteEvent } from '../logstream/remote.js';
+import { METADATA_MAX_BYTES } from '../logstream/validate.js';
 
 const ID_MAX = 512;
 const PATH_MAX = 4096;

@@ -10,9 +10,9 @@
  * unchanged, and starts over (idempotently) when it changed.
  */
 import { createHash } from 'node:crypto';
-import { lexicalTokens } from '../core/lexical.js';
-import type { ModelIdentity } from '../embed/model-identity.js';
-import type { DrawerFilter, TaxonomyRow } from '../stores/ports/drawers/drawer-index.js';
+import { lexicalTokens } from '../../core/lexical.js';
+import type { ModelIdentity } from '../../embed/model-identity.js';
+import type { DrawerFilter, TaxonomyRow } from '../../stores/ports/drawers/drawer-index.js';
 import type { PalaceContentStores, RecordProgress } from './export.js';
 import { palaceRecords } from './export.js';
 import type { CheckpointScope } from './import-checkpoint.js';

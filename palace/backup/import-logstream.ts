@@ -9,10 +9,10 @@
  *   never a silent skip. An event whose (origin, origin_seq) is held by a different event (the
  *   store lost its file and minted those numbers again before the restore) is a `conflict`.
  */
-import { PalaceError } from '../core/errors.js';
-import type { LogstreamReplication } from '../stores/ports/logstream/replication.js';
-import type { RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../stores/ports/logstream/records.js';
-import { remoteMetadataJson } from './logstream/validate.js';
+import { PalaceError } from '../../core/errors.js';
+import type { LogstreamReplication } from '../../stores/ports/logstream/replication.js';
+import type { RemoteArtifact, RemoteEvent, StoredArtifact, StoredEvent } from '../../stores/ports/logstream/records.js';
+import { remoteMetadataJson } from '../logstream/validate.js';
 
 /** The fields that make two events the same event. */
 function eventFingerprint(e: Omit<StoredEvent, 'seq' | 'metadata'> & { metadata_json: string }): string {

@@ -1,7 +1,7 @@
 /**
- * Registered sources: repositories and directories the palace follows. Each is stored in the
- * profile's job store; a refresh is an incremental mine of it through the JobEngine (unchanged
- * files are skipped by their file state). Git sources are matched to push webhooks by a
+ * Registered sources: repositories and directories the palace follows. Each is kept by the
+ * RegisteredSources port; a refresh is an incremental mine of it through the JobEngine
+ * (unchanged files are skipped by their file state). Git sources are matched to push webhooks by a
  * normalised repository identity, so `https://host/team/repo`, `git@host:team/repo.git` and
  * `ssh://git@host:22/Team/Repo` are the same repository.
  *
@@ -11,21 +11,21 @@
  * meanwhile gives exactly one more refresh after it.
  */
 import path from 'node:path';
-import { PalaceError, invalidArgument, isPalaceError } from '../core/errors.js';
-import { hashN } from '../core/text.js';
-import { maskUrlCredentials, splitUrlCredential } from '../core/url-credentials.js';
-import { validateOptionalName } from '../core/validate.js';
-import type { JobStore, RegisteredSource, SourceRefresh } from '../stores/ports/job-store.js';
-import type { SourceCredentials } from '../stores/ports/source-credentials.js';
-import type { JobEngine, JobProgress, MineMode, MineSpec } from '../stores/ports/job-engine.js';
-import { MINE_MODES } from '../stores/ports/job-engine.js';
+import { PalaceError, invalidArgument, isPalaceError } from '../../core/errors.js';
+import { hashN } from '../../core/text.js';
+import { maskUrlCredentials, splitUrlCredential } from '../../core/url-credentials.js';
+import { validateOptionalName } from '../../core/validate.js';
+import type { RegisteredSource, RegisteredSources, SourceRefresh } from '../../stores/ports/registered-sources.js';
+import type { SourceCredentials } from '../../stores/ports/source-credentials.js';
+import type { JobEngine, JobProgress, MineMode, MineSpec } from '../../stores/ports/job-engine.js';
+import { MINE_MODES } from '../../stores/ports/job-engine.js';
 import type { RootBound, SourcePolicy } from './sources.js';
 import { assertGitRef, assertStoredSourceAllowed, resolveGitSource, resolveLocalSource } from './sources.js';
 
 export interface SourcesContext {
-  store: JobStore;
+  sources: RegisteredSources;
   jobs: JobEngine;
-  /** What the caller may register, refresh or remove: the same bounds a mine of the source would have (palace/sources.ts). */
+  /** What the caller may register, refresh or remove: the same bounds a mine of the source would have (palace/sources/sources.ts). */
   policy: SourcePolicy;
   /** Where credentials written into repository URLs are kept, apart from the source record. */
   credentials: SourceCredentials;
@@ -133,21 +133,21 @@ export async function addSource(ctx: SourcesContext, input: AddSourceInput, adde
     source = { source_id: sourceIdOf('dir', abs, undefined), kind: 'dir', location: abs, mode, added_by: addedBy, added_at: now };
   }
   if (wing !== undefined) source.wing = wing;
-  const existing = await ctx.store.getSource(source.source_id);
+  const existing = await ctx.sources.get(source.source_id);
   if (existing) source.added_at = existing.added_at;
-  await ctx.store.putSource(source);
-  return (await ctx.store.getSource(source.source_id)) ?? source;
+  await ctx.sources.put(source);
+  return (await ctx.sources.get(source.source_id)) ?? source;
 }
 
-export async function getSource(ctx: Pick<SourcesContext, 'store'>, sourceId: string): Promise<RegisteredSource> {
-  const source = await ctx.store.getSource(sourceId);
+export async function getSource(ctx: Pick<SourcesContext, 'sources'>, sourceId: string): Promise<RegisteredSource> {
+  const source = await ctx.sources.get(sourceId);
   if (!source) throw new PalaceError('not_found', `no registered source ${sourceId}`, { field: 'source_id', rule: 'registered_source' });
   return source;
 }
 
 /** Every registered source; a refresh still recorded as running shows its job's current state. */
-export async function listSources(ctx: Pick<SourcesContext, 'store' | 'jobs'>): Promise<RegisteredSource[]> {
-  const sources = await ctx.store.listSources();
+export async function listSources(ctx: Pick<SourcesContext, 'sources' | 'jobs'>): Promise<RegisteredSource[]> {
+  const sources = await ctx.sources.list();
   return Promise.all(sources.map(async (s) => {
     const r = s.last_refresh;
     if (r?.state !== 'running' || r.job_id === undefined) return s;
@@ -167,13 +167,13 @@ async function assertSourceInBounds(source: RegisteredSource, policy: SourcePoli
   if (local !== undefined) await assertStoredSourceAllowed('source_id', local, policy);
 }
 
-export async function removeSource(ctx: Pick<SourcesContext, 'store' | 'policy' | 'credentials'>, sourceId: string): Promise<{ removed: string }> {
+export async function removeSource(ctx: Pick<SourcesContext, 'sources' | 'policy' | 'credentials'>, sourceId: string): Promise<{ removed: string }> {
   const source = await getSource(ctx, sourceId);
   await assertSourceInBounds(source, ctx.policy);
-  if (!(await ctx.store.removeSource(sourceId)))
+  if (!(await ctx.sources.remove(sourceId)))
     throw new PalaceError('not_found', `no registered source ${sourceId}`, { field: 'source_id', rule: 'registered_source' });
   // The credential goes with the last source of its URL.
-  if (source.kind === 'git' && !(await ctx.store.listSources()).some((s) => s.location === source.location)) await ctx.credentials.remove(source.location);
+  if (source.kind === 'git' && !(await ctx.sources.list()).some((s) => s.location === source.location)) await ctx.credentials.remove(source.location);
   return { removed: sourceId };
 }
 
@@ -215,7 +215,7 @@ export async function startRefresh(ctx: SourcesContext, sourceId: string): Promi
   const source = await getSource(ctx, sourceId);
   await assertSourceInBounds(source, ctx.policy);
   const started = await ctx.jobs.start(refreshSpec(source, ctx.policy.bounds));
-  await ctx.store.setSourceRefresh(sourceId, { trigger: 'manual', requested_at: started.started_at, job_id: started.job_id, state: 'running' });
+  await ctx.sources.setRefresh(sourceId, { trigger: 'manual', requested_at: started.started_at, job_id: started.job_id, state: 'running' });
   return started;
 }
 
@@ -233,27 +233,27 @@ async function waitForEnd(jobs: JobEngine, jobId: string): Promise<JobProgress> 
  * may have scanned before the push), then the mine starts and is waited for; the outcome is
  * recorded on the source. A source removed meanwhile is not refreshed (undefined).
  */
-export async function refreshRegisteredSource(ctx: Pick<SourcesContext, 'store' | 'jobs'>, sourceId: string,
+export async function refreshRegisteredSource(ctx: Pick<SourcesContext, 'sources' | 'jobs'>, sourceId: string,
   trigger: SourceRefresh['trigger'] = 'webhook'): Promise<SourceRefresh | undefined> {
   const requested = new Date().toISOString();
   let started: JobProgress | undefined;
   while (!started) {
-    const source = await ctx.store.getSource(sourceId);
+    const source = await ctx.sources.get(sourceId);
     if (!source) return undefined;
     try {
       started = await ctx.jobs.start(refreshSpec(source));
     } catch (e) {
       if (!isPalaceError(e) || e.code !== 'already_running') throw e;
-      await ctx.store.setSourceRefresh(sourceId, { trigger, requested_at: requested, state: 'waiting' });
+      await ctx.sources.setRefresh(sourceId, { trigger, requested_at: requested, state: 'waiting' });
       const running = (e.details as { job_id?: unknown } | undefined)?.job_id;
       if (typeof running === 'string') await waitForEnd(ctx.jobs, running);
       else await new Promise((r) => setTimeout(r, 1_000));
     }
   }
   const base: SourceRefresh = { trigger, requested_at: requested, job_id: started.job_id, state: 'running' };
-  if (!(await ctx.store.setSourceRefresh(sourceId, base))) return undefined;
+  if (!(await ctx.sources.setRefresh(sourceId, base))) return undefined;
   const outcome = refreshOutcome(base, await waitForEnd(ctx.jobs, started.job_id));
-  await ctx.store.setSourceRefresh(sourceId, outcome);
+  await ctx.sources.setRefresh(sourceId, outcome);
   return outcome;
 }
 
@@ -289,9 +289,9 @@ export function sourcesForPush(sources: readonly RegisteredSource[], push: GitPu
  * non-default port gets the id that tells it apart from the same path on the default port (the
  * record moves to that id; the old id, which two repositories could share, is gone).
  */
-export async function migrateRegisteredSources(ctx: Pick<SourcesContext, 'store' | 'credentials'>): Promise<number> {
+export async function migrateRegisteredSources(ctx: Pick<SourcesContext, 'sources' | 'credentials'>): Promise<number> {
   let changed = 0;
-  for (const source of await ctx.store.listSources()) {
+  for (const source of await ctx.sources.list()) {
     if (source.kind !== 'git') continue;
     const { url: bare, credential } = splitUrlCredential('location', source.location);
     const matchKey = repoMatchKey(bare);
@@ -301,8 +301,8 @@ export async function migrateRegisteredSources(ctx: Pick<SourcesContext, 'store'
     if (bare === source.location && matchKey === source.match_key && id === source.source_id && masked === error) continue;
     if (credential) await ctx.credentials.put(bare, credential);
     const lastRefresh = source.last_refresh && { ...source.last_refresh, ...(masked === undefined ? {} : { error: masked }) };
-    await ctx.store.putSource({ ...source, source_id: id, location: bare, match_key: matchKey, ...(lastRefresh ? { last_refresh: lastRefresh } : {}) });
-    if (id !== source.source_id) await ctx.store.removeSource(source.source_id);
+    await ctx.sources.put({ ...source, source_id: id, location: bare, match_key: matchKey, ...(lastRefresh ? { last_refresh: lastRefresh } : {}) });
+    if (id !== source.source_id) await ctx.sources.remove(source.source_id);
     changed++;
   }
   return changed;

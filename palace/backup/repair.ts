@@ -2,7 +2,7 @@
  * `mempalace repair [--check]`: checks the derived drawer indexes against the drawers they are
  * built from and, unless only checking, rebuilds them and checks again.
  */
-import type { IndexCheck, IndexMaintenance } from '../stores/ports/index-maintenance.js';
+import type { IndexCheck, IndexMaintenance } from '../../stores/ports/index-maintenance.js';
 
 export interface RepairReport {
   checked_only: boolean;

@@ -10,8 +10,8 @@ import fs from 'node:fs/promises';
 import readline from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { invalidArgument, isPalaceError } from '../core/errors.js';
-import type { PalaceError } from '../core/errors.js';
+import { invalidArgument, isPalaceError } from '../../core/errors.js';
+import type { PalaceError } from '../../core/errors.js';
 
 export interface ExportFileIdentity {
   file: string;

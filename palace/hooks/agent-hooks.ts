@@ -6,14 +6,14 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { conversationRoom } from '../core/chat/room.js';
-import type { Harness } from '../core/chat/session.js';
-import { readSession } from '../core/chat/session.js';
-import { invalidArgument } from '../core/errors.js';
-import { loadProjectConfig } from '../core/project-config.js';
-import { hashN } from '../core/text.js';
-import { wingSlug } from '../core/validate.js';
-import type { CheckpointInput } from './drawers/checkpoint.js';
+import { conversationRoom } from '../../core/chat/room.js';
+import type { Harness } from '../../core/chat/session.js';
+import { readSession } from '../../core/chat/session.js';
+import { invalidArgument } from '../../core/errors.js';
+import { loadProjectConfig } from '../sources/project-config.js';
+import { hashN } from '../../core/text.js';
+import { wingSlug } from '../../core/validate.js';
+import type { CheckpointInput } from '../drawers/checkpoint.js';
 import type { AutoSave, SessionSave } from './session-save.js';
 
 export const HOOK_NAMES = ['session-start', 'stop', 'precompact', 'session-end'] as const;

@@ -5,14 +5,14 @@
  * and the map of wings and rooms — cut to a token budget counted with the embedding model's
  * tokenizer. The same palace state and clock give the same text.
  */
-import { WAKE_UP_PROTOCOL } from '../core/agent-rules.js';
-import { filedAtNow } from '../core/drawer.js';
-import { codePointLength, codePointSlice } from '../core/text.js';
-import type { Drawer } from '../core/drawer.js';
-import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
-import type { GraphStore, KgTriple } from '../stores/ports/graph-store.js';
-import { nowOf } from './context.js';
-import { taxonomy } from './system/status.js';
+import { WAKE_UP_PROTOCOL } from '../../core/agent-rules.js';
+import { filedAtNow } from '../../core/drawer.js';
+import { codePointLength, codePointSlice } from '../../core/text.js';
+import type { Drawer } from '../../core/drawer.js';
+import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
+import type { GraphStore, KgTriple } from '../../stores/ports/graph-store.js';
+import { nowOf } from '../context.js';
+import { taxonomy } from '../system/status.js';
 
 export const WAKE_UP_BUDGET = 900;
 const TOP_ENTITIES = 8;

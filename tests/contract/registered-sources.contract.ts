@@ -1,0 +1,73 @@
+/**
+ * The RegisteredSources contract, written once and run against every adapter: sources added,
+ * listed in id order, replaced and removed, and their latest refresh, which survives a
+ * re-registration and is refused for a source that is not registered. Each test gets a fresh store.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RegisteredSource, RegisteredSources } from '../../stores/ports/registered-sources.js';
+
+export interface OpenedRegisteredSources {
+  sources: RegisteredSources;
+  cleanup(): Promise<void>;
+}
+
+function registered(id: string, overrides: Partial<RegisteredSource> = {}): RegisteredSource {
+  return {
+    source_id: id,
+    kind: 'git',
+    location: 'git@github.com:Team/Repo.git',
+    match_key: 'github.com/team/repo',
+    ref: 'main',
+    wing: 'repo',
+    mode: 'projects',
+    added_by: 'alice',
+    added_at: '2026-03-01T10:00:00.000Z',
+    ...overrides,
+  };
+}
+
+export function describeRegisteredSourcesContract(adapterName: string, open: () => Promise<OpenedRegisteredSources>): void {
+  describe(`RegisteredSources contract — ${adapterName}`, () => {
+    let opened: OpenedRegisteredSources;
+    let sources: RegisteredSources;
+    beforeEach(async () => {
+      opened = await open();
+      sources = opened.sources;
+    });
+    afterEach(async () => {
+      await opened.cleanup();
+    });
+
+    it('adds, lists in id order, replaces, and removes sources', async () => {
+      expect(await sources.list()).toEqual([]);
+      const b = registered('src_b');
+      const a = registered('src_a', { kind: 'dir', location: '/data/ünï', match_key: undefined, ref: undefined, wing: undefined });
+      await sources.put(b);
+      await sources.put(a);
+      expect(await sources.get('src_b')).toEqual(b);
+      expect((await sources.list()).map((s) => s.source_id)).toEqual(['src_a', 'src_b']);
+      await sources.put({ ...b, mode: 'convos' });
+      expect((await sources.get('src_b'))?.mode).toBe('convos');
+      expect(await sources.remove('src_b')).toBe(true);
+      expect(await sources.remove('src_b')).toBe(false);
+      expect(await sources.get('src_b')).toBeUndefined();
+      expect((await sources.list()).map((s) => s.source_id)).toEqual(['src_a']);
+    });
+
+    it('records the latest refresh, keeps it when the source is registered again, and refuses one for an unknown source', async () => {
+      await sources.put(registered('src_a'));
+      const refresh = { trigger: 'webhook' as const, requested_at: '2026-03-01T10:01:00.000Z', job_id: 'job_1', state: 'completed' as const, commit: 'abc123',
+        drawers_written: 7 };
+      expect(await sources.setRefresh('src_a', refresh)).toBe(true);
+      expect((await sources.get('src_a'))?.last_refresh).toEqual(refresh);
+      await sources.put(registered('src_a', { wing: 'renamed' }));
+      expect(await sources.get('src_a')).toEqual(registered('src_a', { wing: 'renamed', last_refresh: refresh }));
+      expect((await sources.list())[0]?.last_refresh).toEqual(refresh);
+      expect(await sources.setRefresh('src_missing', refresh)).toBe(false);
+      expect(await sources.get('src_missing')).toBeUndefined();
+      await sources.remove('src_a');
+      await sources.put(registered('src_a'));
+      expect((await sources.get('src_a'))?.last_refresh).toBeUndefined();
+    });
+  });
+}
