@@ -5,7 +5,7 @@
  */
 import { isPalaceError } from '../core/errors.js';
 import type { DrawerContext } from './context.js';
-import { diaryWrite } from './diary.js';
+import { diaryWrite } from './diary/diary.js';
 import { addDrawer, checkDuplicateOperation } from './drawers.js';
 
 export interface CheckpointInput {

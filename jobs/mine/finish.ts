@@ -3,8 +3,8 @@
  * entities its drawers carry, then its entity tunnels. A failure here is a warning, never a
  * failed mine: the drawers are already filed.
  */
-import { buildHallwaysForWing } from '../../palace/hallways.js';
-import { buildEntityTunnels } from '../../palace/tunnels.js';
+import { buildHallwaysForWing } from '../../palace/graph/hallways.js';
+import { buildEntityTunnels } from '../../palace/graph/tunnels.js';
 import type { Fence, MineSpec } from '../job.js';
 import type { ScanResult } from './types.js';
 import type { ActivityDeps } from '../activity-deps.js';

@@ -1,7 +1,7 @@
 /**
  * Agent diary tools (docs/tools.md §6).
  */
-import { diaryRead, diaryWrite } from '../../palace/diary.js';
+import { diaryRead, diaryWrite } from '../../palace/diary/diary.js';
 import { arrayOf, input, int, output, shape, str, types } from '../schema.js';
 import type { ToolDef } from '../types.js';
 

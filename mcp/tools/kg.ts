@@ -1,8 +1,8 @@
 /**
  * Knowledge-graph tools (docs/tools.md §4): temporal facts subject → predicate → object.
  */
-import { kgAdd, kgInvalidate, kgQuery, kgStats, kgSupersede, kgTimeline } from '../../palace/kg.js';
-import type { KgContext } from '../../palace/kg.js';
+import { kgAdd, kgInvalidate, kgQuery, kgStats, kgSupersede, kgTimeline } from '../../palace/kg/kg.js';
+import type { KgContext } from '../../palace/kg/kg.js';
 import { arrayOf, input, output, shape, str, types } from '../schema.js';
 import type { ToolContext, ToolDef } from '../types.js';
 

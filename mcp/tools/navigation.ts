@@ -2,10 +2,10 @@
  * Navigation tools (docs/tools.md §5): the room graph derived from drawer metadata, explicit
  * tunnels between locations, and hallways (entity co-occurrence within a wing).
  */
-import { deleteHallway, listHallways } from '../../palace/hallways.js';
-import { findTunnels, graphStats, traverse } from '../../palace/room-graph.js';
-import type { GraphContext } from '../../palace/room-graph.js';
-import { createTunnel, deleteTunnel, followTunnels, listTunnels } from '../../palace/tunnels.js';
+import { deleteHallway, listHallways } from '../../palace/graph/hallways.js';
+import { findTunnels, graphStats, traverse } from '../../palace/graph/room-graph.js';
+import type { GraphContext } from '../../palace/graph/room-graph.js';
+import { createTunnel, deleteTunnel, followTunnels, listTunnels } from '../../palace/graph/tunnels.js';
 import { TUNNEL, arrayOf, input, int, listOutput, output, shape, str, types } from '../schema.js';
 import type { ToolContext, ToolDef } from '../types.js';
 

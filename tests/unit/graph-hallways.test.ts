@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
 import { hashN } from '../../core/text.js';
-import { buildHallwaysForWing, deleteHallway, hallwayLabel, listHallways, spellingKey } from '../../palace/hallways.js';
+import { buildHallwaysForWing, deleteHallway, hallwayLabel, listHallways, spellingKey } from '../../palace/graph/hallways.js';
 import type { GraphPalace } from './graph-fixtures.js';
 import { openGraphPalace } from './graph-fixtures.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
-import { findTunnels, graphStats, traverse } from '../../palace/room-graph.js';
-import { createTunnel } from '../../palace/tunnels.js';
+import { findTunnels, graphStats, traverse } from '../../palace/graph/room-graph.js';
+import { createTunnel } from '../../palace/graph/tunnels.js';
 import type { GraphPalace } from './graph-fixtures.js';
 import { openGraphPalace } from './graph-fixtures.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
 import { hashN } from '../../core/text.js';
-import { buildEntityTunnels, buildTopicTunnels, createTunnel, deleteTunnel, followTunnels, listTunnels } from '../../palace/tunnels.js';
+import { buildEntityTunnels, buildTopicTunnels, createTunnel, deleteTunnel, followTunnels, listTunnels } from '../../palace/graph/tunnels.js';
 import type { GraphPalace } from './graph-fixtures.js';
 import { openGraphPalace } from './graph-fixtures.js';
 

@@ -2,13 +2,13 @@
  * Random sequences of kg add / invalidate / supersede against a small reference model of the
  * validity rules (docs/decisions.md palace 7), checked after every step: every as_of answer for every entity
  * at probe instants around each day and boundary, and the whole timeline.
- * The model measures time in epoch seconds; it shares no code with palace/kg.ts.
+ * The model measures time in epoch seconds; it shares no code with palace/kg/kg.ts.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { palaceRejection } from '../helpers/errors.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
-import { kgAdd, kgInvalidate, kgQuery, kgSupersede, kgTimeline } from '../../palace/kg.js';
+import { kgAdd, kgInvalidate, kgQuery, kgSupersede, kgTimeline } from '../../palace/kg/kg.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
 
 const DAYS = ['2024-01-01', '2024-01-02', '2024-01-03'];

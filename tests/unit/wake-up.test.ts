@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { loadTokenCounter } from '../../embed/token-counter.js';
 import type { TokenCounter } from '../../embed/token-counter.js';
-import { kgAdd, kgInvalidate } from '../../palace/kg.js';
+import { kgAdd, kgInvalidate } from '../../palace/kg/kg.js';
 import { wakeUp } from '../../palace/wake-up.js';
 import type { PalaceStores } from '../../stores/ports/palace-stores.js';
 import { openStores } from '../../stores/open.js';

@@ -2,16 +2,16 @@
  * Agent diaries (docs/palace-behaviour.md §2.6, docs/tools.md §6): drawers in room `diary` of the agent's
  * wing; reads return one entry per write, newest first (docs/decisions.md A4).
  */
-import { filedAtNow } from '../core/drawer.js';
-import type { DrawerMeta } from '../core/drawer.js';
-import { PalaceError, invalidArgument } from '../core/errors.js';
-import { chunkRowId, diaryEntryId, ID_RECIPE } from '../core/ids.js';
-import { splitContent } from '../core/chunking.js';
-import { codePointLength } from '../core/text.js';
-import { validateContent, validateName } from '../core/validate.js';
-import { agentDiaryWing, validateAgentName } from '../core/agent-identity.js';
-import type { DrawerContext } from './context.js';
-import { CHUNK_SIZE, nowOf } from './context.js';
+import { filedAtNow } from '../../core/drawer.js';
+import type { DrawerMeta } from '../../core/drawer.js';
+import { PalaceError, invalidArgument } from '../../core/errors.js';
+import { chunkRowId, diaryEntryId, ID_RECIPE } from '../../core/ids.js';
+import { splitContent } from '../../core/chunking.js';
+import { codePointLength } from '../../core/text.js';
+import { validateContent, validateName } from '../../core/validate.js';
+import { agentDiaryWing, validateAgentName } from '../../core/agent-identity.js';
+import type { DrawerContext } from '../context.js';
+import { CHUNK_SIZE, nowOf } from '../context.js';
 
 export interface DiaryWriteInput {
   agent_name: unknown;

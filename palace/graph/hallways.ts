@@ -3,12 +3,12 @@
  * the drawers of one wing. Built from the drawers' `entities` metadata after a mine, with the
  * later spelling canonicalisation (`auth.py`, `Auth` and `auth` are one entity).
  */
-import { invalidArgument } from '../core/errors.js';
-import { hallwayId } from '../core/ids.js';
-import { codePointLength } from '../core/text.js';
-import { validateName, validateOptionalName } from '../core/validate.js';
-import type { HallwayRecord, HallwayWrite } from '../stores/ports/graph-store.js';
-import { nowOf } from './context.js';
+import { invalidArgument } from '../../core/errors.js';
+import { hallwayId } from '../../core/ids.js';
+import { codePointLength } from '../../core/text.js';
+import { validateName, validateOptionalName } from '../../core/validate.js';
+import type { HallwayRecord, HallwayWrite } from '../../stores/ports/graph-store.js';
+import { nowOf } from '../context.js';
 import type { GraphContext } from './room-graph.js';
 import { drawerMetadataPages } from './drawer-walk.js';
 import { connectionTimestamp } from './tunnels.js';

@@ -3,14 +3,14 @@
  * undirected links between two (wing, room) locations, kept in the GraphStore so they survive
  * rebuilds of the drawer index. Wings are stored verbatim and compared by slug.
  */
-import { invalidArgument, isPalaceError, PalaceError } from '../core/errors.js';
-import { tunnelId } from '../core/ids.js';
-import { codePointLength, codePointSlice, replaceLoneSurrogates } from '../core/text.js';
-import { validateName, validateOptionalName, wingSlug } from '../core/validate.js';
-import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
-import type { TunnelEndpoint, TunnelKind, TunnelRecord, TunnelWrite } from '../stores/ports/graph-store.js';
-import { nowOf } from './context.js';
-import { recordedAt } from './kg.js';
+import { invalidArgument, isPalaceError, PalaceError } from '../../core/errors.js';
+import { tunnelId } from '../../core/ids.js';
+import { codePointLength, codePointSlice, replaceLoneSurrogates } from '../../core/text.js';
+import { validateName, validateOptionalName, wingSlug } from '../../core/validate.js';
+import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
+import type { TunnelEndpoint, TunnelKind, TunnelRecord, TunnelWrite } from '../../stores/ports/graph-store.js';
+import { nowOf } from '../context.js';
+import { recordedAt } from '../kg/kg.js';
 import type { GraphContext } from './room-graph.js';
 
 const LABEL_MAX = 1000;

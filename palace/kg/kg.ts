@@ -5,11 +5,11 @@
  * covers the whole day (it ends at 00:00:00Z of the next), and a supersede boundary belongs to
  * the new fact only.
  */
-import { invalidArgument, PalaceError } from '../core/errors.js';
-import { codePointLength, hashN, lengthPrefixed, replaceLoneSurrogates } from '../core/text.js';
-import { validateKgValue, validateName, validateTemporal } from '../core/validate.js';
-import type { GraphStore, KgDirection, KgEntityRef, KgInvertedInterval, KgTripleWrite } from '../stores/ports/graph-store.js';
-import { nowOf } from './context.js';
+import { invalidArgument, PalaceError } from '../../core/errors.js';
+import { codePointLength, hashN, lengthPrefixed, replaceLoneSurrogates } from '../../core/text.js';
+import { validateKgValue, validateName, validateTemporal } from '../../core/validate.js';
+import type { GraphStore, KgDirection, KgEntityRef, KgInvertedInterval, KgTripleWrite } from '../../stores/ports/graph-store.js';
+import { nowOf } from '../context.js';
 
 export interface KgContext {
   graph: GraphStore;

@@ -4,10 +4,10 @@
  * share a wing are adjacent; a room in two or more wings is an implicit ("passive") tunnel.
  * `general` rooms are nodes too (docs/decisions.md palace 6).
  */
-import { invalidArgument, PalaceError } from '../core/errors.js';
-import { validateKgValue, validateOptionalName, wingSlug } from '../core/validate.js';
-import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
-import type { GraphStore } from '../stores/ports/graph-store.js';
+import { invalidArgument, PalaceError } from '../../core/errors.js';
+import { validateKgValue, validateOptionalName, wingSlug } from '../../core/validate.js';
+import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
+import type { GraphStore } from '../../stores/ports/graph-store.js';
 import { drawerMetadataPages } from './drawer-walk.js';
 
 /** What the navigation operations need; `now` pins timestamps in tests. */
