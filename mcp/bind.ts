@@ -4,6 +4,7 @@
  * is MCP's own (description, guards, annotations) and the operation's binding options.
  */
 import type { TObject, TSchema } from 'typebox';
+import type { JsonSchema } from '../core/schema.js';
 import { jsonSchemaOf } from '../core/schema.js';
 import type { Operation } from '../palace/operation.js';
 import { validationSchema } from '../palace/operation.js';
@@ -15,13 +16,23 @@ type McpOwn = Omit<ToolDef, 'name' | 'inputSchema' | 'outputSchema' | 'validatio
 /** What the MCP face adds to an operation; `options` is required exactly when the operation has some. */
 export type ToolBinding<Options> = McpOwn & (Options extends undefined ? { options?: undefined } : { options: Options });
 
+/**
+ * The success shapes of an operation's output as the tool publishes them: an array result is
+ * `{ items }` in structuredContent (docs/decisions.md A7), a union is its branches.
+ */
+function successShapes(schema: JsonSchema): JsonSchema[] {
+  if (schema.type === 'array') return [{ type: 'object', properties: { items: schema }, required: ['items'] }];
+  if (Array.isArray(schema.anyOf)) return schema.anyOf as JsonSchema[];
+  return [schema];
+}
+
 export function toolOf<In extends TObject, Out extends TSchema, Ctx, Options>(op: Operation<In, Out, Ctx, Options>, binding: ToolBinding<Options>): ToolDef {
   const { options, ...own } = binding;
   return {
     ...own,
     name: `mempalace_${op.name}`,
     inputSchema: jsonSchemaOf(op.input),
-    outputSchema: output(jsonSchemaOf(op.output)),
+    outputSchema: output(...successShapes(jsonSchemaOf(op.output))),
     validation: validationSchema(op),
     ...(op.enumMessages ? { enumMessages: op.enumMessages } : {}),
     // The registry has checked the arguments against `validation` before any handler runs.

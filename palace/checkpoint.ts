@@ -5,8 +5,9 @@
  */
 import { isPalaceError } from '../core/errors.js';
 import type { DrawerContext } from './context.js';
-import { diaryWrite } from './diary/diary.js';
+import { diaryWriteOperation } from './diary/diary.js';
 import { addDrawer, checkDuplicateOperation } from './drawers.js';
+import { invoke } from './operation.js';
 
 export interface CheckpointInput {
   items: unknown;
@@ -79,12 +80,12 @@ export async function checkpoint(ctx: DrawerContext, input: CheckpointInput) {
     return out;
   }
   try {
-    out.diary = await diaryWrite(ctx, {
+    out.diary = await invoke(diaryWriteOperation, {
       agent_name: diaryAgent ?? 'cursor-ide',
       entry,
       topic: isNonEmptyString(diary.topic) ? diary.topic : 'session-checkpoint',
       wing: typeof diary.wing === 'string' ? diary.wing : '',
-    });
+    }, ctx, undefined);
   } catch (e) {
     if (!isPalaceError(e) || e.code === 'internal') throw e;
     out.diary = { success: false, error: messageOf(e) };

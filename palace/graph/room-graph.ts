@@ -4,10 +4,15 @@
  * share a wing are adjacent; a room in two or more wings is an implicit ("passive") tunnel.
  * `general` rooms are nodes too (docs/decisions.md palace 6).
  */
-import { invalidArgument, PalaceError } from '../../core/errors.js';
-import { validateKgValue, validateOptionalName, wingSlug } from '../../core/validate.js';
+import { Type } from 'typebox';
+import type { Static } from 'typebox';
+import { PalaceError } from '../../core/errors.js';
+import { countsSchema, INPUT_FORMATS, NON_BLANK } from '../../core/schema.js';
+import { NAME_RULES, validateKgValue, wingSlug } from '../../core/validate.js';
 import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
 import type { GraphStore } from '../../stores/ports/graph-store.js';
+import { clampToSchema, defineOperation } from '../operation.js';
+import type { Runtime } from '../runtime.js';
 import { drawerMetadataPages } from './drawer-walk.js';
 
 /** What the navigation operations need; `now` pins timestamps in tests. */
@@ -16,6 +21,11 @@ export interface GraphContext {
   drawers: DrawerIndex;
   now?: () => Date;
 }
+
+/** The navigation operations' context, from the runtime every face holds. */
+export const graphContext = (rt: Runtime): GraphContext => ({ graph: rt.stores.graph, drawers: rt.stores.drawers });
+/** The context of the operations that read or write only the graph store. */
+export const graphStoreContext = (rt: Runtime): Pick<GraphContext, 'graph'> => ({ graph: rt.stores.graph });
 
 export interface RoomNode {
   room: string;
@@ -99,15 +109,6 @@ export async function loadRoomGraph(drawers: DrawerIndex): Promise<RoomNode[]> {
 // ---------------------------------------------------------------------------------------------
 // traverse
 
-export interface TraverseStep {
-  room: string;
-  wings: string[];
-  halls: string[];
-  count: number;
-  hop: number;
-  connected_via?: string[];
-}
-
 /** Up to five room names: containing the query first, then containing one of its `-` words. */
 function suggestRooms(query: string, nodes: RoomNode[]): string[] {
   const q = query.toLowerCase();
@@ -121,110 +122,123 @@ function suggestRooms(query: string, nodes: RoomNode[]): string[] {
   return scored.sort((a, b) => b.score - a.score).slice(0, SUGGESTIONS).map((s) => s.room);
 }
 
-function maxHopsOf(value: unknown): number {
-  if (value === undefined || value === null) return 2;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw invalidArgument('max_hops', 'integer', 'max_hops must be an integer');
-  return Math.min(10, Math.max(1, value));
-}
+const ROOM_WINGS = { wings: Type.Array(Type.String()), halls: Type.Array(Type.String()), count: Type.Integer() };
+const TRAVERSE_INPUT = Type.Object({
+  start_room: Type.String({ description: 'Exact room name to start from.', pattern: NON_BLANK }),
+  max_hops: Type.Optional(Type.Integer({ description: 'How many hops to follow (1–10, clamped).', minimum: 1, maximum: 10, default: 2 })),
+}, { additionalProperties: false });
+const TRAVERSE_STEP = Type.Object({ room: Type.String(), ...ROOM_WINGS, hop: Type.Integer(), connected_via: Type.Optional(Type.Array(Type.String())) });
 
 /**
  * Breadth-first walk from a room: hop 1 is every other room of the start room's wings, hop 2
  * the rooms of wings reached through a tunnel room, and so on up to `max_hops` (clamped 1–10).
  */
-export async function traverse(ctx: Pick<GraphContext, 'drawers'>, input: { start_room: unknown; max_hops?: unknown }): Promise<TraverseStep[]> {
-  const start = validateKgValue('start_room', input.start_room);
-  const maxHops = maxHopsOf(input.max_hops);
-  const nodes = await loadRoomGraph(ctx.drawers);
-  const startNode = nodes.find((n) => n.room === start);
-  if (!startNode) {
-    throw new PalaceError('not_found', `Room '${start}' not found`, { field: 'start_room', rule: 'room_exists',
-      details: { suggestions: suggestRooms(start, nodes) } });
-  }
-  const results: TraverseStep[] = [{ room: start, wings: startNode.wings, halls: startNode.halls, count: startNode.count, hop: 0 }];
-  const visited = new Set([start]);
-  const queue: Array<{ node: RoomNode; depth: number }> = [{ node: startNode, depth: 0 }];
-  while (queue.length > 0) {
-    const { node: current, depth } = queue.shift()!;
-    if (depth >= maxHops) continue;
-    const here = new Set(current.wings);
-    for (const n of nodes) {
-      if (visited.has(n.room)) continue;
-      const shared = n.wings.filter((w) => here.has(w));
-      if (shared.length === 0) continue;
-      visited.add(n.room);
-      results.push({ room: n.room, wings: n.wings, halls: n.halls, count: n.count, hop: depth + 1, connected_via: shared.sort() });
-      if (depth + 1 < maxHops) queue.push({ node: n, depth: depth + 1 });
+export const traverseOperation = defineOperation({
+  name: 'traverse',
+  input: TRAVERSE_INPUT,
+  output: Type.Array(TRAVERSE_STEP),
+  clamped: ['max_hops'],
+  /** The start room is a KG value (at most 128 characters, no NUL) and must exist. */
+  rules: ['max_length', 'null_bytes', 'room_exists'],
+  context: graphContext,
+  async run(input, ctx) {
+    const start = validateKgValue('start_room', input.start_room);
+    const maxHops = clampToSchema(TRAVERSE_INPUT.properties.max_hops, input.max_hops);
+    const nodes = await loadRoomGraph(ctx.drawers);
+    const startNode = nodes.find((n) => n.room === start);
+    if (!startNode) {
+      throw new PalaceError('not_found', `Room '${start}' not found`, { field: 'start_room', rule: 'room_exists',
+        details: { suggestions: suggestRooms(start, nodes) } });
     }
-  }
-  // Array.prototype.sort is stable, so equal (hop, count) keep discovery order.
-  return results.sort((a, b) => a.hop - b.hop || b.count - a.count).slice(0, RESULT_CAP);
-}
+    const results: Static<typeof TRAVERSE_STEP>[] = [{ room: start, wings: startNode.wings, halls: startNode.halls, count: startNode.count, hop: 0 }];
+    const visited = new Set([start]);
+    const queue: Array<{ node: RoomNode; depth: number }> = [{ node: startNode, depth: 0 }];
+    while (queue.length > 0) {
+      const { node: current, depth } = queue.shift()!;
+      if (depth >= maxHops) continue;
+      const here = new Set(current.wings);
+      for (const n of nodes) {
+        if (visited.has(n.room)) continue;
+        const shared = n.wings.filter((w) => here.has(w));
+        if (shared.length === 0) continue;
+        visited.add(n.room);
+        results.push({ room: n.room, wings: n.wings, halls: n.halls, count: n.count, hop: depth + 1, connected_via: shared.sort() });
+        if (depth + 1 < maxHops) queue.push({ node: n, depth: depth + 1 });
+      }
+    }
+    // Array.prototype.sort is stable, so equal (hop, count) keep discovery order.
+    return results.sort((a, b) => a.hop - b.hop || b.count - a.count).slice(0, RESULT_CAP);
+  },
+});
 
 // ---------------------------------------------------------------------------------------------
 // find_tunnels and graph_stats
 
-export interface TunnelRoom {
-  room: string;
-  wings: string[];
-  halls: string[];
-  count: number;
-  recent: string;
-}
+const optionalWing = (description: string) => Type.Optional(Type.String({ description, format: INPUT_FORMATS.name }));
 
 /**
  * Rooms in two or more wings that include every given wing. Wings compare by slug on both
  * sides, so `My Wing`, `my-wing` and `my_wing` name the same wing.
  */
-export async function findTunnels(ctx: Pick<GraphContext, 'drawers'>, input: { wing_a?: unknown; wing_b?: unknown } = {}): Promise<TunnelRoom[]> {
-  const wanted = [validateOptionalName('wing_a', input.wing_a), validateOptionalName('wing_b', input.wing_b)]
-    .filter((w): w is string => w !== undefined)
-    .map(wingSlug);
-  const nodes = await loadRoomGraph(ctx.drawers);
-  return nodes
-    .filter((n) => n.wings.length >= 2)
-    .filter((n) => {
-      const slugs = new Set(n.wings.map(wingSlug));
-      return wanted.every((w) => slugs.has(w));
-    })
-    .map((n) => ({ room: n.room, wings: n.wings, halls: n.halls, count: n.count, recent: n.dates.at(-1) ?? '' }))
-    .sort((a, b) => b.count - a.count)
-    .slice(0, RESULT_CAP);
-}
+export const findTunnelsOperation = defineOperation({
+  name: 'find_tunnels',
+  input: Type.Object({ wing_a: optionalWing('First wing.'), wing_b: optionalWing('Second wing.') }, { additionalProperties: false }),
+  output: Type.Array(Type.Object({ room: Type.String(), ...ROOM_WINGS, recent: Type.String() })),
+  rules: NAME_RULES,
+  context: graphContext,
+  async run(input, ctx) {
+    const wanted = [input.wing_a, input.wing_b].map((w) => w?.trim()).filter((w): w is string => w !== undefined && w !== '').map(wingSlug);
+    const nodes = await loadRoomGraph(ctx.drawers);
+    return nodes
+      .filter((n) => n.wings.length >= 2)
+      .filter((n) => {
+        const slugs = new Set(n.wings.map(wingSlug));
+        return wanted.every((w) => slugs.has(w));
+      })
+      .map((n) => ({ room: n.room, wings: n.wings, halls: n.halls, count: n.count, recent: n.dates.at(-1) ?? '' }))
+      .sort((a, b) => b.count - a.count)
+      .slice(0, RESULT_CAP);
+  },
+});
 
-export interface GraphStats {
-  total_rooms: number;
-  tunnel_rooms: number;
-  total_edges: number;
-  rooms_per_wing: Record<string, number>;
-  top_tunnels: Array<{ room: string; wings: string[]; count: number }>;
-  total_room_instances: number;
-  passive_tunnel_rooms: number;
-  explicit_tunnels: number;
-  total_connections: number;
-}
-
-export async function graphStats(ctx: Pick<GraphContext, 'drawers' | 'graph'>): Promise<GraphStats> {
-  const [nodes, explicit] = await Promise.all([loadRoomGraph(ctx.drawers), ctx.graph.tunnelCount()]);
-  const tunnels = nodes.filter((n) => n.wings.length >= 2);
-  // An edge is one (wing_a < wing_b, hall) combination of a tunnel room.
-  const totalEdges = tunnels.reduce((sum, n) => sum + ((n.wings.length * (n.wings.length - 1)) / 2) * n.halls.length, 0);
-  const perWing = new Map<string, number>();
-  for (const n of nodes) for (const w of n.wings) perWing.set(w, (perWing.get(w) ?? 0) + 1);
-  const roomsPerWing = Object.fromEntries([...perWing].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
-  const top = [...nodes]
-    .sort((a, b) => b.wings.length - a.wings.length || (a.room < b.room ? -1 : a.room > b.room ? 1 : 0))
-    .slice(0, 10)
-    .filter((n) => n.wings.length >= 2)
-    .map((n) => ({ room: n.room, wings: n.wings, count: n.count }));
-  return {
-    total_rooms: nodes.length,
-    tunnel_rooms: tunnels.length,
-    total_edges: totalEdges,
-    rooms_per_wing: roomsPerWing,
-    top_tunnels: top,
-    total_room_instances: [...perWing.values()].reduce((a, b) => a + b, 0),
-    passive_tunnel_rooms: tunnels.length,
-    explicit_tunnels: explicit,
-    total_connections: totalEdges + explicit,
-  };
-}
+export const graphStatsOperation = defineOperation({
+  name: 'graph_stats',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: Type.Object({
+    total_rooms: Type.Integer(),
+    tunnel_rooms: Type.Integer(),
+    total_edges: Type.Integer(),
+    rooms_per_wing: countsSchema(),
+    top_tunnels: Type.Array(Type.Object({ room: Type.String(), wings: Type.Array(Type.String()), count: Type.Integer() })),
+    total_room_instances: Type.Integer(),
+    passive_tunnel_rooms: Type.Integer(),
+    explicit_tunnels: Type.Integer(),
+    total_connections: Type.Integer(),
+  }),
+  context: graphContext,
+  async run(_input, ctx) {
+    const [nodes, explicit] = await Promise.all([loadRoomGraph(ctx.drawers), ctx.graph.tunnelCount()]);
+    const tunnels = nodes.filter((n) => n.wings.length >= 2);
+    // An edge is one (wing_a < wing_b, hall) combination of a tunnel room.
+    const totalEdges = tunnels.reduce((sum, n) => sum + ((n.wings.length * (n.wings.length - 1)) / 2) * n.halls.length, 0);
+    const perWing = new Map<string, number>();
+    for (const n of nodes) for (const w of n.wings) perWing.set(w, (perWing.get(w) ?? 0) + 1);
+    const roomsPerWing = Object.fromEntries([...perWing].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
+    const top = [...nodes]
+      .sort((a, b) => b.wings.length - a.wings.length || (a.room < b.room ? -1 : a.room > b.room ? 1 : 0))
+      .slice(0, 10)
+      .filter((n) => n.wings.length >= 2)
+      .map((n) => ({ room: n.room, wings: n.wings, count: n.count }));
+    return {
+      total_rooms: nodes.length,
+      tunnel_rooms: tunnels.length,
+      total_edges: totalEdges,
+      rooms_per_wing: roomsPerWing,
+      top_tunnels: top,
+      total_room_instances: [...perWing.values()].reduce((a, b) => a + b, 0),
+      passive_tunnel_rooms: tunnels.length,
+      explicit_tunnels: explicit,
+      total_connections: totalEdges + explicit,
+    };
+  },
+});

@@ -5,11 +5,16 @@
  * covers the whole day (it ends at 00:00:00Z of the next), and a supersede boundary belongs to
  * the new fact only.
  */
+import { Type } from 'typebox';
+import type { Static } from 'typebox';
 import { invalidArgument, PalaceError } from '../../core/errors.js';
+import { INPUT_FORMATS, NON_BLANK, nullable } from '../../core/schema.js';
 import { codePointLength, hashN, lengthPrefixed, replaceLoneSurrogates } from '../../core/text.js';
-import { validateKgValue, validateName, validateTemporal } from '../../core/validate.js';
-import type { GraphStore, KgDirection, KgEntityRef, KgInvertedInterval, KgTripleWrite } from '../../stores/ports/graph-store.js';
+import { NAME_RULES, validateKgValue, validateTemporal } from '../../core/validate.js';
+import type { GraphStore, KgEntityRef, KgInvertedInterval, KgTripleWrite } from '../../stores/ports/graph-store.js';
 import { nowOf } from '../context.js';
+import { defineOperation } from '../operation.js';
+import type { Runtime } from '../runtime.js';
 
 export interface KgContext {
   graph: GraphStore;
@@ -17,8 +22,8 @@ export interface KgContext {
   now?: () => Date;
 }
 
-export const KG_TIMELINE_LIMIT = 100;
-const DIRECTIONS: readonly KgDirection[] = ['outgoing', 'incoming', 'both'];
+const KG_TIMELINE_LIMIT = 100;
+const DIRECTIONS = ['outgoing', 'incoming', 'both'] as const;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 // ---------------------------------------------------------------------------------------------
@@ -92,22 +97,18 @@ function localDate(now: Date): string {
 // ---------------------------------------------------------------------------------------------
 // Validation helpers
 
-/** Optional free text (provenance): null when absent/blank; string, no NUL, bounded length. */
-function optionalText(field: string, value: unknown, max: number): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw invalidArgument(field, 'string', `${field} must be a string`);
-  const v = value.trim();
+/** Optional free text (provenance): null when absent/blank; no NUL, bounded length. */
+function optionalText(field: string, value: string | undefined, max: number): string | null {
+  const v = value?.trim() ?? '';
   if (v === '') return null;
   if (v.includes('\0')) throw invalidArgument(field, 'null_bytes', `${field} contains null bytes`);
   if (codePointLength(v) > max) throw invalidArgument(field, 'max_length', `${field} exceeds maximum length of ${max} characters`);
   return replaceLoneSurrogates(v);
 }
 
-function confidenceOf(value: unknown): number {
-  if (value === undefined || value === null) return 1.0;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
-    throw invalidArgument('confidence', 'range', 'confidence must be a number between 0 and 1');
-  }
+function confidenceOf(value: number | undefined): number {
+  if (value === undefined) return 1.0;
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw invalidArgument('confidence', 'range', 'confidence must be a number between 0 and 1');
   return value;
 }
 
@@ -126,36 +127,47 @@ function rejectIfInverted<T extends { status: string }>(field: string, end: stri
 }
 
 // ---------------------------------------------------------------------------------------------
-// Operations
+// Operations (docs/tools.md §4)
 
-export interface KgAddInput {
-  subject: unknown;
-  predicate: unknown;
-  object: unknown;
-  valid_from?: unknown;
-  valid_to?: unknown;
-  source_closet?: unknown;
-  source_file?: unknown;
-  source_drawer_id?: unknown;
-  /** Library callers only (extractors); not a tool parameter. */
-  confidence?: unknown;
-  adapter_name?: unknown;
-}
+const kgContext = (rt: Runtime): KgContext => ({ graph: rt.stores.graph });
+const DATE_HINT = 'YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ';
+/** A subject, object or entity: trimmed, at most 128 code points (or unbounded as a lookup key), no NUL. */
+const kgValue = (description: string) => Type.String({ description, pattern: NON_BLANK });
+/** A NAME (the predicate): its rules are the palace-name format. */
+const kgName = (description: string) => Type.String({ description, pattern: NON_BLANK, format: INPUT_FORMATS.name });
+/** A TEMPORAL value (`validateTemporal`): a date or a UTC instant; empty means absent. */
+const temporal = (description: string) => Type.Optional(Type.String({ description }));
+/** What a KG value may break beyond being a non-blank string (checked in `run` by validateKgValue). */
+const KG_VALUE_RULES = ['max_length', 'null_bytes'] as const;
+const TEMPORAL_RULE = 'iso_date_or_utc_instant';
+/** The predicate as written: a NAME, trimmed. */
+const predicateOf = (predicate: string) => predicate.trim();
 
-export interface KgAddResult {
-  success: true;
-  triple_id: string;
-  fact: string;
-}
+const NULLABLE_STRING = nullable(Type.String());
+const FACT_WRITE = Type.Object({ success: Type.Literal(true), triple_id: Type.String(), fact: Type.String() });
+
+const KG_ADD_INPUT = Type.Object({
+  subject: kgValue('Entity doing or being.'),
+  predicate: kgName('Relationship type, e.g. works_on, loves.'),
+  object: kgValue('Connected entity or value.'),
+  valid_from: temporal(`When it became true (${DATE_HINT}).`),
+  valid_to: temporal(`When it stopped being true, to backfill an ended fact (${DATE_HINT}).`),
+  source_closet: Type.Optional(Type.String({ description: 'Closet id where the fact appears.' })),
+  source_file: Type.Optional(Type.String({ description: 'File the fact was extracted from.' })),
+  source_drawer_id: Type.Optional(Type.String({ description: 'Drawer the fact was extracted from.' })),
+}, { additionalProperties: false });
+
+/** A fact as `kgAdd` takes it: the tool's input, plus what only library callers (extractors) give. */
+export type KgFactInput = Static<typeof KG_ADD_INPUT> & { confidence?: number; adapter_name?: string };
 
 /**
  * Add a fact. An identical current fact is returned instead of duplicated; a closed fact (one
  * with `valid_to`) is a backfill and is stored even while the same fact is open, unless the
  * same closed interval is already stored.
  */
-export async function kgAdd(ctx: KgContext, input: KgAddInput): Promise<KgAddResult> {
+export async function addFact(ctx: KgContext, input: KgFactInput): Promise<Static<typeof FACT_WRITE>> {
   const subject = validateKgValue('subject', input.subject);
-  const predicateName = validateName('predicate', input.predicate);
+  const predicateName = predicateOf(input.predicate);
   const object = validateKgValue('object', input.object);
   const validFrom = validateTemporal('valid_from', input.valid_from) ?? null;
   const validTo = validateTemporal('valid_to', input.valid_to) ?? null;
@@ -191,160 +203,188 @@ export async function kgAdd(ctx: KgContext, input: KgAddInput): Promise<KgAddRes
   return { success: true, triple_id, fact: factText(subject, predicateName, object) };
 }
 
-export interface KgInvalidateInput {
-  subject: unknown;
-  predicate: unknown;
-  object: unknown;
-  ended?: unknown;
-}
+export const kgAddOperation = defineOperation({
+  name: 'kg_add',
+  input: KG_ADD_INPUT,
+  output: FACT_WRITE,
+  rules: [...NAME_RULES, ...KG_VALUE_RULES, TEMPORAL_RULE, 'inverted_interval'],
+  context: kgContext,
+  run: (input, ctx) => addFact(ctx, input),
+});
 
-export async function kgInvalidate(ctx: KgContext, input: KgInvalidateInput): Promise<{ success: true; fact: string; ended: string }> {
-  const subject = validateKgValue('subject', input.subject);
-  const predicateName = validateName('predicate', input.predicate);
-  // The object is a lookup key here, exempt from the length limit ([LATER] docs/palace-behaviour.md §2.5).
-  const object = validateKgValue('object', input.object, null);
-  const ended = validateTemporal('ended', input.ended) ?? localDate(nowOf(ctx));
-  const result = await ctx.graph.kgInvalidate({
-    subject_id: entityId(subject),
-    predicate: normalisePredicate(predicateName),
-    object_id: entityId(object),
-    ended,
-    ended_key: endKey(ended),
-    max_from_key: latestStartKey(ended),
-  });
-  rejectIfInverted('ended', ended, result);
-  return { success: true, fact: factText(subject, predicateName, object), ended };
-}
+export const kgInvalidateOperation = defineOperation({
+  name: 'kg_invalidate',
+  input: Type.Object({
+    subject: kgValue('Entity.'),
+    predicate: kgName('Relationship.'),
+    object: kgValue('Connected entity.'),
+    ended: temporal(`When it stopped being true (${DATE_HINT}; default today).`),
+  }, { additionalProperties: false }),
+  output: Type.Object({ success: Type.Literal(true), fact: Type.String(), ended: Type.String() }),
+  rules: [...NAME_RULES, ...KG_VALUE_RULES, TEMPORAL_RULE, 'inverted_interval'],
+  context: kgContext,
+  async run(input, ctx) {
+    const subject = validateKgValue('subject', input.subject);
+    const predicateName = predicateOf(input.predicate);
+    // The object is a lookup key here, exempt from the length limit ([LATER] docs/palace-behaviour.md §2.5).
+    const object = validateKgValue('object', input.object, null);
+    const ended = validateTemporal('ended', input.ended) ?? localDate(nowOf(ctx));
+    const result = await ctx.graph.kgInvalidate({
+      subject_id: entityId(subject),
+      predicate: normalisePredicate(predicateName),
+      object_id: entityId(object),
+      ended,
+      ended_key: endKey(ended),
+      max_from_key: latestStartKey(ended),
+    });
+    rejectIfInverted('ended', ended, result);
+    return { success: true as const, fact: factText(subject, predicateName, object), ended };
+  },
+});
 
-export interface KgSupersedeInput {
-  subject: unknown;
-  predicate: unknown;
-  old_object: unknown;
-  new_object: unknown;
-  at?: unknown;
-}
+export const kgSupersedeOperation = defineOperation({
+  name: 'kg_supersede',
+  input: Type.Object({
+    subject: kgValue('Entity whose fact changes.'),
+    predicate: kgName('Relationship, e.g. uses_model, works_at.'),
+    old_object: kgValue('Value being replaced.'),
+    new_object: kgValue('New value.'),
+    at: temporal(`Boundary (${DATE_HINT}; default now).`),
+  }, { additionalProperties: false }),
+  output: Type.Object({ success: Type.Literal(true), triple_id: Type.String(), fact: Type.String(), superseded: Type.String() }),
+  rules: [...NAME_RULES, ...KG_VALUE_RULES, TEMPORAL_RULE, 'inverted_interval'],
+  context: kgContext,
+  async run(input, ctx) {
+    const subject = validateKgValue('subject', input.subject);
+    const predicateName = predicateOf(input.predicate);
+    const oldObject = validateKgValue('old_object', input.old_object);
+    const newObject = validateKgValue('new_object', input.new_object);
+    const at = validateTemporal('at', input.at);
+    const now = nowOf(ctx);
+    // One boundary instant on both sides: a date-only `at` becomes its 00:00:00Z.
+    const boundary = at === undefined ? utcSecond(now) : startKey(at);
 
-export async function kgSupersede(ctx: KgContext, input: KgSupersedeInput): Promise<{ success: true; triple_id: string; fact: string; superseded: string }> {
-  const subject = validateKgValue('subject', input.subject);
-  const predicateName = validateName('predicate', input.predicate);
-  const oldObject = validateKgValue('old_object', input.old_object);
-  const newObject = validateKgValue('new_object', input.new_object);
-  const at = validateTemporal('at', input.at);
-  const now = nowOf(ctx);
-  // One boundary instant on both sides: a date-only `at` becomes its 00:00:00Z.
-  const boundary = at === undefined ? utcSecond(now) : startKey(at);
+    const predicate = normalisePredicate(predicateName);
+    const subjectRef: KgEntityRef = { id: entityId(subject), name: subject };
+    const newRef: KgEntityRef = { id: entityId(newObject), name: newObject };
+    const stamp = recordedAt(now);
+    const result = await ctx.graph.kgSupersede({
+      old_object: { id: entityId(oldObject), name: oldObject },
+      successor: {
+        id: tripleId(subjectRef.id, predicate, newRef.id, boundary, stamp),
+        subject: subjectRef,
+        predicate,
+        object: newRef,
+        valid_from: boundary,
+        valid_to: null,
+        from_key: boundary,
+        to_key: null,
+        confidence: 1.0,
+        source_closet: null,
+        source_file: null,
+        source_drawer_id: null,
+        adapter_name: null,
+        recorded_at: stamp,
+      },
+    });
+    rejectIfInverted('at', boundary, result);
+    return { success: true as const, triple_id: result.triple_id, fact: factText(subject, predicateName, newObject), superseded: oldObject };
+  },
+});
 
-  const predicate = normalisePredicate(predicateName);
-  const subjectRef: KgEntityRef = { id: entityId(subject), name: subject };
-  const newRef: KgEntityRef = { id: entityId(newObject), name: newObject };
-  const stamp = recordedAt(now);
-  const result = await ctx.graph.kgSupersede({
-    old_object: { id: entityId(oldObject), name: oldObject },
-    successor: {
-      id: tripleId(subjectRef.id, predicate, newRef.id, boundary, stamp),
-      subject: subjectRef,
-      predicate,
-      object: newRef,
-      valid_from: boundary,
-      valid_to: null,
-      from_key: boundary,
-      to_key: null,
-      confidence: 1.0,
-      source_closet: null,
-      source_file: null,
-      source_drawer_id: null,
-      adapter_name: null,
-      recorded_at: stamp,
-    },
-  });
-  rejectIfInverted('at', boundary, result);
-  return { success: true, triple_id: result.triple_id, fact: factText(subject, predicateName, newObject), superseded: oldObject };
-}
+export const kgQueryOperation = defineOperation({
+  name: 'kg_query',
+  input: Type.Object({
+    entity: kgValue('Entity name (person, project, thing).'),
+    as_of: temporal(`Only facts valid at this date/instant (${DATE_HINT}).`),
+    direction: Type.Optional(Type.Enum([...DIRECTIONS], { type: 'string', description: 'outgoing (entity → ?), incoming (? → entity) or both.',
+      default: 'both' })),
+  }, { additionalProperties: false }),
+  output: Type.Object({
+    entity: Type.String(),
+    as_of: NULLABLE_STRING,
+    facts: Type.Array(Type.Object({
+      direction: Type.String(),
+      subject: Type.String(),
+      predicate: Type.String(),
+      object: Type.String(),
+      valid_from: NULLABLE_STRING,
+      valid_to: NULLABLE_STRING,
+      confidence: Type.Number(),
+      source_closet: NULLABLE_STRING,
+      current: Type.Boolean(),
+    })),
+    count: Type.Integer(),
+  }),
+  enumMessages: { direction: () => "direction must be 'outgoing', 'incoming', or 'both'" },
+  rules: [...KG_VALUE_RULES, TEMPORAL_RULE],
+  context: kgContext,
+  async run(input, ctx) {
+    const entity = validateKgValue('entity', input.entity);
+    const asOf = validateTemporal('as_of', input.as_of) ?? null;
+    const rows = await ctx.graph.kgFacts({
+      entity_id: entityId(entity),
+      direction: input.direction ?? 'both',
+      as_of_key: asOf === null ? undefined : startKey(asOf),
+    });
+    const facts = rows.map((r) => ({
+      direction: r.direction,
+      subject: r.direction === 'outgoing' ? entity : r.subject_name,
+      predicate: r.predicate,
+      object: r.direction === 'incoming' ? entity : r.object_name,
+      valid_from: r.valid_from,
+      valid_to: r.valid_to,
+      confidence: r.confidence,
+      source_closet: r.source_closet,
+      current: r.valid_to === null,
+    }));
+    return { entity, as_of: asOf, facts, count: facts.length };
+  },
+});
 
-export interface KgFact {
-  direction: 'outgoing' | 'incoming';
-  subject: string;
-  predicate: string;
-  object: string;
-  valid_from: string | null;
-  valid_to: string | null;
-  confidence: number;
-  source_closet: string | null;
-  current: boolean;
-}
+export const kgTimelineOperation = defineOperation({
+  name: 'kg_timeline',
+  input: Type.Object({ entity: Type.Optional(Type.String({ description: 'Entity to follow (as subject or object); omit for all facts.' })) }, {
+    additionalProperties: false,
+  }),
+  output: Type.Object({
+    entity: Type.String(),
+    timeline: Type.Array(Type.Object({ subject: Type.String(), predicate: Type.String(), object: Type.String(), valid_from: NULLABLE_STRING,
+      valid_to: NULLABLE_STRING, current: Type.Boolean() })),
+    count: Type.Integer(),
+  }),
+  /** A blank entity means every fact. */
+  rules: KG_VALUE_RULES,
+  context: kgContext,
+  async run(input, ctx) {
+    const entity = input.entity === undefined || input.entity.trim() === '' ? undefined : validateKgValue('entity', input.entity);
+    const rows = await ctx.graph.kgTimeline({ entity_id: entity === undefined ? undefined : entityId(entity), limit: KG_TIMELINE_LIMIT });
+    const timeline = rows.map((r) => ({
+      subject: r.subject_name,
+      predicate: r.predicate,
+      object: r.object_name,
+      valid_from: r.valid_from,
+      valid_to: r.valid_to,
+      current: r.valid_to === null,
+    }));
+    return { entity: entity ?? 'all', timeline, count: timeline.length };
+  },
+});
 
-export interface KgQueryResult {
-  entity: string;
-  as_of: string | null;
-  facts: KgFact[];
-  count: number;
-}
-
-export async function kgQuery(ctx: KgContext, input: { entity: unknown; as_of?: unknown; direction?: unknown }): Promise<KgQueryResult> {
-  const entity = validateKgValue('entity', input.entity);
-  const asOf = validateTemporal('as_of', input.as_of) ?? null;
-  const direction = input.direction === undefined || input.direction === null ? 'both' : input.direction;
-  if (typeof direction !== 'string' || !(DIRECTIONS as readonly string[]).includes(direction)) {
-    throw invalidArgument('direction', 'one_of', "direction must be 'outgoing', 'incoming', or 'both'");
-  }
-  const rows = await ctx.graph.kgFacts({
-    entity_id: entityId(entity),
-    direction: direction as KgDirection,
-    as_of_key: asOf === null ? undefined : startKey(asOf),
-  });
-  const facts = rows.map((r): KgFact => ({
-    direction: r.direction,
-    subject: r.direction === 'outgoing' ? entity : r.subject_name,
-    predicate: r.predicate,
-    object: r.direction === 'incoming' ? entity : r.object_name,
-    valid_from: r.valid_from,
-    valid_to: r.valid_to,
-    confidence: r.confidence,
-    source_closet: r.source_closet,
-    current: r.valid_to === null,
-  }));
-  return { entity, as_of: asOf, facts, count: facts.length };
-}
-
-export interface KgTimelineEntry {
-  subject: string;
-  predicate: string;
-  object: string;
-  valid_from: string | null;
-  valid_to: string | null;
-  current: boolean;
-}
-
-export async function kgTimeline(ctx: KgContext, input: { entity?: unknown } = {}): Promise<{ entity: string; timeline: KgTimelineEntry[]; count: number }> {
-  const blank = input.entity === undefined || input.entity === null || (typeof input.entity === 'string' && input.entity.trim() === '');
-  const entity = blank ? undefined : validateKgValue('entity', input.entity);
-  const rows = await ctx.graph.kgTimeline({ entity_id: entity === undefined ? undefined : entityId(entity), limit: KG_TIMELINE_LIMIT });
-  const timeline = rows.map((r): KgTimelineEntry => ({
-    subject: r.subject_name,
-    predicate: r.predicate,
-    object: r.object_name,
-    valid_from: r.valid_from,
-    valid_to: r.valid_to,
-    current: r.valid_to === null,
-  }));
-  return { entity: entity ?? 'all', timeline, count: timeline.length };
-}
-
-export interface KgStatsResult {
-  entities: number;
-  triples: number;
-  current_facts: number;
-  expired_facts: number;
-  relationship_types: string[];
-}
-
-export async function kgStats(ctx: KgContext): Promise<KgStatsResult> {
-  const s = await ctx.graph.kgStats();
-  return {
-    entities: s.entities,
-    triples: s.triples,
-    current_facts: s.current_facts,
-    expired_facts: s.triples - s.current_facts,
-    relationship_types: s.relationship_types,
-  };
-}
+export const kgStatsOperation = defineOperation({
+  name: 'kg_stats',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: Type.Object({ entities: Type.Integer(), triples: Type.Integer(), current_facts: Type.Integer(), expired_facts: Type.Integer(),
+    relationship_types: Type.Array(Type.String()) }),
+  context: kgContext,
+  async run(_input, ctx) {
+    const s = await ctx.graph.kgStats();
+    return {
+      entities: s.entities,
+      triples: s.triples,
+      current_facts: s.current_facts,
+      expired_facts: s.triples - s.current_facts,
+      relationship_types: s.relationship_types,
+    };
+  },
+});
