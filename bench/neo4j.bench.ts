@@ -13,14 +13,23 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../app/config.js';
-import { kgAdd, kgQuery, kgStats, kgSupersede, kgTimeline, type KgContext } from '../palace/kg.js';
-import { listHallways } from '../palace/hallways.js';
-import { listTunnels } from '../palace/tunnels.js';
+import { kgAddOperation, kgQueryOperation, kgStatsOperation, kgSupersedeOperation, kgTimelineOperation, type KgContext } from '../palace/kg/kg.js';
+import { listHallwaysOperation } from '../palace/graph/hallways.js';
+import { listTunnelsOperation } from '../palace/graph/tunnels.js';
+import { operationCall } from '../tests/helpers/operation-call.js';
 import { openSqliteGraphStore } from '../stores/embedded/sqlite-graph-store.js';
 import { openNeo4jGraphStore } from '../stores/neo4j/neo4j-graph-store.js';
 import type { GraphStore, HallwayWrite, TunnelWrite } from '../stores/ports/graph-store.js';
 import { publishTable } from './lib/report.js';
 import { machine, ratePerSecond, seeded } from './lib/stats.js';
+
+const kgAdd = operationCall(kgAddOperation);
+const kgQuery = operationCall(kgQueryOperation);
+const kgStats = operationCall(kgStatsOperation);
+const kgSupersede = operationCall(kgSupersedeOperation);
+const kgTimeline = operationCall(kgTimelineOperation);
+const listHallways = operationCall(listHallwaysOperation);
+const listTunnels = operationCall(listTunnelsOperation);
 
 const ENTITIES = 300;
 const PREDICATES = ['works_on', 'knows', 'uses', 'owns', 'reviews', 'depends_on', 'mentors', 'blocks'];

@@ -17,9 +17,14 @@ type McpOwn = Omit<ToolDef, 'name' | 'inputSchema' | 'outputSchema' | 'validatio
 /** What the MCP face adds to an operation; `options` is required exactly when the operation has some. */
 export type ToolBinding<Options> = McpOwn & (Options extends undefined ? { options?: undefined } : { options: Options });
 
-/** An operation's success shapes: the branches of a union output, else the output itself. */
+/**
+ * The success shapes of an operation's output as the tool publishes them: an array result is
+ * `{ items }` in structuredContent (docs/decisions.md A7), a union is its branches.
+ */
 function successShapes(schema: JsonSchema): JsonSchema[] {
-  return Array.isArray(schema.anyOf) && schema.type === undefined ? (schema.anyOf as JsonSchema[]) : [schema];
+  if (schema.type === 'array') return [{ type: 'object', properties: { items: schema }, required: ['items'] }];
+  if (Array.isArray(schema.anyOf)) return schema.anyOf as JsonSchema[];
+  return [schema];
 }
 
 export function toolOf<In extends TObject, Out extends TSchema, Ctx, Options>(op: Operation<In, Out, Ctx, Options>, binding: ToolBinding<Options>): ToolDef {

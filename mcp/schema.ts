@@ -66,16 +66,3 @@ export const ARTIFACT_RECORD: JsonSchema = shape(
   { id: S, kind: S, sha256: S, size_bytes: I, created_by: S, created_at: S, origin_replica: SN },
   { warnings: arrayOf(S) },
 );
-
-export const TUNNEL: JsonSchema = shape({
-  id: S,
-  source: shape({ wing: S, room: S }, { drawer_id: S }),
-  target: shape({ wing: S, room: S }, { drawer_id: S }),
-  label: S,
-  kind: S,
-  created_at: S,
-  strength: N,
-  stability: N,
-  last_activated: S,
-  access_count: I,
-}, { updated_at: S });

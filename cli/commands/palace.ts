@@ -5,16 +5,37 @@
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import type { Static, TObject, TSchema } from 'typebox';
+import { diaryReadOperation, diaryWriteOperation } from '../../palace/diary/diary.js';
+import { deleteHallwayOperation, listHallwaysOperation } from '../../palace/graph/hallways.js';
+import { traverseOperation } from '../../palace/graph/room-graph.js';
+import { createTunnelOperation, deleteTunnelOperation, followTunnelsOperation, listTunnelsOperation } from '../../palace/graph/tunnels.js';
+import {
+  kgAddOperation,
+  kgInvalidateOperation,
+  kgQueryOperation,
+  kgStatsOperation,
+  kgSupersedeOperation,
+  kgTimelineOperation,
+} from '../../palace/kg/kg.js';
+import type { Operation } from '../../palace/operation.js';
 import { callTool, printResult } from '../tool-call.js';
 import type { CliContext } from './context.js';
 import { mempalaceHome } from './hooks.js';
 import { watchJob } from './jobs.js';
 
-const DIRECTIONS: Record<string, string> = { in: 'incoming', out: 'outgoing', both: 'both', incoming: 'incoming', outgoing: 'outgoing' };
+const DIRECTIONS = { in: 'incoming', out: 'outgoing', both: 'both', incoming: 'incoming', outgoing: 'outgoing' } as const;
+
+/** A command's arguments to an operation: the fields of its input, numbers as typed on the command line (the tool call coerces them). */
+type CommandArgs<In extends TObject> = { [K in keyof Static<In>]?: Static<In>[K] | (number extends Static<In>[K] ? string : never) };
 
 export function registerPalaceCommands(program: Command, ctx: CliContext): void {
   const run = (name: string, args: Record<string, unknown>) =>
     ctx.withRuntime(async (rt) => printResult(await callTool(rt, mempalaceHome(), name, args), Boolean(ctx.globals().json)));
+
+  /** An operation's command: its arguments are checked against the operation's declared input fields. */
+  const runOperation = <In extends TObject, Out extends TSchema, Ctx, Options>(op: Operation<In, Out, Ctx, Options>, args: CommandArgs<In>) =>
+    run(op.name, args);
 
   /** A job tool (sync, delete_by_source): a result still running is followed to its end. */
   const runJobTool = (name: string, args: Record<string, unknown>) =>
@@ -32,57 +53,57 @@ export function registerPalaceCommands(program: Command, ctx: CliContext): void 
     .option('--valid-from <date>', 'when it became true').option('--valid-to <date>', 'when it stopped being true (backfill)')
     .option('--source-closet <id>', 'closet id where the fact appears')
     .action((subject: string, predicate: string, object: string, o: { validFrom?: string; validTo?: string; sourceCloset?: string }) =>
-      run('kg_add', { subject, predicate, object, valid_from: o.validFrom, valid_to: o.validTo, source_closet: o.sourceCloset })
+      runOperation(kgAddOperation, { subject, predicate, object, valid_from: o.validFrom, valid_to: o.validTo, source_closet: o.sourceCloset })
     );
   kg.command('query').description('facts about an entity')
     .argument('<entity>')
     .option('--as-of <date>', 'only facts valid at this date or instant')
     .addOption(new Option('--direction <d>', 'which side the entity is on').choices(Object.keys(DIRECTIONS)).default('both'))
-    .action((entity: string, o: { asOf?: string; direction: string }) => run('kg_query', { entity, as_of: o.asOf, direction: DIRECTIONS[o.direction] }));
+    .action((entity: string, o: { asOf?: string; direction: keyof typeof DIRECTIONS }) => runOperation(kgQueryOperation, { entity, as_of: o.asOf, direction: DIRECTIONS[o.direction] }));
   kg.command('invalidate').description('end a fact')
     .argument('<subject>').argument('<predicate>').argument('<object>')
     .option('--ended <date>', 'when it stopped being true (default today)')
     .action((subject: string, predicate: string, object: string, o: { ended?: string }) =>
-      run('kg_invalidate', { subject, predicate, object, ended: o.ended })
+      runOperation(kgInvalidateOperation, { subject, predicate, object, ended: o.ended })
     );
   kg.command('supersede').description('replace a single-valued fact at one boundary')
     .argument('<subject>').argument('<predicate>').argument('<old-object>').argument('<new-object>')
     .option('--at <date>', 'the boundary (default now)')
     .action((subject: string, predicate: string, oldObject: string, newObject: string, o: { at?: string }) =>
-      run('kg_supersede', { subject, predicate, old_object: oldObject, new_object: newObject, at: o.at })
+      runOperation(kgSupersedeOperation, { subject, predicate, old_object: oldObject, new_object: newObject, at: o.at })
     );
   kg.command('timeline').description('facts in time order, of one entity or all').argument('[entity]')
-    .action((entity: string | undefined) => run('kg_timeline', { entity }));
-  kg.command('stats').description('entity and fact counts').action(() => run('kg_stats', {}));
+    .action((entity: string | undefined) => runOperation(kgTimelineOperation, { entity }));
+  kg.command('stats').description('entity and fact counts').action(() => runOperation(kgStatsOperation, {}));
 
   const tunnels = program.command('tunnels').description('explicit tunnels between rooms of different wings');
-  tunnels.command('list').option('--wing <wing>', 'only tunnels touching this wing').action((o: { wing?: string }) => run('list_tunnels', { wing: o.wing }));
+  tunnels.command('list').option('--wing <wing>', 'only tunnels touching this wing').action((o: { wing?: string }) => runOperation(listTunnelsOperation, { wing: o.wing }));
   tunnels.command('create').argument('<source-wing>').argument('<source-room>').argument('<target-wing>').argument('<target-room>')
     .option('--label <text>', 'how the two connect').option('--source-drawer <id>', 'a specific source drawer').option('--target-drawer <id>',
       'a specific target drawer')
     .action((sw: string, sr: string, tw: string, tr: string, o: { label?: string; sourceDrawer?: string; targetDrawer?: string }) =>
-      run('create_tunnel', { source_wing: sw, source_room: sr, target_wing: tw, target_room: tr, label: o.label, source_drawer_id: o.sourceDrawer,
+      runOperation(createTunnelOperation, { source_wing: sw, source_room: sr, target_wing: tw, target_room: tr, label: o.label, source_drawer_id: o.sourceDrawer,
         target_drawer_id: o.targetDrawer })
     );
-  tunnels.command('delete').argument('<tunnel-id>').action((id: string) => run('delete_tunnel', { tunnel_id: id }));
-  tunnels.command('follow').argument('<wing>').argument('<room>').action((wing: string, room: string) => run('follow_tunnels', { wing, room }));
+  tunnels.command('delete').argument('<tunnel-id>').action((id: string) => runOperation(deleteTunnelOperation, { tunnel_id: id }));
+  tunnels.command('follow').argument('<wing>').argument('<room>').action((wing: string, room: string) => runOperation(followTunnelsOperation, { wing, room }));
 
   const hallways = program.command('hallways').description('hallways: entities shared by rooms of one wing');
-  hallways.command('list').option('--wing <wing>', 'only this wing').action((o: { wing?: string }) => run('list_hallways', { wing: o.wing }));
-  hallways.command('delete').argument('<hallway-id>').action((id: string) => run('delete_hallway', { hallway_id: id }));
+  hallways.command('list').option('--wing <wing>', 'only this wing').action((o: { wing?: string }) => runOperation(listHallwaysOperation, { wing: o.wing }));
+  hallways.command('delete').argument('<hallway-id>').action((id: string) => runOperation(deleteHallwayOperation, { hallway_id: id }));
 
   program.command('traverse').description('walk the room graph from a room').argument('<start-room>')
     .option('--max-hops <n>', 'hops to follow (1–10)', '2')
-    .action((room: string, o: { maxHops: string }) => run('traverse', { start_room: room, max_hops: o.maxHops }));
+    .action((room: string, o: { maxHops: string }) => runOperation(traverseOperation, { start_room: room, max_hops: o.maxHops }));
 
   const diary = program.command('diary').description('agent diaries');
   diary.command('write').argument('<agent>').argument('<entry...>')
     .option('--topic <topic>').option('--wing <wing>', 'target wing (default wing_<agent>)')
     .action((agent: string, words: string[], o: { topic?: string; wing?: string }) =>
-      run('diary_write', { agent_name: agent, entry: words.join(' '), topic: o.topic, wing: o.wing })
+      runOperation(diaryWriteOperation, { agent_name: agent, entry: words.join(' '), topic: o.topic, wing: o.wing })
     );
   diary.command('read').argument('<agent>').option('--last <n>', 'entries (1–100)', '10').option('--wing <wing>')
-    .action((agent: string, o: { last: string; wing?: string }) => run('diary_read', { agent_name: agent, last_n: o.last, wing: o.wing }));
+    .action((agent: string, o: { last: string; wing?: string }) => runOperation(diaryReadOperation, { agent_name: agent, last_n: o.last, wing: o.wing }));
 
   const drawers = program.command('drawers').description('drawers one by one');
   drawers.command('get').argument('<drawer-id>').action((id: string) => run('get_drawer', { drawer_id: id }));

@@ -4,8 +4,8 @@
  * topic tunnels from the registry's `topics_by_wing` (§11.4). A failure here is a warning, never
  * a failed mine: the drawers are already filed.
  */
-import { buildHallwaysForWing } from '../../palace/hallways.js';
-import { buildEntityTunnels, buildTopicTunnels } from '../../palace/tunnels.js';
+import { buildHallwaysForWing } from '../../palace/graph/hallways.js';
+import { buildEntityTunnels, buildTopicTunnels } from '../../palace/graph/tunnels.js';
 import type { Fence, MineSpec } from '../job.js';
 import type { ScanResult } from './types.js';
 import type { ActivityDeps } from '../activity-deps.js';

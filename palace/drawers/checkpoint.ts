@@ -5,9 +5,9 @@
  */
 import { isPalaceError } from '../../core/errors.js';
 import type { DrawerContext } from '../context.js';
-import { diaryWrite } from '../diary.js';
+import { diaryWriteOperation } from '../diary/diary.js';
 import { addDrawer, addDrawerOperation, checkDuplicateOperation } from './drawers.js';
-import { parseOperationInput } from '../operation.js';
+import { invoke, parseOperationInput } from '../operation.js';
 
 export interface CheckpointInput {
   items: unknown;
@@ -82,12 +82,12 @@ export async function checkpoint(ctx: DrawerContext, input: CheckpointInput) {
     return out;
   }
   try {
-    out.diary = await diaryWrite(ctx, {
+    out.diary = await invoke(diaryWriteOperation, {
       agent_name: diaryAgent ?? 'cursor-ide',
       entry,
       topic: isNonEmptyString(diary.topic) ? diary.topic : 'session-checkpoint',
       wing: typeof diary.wing === 'string' ? diary.wing : '',
-    });
+    }, ctx, undefined);
   } catch (e) {
     if (!isPalaceError(e) || e.code === 'internal') throw e;
     out.diary = { success: false, error: messageOf(e) };

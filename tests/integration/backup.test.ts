@@ -21,19 +21,26 @@ import type { Config } from '../../core/config.js';
 import { loadConfig } from '../../app/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { addDrawer } from '../../palace/drawers/drawers.js';
-import { diaryWrite } from '../../palace/diary.js';
+import { diaryWriteOperation } from '../../palace/diary/diary.js';
 import { exportPalace, palaceRecords } from '../../palace/backup/export.js';
 import { readExportFile } from '../../palace/backup/export-file.js';
 import { exportFileScope, importPalace, importRecords } from '../../palace/backup/import.js';
-import { kgAdd, kgInvalidate } from '../../palace/kg.js';
+import { kgAddOperation, kgInvalidateOperation } from '../../palace/kg/kg.js';
+import { operationCall } from '../helpers/operation-call.js';
 import { migratePalace, palaceFigures, verifyCopy } from '../../palace/backup/migrate.js';
 import { search } from '../../palace/search/search.js';
-import { createTunnel } from '../../palace/tunnels.js';
+import { createTunnelOperation } from '../../palace/graph/tunnels.js';
 import type { PalaceStores } from '../../stores/ports/palace-stores.js';
 import { openStores } from '../../stores/open.js';
 import type { EventDraft } from '../../stores/ports/logstream/records.js';
 import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
 import { rejectionOf } from '../helpers/errors.js';
+
+const diaryWrite = operationCall(diaryWriteOperation);
+const createTunnel = operationCall(createTunnelOperation);
+
+const kgAdd = operationCall(kgAddOperation);
+const kgInvalidate = operationCall(kgInvalidateOperation);
 
 const QUERIES = ['storm gate procedure', 'berth allocation by draught', 'tide chart for the week', 'diary of the harbour master', 'crane maintenance schedule'];
 

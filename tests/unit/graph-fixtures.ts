@@ -3,7 +3,7 @@
  * one temp directory, plus a terse way to file drawers with the metadata the graph reads.
  */
 import type { DrawerMeta, DrawerWrite } from '../../core/drawer.js';
-import type { GraphContext } from '../../palace/room-graph.js';
+import type { GraphContext } from '../../palace/graph/room-graph.js';
 import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';

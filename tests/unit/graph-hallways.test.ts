@@ -1,9 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
 import { hashN } from '../../core/text.js';
-import { buildHallwaysForWing, deleteHallway, hallwayLabel, listHallways, spellingKey } from '../../palace/hallways.js';
+import { buildHallwaysForWing, deleteHallwayOperation, hallwayLabel, listHallwaysOperation, spellingKey } from '../../palace/graph/hallways.js';
 import type { GraphPalace } from './graph-fixtures.js';
 import { openGraphPalace } from './graph-fixtures.js';
+import { operationCall } from '../helpers/operation-call.js';
+
+const deleteHallway = operationCall(deleteHallwayOperation);
+const listHallways = operationCall(listHallwaysOperation);
 
 let palace: GraphPalace;
 let clock: Date;

@@ -1,9 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
-import { findTunnels, graphStats, traverse } from '../../palace/room-graph.js';
-import { createTunnel } from '../../palace/tunnels.js';
+import { findTunnelsOperation, graphStatsOperation, traverseOperation } from '../../palace/graph/room-graph.js';
+import { createTunnelOperation } from '../../palace/graph/tunnels.js';
 import type { GraphPalace } from './graph-fixtures.js';
 import { openGraphPalace } from './graph-fixtures.js';
+import { operationCall } from '../helpers/operation-call.js';
+
+const findTunnels = operationCall(findTunnelsOperation);
+const graphStats = operationCall(graphStatsOperation);
+const traverse = operationCall(traverseOperation);
+const createTunnel = operationCall(createTunnelOperation);
 
 let palace: GraphPalace;
 

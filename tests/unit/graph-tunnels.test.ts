@@ -1,9 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
 import { hashN } from '../../core/text.js';
-import { buildEntityTunnels, buildTopicTunnels, createTunnel, deleteTunnel, followTunnels, listTunnels } from '../../palace/tunnels.js';
+import { buildEntityTunnels, buildTopicTunnels, createTunnelOperation, deleteTunnelOperation, followTunnelsOperation, listTunnelsOperation } from '../../palace/graph/tunnels.js';
 import type { GraphPalace } from './graph-fixtures.js';
 import { openGraphPalace } from './graph-fixtures.js';
+import { operationCall } from '../helpers/operation-call.js';
+
+const createTunnel = operationCall(createTunnelOperation);
+const deleteTunnel = operationCall(deleteTunnelOperation);
+const followTunnels = operationCall(followTunnelsOperation);
+const listTunnels = operationCall(listTunnelsOperation);
 
 let palace: GraphPalace;
 let clock: Date;
@@ -73,7 +79,7 @@ describe('create_tunnel', () => {
     [{ target_room: 'a\0b' }, 'target_room', 'target_room contains null bytes'],
     [{ label: 'bad\0label' }, 'label', 'label contains null bytes'],
     [{ label: 'l'.repeat(1001) }, 'label', 'label exceeds maximum length of 1000 characters'],
-    [{ label: 7 }, 'label', 'label must be a string'],
+    [{ label: 7 }, 'label', 'label must be a non-empty string'],
     [{ source_drawer_id: 'd'.repeat(513) }, 'source_drawer_id', 'source_drawer_id exceeds maximum length of 512 characters'],
   ])('rejects %j naming %s and writes nothing', async (override, field, message) => {
     const e = await rejectionOf(createTunnel(palace.ctx, { ...base, ...override }));

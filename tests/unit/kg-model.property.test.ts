@@ -2,14 +2,21 @@
  * Random sequences of kg add / invalidate / supersede against a small reference model of the
  * validity rules (docs/decisions.md palace 7), checked after every step: every as_of answer for every entity
  * at probe instants around each day and boundary, and the whole timeline.
- * The model measures time in epoch seconds; it shares no code with palace/kg.ts.
+ * The model measures time in epoch seconds; it shares no code with palace/kg/kg.ts.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { palaceRejection } from '../helpers/errors.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
-import { kgAdd, kgInvalidate, kgQuery, kgSupersede, kgTimeline } from '../../palace/kg.js';
+import { kgAddOperation, kgInvalidateOperation, kgQueryOperation, kgSupersedeOperation, kgTimelineOperation } from '../../palace/kg/kg.js';
+import { operationCall } from '../helpers/operation-call.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
+
+const kgAdd = operationCall(kgAddOperation);
+const kgInvalidate = operationCall(kgInvalidateOperation);
+const kgQuery = operationCall(kgQueryOperation);
+const kgSupersede = operationCall(kgSupersedeOperation);
+const kgTimeline = operationCall(kgTimelineOperation);
 
 const DAYS = ['2024-01-01', '2024-01-02', '2024-01-03'];
 const TIMES = ['00:00:00', '11:59:59', '12:00:00', '23:59:59'];

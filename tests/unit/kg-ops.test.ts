@@ -1,11 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
 import { hashN, lengthPrefixed } from '../../core/text.js';
-import type { KgContext } from '../../palace/kg.js';
-import { kgAdd, kgInvalidate, kgQuery, kgStats, kgSupersede, kgTimeline } from '../../palace/kg.js';
+import type { KgContext } from '../../palace/kg/kg.js';
+import { addFact, kgAddOperation, kgInvalidateOperation, kgQueryOperation, kgStatsOperation, kgSupersedeOperation, kgTimelineOperation } from '../../palace/kg/kg.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
 import type { GraphStore } from '../../stores/ports/graph-store.js';
 import { openInTempDir, type TempStore } from '../helpers/tmp.js';
+import { operationCall } from '../helpers/operation-call.js';
+
+const kgAdd = operationCall(kgAddOperation);
+const kgInvalidate = operationCall(kgInvalidateOperation);
+const kgQuery = operationCall(kgQueryOperation);
+const kgStats = operationCall(kgStatsOperation);
+const kgSupersede = operationCall(kgSupersedeOperation);
+const kgTimeline = operationCall(kgTimelineOperation);
 
 let palace: TempStore<GraphStore>;
 let graph: GraphStore;
@@ -97,14 +105,23 @@ describe('kg_add', () => {
     [{ valid_to: '2024-01-01T10:00:00+02:00' }, 'valid_to', 'is not a valid ISO-8601 date or UTC datetime'],
     [{ source_file: 'a\0' }, 'source_file', 'source_file contains null bytes'],
     [{ source_closet: 'c'.repeat(513) }, 'source_closet', 'source_closet exceeds maximum length of 512 characters'],
-    [{ source_drawer_id: 42 }, 'source_drawer_id', 'source_drawer_id must be a string'],
-    [{ confidence: 2 }, 'confidence', 'confidence must be a number between 0 and 1'],
+    [{ source_drawer_id: 42 }, 'source_drawer_id', 'source_drawer_id must be a non-empty string'],
+    [{ confidence: 1 }, 'confidence', "unknown property 'confidence'"],
   ])('rejects %j naming %s and writes nothing', async (override, field, message) => {
     const before = await snapshot();
     const e = await rejectionOf(kgAdd(ctx, { subject: 'a', predicate: 'p', object: 'b', ...override }));
     expect(e.code).toBe('invalid_argument');
     expect(e.field).toBe(field);
     expect(e.message).toContain(message);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('refuses a confidence outside 0–1 from a library caller (an extractor) and writes nothing', async () => {
+    const before = await snapshot();
+    const e = await rejectionOf(addFact(ctx, { subject: 'a', predicate: 'p', object: 'b', confidence: 2 }));
+    expect(e.code).toBe('invalid_argument');
+    expect(e.field).toBe('confidence');
+    expect(e.message).toContain('confidence must be a number between 0 and 1');
     expect(await snapshot()).toEqual(before);
   });
 });

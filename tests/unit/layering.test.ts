@@ -85,7 +85,7 @@ describe('the layering lint rule', () => {
     expect(await layeringErrors('jobs/engines/local/layering-probe.ts', valueImport('../temporal/job-engine.js'))).toHaveLength(1);
     expect(await layeringErrors('jobs/engines/temporal/layering-probe.ts', typeImport('../../activities.js'))).toEqual([]);
     expect(await layeringErrors('jobs/engines/local/layering-probe.ts', valueImport('../../mine/orchestration.js'))).toEqual([]);
-    expect(await layeringErrors('jobs/mine/layering-probe.ts', valueImport('../../palace/hallways.js'))).toEqual([]);
+    expect(await layeringErrors('jobs/mine/layering-probe.ts', valueImport('../../palace/graph/hallways.js'))).toEqual([]);
     expect(await layeringErrors('mcp/layering-probe.ts', typeImport('../jobs/engines/temporal/job-engine.js'))).toHaveLength(1);
     expect(await layeringErrors('api/routes/layering-probe.ts', valueImport('../../jobs/mine/activities.js'))).toHaveLength(1);
     expect(await layeringErrors('cli/layering-probe.ts', valueImport('../jobs/engines/local/runner.js'))).toHaveLength(1);

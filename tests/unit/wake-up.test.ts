@@ -9,11 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import { loadTokenCounter } from '../../embed/token-counter.js';
 import type { TokenCounter } from '../../embed/token-counter.js';
-import { kgAdd, kgInvalidate } from '../../palace/kg.js';
+import { kgAddOperation, kgInvalidateOperation } from '../../palace/kg/kg.js';
+import { operationCall } from '../helpers/operation-call.js';
 import { wakeUp } from '../../palace/hooks/wake-up.js';
 import type { PalaceStores } from '../../stores/ports/palace-stores.js';
 import { openStores } from '../../stores/open.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
+
+const kgAdd = operationCall(kgAddOperation);
+const kgInvalidate = operationCall(kgInvalidateOperation);
 
 const dir = makeTempDir('mempalace-wake-up-');
 let stores: PalaceStores;

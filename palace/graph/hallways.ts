@@ -3,13 +3,17 @@
  * the drawers of one wing. Built from the drawers' `entities` metadata after a mine, with the
  * later spelling canonicalisation (`auth.py`, `Auth` and `auth` are one entity).
  */
-import { invalidArgument } from '../core/errors.js';
-import { hallwayId } from '../core/ids.js';
-import { codePointLength } from '../core/text.js';
-import { validateName, validateOptionalName } from '../core/validate.js';
-import type { HallwayRecord, HallwayWrite } from '../stores/ports/graph-store.js';
-import { nowOf } from './context.js';
+import { Type } from 'typebox';
+import { invalidArgument } from '../../core/errors.js';
+import { hallwayId } from '../../core/ids.js';
+import { INPUT_FORMATS } from '../../core/schema.js';
+import { codePointLength } from '../../core/text.js';
+import { NAME_RULES, validateName } from '../../core/validate.js';
+import type { HallwayRecord, HallwayWrite } from '../../stores/ports/graph-store.js';
+import { nowOf } from '../context.js';
+import { defineOperation } from '../operation.js';
 import type { GraphContext } from './room-graph.js';
+import { graphStoreContext } from './room-graph.js';
 import { drawerMetadataPages } from './drawer-walk.js';
 import { connectionTimestamp } from './tunnels.js';
 
@@ -104,16 +108,49 @@ export async function buildHallwaysForWing(ctx: Pick<GraphContext, 'graph' | 'dr
   return ctx.graph.hallwaysReplaceWing(w, writes);
 }
 
-/** All hallways, or one wing's (exact match). */
-export async function listHallways(ctx: Pick<GraphContext, 'graph'>, input: { wing?: unknown } = {}): Promise<HallwayRecord[]> {
-  return ctx.graph.hallwayList(validateOptionalName('wing', input.wing));
-}
+const HALLWAY_ID_MAX = 1024;
 
-export async function deleteHallway(ctx: Pick<GraphContext, 'graph'>, input: { hallway_id: unknown }): Promise<{ deleted: boolean }> {
-  const id = input.hallway_id;
-  if (typeof id !== 'string' || id.trim() === '') throw invalidArgument('hallway_id', 'required', 'hallway_id is required');
-  const v = id.trim();
-  if (v.includes('\0')) throw invalidArgument('hallway_id', 'null_bytes', 'hallway_id contains null bytes');
-  if (codePointLength(v) > 1024) throw invalidArgument('hallway_id', 'max_length', 'hallway_id exceeds maximum length of 1024 characters');
-  return { deleted: await ctx.graph.hallwayDelete(v) };
-}
+const HALLWAY = Type.Object({
+  id: Type.String(),
+  wing: Type.String(),
+  entity_a: Type.String(),
+  entity_b: Type.String(),
+  co_occurrence_count: Type.Integer(),
+  rooms: Type.Array(Type.String()),
+  label: Type.String(),
+  created_at: Type.String(),
+  created_by: Type.String(),
+  strength: Type.Number(),
+  stability: Type.Number(),
+  last_activated: Type.String(),
+  access_count: Type.Integer(),
+});
+
+/** All hallways, or one wing's (exact match). */
+export const listHallwaysOperation = defineOperation({
+  name: 'list_hallways',
+  input: Type.Object({ wing: Type.Optional(Type.String({ description: 'Only this wing (exact).', format: INPUT_FORMATS.name })) }, {
+    additionalProperties: false,
+  }),
+  output: Type.Array(HALLWAY),
+  rules: NAME_RULES,
+  context: graphStoreContext,
+  run: async (input, ctx): Promise<HallwayRecord[]> => ctx.graph.hallwayList(input.wing?.trim() || undefined),
+});
+
+export const deleteHallwayOperation = defineOperation({
+  name: 'delete_hallway',
+  input: Type.Object({ hallway_id: Type.String({ description: 'Hallway to delete.' }) }, { additionalProperties: false }),
+  output: Type.Object({ deleted: Type.Boolean() }),
+  /** A blank id is refused as missing (`required`); at most 1024 characters, no NUL. */
+  rules: ['required', 'null_bytes', 'max_length'],
+  context: graphStoreContext,
+  async run(input, ctx) {
+    const id = input.hallway_id.trim();
+    if (id === '') throw invalidArgument('hallway_id', 'required', 'hallway_id is required');
+    if (id.includes('\0')) throw invalidArgument('hallway_id', 'null_bytes', 'hallway_id contains null bytes');
+    if (codePointLength(id) > HALLWAY_ID_MAX)
+      throw invalidArgument('hallway_id', 'max_length', `hallway_id exceeds maximum length of ${HALLWAY_ID_MAX} characters`);
+    return { deleted: await ctx.graph.hallwayDelete(id) };
+  },
+});

@@ -3,15 +3,20 @@
  * undirected links between two (wing, room) locations, kept in the GraphStore so they survive
  * rebuilds of the drawer index. Wings are stored verbatim and compared by slug.
  */
-import { invalidArgument, isPalaceError, PalaceError } from '../core/errors.js';
-import { tunnelId } from '../core/ids.js';
-import { codePointLength, codePointSlice, replaceLoneSurrogates } from '../core/text.js';
-import { validateName, validateOptionalName, wingSlug } from '../core/validate.js';
-import type { DrawerIndex } from '../stores/ports/drawers/drawer-index.js';
-import type { TunnelEndpoint, TunnelKind, TunnelRecord, TunnelWrite } from '../stores/ports/graph-store.js';
-import { nowOf } from './context.js';
-import { recordedAt } from './kg.js';
+import { Type } from 'typebox';
+import type { Static } from 'typebox';
+import { invalidArgument, isPalaceError, PalaceError } from '../../core/errors.js';
+import { tunnelId } from '../../core/ids.js';
+import { INPUT_FORMATS, NON_BLANK, nullable } from '../../core/schema.js';
+import { codePointLength, codePointSlice, replaceLoneSurrogates } from '../../core/text.js';
+import { NAME_RULES, validateName, wingSlug } from '../../core/validate.js';
+import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
+import type { TunnelEndpoint, TunnelKind, TunnelRecord, TunnelWrite } from '../../stores/ports/graph-store.js';
+import { nowOf } from '../context.js';
+import { recordedAt } from '../kg/kg.js';
+import { defineOperation } from '../operation.js';
 import type { GraphContext } from './room-graph.js';
+import { graphContext, graphStoreContext } from './room-graph.js';
 
 const LABEL_MAX = 1000;
 const ID_MAX = 512;
@@ -23,19 +28,13 @@ export function connectionTimestamp(now: Date): string {
   return recordedAt(now).replace(/Z$/, '+00:00');
 }
 
-function optionalString(field: string, value: unknown, max: number): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw invalidArgument(field, 'string', `${field} must be a string`);
-  const v = value.trim();
+/** Optional free text (a label, a drawer id): undefined when absent or blank; no NUL, bounded length. */
+function optionalString(field: string, value: string | undefined, max: number): string | undefined {
+  const v = value?.trim() ?? '';
   if (v === '') return undefined;
   if (v.includes('\0')) throw invalidArgument(field, 'null_bytes', `${field} contains null bytes`);
   if (codePointLength(v) > max) throw invalidArgument(field, 'max_length', `${field} exceeds maximum length of ${max} characters`);
   return replaceLoneSurrogates(v);
-}
-
-function requiredId(field: string, value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(field, 'required', `${field} is required`);
-  return optionalString(field, value, ID_MAX) as string;
 }
 
 function endpointOf(wing: string, room: string, drawerId: string | undefined): TunnelEndpoint {
@@ -65,58 +64,101 @@ async function roomExists(drawers: DrawerIndex, wing: string, room: string): Pro
   }
 }
 
-export interface CreateTunnelInput {
-  source_wing: unknown;
-  source_room: unknown;
-  target_wing: unknown;
-  target_room: unknown;
-  label?: unknown;
-  source_drawer_id?: unknown;
-  target_drawer_id?: unknown;
-}
+/** A wing or room: its rules are the palace-name format. */
+const name = (description: string) => Type.String({ description, pattern: NON_BLANK, format: INPUT_FORMATS.name });
+const optionalText = (description: string) => Type.Optional(Type.String({ description }));
+
+const ENDPOINT = Type.Object({ wing: Type.String(), room: Type.String(), drawer_id: Type.Optional(Type.String()) });
+const TUNNEL = Type.Object({
+  id: Type.String(),
+  source: ENDPOINT,
+  target: ENDPOINT,
+  label: Type.String(),
+  kind: Type.String(),
+  created_at: Type.String(),
+  strength: Type.Number(),
+  stability: Type.Number(),
+  last_activated: Type.String(),
+  access_count: Type.Integer(),
+  updated_at: Type.Optional(Type.String()),
+});
 
 /** Create or relabel an explicit tunnel; the same two endpoints in either order are one tunnel. */
-export async function createTunnel(ctx: GraphContext, input: CreateTunnelInput): Promise<TunnelRecord> {
-  const sourceWing = validateName('source_wing', input.source_wing);
-  const sourceRoom = validateName('source_room', input.source_room);
-  const targetWing = validateName('target_wing', input.target_wing);
-  const targetRoom = validateName('target_room', input.target_room);
-  const label = optionalString('label', input.label, LABEL_MAX) ?? '';
-  const sourceDrawer = optionalString('source_drawer_id', input.source_drawer_id, ID_MAX);
-  const targetDrawer = optionalString('target_drawer_id', input.target_drawer_id, ID_MAX);
-  for (const [side, field, wing, room] of [['Source', 'source_room', sourceWing, sourceRoom], ['Target', 'target_room', targetWing, targetRoom]] as const) {
-    if (!(await roomExists(ctx.drawers, wing, room))) {
-      throw new PalaceError('not_found', `${side} room '${room}' does not exist in wing '${wing}'`, { field, rule: 'room_exists' });
+export const createTunnelOperation = defineOperation({
+  name: 'create_tunnel',
+  input: Type.Object({
+    source_wing: name('Wing of the source.'),
+    source_room: name('Room in the source wing.'),
+    target_wing: name('Wing of the target.'),
+    target_room: name('Room in the target wing.'),
+    label: optionalText('How the two connect.'),
+    source_drawer_id: optionalText('A specific source drawer.'),
+    target_drawer_id: optionalText('A specific target drawer.'),
+  }, { additionalProperties: false }),
+  output: TUNNEL,
+  /** Label at most 1000 characters, drawer ids 512, neither with NUL; both rooms must exist. */
+  rules: [...NAME_RULES, 'max_length', 'null_bytes', 'room_exists'],
+  context: graphContext,
+  async run(input, ctx): Promise<TunnelRecord> {
+    const sourceWing = input.source_wing.trim();
+    const sourceRoom = input.source_room.trim();
+    const targetWing = input.target_wing.trim();
+    const targetRoom = input.target_room.trim();
+    const label = optionalString('label', input.label, LABEL_MAX) ?? '';
+    const sourceDrawer = optionalString('source_drawer_id', input.source_drawer_id, ID_MAX);
+    const targetDrawer = optionalString('target_drawer_id', input.target_drawer_id, ID_MAX);
+    for (const [side, field, wing, room] of [['Source', 'source_room', sourceWing, sourceRoom], ['Target', 'target_room', targetWing, targetRoom]] as const) {
+      if (!(await roomExists(ctx.drawers, wing, room))) {
+        throw new PalaceError('not_found', `${side} room '${room}' does not exist in wing '${wing}'`, { field, rule: 'room_exists' });
+      }
     }
-  }
-  const write = tunnelWrite('explicit', endpointOf(sourceWing, sourceRoom, sourceDrawer), endpointOf(targetWing, targetRoom, targetDrawer), label,
-    connectionTimestamp(nowOf(ctx)));
-  const [record] = await ctx.graph.tunnelUpsert([write]);
-  return record!;
-}
+    const write = tunnelWrite('explicit', endpointOf(sourceWing, sourceRoom, sourceDrawer), endpointOf(targetWing, targetRoom, targetDrawer), label,
+      connectionTimestamp(nowOf(ctx)));
+    const [record] = await ctx.graph.tunnelUpsert([write]);
+    return record!;
+  },
+});
 
 /** All tunnels, or those with an endpoint in `wing` (compared by slug), in storage order. */
-export async function listTunnels(ctx: Pick<GraphContext, 'graph'>, input: { wing?: unknown } = {}): Promise<TunnelRecord[]> {
-  const wing = validateOptionalName('wing', input.wing);
-  return ctx.graph.tunnelList(wing === undefined ? {} : { wing_key: wingSlug(wing) });
-}
+export const listTunnelsOperation = defineOperation({
+  name: 'list_tunnels',
+  input: Type.Object({ wing: Type.Optional(Type.String({ description: 'Only tunnels with an endpoint in this wing.', format: INPUT_FORMATS.name })) }, {
+    additionalProperties: false,
+  }),
+  output: Type.Array(TUNNEL),
+  rules: NAME_RULES,
+  context: graphStoreContext,
+  async run(input, ctx): Promise<TunnelRecord[]> {
+    const wing = input.wing?.trim() || undefined;
+    return ctx.graph.tunnelList(wing === undefined ? {} : { wing_key: wingSlug(wing) });
+  },
+});
 
 /** Idempotent: reports the id whether or not a tunnel had it. */
-export async function deleteTunnel(ctx: Pick<GraphContext, 'graph'>, input: { tunnel_id: unknown }): Promise<{ deleted: string }> {
-  const id = requiredId('tunnel_id', input.tunnel_id);
-  await ctx.graph.tunnelDelete(id);
-  return { deleted: id };
-}
+export const deleteTunnelOperation = defineOperation({
+  name: 'delete_tunnel',
+  input: Type.Object({ tunnel_id: Type.String({ description: 'Tunnel to delete.' }) }, { additionalProperties: false }),
+  output: Type.Object({ deleted: Type.String() }),
+  /** A blank id is refused as missing (`required`); at most 512 characters, no NUL. */
+  rules: ['required', 'max_length', 'null_bytes'],
+  context: graphStoreContext,
+  async run(input, ctx) {
+    const id = optionalString('tunnel_id', input.tunnel_id, ID_MAX);
+    if (id === undefined) throw invalidArgument('tunnel_id', 'required', 'tunnel_id is required');
+    await ctx.graph.tunnelDelete(id);
+    return { deleted: id };
+  },
+});
 
-export interface TunnelConnection {
-  direction: 'outgoing' | 'incoming';
-  connected_wing: string;
-  connected_room: string;
-  label: string;
-  drawer_id: string | null;
-  tunnel_id: string;
-  drawer_preview?: string;
-}
+const CONNECTION = Type.Object({
+  direction: Type.String(),
+  connected_wing: Type.String(),
+  connected_room: Type.String(),
+  label: Type.String(),
+  drawer_id: nullable(Type.String()),
+  tunnel_id: Type.String(),
+  drawer_preview: Type.Optional(Type.String()),
+});
 
 /** First 300 characters of a drawer (a physical row, else the logical drawer's chunks). */
 async function drawerPreview(drawers: DrawerIndex, id: string): Promise<string | undefined> {
@@ -137,30 +179,37 @@ async function drawerPreview(drawers: DrawerIndex, id: string): Promise<string |
 }
 
 /** Where the tunnels of one location lead: `outgoing` when it is the source, else `incoming`. */
-export async function followTunnels(ctx: Pick<GraphContext, 'graph' | 'drawers'>, input: { wing: unknown; room: unknown }): Promise<TunnelConnection[]> {
-  const wing = validateName('wing', input.wing);
-  const room = validateName('room', input.room);
-  const key = wingSlug(wing);
-  const out: TunnelConnection[] = [];
-  for (const t of await ctx.graph.tunnelList({ wing_key: key, room })) {
-    const outgoing = wingSlug(t.source.wing) === key && t.source.room === room;
-    const other = outgoing ? t.target : t.source;
-    const connection: TunnelConnection = {
-      direction: outgoing ? 'outgoing' : 'incoming',
-      connected_wing: other.wing,
-      connected_room: other.room,
-      label: t.label,
-      drawer_id: other.drawer_id ?? null,
-      tunnel_id: t.id,
-    };
-    if (other.drawer_id !== undefined) {
-      const preview = await drawerPreview(ctx.drawers, other.drawer_id);
-      if (preview !== undefined) connection.drawer_preview = preview;
+export const followTunnelsOperation = defineOperation({
+  name: 'follow_tunnels',
+  input: Type.Object({ wing: name('Wing to start from.'), room: name('Room to follow from.') }, { additionalProperties: false }),
+  output: Type.Array(CONNECTION),
+  rules: NAME_RULES,
+  context: graphContext,
+  async run(input, ctx) {
+    const wing = input.wing.trim();
+    const room = input.room.trim();
+    const key = wingSlug(wing);
+    const out: Static<typeof CONNECTION>[] = [];
+    for (const t of await ctx.graph.tunnelList({ wing_key: key, room })) {
+      const outgoing = wingSlug(t.source.wing) === key && t.source.room === room;
+      const other = outgoing ? t.target : t.source;
+      const connection: Static<typeof CONNECTION> = {
+        direction: outgoing ? 'outgoing' : 'incoming',
+        connected_wing: other.wing,
+        connected_room: other.room,
+        label: t.label,
+        drawer_id: other.drawer_id ?? null,
+        tunnel_id: t.id,
+      };
+      if (other.drawer_id !== undefined) {
+        const preview = await drawerPreview(ctx.drawers, other.drawer_id);
+        if (preview !== undefined) connection.drawer_preview = preview;
+      }
+      out.push(connection);
     }
-    out.push(connection);
-  }
-  return out;
-}
+    return out;
+  },
+});
 
 // ---------------------------------------------------------------------------------------------
 // Tunnels made by mining (docs/palace-behaviour.md §4.9 steps 1 and 3)

@@ -5,7 +5,7 @@
  * a large palace would otherwise hold timers (a worker's heartbeats, lease renewals) and requests
  * for the whole walk.
  */
-import type { DrawerFilter, DrawerIndex, DrawerMetadataRow } from '../stores/ports/drawers/drawer-index.js';
+import type { DrawerFilter, DrawerIndex, DrawerMetadataRow } from '../../stores/ports/drawers/drawer-index.js';
 
 const WALK_PAGE = 5000;
 
