@@ -9,21 +9,8 @@ import { hashN } from '../core/text.js';
 import type { JobProgress, JobSpec, SourceSpec } from '../stores/ports/job-engine.js';
 
 export { JOB_KINDS, MINE_MODES } from '../stores/ports/job-engine.js';
-export type {
-  DeleteBySourceSpec,
-  JobCounters,
-  JobEngine,
-  JobKind,
-  JobProgress,
-  JobSpec,
-  JobState,
-  JobSubject,
-  MineMode,
-  MineSpec,
-  ReembedSpec,
-  SourceSpec,
-  SyncSpec,
-} from '../stores/ports/job-engine.js';
+export type { DeleteBySourceSpec, JobCounters, JobEngine, JobKind, JobProgress, JobSpec, JobState, JobSubject, MineSpec, ReembedSpec, SourceSpec,
+  SyncSpec } from '../stores/ports/job-engine.js';
 
 /** A lease held on a lock key, carried by every write that must still hold it (a stale token is refused). */
 export interface Fence {

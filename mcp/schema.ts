@@ -35,11 +35,6 @@ export function output(...successes: JsonSchema[]): JsonSchema {
   return { type: 'object', anyOf: [...successes, TOOL_ERROR] };
 }
 
-/** Output schema of an array-returning tool: `{ items: [...] }` in structuredContent (A7). */
-export function listOutput(item: JsonSchema): JsonSchema {
-  return output(shape({ items: arrayOf(item) }));
-}
-
 export const EVENT: JsonSchema = shape({
   id: S,
   seq: I,

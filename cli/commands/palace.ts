@@ -10,14 +10,7 @@ import { diaryReadOperation, diaryWriteOperation } from '../../palace/diary/diar
 import { deleteHallwayOperation, listHallwaysOperation } from '../../palace/graph/hallways.js';
 import { traverseOperation } from '../../palace/graph/room-graph.js';
 import { createTunnelOperation, deleteTunnelOperation, followTunnelsOperation, listTunnelsOperation } from '../../palace/graph/tunnels.js';
-import {
-  kgAddOperation,
-  kgInvalidateOperation,
-  kgQueryOperation,
-  kgStatsOperation,
-  kgSupersedeOperation,
-  kgTimelineOperation,
-} from '../../palace/kg/kg.js';
+import { kgAddOperation, kgInvalidateOperation, kgQueryOperation, kgStatsOperation, kgSupersedeOperation, kgTimelineOperation } from '../../palace/kg/kg.js';
 import type { Operation } from '../../palace/operation.js';
 import { callTool, printResult } from '../tool-call.js';
 import type { CliContext } from './context.js';
@@ -59,7 +52,9 @@ export function registerPalaceCommands(program: Command, ctx: CliContext): void 
     .argument('<entity>')
     .option('--as-of <date>', 'only facts valid at this date or instant')
     .addOption(new Option('--direction <d>', 'which side the entity is on').choices(Object.keys(DIRECTIONS)).default('both'))
-    .action((entity: string, o: { asOf?: string; direction: keyof typeof DIRECTIONS }) => runOperation(kgQueryOperation, { entity, as_of: o.asOf, direction: DIRECTIONS[o.direction] }));
+    .action((entity: string, o: { asOf?: string; direction: keyof typeof DIRECTIONS }) =>
+      runOperation(kgQueryOperation, { entity, as_of: o.asOf, direction: DIRECTIONS[o.direction] })
+    );
   kg.command('invalidate').description('end a fact')
     .argument('<subject>').argument('<predicate>').argument('<object>')
     .option('--ended <date>', 'when it stopped being true (default today)')
@@ -77,13 +72,15 @@ export function registerPalaceCommands(program: Command, ctx: CliContext): void 
   kg.command('stats').description('entity and fact counts').action(() => runOperation(kgStatsOperation, {}));
 
   const tunnels = program.command('tunnels').description('explicit tunnels between rooms of different wings');
-  tunnels.command('list').option('--wing <wing>', 'only tunnels touching this wing').action((o: { wing?: string }) => runOperation(listTunnelsOperation, { wing: o.wing }));
+  tunnels.command('list').option('--wing <wing>', 'only tunnels touching this wing').action((o: { wing?: string }) =>
+    runOperation(listTunnelsOperation, { wing: o.wing })
+  );
   tunnels.command('create').argument('<source-wing>').argument('<source-room>').argument('<target-wing>').argument('<target-room>')
     .option('--label <text>', 'how the two connect').option('--source-drawer <id>', 'a specific source drawer').option('--target-drawer <id>',
       'a specific target drawer')
     .action((sw: string, sr: string, tw: string, tr: string, o: { label?: string; sourceDrawer?: string; targetDrawer?: string }) =>
-      runOperation(createTunnelOperation, { source_wing: sw, source_room: sr, target_wing: tw, target_room: tr, label: o.label, source_drawer_id: o.sourceDrawer,
-        target_drawer_id: o.targetDrawer })
+      runOperation(createTunnelOperation, { source_wing: sw, source_room: sr, target_wing: tw, target_room: tr, label: o.label,
+        source_drawer_id: o.sourceDrawer, target_drawer_id: o.targetDrawer })
     );
   tunnels.command('delete').argument('<tunnel-id>').action((id: string) => runOperation(deleteTunnelOperation, { tunnel_id: id }));
   tunnels.command('follow').argument('<wing>').argument('<room>').action((wing: string, room: string) => runOperation(followTunnelsOperation, { wing, room }));

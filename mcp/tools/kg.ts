@@ -2,14 +2,7 @@
  * Knowledge-graph tools (docs/tools.md §4): temporal facts subject → predicate → object, as
  * bindings of the operations of palace/kg/kg.ts.
  */
-import {
-  kgAddOperation,
-  kgInvalidateOperation,
-  kgQueryOperation,
-  kgStatsOperation,
-  kgSupersedeOperation,
-  kgTimelineOperation,
-} from '../../palace/kg/kg.js';
+import { kgAddOperation, kgInvalidateOperation, kgQueryOperation, kgStatsOperation, kgSupersedeOperation, kgTimelineOperation } from '../../palace/kg/kg.js';
 import { toolOf } from '../bind.js';
 import type { ToolDef } from '../types.js';
 

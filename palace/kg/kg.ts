@@ -297,8 +297,9 @@ export const kgQueryOperation = defineOperation({
   input: Type.Object({
     entity: kgValue('Entity name (person, project, thing).'),
     as_of: temporal(`Only facts valid at this date/instant (${DATE_HINT}).`),
-    direction: Type.Optional(Type.Enum([...DIRECTIONS], { type: 'string', description: 'outgoing (entity → ?), incoming (? → entity) or both.',
-      default: 'both' })),
+    direction: Type.Optional(
+      Type.Enum([...DIRECTIONS], { type: 'string', description: 'outgoing (entity → ?), incoming (? → entity) or both.', default: 'both' }),
+    ),
   }, { additionalProperties: false }),
   output: Type.Object({
     entity: Type.String(),
@@ -349,8 +350,10 @@ export const kgTimelineOperation = defineOperation({
   }),
   output: Type.Object({
     entity: Type.String(),
-    timeline: Type.Array(Type.Object({ subject: Type.String(), predicate: Type.String(), object: Type.String(), valid_from: NULLABLE_STRING,
-      valid_to: NULLABLE_STRING, current: Type.Boolean() })),
+    timeline: Type.Array(
+      Type.Object({ subject: Type.String(), predicate: Type.String(), object: Type.String(), valid_from: NULLABLE_STRING, valid_to: NULLABLE_STRING,
+        current: Type.Boolean() }),
+    ),
     count: Type.Integer(),
   }),
   /** A blank entity means every fact. */

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
 import { hashN } from '../../core/text.js';
-import { buildEntityTunnels, buildTopicTunnels, createTunnelOperation, deleteTunnelOperation, followTunnelsOperation, listTunnelsOperation } from '../../palace/graph/tunnels.js';
+import { buildEntityTunnels, buildTopicTunnels, createTunnelOperation, deleteTunnelOperation, followTunnelsOperation,
+  listTunnelsOperation } from '../../palace/graph/tunnels.js';
 import type { GraphPalace } from './graph-fixtures.js';
 import { openGraphPalace } from './graph-fixtures.js';
 import { operationCall } from '../helpers/operation-call.js';

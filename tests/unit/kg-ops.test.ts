@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
 import { hashN, lengthPrefixed } from '../../core/text.js';
 import type { KgContext } from '../../palace/kg/kg.js';
-import { addFact, kgAddOperation, kgInvalidateOperation, kgQueryOperation, kgStatsOperation, kgSupersedeOperation, kgTimelineOperation } from '../../palace/kg/kg.js';
+import { addFact, kgAddOperation, kgInvalidateOperation, kgQueryOperation, kgStatsOperation, kgSupersedeOperation,
+  kgTimelineOperation } from '../../palace/kg/kg.js';
 import { openSqliteGraphStore } from '../../stores/embedded/sqlite-graph-store.js';
 import type { GraphStore } from '../../stores/ports/graph-store.js';
 import { openInTempDir, type TempStore } from '../helpers/tmp.js';
