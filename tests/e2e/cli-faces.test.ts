@@ -114,9 +114,10 @@ describe.each(['embedded', 'cluster'] as const)('%s profile', (profile) => {
     const timeline = await cli('kg', 'timeline', 'Mira');
     expect(timeline.json.count).toBe(2);
     expect((await cli('kg', 'stats')).json).toMatchObject({ triples: 2, current_facts: 0, expired_facts: 2 });
+    // A refused argument exits 2 and names the field and the rule, as the CLI's own commands do.
     const bad = await cli('kg', 'query', 'Mira', '--as-of', 'yesterday-ish');
-    expect(bad.code).toBe(1);
-    expect(bad.json.error).toEqual(expect.any(String));
+    expect(bad.code).toBe(2);
+    expect(bad.json).toMatchObject({ code: 'invalid_argument', field: 'as_of', rule: 'iso_date_or_utc_instant', error: expect.any(String) });
   });
 
   it('tunnels create, list, follow, delete; hallways list, delete; traverse', async () => {
