@@ -95,6 +95,11 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
 
   const deps: ApiDeps = {
     runtime: current,
+    runtimeFor: (req) => {
+      const routePath = (req.route as { path?: unknown } | undefined)?.path;
+      return current().forCall({ caller: principalOf(auth, req)?.caller, transport: 'rest', action: `${req.method} ${String(routePath ?? req.path)}`,
+        requestId: String(req.id) });
+    },
     caller: (req: Request) => principalOf(auth, req)!.caller,
     authorize: (req, res, next) => {
       const routePath = (req.route as { path?: unknown } | undefined)?.path;

@@ -33,7 +33,7 @@ export function registerRoutes(router: Router, deps: ApiDeps, rows: readonly Rou
     const op = row.operation as Operation<TObject, TSchema, unknown, unknown>;
     router[row.method](row.path, deps.authorize, async (req, res) => {
       const input = row.from === 'query' ? operationQuery(op, req.query) : operationBody(op, req.body);
-      res.json(await operationSpan(op.name, input, () => op.run(input, op.context(deps.runtime()), row.options)));
+      res.json(await operationSpan(op.name, input, () => op.run(input, op.context(deps.runtimeFor(req)), row.options)));
     });
   }
 }

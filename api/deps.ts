@@ -13,6 +13,8 @@ import type { Caller } from '../core/caller.js';
 
 export interface ApiDeps {
   runtime(): Runtime;
+  /** The runtime a request sees (`Runtime.forCall`): every route that reads or writes the palace for a caller uses it. */
+  runtimeFor(req: Request): Runtime;
   /** The authenticated caller (routes run after `authorize`, so it is present). */
   caller(req: Request): Caller;
   /**

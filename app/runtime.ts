@@ -26,6 +26,7 @@ import type { TracingRole } from './tracing/sdk.js';
 import { startTracing } from './tracing/sdk.js';
 import { tracedActivities, tracedJobEngine } from './tracing/traced-jobs.js';
 import { tracedStores } from './tracing/traced-stores.js';
+import { callRuntime } from './call-runtime.js';
 
 /**
  * The logger LOG_LEVEL and LOG_FORMAT ask for; without LOG_FORMAT, server processes (`serve`,
@@ -109,7 +110,7 @@ export async function openRuntime(config: Config,
   const refresh = queues?.refresh ??
     new RefreshDebouncer((sourceId) => refreshRegisteredSource({ sources: stores.sources, jobs }, sourceId), config.hooks.refreshDebounceMs, log,
       config.hooks.refreshMaxWaitMs);
-  return {
+  const runtime: Runtime = {
     config,
     stores,
     embedder,
@@ -131,7 +132,9 @@ export async function openRuntime(config: Config,
       if (!opts.embedder) await embedder.close();
       await tracing?.flush();
     },
+    forCall: (call) => callRuntime(runtime, call),
   };
+  return runtime;
 }
 
 /** The one logstream context of a runtime: its `mesh` object keys the mesh profile cache. */

@@ -26,7 +26,7 @@ export async function callTool(rt: Runtime, home: string, name: string, args: Re
   let refusal: PalaceError | undefined;
   try {
     result = await mcp.callTool(`mempalace_${name}`, clean, { caller: undefined, signal: signal ?? new AbortController().signal, onJobProgress: undefined,
-      clientRoots: async () => undefined, onToolFailure: (e) => (refusal = e) });
+      clientRoots: async () => undefined, transport: 'cli', onToolFailure: (e) => (refusal = e) });
   } catch (e) {
     if (e instanceof McpError && e.code === ErrorCode.InvalidParams)
       throw invalidArgument('arguments', 'tool_schema', e.message.replace(/^MCP error -?\d+: /, ''));

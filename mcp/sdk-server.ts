@@ -51,7 +51,8 @@ export function createSdkServer(mcp: McpService, caller?: Caller): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const token = request.params._meta?.progressToken;
     const onJobProgress = token === undefined ? undefined : progressRelay(token, (n) => extra.sendNotification(n));
-    return mcp.callTool(request.params.name, request.params.arguments, { caller, signal: extra.signal, onJobProgress, clientRoots });
+    return mcp.callTool(request.params.name, request.params.arguments, { caller, signal: extra.signal, onJobProgress, clientRoots,
+      requestId: String(extra.requestId) });
   });
   server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
     refuseCursor(request.params?.cursor);

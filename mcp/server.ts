@@ -12,7 +12,9 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
 import type { Caller } from '../core/caller.js';
+import type { Call } from '../palace/call.js';
 import { isPalaceError } from '../core/errors.js';
 import { toolCallSpan } from '../core/tracing.js';
 import type { Runtime } from '../palace/runtime.js';
@@ -122,8 +124,10 @@ export class PalaceMcp implements McpService {
 
     // Reconnect drains the gate itself; every other call holds it while it uses the runtime.
     const ticket = tool.swapsRuntime ? undefined : await this.gate.enter();
+    const call: Call = { caller: cctx.caller, transport: cctx.transport ?? (cctx.caller ? 'mcp-http' : 'mcp-stdio'), action: name,
+      requestId: cctx.requestId ?? randomUUID() };
     const ctx: ToolContext = {
-      runtime: this.runtime,
+      runtime: this.runtime.forCall(call),
       home: this.home,
       caller: cctx.caller,
       signal: ticket ? AbortSignal.any([cctx.signal, ticket.signal]) : cctx.signal,

@@ -4,6 +4,7 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/caller.js';
+import type { CallTransport } from '../palace/call.js';
 import type { PalaceError } from '../core/errors.js';
 import type { Runtime } from '../palace/runtime.js';
 import type { JobProgress } from '../jobs/job.js';
@@ -32,6 +33,10 @@ export interface CallContext {
   signal: AbortSignal;
   onJobProgress: ((p: JobProgress) => void) | undefined;
   clientRoots(): Promise<string[] | undefined>;
+  /** The face the call came through; by default `mcp-http` with a caller, `mcp-stdio` without. */
+  transport?: CallTransport | undefined;
+  /** The JSON-RPC request's id, for the audit trail (a fresh one when absent). */
+  requestId?: string | undefined;
   /**
    * Told of the palace error behind a tool-level failure result, which carries no error code (the
    * CLI keeps the code for its exit status: a refused input exits 2).

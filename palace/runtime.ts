@@ -12,6 +12,7 @@ import type { JobEngine, JobProgress, JobSpec } from '../stores/ports/job-engine
 import type { LogstreamContext } from './logstream/logstream.js';
 import type { Notifications } from './hooks/notifications.js';
 import type { RefreshScheduler } from './sources/registered-sources.js';
+import type { Call } from './call.js';
 
 export interface Runtime {
   config: Config;
@@ -35,5 +36,10 @@ export interface Runtime {
   notifications: Notifications;
   /** The process logger (stderr). */
   log: Logger;
+  /**
+   * The runtime one call sees (palace/call.ts). Faces use it for every request, so what wraps the
+   * ports for a caller (issue 28: per-wing grants, the audit trail) covers every tool and route.
+   */
+  forCall(call: Call): Runtime;
   close(): Promise<void>;
 }

