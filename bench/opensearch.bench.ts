@@ -1,15 +1,20 @@
 /**
  * Drawers on OpenSearch vs the embedded profile, on the same data: bulk indexing rate, the cost
- * of each refresh policy, and search latency (p50/p95) at 100k drawers. The corpus is synthetic
- * (clustered 384-d unit vectors, ~500-character texts with a Zipf word distribution); the queries
- * are real sentences embedded once with MiniLM up front, so latencies are the stores' work plus
- * the product's rerank, not the model's. Also reports how often both profiles returned exactly
- * the same results (at this size both vector searches are approximate).
+ * of each refresh policy, and search latency (p50/p95) at 100k drawers. The drawers' texts are
+ * chunks of real files (this repository and its node_modules, cut by the miner's chunker), their
+ * vectors synthetic (bench/lib/mined-text-corpus.ts), streamed so this process never holds the
+ * corpus. The lexical and union queries come from held-out chunks and are embedded once with
+ * MiniLM up front, so latencies are the stores' work plus the product's rerank, not the model's;
+ * the knn lines use in-distribution vectors with recall against an exact scan. Every line runs
+ * 20 warm-up queries, then times 300. Also reports how often both profiles returned exactly the
+ * same results (at this size both vector searches are approximate).
  *
  *   source deploy/local/env.sh && npx tsx bench/opensearch.bench.ts            # 100 000 drawers
  *   npx tsx bench/opensearch.bench.ts 20000                                    # another size
  *   npx tsx bench/opensearch.bench.ts 1000000 --no-merge                       # keep the load's segments
  *   npx tsx bench/opensearch.bench.ts 100000 --json                            # figures as JSON, last line
+ *   npx tsx bench/opensearch.bench.ts 100000 --json --embedded-only            # no OpenSearch needed
+ *   npx tsx bench/opensearch.bench.ts 100000 --json --skip-knn                 # lexical and union lines only
  *
  * With `--json` the refresh-policy lines are skipped and the last line of stdout is one object,
  * `{"n", "load_avg", "cluster": P, "embedded": P}`, each P `{"load_per_s", "disk_bytes", "knn":
@@ -36,59 +41,23 @@ import { OpenSearchDrawerIndex } from '../stores/opensearch/opensearch-drawer-in
 import type { RefreshPolicy } from '../stores/opensearch/drawer-indices.js';
 import type { DrawerFilter } from '../stores/ports/drawers/drawer-index.js';
 import type { DrawerStore } from '../stores/ports/palace-stores.js';
-import { bruteForce, nearVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
+import { dot } from '../core/vector.js';
+import { nearVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
+import { minedTextCorpus } from './lib/mined-text-corpus.js';
+import type { MinedCorpus } from './lib/mined-text-corpus.js';
 import { machine, percentile } from './lib/stats.js';
-import { DIM, syntheticCorpus } from './lib/synthetic-drawers.js';
+import { DIM } from './lib/synthetic-drawers.js';
 
 const BATCH = 500;
 /** Bulk requests in flight during a load: one per core of this machine's OpenSearch node. */
 const IN_FLIGHT = 2;
 const config = loadConfig();
 
-const VOCABULARY = (
-  'retry backoff timeout lease fence worker heartbeat cache shard replica queue batch token session index cursor stream event ' +
-  'artifact patch drawer wing room hallway tunnel entity graph vector lexical rerank chunk embed scan manifest activity workflow ' +
-  'deadline commit branch merge review deploy rollback metric latency throughput memory budget the a of to and in is for on with ' +
-  'that this it as by from be are was at or an not but we can all will which one has have if more when so what about how they ' +
-  'config loader parser handler request response client server database table column query result error warning log trace span'
-).split(' ');
-
-const QUERIES = [
-  'retry with backoff after a timeout',
-  'how is the lease fenced when a worker dies',
-  'cache shard replica placement',
-  'which workflow activity sends the heartbeat',
-  'vector lexical rerank of search results',
-  'commit branch merge review process',
-  'deploy rollback when latency grows',
-  'where is the config loader',
-  'parser error handling for bad requests',
-  'throughput metric for the queue',
-  'cursor over the event stream',
-  'drawer wing room layout',
-  'entity graph and tunnels',
-  'embed each chunk after the scan',
-  'token session expiry',
-  'database table with one column per field',
-  'trace span of a slow request',
-  'memory budget of the index',
-  'client server response codes',
-  'warning logs during a deploy',
-];
-
-function corpus(n: number): { rows: DrawerWrite[]; centers: Float32Array[] } {
-  // Zipf-like: word i drawn with weight 1/(i+1), so a few words are in nearly every drawer.
-  const weights = VOCABULARY.map((_, i) => 1 / (i + 1));
-  const cumulative = weights.map(((s) => (w: number) => (s += w))(0));
-  const total = cumulative[cumulative.length - 1]!;
-  const word = (rnd: () => number) => {
-    const x = rnd() * total;
-    let lo = 0;
-    while (cumulative[lo]! < x) lo++;
-    return VOCABULARY[lo]!;
-  };
-  return syntheticCorpus(n, n, (i, rnd) => `${Array.from({ length: 80 }, () => word(rnd)).join(' ')} handler_${i % 97}`);
-}
+/** Queries per line after the warm-up, and the warm-up queries run first and not timed. */
+const QUERY_COUNT = 300;
+const WARM_UP = 20;
+const REPOSITORY = join(import.meta.dirname, '..');
+const corpus = (n: number) => minedTextCorpus(n, [REPOSITORY, join(REPOSITORY, 'node_modules')]);
 
 /** The query vectors computed once by MiniLM, served by text so search() does no model work. */
 class PrecomputedEmbedder implements Embedder {
@@ -138,6 +107,41 @@ async function timed<T>(times: number[], fn: () => Promise<T>): Promise<T> {
   return out;
 }
 
+/** Runs `fn` on every item: the first WARM_UP untimed, the rest timed into the returned list. */
+async function timedAfterWarmUp<I, T>(items: readonly I[], fn: (item: I, i: number) => Promise<T>): Promise<{ times: number[]; answers: T[] }> {
+  const times: number[] = [];
+  const answers: T[] = [];
+  for (const [i, item] of items.entries()) {
+    if (i < WARM_UP) await fn(item, i);
+    else answers.push(await timed(times, () => fn(item, i)));
+  }
+  return { times, answers };
+}
+
+type FilterCase = 'none' | 'wing95' | 'room2';
+
+/** Exact top-20 ids of each query vector per filter case, in one streamed pass over the corpus's vectors. */
+function exactTruths(corpus: MinedCorpus, queries: readonly Float32Array[]): Record<FilterCase, Set<string>[]> {
+  const best = { none: queries.map(() => [] as { id: string; d: number }[]), wing95: queries.map(() => [] as { id: string; d: number }[]),
+    room2: queries.map(() => [] as { id: string; d: number }[]) };
+  const keep = (list: { id: string; d: number }[], id: string, d: number) => {
+    if (list.length === 20 && d >= list[19]!.d) return;
+    list.push({ id, d });
+    list.sort((a, b) => a.d - b.d);
+    if (list.length > 20) list.pop();
+  };
+  for (const row of corpus.vectors()) {
+    for (const [q, vector] of queries.entries()) {
+      const d = 1 - dot(row.embedding, vector);
+      keep(best.none[q]!, row.id, d);
+      if (row.wing === 'common') keep(best.wing95[q]!, row.id, d);
+      if (row.room === 'room_7') keep(best.room2[q]!, row.id, d);
+    }
+  }
+  const ids = (lists: { id: string }[][]) => lists.map((l) => new Set(l.map((x) => x.id)));
+  return { none: ids(best.none), wing95: ids(best.wing95), room2: ids(best.room2) };
+}
+
 function line(lines: string[], what: string, embedded: string, opensearch: string): void {
   lines.push(`| ${what} | ${embedded} | ${opensearch} |`);
   console.error(lines[lines.length - 1]);
@@ -174,154 +178,153 @@ async function refreshPolicies(rows: DrawerWrite[], lines: string[]): Promise<vo
   }
 }
 
-/** Upserts `rows` in batches with `inFlight` requests at once, logging the rate every 50 000 rows. */
-async function load(name: string, store: DrawerStore, rows: DrawerWrite[], inFlight: number): Promise<void> {
+/** Upserts the streamed batches with `inFlight` requests at once, logging the rate every 50 000 rows. */
+async function load(name: string, store: DrawerStore, batches: Iterator<DrawerWrite[]>, inFlight: number): Promise<void> {
   const started = performance.now();
-  let next = 0;
   let done = 0;
+  let logged = 0;
   const lane = async () => {
-    while (next < rows.length) {
-      const from = next;
-      next += BATCH;
-      await store.upsert(rows.slice(from, from + BATCH));
-      done += Math.min(BATCH, rows.length - from);
-      if (done % 50_000 === 0) console.error(`${name}: ${done} drawers, ${Math.round(done / ((performance.now() - started) / 1000))}/s so far`);
+    for (let next = batches.next(); !next.done; next = batches.next()) {
+      await store.upsert(next.value);
+      done += next.value.length;
+      if (done - logged >= 50_000) {
+        logged = done;
+        console.error(`${name}: ${done} drawers, ${Math.round(done / ((performance.now() - started) / 1000))}/s so far`);
+      }
     }
   };
   await Promise.all(Array.from({ length: inFlight }, lane));
 }
 
 async function measure(n: number, lines: string[], out: Figures): Promise<void> {
-  const { rows, centers } = corpus(n);
+  const data = corpus(n);
   const dir = mkdtempSync(join(os.tmpdir(), 'opensearch-bench-'));
   const embedded = await openSqliteDrawerIndex(dir);
-  const cluster = await openOs(false);
+  const cluster = EMBEDDED_ONLY ? undefined : await openOs(false);
   try {
     let t = performance.now();
-    await withBulkLoadSettings(cluster.connection, `${cluster.connection.prefix}-drawers-v1`, () => load('opensearch', cluster, rows, IN_FLIGHT));
-    const osMs = performance.now() - t;
-    t = performance.now();
-    await load('embedded', embedded, rows, 1);
+    await load('embedded', embedded, data.drawers(BATCH), 1);
     const emMs = performance.now() - t;
-    line(
-      lines,
-      `${n} drawers: bulk index in batches of ${BATCH}`,
-      `${Math.round(n / (emMs / 1000))} drawers/s (${(emMs / 1000).toFixed(0)} s)`,
-      `${Math.round(n / (osMs / 1000))} drawers/s (${
-        (osMs / 1000).toFixed(0)
-      } s; ${IN_FLIGHT} requests in flight, bulk-load settings: no refresh until the end, async translog)`,
-    );
-    out.cluster.load_per_s = Math.round(n / (osMs / 1000));
     out.embedded.load_per_s = Math.round(n / (emMs / 1000));
+    console.error(`corpus: ${data.summary.chunksWalked} chunks walked in ${data.summary.passes} pass(es), ${data.queries.length} held-out queries`);
+    let osCell = '—';
+    if (cluster) {
+      t = performance.now();
+      await withBulkLoadSettings(cluster.connection, `${cluster.connection.prefix}-drawers-v1`, () =>
+        load('opensearch', cluster, data.drawers(BATCH), IN_FLIGHT));
+      const osMs = performance.now() - t;
+      out.cluster.load_per_s = Math.round(n / (osMs / 1000));
+      osCell = `${out.cluster.load_per_s} drawers/s (${(osMs / 1000).toFixed(0)} s; ${IN_FLIGHT} requests in flight, bulk-load settings)`;
+    }
+    line(lines, `${n} drawers: bulk index in batches of ${BATCH}`, `${out.embedded.load_per_s} drawers/s (${(emMs / 1000).toFixed(0)} s)`, osCell);
 
-    const stats = await cluster.connection.client.cat.segments({ index: `${cluster.connection.prefix}-drawers-v1`, format: 'json', bytes: 'b' });
-    out.cluster.disk_bytes = (stats.body as { size: string; searchable: string }[]).filter((x) => x.searchable === 'true').reduce(
-      (sum, x) => sum + Number(x.size),
-      0,
-    );
     out.embedded.disk_bytes = directoryBytes(dir);
-    line(lines, `${n} drawers: size on disk (searchable segments; the palace directory)`, `${(out.embedded.disk_bytes / 2 ** 20).toFixed(0)} MiB`,
-      `${(out.cluster.disk_bytes / 2 ** 20).toFixed(0)} MiB`);
+    if (cluster) {
+      const stats = await cluster.connection.client.cat.segments({ index: `${cluster.connection.prefix}-drawers-v1`, format: 'json', bytes: 'b' });
+      out.cluster.disk_bytes = (stats.body as { size: string; searchable: string }[]).filter((x) => x.searchable === 'true').reduce(
+        (sum, x) => sum + Number(x.size),
+        0,
+      );
+    }
+    line(lines, `${n} drawers: size on disk (the palace directory; searchable segments)`, `${(out.embedded.disk_bytes / 2 ** 20).toFixed(0)} MiB`,
+      out.cluster.disk_bytes === undefined ? '—' : `${(out.cluster.disk_bytes / 2 ** 20).toFixed(0)} MiB`);
 
+    const queries = data.queries.slice(0, WARM_UP + QUERY_COUNT);
+    if (queries.length < WARM_UP + QUERY_COUNT) throw new Error(`only ${queries.length} held-out queries; a larger corpus is needed`);
     const minilm = new MiniLmEmbedder(config);
-    const vectors = new Map((await minilm.embed(QUERIES)).map((v, i) => [QUERIES[i]!, v]));
+    const vectors = new Map((await minilm.embed(queries)).map((v, i) => [queries[i]!, v]));
     await minilm.close();
     const embedder = new PrecomputedEmbedder(vectors);
 
-    const stores: [string, DrawerStore][] = [['embedded', embedded], ['opensearch', cluster]];
-    const rnd0 = seededRandom(4);
-    const probe = Array.from({ length: QUERIES.length }, (_, q) => nearVector(rnd0, centers[(q * 7) % centers.length]!));
-    const beforeMerge: number[] = [];
-    for (const q of probe) await timed(beforeMerge, () => cluster.knn(q, 20));
-    const segments = await cluster.connection.client.cat.segments({ index: `${cluster.connection.prefix}-drawers-v1`, format: 'json' });
-    const segmentCount = (segments.body as unknown[]).length;
-    if (FORCE_MERGE) {
-      t = performance.now();
-      await cluster.connection.client.indices.forcemerge({ index: `${cluster.connection.prefix}-drawers-v1`, max_num_segments: 1 }, {
-        requestTimeout: 3_600_000,
-      });
-      line(lines, `${n} drawers: knn k=20 right after the load (${segmentCount} segments); then force merge to one segment`, '—',
-        `${latency(beforeMerge)}; merge ${((performance.now() - t) / 1000).toFixed(0)} s (the lines below are after it)`);
-      await cluster.connection.client.indices.flush({ index: `${cluster.connection.prefix}-drawers-v1`, force: true });
-    } else {
-      line(lines, `${n} drawers: knn k=20 right after the load (${segmentCount} segments, no force merge: the lines below search them all)`, '—',
-        latency(beforeMerge));
-    }
-    // Vector search alone with in-distribution queries (near the corpus's clusters), so recall
-    // against an exact scan means something; the real queries below are far from every cluster.
-    const rnd = seededRandom(5);
-    const near = Array.from({ length: QUERIES.length }, (_, q) => nearVector(rnd, centers[(q * 13) % centers.length]!));
-    const cases: [string, 'none' | 'wing95' | 'room2', DrawerFilter | undefined, (d: DrawerWrite) => boolean][] = [
-      ['no filter', 'none', undefined, () => true],
-      ['wing filter, 95 % of rows', 'wing95', { wing: 'common' }, (d) => d.meta.wing === 'common'],
-      ['room filter, 2 % of rows', 'room2', { room: 'room_7' }, (d) => d.meta.room === 'room_7'],
-    ];
-    for (const [name, key, filter, keep] of cases) {
-      const pool = rows.filter(keep);
-      const truths = near.map((q) => new Set(bruteForce(pool, q, 20).map((b) => b.id)));
-      const cells: string[] = [];
-      for (const [profile, store] of stores) {
-        const t2: number[] = [];
-        let found = 0;
-        for (const [i, q] of near.entries()) {
-          const hits = await timed(t2, () => store.knn(q, 20, filter));
-          found += hits.filter((h) => truths[i]!.has(h.drawer.id)).length;
-        }
-        const recall = found / (near.length * 20);
-        cells.push(`${latency(t2)}, recall@20 ${recall.toFixed(3)}`);
-        const side = out[profile === 'opensearch' ? 'cluster' : 'embedded'];
-        side.knn = { ...side.knn, [key]: { ...figures(t2), recall_at_20: round(recall, 3) } } as ProfileFigures['knn'];
+    const stores: [string, DrawerStore][] = cluster ? [['embedded', embedded], ['opensearch', cluster]] : [['embedded', embedded]];
+    if (cluster) {
+      const rnd0 = seededRandom(4);
+      const probe = Array.from({ length: 20 }, (_, q) => nearVector(rnd0, data.centers[(q * 7) % data.centers.length]!));
+      const beforeMerge: number[] = [];
+      for (const q of probe) await timed(beforeMerge, () => cluster.knn(q, 20));
+      const segments = await cluster.connection.client.cat.segments({ index: `${cluster.connection.prefix}-drawers-v1`, format: 'json' });
+      const segmentCount = (segments.body as unknown[]).length;
+      if (FORCE_MERGE) {
+        t = performance.now();
+        await cluster.connection.client.indices.forcemerge({ index: `${cluster.connection.prefix}-drawers-v1`, max_num_segments: 1 }, {
+          requestTimeout: 3_600_000,
+        });
+        line(lines, `${n} drawers: knn k=20 right after the load (${segmentCount} segments, 20 queries); then force merge to one segment`, '—',
+          `${latency(beforeMerge)}; merge ${((performance.now() - t) / 1000).toFixed(0)} s (the lines below are after it)`);
+        await cluster.connection.client.indices.flush({ index: `${cluster.connection.prefix}-drawers-v1`, force: true });
+      } else {
+        line(lines, `${n} drawers: knn k=20 right after the load (${segmentCount} segments, no force merge: the lines below search them all)`, '—',
+          latency(beforeMerge));
       }
-      line(lines, `${n} drawers: knn k=20, ${name}`, cells[0]!, cells[1]!);
+    }
+    if (!SKIP_KNN) {
+      // Vector search alone with in-distribution queries (near the corpus's clusters), so recall
+      // against an exact scan means something; the held-out text queries are far from every cluster.
+      const rnd = seededRandom(5);
+      const near = Array.from({ length: WARM_UP + QUERY_COUNT }, (_, q) => nearVector(rnd, data.centers[(q * 13) % data.centers.length]!));
+      t = performance.now();
+      const truths = exactTruths(data, near.slice(WARM_UP));
+      console.error(`exact top-20 of ${QUERY_COUNT} queries × 3 filters: ${((performance.now() - t) / 1000).toFixed(0)} s`);
+      const cases: [string, FilterCase, DrawerFilter | undefined][] = [
+        ['no filter', 'none', undefined],
+        ['wing filter, 95 % of rows', 'wing95', { wing: 'common' }],
+        ['room filter, 2 % of rows', 'room2', { room: 'room_7' }],
+      ];
+      for (const [name, key, filter] of cases) {
+        const cells: string[] = [];
+        for (const [profile, store] of stores) {
+          const { times, answers } = await timedAfterWarmUp(near, (q) => store.knn(q, 20, filter));
+          const found = answers.reduce((sum, hits, i) => sum + hits.filter((h) => truths[key][i]!.has(h.drawer.id)).length, 0);
+          const recall = found / (QUERY_COUNT * 20);
+          cells.push(`${latency(times)}, recall@20 ${recall.toFixed(3)}`);
+          const side = out[profile === 'opensearch' ? 'cluster' : 'embedded'];
+          side.knn = { ...side.knn, [key]: { ...figures(times), recall_at_20: round(recall, 3) } } as ProfileFigures['knn'];
+        }
+        line(lines, `${n} drawers: knn k=20, ${name}`, cells[0]!, cells[1] ?? '—');
+      }
     }
     {
-      const times = new Map<string, number[]>();
+      const cells: string[] = [];
       for (const [profile, store] of stores) {
-        const t2: number[] = [];
-        for (const q of QUERIES) await timed(t2, () => store.lexical([...new Set(lexicalTokens(q))], 20));
-        times.set(profile, t2);
-        out[profile === 'opensearch' ? 'cluster' : 'embedded'].lexical = figures(t2);
+        const { times } = await timedAfterWarmUp(queries, (q) => store.lexical([...new Set(lexicalTokens(q))], 20));
+        cells.push(latency(times));
+        out[profile === 'opensearch' ? 'cluster' : 'embedded'].lexical = figures(times);
       }
-      line(lines, `${n} drawers: lexical k=20, tokens of a real query`, latency(times.get('embedded')!), latency(times.get('opensearch')!));
+      line(lines, `${n} drawers: lexical k=20, tokens of a held-out query`, cells[0]!, cells[1] ?? '—');
     }
     for (const strategy of ['union', 'vector'] as const) {
       const results = new Map<string, SearchResult[]>();
-      const times = new Map<string, number[]>();
+      const cells: string[] = [];
       for (const [profile, store] of stores) {
-        const t2: number[] = [];
-        const answers: SearchResult[] = [];
-        for (const q of QUERIES)
-          answers.push(
-            await timed(t2, () =>
-              search({ config, drawers: store, embedder }, { query: q, limit: 5, candidate_strategy: strategy }, { sanitize: true, defaultMaxDistance: 1.5 })),
-          );
-        times.set(profile, t2);
+        const { times, answers } = await timedAfterWarmUp(queries, (q) =>
+          search({ config, drawers: store, embedder }, { query: q, limit: 5, candidate_strategy: strategy }, { sanitize: true, defaultMaxDistance: 1.5 }));
+        cells.push(latency(times));
         results.set(profile, answers);
         if (strategy === 'union')
-          out[profile === 'opensearch' ? 'cluster' : 'embedded'].union = figures(t2);
+          out[profile === 'opensearch' ? 'cluster' : 'embedded'].union = figures(times);
       }
-      const same = QUERIES.filter((_, i) =>
-        JSON.stringify(results.get('embedded')![i]!.results.map((r) =>
-          r.drawer_id
-        )) === JSON.stringify(results.get('opensearch')![i]!.results.map((r) => r.drawer_id))
-      ).length;
-      line(lines, `${n} drawers: palace search, ${strategy}, limit 5 (identical results: ${same}/${QUERIES.length})`, latency(times.get('embedded')!),
-        latency(times.get('opensearch')!));
+      const ids = (r: SearchResult) => JSON.stringify(r.results.map((x) => x.drawer_id));
+      const same = cluster ? results.get('embedded')!.filter((r, i) => ids(r) === ids(results.get('opensearch')![i]!)).length : undefined;
+      line(lines, `${n} drawers: palace search, ${strategy}, limit 5${same === undefined ? '' : ` (identical results: ${same}/${QUERY_COUNT})`}`, cells[0]!,
+        cells[1] ?? '—');
     }
   } finally {
     await embedded.close();
     rmSync(dir, { recursive: true, force: true });
-    await dropOs(cluster);
+    if (cluster) await dropOs(cluster);
   }
 }
 
 const sizes = process.argv.slice(2).map(Number).filter((x) => x > 0);
 const FORCE_MERGE = !process.argv.includes('--no-merge');
 const JSON_OUTPUT = process.argv.includes('--json');
+const EMBEDDED_ONLY = process.argv.includes('--embedded-only');
+/** Leaves out the knn lines and their exact-scan truths (minutes per 100k rows on a loaded machine). */
+const SKIP_KNN = process.argv.includes('--skip-knn');
 const lines: string[] = [];
 const loadAtStart = os.loadavg()[0]!;
 console.error(machine());
-if (!JSON_OUTPUT) await refreshPolicies(corpus(6_000).rows, lines);
+if (!JSON_OUTPUT && !EMBEDDED_ONLY) await refreshPolicies([...corpus(6_000).drawers(6_000)].flat(), lines);
 const runs: ({ n: number } & Figures)[] = [];
 for (const n of sizes.length ? sizes : [100_000]) {
   const out: Figures = { cluster: {}, embedded: {} };
