@@ -1,5 +1,5 @@
 /**
- * The corpus statistics the FTS5 ranking of lexical candidates needs (shared/drawers/fts5-bm25.ts), read
+ * The corpus statistics the FTS5 ranking of lexical candidates needs (lexical-rank.ts), read
  * exactly and cheaply, without an aggregation over every row per query:
  *
  * - rows: the live document count (`track_total_hits`);
@@ -15,7 +15,7 @@
  * All of it is one `_msearch`: the mark, the row count and the token counts together, plus the
  * sum when no mark is known yet.
  */
-import type { CorpusStats } from '../shared/drawers/fts5-bm25.js';
+import type { CorpusStats } from './lexical-rank.js';
 import type { OpenSearchDrawerIndices, SearchBody } from './drawer-indices.js';
 
 /** Live rows and the highest live sequence number, with the token sum when asked (one searcher). */

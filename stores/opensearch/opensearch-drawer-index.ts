@@ -12,7 +12,7 @@
  *   candidates re-sorted by (exact distance, id); the fetch widens until no row the engine ranked
  *   lower could beat the k-th by exact distance.
  * - Lexical candidates: rows matching any token (BM25 term queries on the token field, filters
- *   pushed down), chosen and ordered like the embedded FTS5 `bm25()` (shared/drawers/fts5-bm25.ts) from
+ *   pushed down), chosen and ordered like the embedded FTS5 `bm25()` (lexical-rank.ts) from
  *   statistics read without a pass over every row (lexical-statistics.ts) and each window row's
  *   own token stream; exact whenever the matches fit the re-ranked window. No script runs.
  * - Writes are bulk requests keyed by the drawer id with `require_alias`, and refresh before they
@@ -38,9 +38,9 @@ import { filterClauses, filterQuery } from './drawer-filter-query.js';
 import { filterIsEmpty } from '../shared/drawers/filter-rules.js';
 import type { FilterClause } from './drawer-filter-query.js';
 import { OpenSearchFileStates } from './file-states.js';
-import { lexicalMatch, rankLikeFts5 } from '../shared/drawers/fts5-bm25.js';
+import { lexicalMatch, rankLikeFts5 } from './lexical-rank.js';
 import { LexicalStatistics } from './lexical-statistics.js';
-import type { LexicalMatch } from '../shared/drawers/fts5-bm25.js';
+import type { LexicalMatch } from './lexical-rank.js';
 import { OpenSearchModelRecord } from './model-record.js';
 import { ComposedDrawerStore } from '../shared/drawers/composed-drawer-store.js';
 import { asciiLower, informativeTokenPositions } from '../shared/drawers/lexical-tokens.js';

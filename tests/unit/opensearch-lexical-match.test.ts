@@ -1,7 +1,7 @@
 /** The OpenSearch adapter's per-row lexical match: length and term frequencies from the stored token stream. */
 import { describe, expect, it } from 'vitest';
 import { lexicalTokens } from '../../core/lexical.js';
-import { lexicalMatch } from '../../stores/shared/drawers/fts5-bm25.js';
+import { lexicalMatch } from '../../stores/opensearch/lexical-rank.js';
 
 describe('lexicalMatch', () => {
   it('counts each term in the stream the document stored, and the stream’s length', () => {

@@ -22,7 +22,6 @@ import { SqliteModelRecord } from './model-record.js';
 import { DRAWER_COLUMNS, decodeVector, rowToDrawer } from './rows.js';
 import type { DrawerRow } from './rows.js';
 import { FTS_VOCABULARY } from './schema.js';
-import { lexicalTopK } from './lexical-top-k.js';
 
 /**
  * Filters matching at most this many rows (or k·50) are answered by an exact scan, the bound
@@ -41,9 +40,6 @@ const EXACT_SCAN_SQRT_FACTOR = 30;
 const OVERFETCH_MIN_SHARE = 0.5;
 const OVERFETCH_SLACK = 10;
 const K_MAX = 10_000;
-
-/** A phrase FTS5's tokenizer keeps as one token: ASCII letters, digits and `._-`, or any non-ASCII code point. */
-const WHOLE_FTS_TOKEN = /^[a-z0-9._\u0080-\u{10ffff}-]+$/u;
 
 /** The logical drawer a row belongs to (the port's grouping key; indexed by schema v2). */
 const LOGICAL_ID = 'coalesce(d.parent_drawer_id, d.parent_entry_id, d.id)';
@@ -228,24 +224,19 @@ export class SqliteDrawerIndex extends ComposedDrawerStore implements DrawerInde
       const frequency = this.base.db.prepare(`SELECT doc FROM temp.${FTS_VOCABULARY} WHERE term = ?`).pluck();
       const documentFrequency = unique.map((t) => (frequency.get(asciiLower(t)) as number | undefined) ?? 0);
       const kept = informativeTokenPositions(documentFrequency, rows);
-      const terms = kept.map((i) => asciiLower(unique[i]!));
       const cond = filterCondition(filter);
-      // The bounded search scores rows itself, so it needs each phrase to be one whole FTS token.
-      const bounded = terms.every((t) => WHOLE_FTS_TOKEN.test(t)) && new Set(terms).size === terms.length
-        ? lexicalTopK(this.base.db, terms, kept.map((i) => documentFrequency[i]!), k, cond)
-        : undefined;
-      if (bounded !== undefined) {
-        const found = this.base.db
-          .prepare(`SELECT ${DRAWER_COLUMNS} FROM json_each(?) AS j CROSS JOIN drawers d ON d.seq = j.value ORDER BY j.key`)
-          .all(JSON.stringify(bounded)) as DrawerRow[];
-        return found.map(rowToDrawer);
-      }
-      const found = this.base.db
+      // Rank on (seq, score, id) alone, then read the k winners: with every column in the ranked
+      // rows, SQLite's sorter read each matching row's text, most of the cost on a large palace.
+      const winners = this.base.db
         .prepare(
-          `SELECT ${DRAWER_COLUMNS} FROM drawer_fts JOIN drawers d ON d.seq = drawer_fts.rowid
+          `SELECT d.seq FROM drawer_fts JOIN drawers d ON d.seq = drawer_fts.rowid
            WHERE drawer_fts MATCH ? AND ${cond.sql} ORDER BY bm25(drawer_fts), d.id LIMIT ?`,
         )
-        .all(kept.map((i) => `"${unique[i]!.replaceAll('"', '""')}"`).join(' OR '), ...cond.params, k) as DrawerRow[];
+        .pluck()
+        .all(kept.map((i) => `"${unique[i]!.replaceAll('"', '""')}"`).join(' OR '), ...cond.params, k) as number[];
+      const found = this.base.db
+        .prepare(`SELECT ${DRAWER_COLUMNS} FROM json_each(?) AS j CROSS JOIN drawers d ON d.seq = j.value ORDER BY j.key`)
+        .all(JSON.stringify(winners)) as DrawerRow[];
       return found.map(rowToDrawer);
     });
   }

@@ -1,12 +1,11 @@
 /**
- * SQLite FTS5's `bm25()`, which decides which rows a lexical candidate fetch returns in both
- * profiles, so both hand the product the same candidate set (docs/decisions.md palace 8). The
- * embedded adapter orders matches by FTS5's `bm25()` over its whole table, then by id, and
- * computes the same function here for the rows its bounded search scores itself
- * (embedded/drawers/lexical-top-k.ts). The OpenSearch adapter computes it from statistics it reads
- * exactly (row count, total token count, per-token document frequency) and from each candidate
- * row's stored token stream (its length and per-token frequency), instead of taking Lucene's
- * score (whose document lengths are lossy and whose statistics count deleted documents).
+ * Which rows a lexical candidate fetch returns, decided the way the embedded profile decides it,
+ * so both profiles hand the product the same candidate set (docs/decisions.md palace 8). The embedded adapter
+ * orders matches by SQLite FTS5's `bm25()` over its whole table, then by id; this computes that
+ * same function from statistics the adapter reads exactly from OpenSearch (row count, total
+ * token count, per-token document frequency) and from each candidate row's stored token stream
+ * (its length and per-token frequency), instead of taking
+ * Lucene's score (whose document lengths are lossy and whose statistics count deleted documents).
  *
  * FTS5 bm25 with one column and default weights, k1 = 1.2, b = 0.75:
  *   idf(t)   = ln((N − n(t) + 0.5) / (n(t) + 0.5)), replaced by 1e-6 when ≤ 0
@@ -18,11 +17,6 @@
 const K1 = 1.2;
 const B = 0.75;
 const MIN_IDF = 1e-6;
-
-/** The most one phrase can add to a row's score: its idf·(k1+1), the limit as its frequency grows. */
-export function phraseScoreBound(idf: number): number {
-  return idf * (K1 + 1);
-}
 
 export interface CorpusStats {
   rows: number;
