@@ -10,7 +10,7 @@
 import { ERROR_CODES } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
 import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_RULES, MINE_REQUEST, SYNC_REQUEST } from '../jobs/requests.js';
-import { JOB_KINDS, MINE_MODES } from '../jobs/job.js';
+import { JOB_KINDS, JOB_TRIGGERS, MINE_MODES } from '../jobs/job.js';
 import type { JobKind } from '../jobs/job.js';
 import { jsonSchemaOf } from '../core/schema.js';
 import { routeScope } from '../core/scopes.js';
@@ -63,6 +63,7 @@ const SCHEMAS: Record<string, Schema> = {
       ref: str('The git ref mined.'),
       wing: str('The wing the job was given.'),
       mode: str('The mine mode.', { enum: [...MINE_MODES] }),
+      trigger: str('What started the job: a user (CLI, REST, MCP), a push webhook, or a refresh of a registered source.', { enum: [...JOB_TRIGGERS] }),
       state: str(undefined, { enum: ['running', 'completed', 'failed', 'cancelled'] }),
       started_at: str(undefined, { format: 'date-time' }),
       updated_at: str(undefined, { format: 'date-time' }),
