@@ -217,8 +217,9 @@ const DASHBOARD_METRICS: Schema = {
   type: 'object',
   required: ['minutes'],
   properties: {
-    minutes: { type: 'array', items: { type: 'object', required: ['at', 'search', 'tools', 'http'], properties: { at: str(undefined, { format: 'date-time' }),
-      search: MINUTE_SUMMARY, tools: MINUTE_SUMMARY, http: MINUTE_SUMMARY } } },
+    minutes: { type: 'array',
+      items: { type: 'object', required: ['at', 'search', 'tools', 'http'],
+        properties: { at: str(undefined, { format: 'date-time' }), search: MINUTE_SUMMARY, tools: MINUTE_SUMMARY, http: MINUTE_SUMMARY } } },
   },
 };
 

@@ -12,21 +12,25 @@ function svgEl(tag, attrs, ...children) {
   return node;
 }
 
-/** A path through `values` (null breaks it) scaled into the box; empty when no value is known. */
-function linePath(values, box, max) {
+/** The known values (null is a gap) as points scaled into the box. */
+function chartPoints(values, box, max) {
   const n = values.length;
-  let d = '';
-  let pen = false;
-  values.forEach((v, i) => {
-    if (v === null || v === undefined) {
-      pen = false;
-      return;
-    }
+  return values.map((v, i) => {
+    if (v === null || v === undefined) return null;
     const x = box.left + (n === 1 ? box.width : (i / (n - 1)) * box.width);
     const y = box.top + box.height - (max > 0 ? (v / max) * box.height : 0);
-    d += `${pen ? 'L' : 'M'}${x.toFixed(1)} ${y.toFixed(1)} `;
-    pen = true;
+    return { x: x.toFixed(1), y: y.toFixed(1) };
   });
+}
+
+/** A path through the points; a gap lifts the pen. */
+function linePath(points) {
+  let d = '';
+  let pen = false;
+  for (const p of points) {
+    if (p) d += `${pen ? 'L' : 'M'}${p.x} ${p.y} `;
+    pen = p !== null;
+  }
   return d.trim();
 }
 
@@ -56,7 +60,7 @@ function rateSparkline(points, label) {
   return svgEl('svg', { class: 'sparkline', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': title,
     'data-points': values.length },
     svgEl('title', {}, title),
-    svgEl('path', { class: 'line', d: linePath(values, { left: 1, top: 2, width: width - 2, height: height - 4 }, max) }));
+    svgEl('path', { class: 'line', d: linePath(chartPoints(values, { left: 1, top: 2, width: width - 2, height: height - 4 }, max)) }));
 }
 
 /**
@@ -80,10 +84,13 @@ function lineChart(title, unit, labels, series) {
     svgEl('text', { class: 'axis', x: box.left + box.width, y: height - 6, 'text-anchor': 'end' }, 'now'),
     svgEl('text', { class: 'axis', x: 4, y: box.top - 2 }, unit),
   ];
-  const lines = series.map((s) =>
-    svgEl('path', { class: `line ${s.cls}`, 'data-series': s.name, 'data-values': s.values.filter((v) => v !== null).length,
-      d: linePath(s.values, box, max) })
-  );
+  // A line per series, and a dot on every minute with calls, so a lone minute shows too.
+  const lines = series.map((s) => {
+    const points = chartPoints(s.values, box, max);
+    return svgEl('g', { class: `series ${s.cls}` },
+      svgEl('path', { class: `line ${s.cls}`, 'data-series': s.name, 'data-values': s.values.filter((v) => v !== null).length, d: linePath(points) }),
+      ...points.filter((p) => p !== null).map((p) => svgEl('circle', { class: `dot ${s.cls}`, cx: p.x, cy: p.y, r: 2 })));
+  });
   const legend = series.map((s, i) =>
     svgEl('text', { class: `legend ${s.cls}`, x: box.left + box.width - 8 - (series.length - 1 - i) * 70, y: box.top + 10, 'text-anchor': 'end' }, s.name)
   );

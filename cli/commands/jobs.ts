@@ -52,8 +52,9 @@ function subjectCell(j: JobProgress): string {
 }
 
 function jobRows(jobs: JobProgress[]): (string | number)[][] {
-  return jobs.map((j) => [j.job_id, j.kind, subjectCell(j), j.wing ?? '', j.trigger ?? '', j.state, `${j.files_seen}/${j.files_total}`, j.drawers_written,
-    j.started_at ?? '']);
+  return jobs.map((
+    j,
+  ) => [j.job_id, j.kind, subjectCell(j), j.wing ?? '', j.trigger ?? '', j.state, `${j.files_seen}/${j.files_total}`, j.drawers_written, j.started_at ?? '']);
 }
 
 export function registerJobCommands(program: Command, ctx: CliContext): void {

@@ -125,7 +125,9 @@ describe('ops dashboard in a browser', () => {
       await expect.poll(async () => Number(await line.getAttribute('data-values')), { timeout: 15_000, message: `${chart} ${series}` }).toBeGreaterThan(0);
       expect(await line.getAttribute('d'), `${chart} ${series}`).toMatch(/^M[\d.]+ [\d.]+/);
     }
-    expect(await page.locator('#chart-search svg').getAttribute('aria-label')).toMatch(/^Search latency, last 60 minutes; latest: p50 [\d.]+ ms, p95 [\d.]+ ms$/);
+    expect(await page.locator('#chart-search svg').getAttribute('aria-label')).toMatch(
+      /^Search latency, last 60 minutes; latest: p50 [\d.]+ ms, p95 [\d.]+ ms$/,
+    );
     expect(await page.locator('#chart-errors svg').getAttribute('aria-label')).toContain('tools 0 %');
     expect(await page.locator('#job-announcer').textContent()).toContain('completed');
     expect(await bar.getAttribute('aria-label')).toMatch(/^Progress of mine job /);

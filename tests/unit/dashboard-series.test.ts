@@ -43,8 +43,12 @@ describe('metrics history', () => {
 });
 
 function progress(at: number, seen: number, state: JobProgress['state'] = 'running'): JobProgress {
-  return { ...newProgress({ jobId: 'job-1', kind: 'mine', lockKey: 'mempalace:p:source:abc', subject: { wing: 'w', trigger: 'user' } }, new Date(T0).toISOString()),
-    updated_at: new Date(at).toISOString(), files_seen: seen, state };
+  return {
+    ...newProgress({ jobId: 'job-1', kind: 'mine', lockKey: 'mempalace:p:source:abc', subject: { wing: 'w', trigger: 'user' } }, new Date(T0).toISOString()),
+    updated_at: new Date(at).toISOString(),
+    files_seen: seen,
+    state,
+  };
 }
 
 describe('job rate series', () => {
