@@ -9,7 +9,7 @@ import { hashN } from '../core/text.js';
 import type { JobProgress, JobSpec, SourceSpec } from '../stores/ports/job-engine.js';
 
 export { JOB_KINDS, JOB_TRIGGERS, MINE_MODES } from '../stores/ports/job-engine.js';
-export type { DeleteBySourceSpec, JobCounters, JobEngine, JobKind, JobProgress, JobSpec, JobState, JobSubject, JobTrigger, MineSpec, ReembedSpec, SourceSpec,
+export type { DeleteBySourceSpec, JobCounters, JobEngine, JobKind, JobProgress, JobSpec, JobState, JobSubject, MineSpec, ReembedSpec, SourceSpec,
   SyncSpec } from '../stores/ports/job-engine.js';
 
 /** A lease held on a lock key, carried by every write that must still hold it (a stale token is refused). */

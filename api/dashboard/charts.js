@@ -57,8 +57,7 @@ function rateSparkline(points, label) {
   const max = niceMax(values);
   const last = values.at(-1);
   const title = `${label}: ${formatNumber(last)} files/s now, peak ${formatNumber(Math.max(0, ...values))} files/s, ${values.length} samples`;
-  return svgEl('svg', { class: 'sparkline', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': title,
-    'data-points': values.length },
+  return svgEl('svg', { class: 'sparkline', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': title, 'data-points': values.length },
     svgEl('title', {}, title),
     svgEl('path', { class: 'line', d: linePath(chartPoints(values, { left: 1, top: 2, width: width - 2, height: height - 4 }, max)) }));
 }

@@ -41,8 +41,9 @@ function jobSource(j) {
 function jobCell(j, label) {
   const cell = el('td', {}, el('code', {}, j.job_id.slice(0, 8)));
   if (j.workflow_url) {
-    cell.append(' ', el('a', { href: j.workflow_url, target: '_blank', rel: 'noopener noreferrer', class: 'workflow', 'aria-label': `Temporal workflow of ${label}` },
-      'workflow'));
+    cell.append(' ',
+      el('a', { href: j.workflow_url, target: '_blank', rel: 'noopener noreferrer', class: 'workflow', 'aria-label': `Temporal workflow of ${label}` },
+        'workflow'));
   }
   return cell;
 }
@@ -103,11 +104,10 @@ function renderMetrics({ minutes }) {
   const place = (id, chart) => $(id).replaceChildren($(id).querySelector('figcaption'), chart);
   place('chart-search', lineChart('Search latency', 'ms', labels, latency('search')));
   place('chart-tools', lineChart('MCP tool call latency', 'ms', labels, latency('tools')));
-  place('chart-errors',
-    lineChart('Error rates', '%', labels, [
-      { name: 'tools', cls: 'p50', values: minutes.map((m) => errorPercent(m.tools)) },
-      { name: 'HTTP 5xx', cls: 'p95', values: minutes.map((m) => errorPercent(m.http)) },
-    ]));
+  place('chart-errors', lineChart('Error rates', '%', labels, [
+    { name: 'tools', cls: 'p50', values: minutes.map((m) => errorPercent(m.tools)) },
+    { name: 'HTTP 5xx', cls: 'p95', values: minutes.map((m) => errorPercent(m.http)) },
+  ]));
 }
 
 function renderStats(s) {
