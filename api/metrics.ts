@@ -5,13 +5,17 @@
  *
  * `observeToolCall` is the hook for the MCP layer. Until it calls it, the `/mcp` middleware
  * counts tool calls from the JSON-RPC request (`tools/call` and its tool name), timed to the end
- * of the HTTP response, with the HTTP outcome.
+ * of the HTTP response, with the HTTP outcome. Searches, tool calls and requests also go into
+ * `history`, the last hour minute by minute that the dashboard charts.
  */
 import type { Request, RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JobProgress } from '../jobs/job.js';
+import { MetricsHistory } from './metrics-history.js';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+const SEARCH_TOOL = 'mempalace_search';
+const SEARCH_ROUTE = '/v1/search';
 
 export interface MetricsSources {
   /** Recent jobs, newest first. */
@@ -28,6 +32,7 @@ export interface MetricsSources {
 
 export class ApiMetrics {
   readonly registry = new Registry();
+  readonly history = new MetricsHistory();
   private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   private readonly httpSeconds: Histogram<'method' | 'route'>;
   private readonly toolCalls: Counter<'tool' | 'outcome'>;
@@ -127,6 +132,8 @@ export class ApiMetrics {
     const name = this.sources.toolNames.has(tool) ? tool : 'unknown';
     this.toolCalls.inc({ tool: name, outcome });
     this.toolSeconds.observe({ tool: name }, seconds);
+    this.history.record('tools', seconds, outcome === 'error');
+    if (name === SEARCH_TOOL) this.history.record('search', seconds, outcome === 'error');
   }
 
   storeError(store: string): void {
@@ -141,7 +148,11 @@ export class ApiMetrics {
         const route = routeLabel(req);
         const seconds = Number(process.hrtime.bigint() - start) / 1e9;
         this.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
-        if (!String(res.getHeader('Content-Type') ?? '').startsWith('text/event-stream')) this.httpSeconds.observe({ method: req.method, route }, seconds);
+        if (String(res.getHeader('Content-Type') ?? '').startsWith('text/event-stream')) return;
+        this.httpSeconds.observe({ method: req.method, route }, seconds);
+        const failed = res.statusCode >= 500;
+        this.history.record('http', seconds, failed);
+        if (route === SEARCH_ROUTE) this.history.record('search', seconds, failed);
       });
       next();
     };

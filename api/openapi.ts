@@ -10,7 +10,7 @@
 import { ERROR_CODES } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
 import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_RULES, MINE_REQUEST, SYNC_REQUEST } from '../jobs/requests.js';
-import { JOB_KINDS, MINE_MODES } from '../jobs/job.js';
+import { JOB_KINDS, JOB_TRIGGERS, MINE_MODES } from '../jobs/job.js';
 import type { JobKind } from '../jobs/job.js';
 import { jsonSchemaOf } from '../core/schema.js';
 import { routeScope } from '../core/scopes.js';
@@ -63,6 +63,7 @@ const SCHEMAS: Record<string, Schema> = {
       ref: str('The git ref mined.'),
       wing: str('The wing the job was given.'),
       mode: str('The mine mode.', { enum: [...MINE_MODES] }),
+      trigger: str('What started the job: a user (CLI, REST, MCP), a push webhook, or a refresh of a registered source.', { enum: [...JOB_TRIGGERS] }),
       state: str(undefined, { enum: ['running', 'completed', 'failed', 'cancelled'] }),
       started_at: str(undefined, { format: 'date-time' }),
       updated_at: str(undefined, { format: 'date-time' }),
@@ -197,9 +198,34 @@ const LOGSTREAM_EVENT: Schema = {
   properties: { id: str(), seq: int(), type: str(), stream: str(), room: str(), from_agent: str(), body: str(), created_at: str() },
 };
 
+/** A job row of the dashboard (api/dashboard-jobs.ts): its progress, the rate series of a job seen running, the Temporal UI link. */
+const DASHBOARD_JOB: Schema = {
+  allOf: [ref('JobProgress'), {
+    type: 'object',
+    properties: {
+      rate_series: { type: 'array', description: 'Files per second between consecutive progress records, oldest first.',
+        items: { type: 'object', required: ['at', 'rate'], properties: { at: str(undefined, { format: 'date-time' }), rate: { type: 'number' } } } },
+      workflow_url: str("The job's workflow in the Temporal UI (cluster profile, MEMPALACE_TEMPORAL_UI_URL set)."),
+    },
+  }],
+};
+const nullableMs: Schema = { type: ['number', 'null'], description: 'Milliseconds; null in a minute without calls.' };
+const MINUTE_SUMMARY: Schema = { type: 'object', required: ['count', 'errors', 'p50_ms', 'p95_ms'],
+  properties: { count: int(), errors: int(), p50_ms: nullableMs, p95_ms: nullableMs } };
+/** The last hour of this server's latencies and errors (api/metrics-history.ts), oldest minute first. */
+const DASHBOARD_METRICS: Schema = {
+  type: 'object',
+  required: ['minutes'],
+  properties: {
+    minutes: { type: 'array',
+      items: { type: 'object', required: ['at', 'search', 'tools', 'http'],
+        properties: { at: str(undefined, { format: 'date-time' }), search: MINUTE_SUMMARY, tools: MINUTE_SUMMARY, http: MINUTE_SUMMARY } } },
+  },
+};
+
 /** The events of the dashboard stream, by name: the data each frame carries (api/routes/dashboard.ts sends exactly these). */
 export const DASHBOARD_EVENTS = {
-  jobs: orStreamError({ type: 'object', required: ['jobs'], properties: { jobs: { type: 'array', items: ref('JobProgress') } } }),
+  jobs: orStreamError({ type: 'object', required: ['jobs'], properties: { jobs: { type: 'array', items: DASHBOARD_JOB } } }),
   stats: orStreamError({
     type: 'object',
     required: ['palace', 'profile', 'total_drawers', 'wings', 'rooms', 'backend', 'sse_clients', 'sse_max_clients'],
@@ -208,6 +234,7 @@ export const DASHBOARD_EVENTS = {
   }),
   sources: orStreamError(ref('SourceList')),
   notifications: orStreamError(ref('Notifications')),
+  metrics: DASHBOARD_METRICS,
   health: orStreamError(ref('Health')),
   queues: orStreamError({ type: 'object', required: ['queues'], properties: { queues: counts } }),
   logstream: LOGSTREAM_EVENT,

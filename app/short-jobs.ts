@@ -40,7 +40,7 @@ export async function queueAutoSave(config: Config, req: AutoSaveRequest): Promi
 export function queueRefreshScheduler(trigger: TriggerQueue): RefreshScheduler {
   return {
     request: async (source) => {
-      const { id } = await trigger.requestRefresh({ spec: refreshSpec(source), sourceId: source.source_id });
+      const { id } = await trigger.requestRefresh({ spec: refreshSpec(source, 'webhook'), sourceId: source.source_id });
       return { request_id: id };
     },
     claimDelivery: (keys, windowMs) => trigger.claimDelivery(keys, windowMs),

@@ -32,6 +32,7 @@ const nonNegativeNumber = z.stringFormat('non_negative_number', /^(?:\d+\.?\d*|\
 const positiveNumber = nonNegativeNumber.pipe(z.number().gt(0, { error: 'must be greater than 0' }));
 const signedNumber = z.stringFormat('number', /^[+-]?(?:\d+\.?\d*|\.\d+)$/, { error: 'must be a number' }).transform(Number);
 const url = z.url({ error: 'must be a URL' });
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be one of ${values.join(', ')}` });
 
 /** A variable whose value failed its schema: the rule is the format or the bound it broke. */
@@ -123,7 +124,8 @@ export interface Config {
     /** A clone growing larger is killed and removed (`MEMPALACE_GIT_MAX_MB`, default 2048). */
     gitMaxBytes: number;
   };
-  temporal: { address: string; namespace: string; taskQueue: string };
+  /** `uiUrl`: the Temporal Web UI the dashboard links each job's workflow to (`MEMPALACE_TEMPORAL_UI_URL`); unset, no links. */
+  temporal: { address: string; namespace: string; taskQueue: string; uiUrl?: string };
   opensearch: { url: string };
   neo4j: { uri: string; user: string; password: string };
   redis: { url: string };
@@ -259,6 +261,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, host: HostFacts): Config {
       namespace: env.TEMPORAL_NAMESPACE ?? 'default',
       // One task queue per palace: a worker only ever runs jobs against the stores it opened.
       taskQueue: env.MEMPALACE_TASK_QUEUE ?? `mempalace-jobs-${palaceName}`,
+      uiUrl: read.get('MEMPALACE_TEMPORAL_UI_URL', httpUrl, undefined)?.replace(/\/+$/, ''),
     },
     opensearch: { url: read.get('OPENSEARCH_URL', url, 'http://127.0.0.1:9200') },
     neo4j: {

@@ -8,7 +8,7 @@ import { PalaceError } from '../core/errors.js';
 import { hashN } from '../core/text.js';
 import type { JobProgress, JobSpec, SourceSpec } from '../stores/ports/job-engine.js';
 
-export { JOB_KINDS, MINE_MODES } from '../stores/ports/job-engine.js';
+export { JOB_KINDS, JOB_TRIGGERS, MINE_MODES } from '../stores/ports/job-engine.js';
 export type { DeleteBySourceSpec, JobCounters, JobEngine, JobKind, JobProgress, JobSpec, JobState, JobSubject, MineSpec, ReembedSpec, SourceSpec,
   SyncSpec } from '../stores/ports/job-engine.js';
 

@@ -48,7 +48,9 @@ async function jobFinishedEvent(deps: NotifyDeps, n: JobNotification): Promise<s
   const [existing] = await deps.logstream.list({ stream: JOB_EVENTS.stream, room: JOB_EVENTS.room, type: JOB_EVENTS.type, correlation_id: n.job_id,
     order: 'desc', limit: 1 });
   if (existing) return existing.id;
-  const body = `${n.kind} job ${n.job_id} ${n.state}: ${n.files_seen} files seen, ${n.drawers_written} drawers written${n.error ? ` — ${n.error}` : ''}`;
+  const body = `${n.kind} job ${n.job_id}${n.wing ? ` (wing ${n.wing})` : ''} ${n.state}: ${n.files_seen} files seen, ${n.drawers_written} drawers written${
+    n.error ? ` — ${n.error}` : ''
+  }`;
   const event = await deps.logstream.append(eventDraft({
     type: JOB_EVENTS.type,
     stream: JOB_EVENTS.stream,

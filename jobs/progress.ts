@@ -12,19 +12,20 @@ export function emptyCounters(): JobCounters {
   return { files_total: 0, files_seen: 0, files_skipped: 0, files_mined: 0, drawers_written: 0, errors: 0 };
 }
 
-/** What the job of `spec` works on (its progress record carries it from the start). */
+/** What the job of `spec` works on and what started it (its progress record carries both from the start). */
 export function jobSubject(spec: JobSpec): JobSubject {
   switch (spec.kind) {
     case 'mine': {
       const source = spec.source.kind === 'git' ? { source: spec.source.url, ref: spec.source.ref } : { source: spec.source.path };
-      return { ...source, ...(spec.wing === undefined ? {} : { wing: spec.wing }), mode: spec.mode };
+      return { ...source, ...(spec.wing === undefined ? {} : { wing: spec.wing }), mode: spec.mode, trigger: spec.trigger ?? 'user' };
     }
     case 'sync':
-      return { ...(spec.projectDir === undefined ? {} : { source: spec.projectDir }), ...(spec.wing === undefined ? {} : { wing: spec.wing }) };
+      return { ...(spec.projectDir === undefined ? {} : { source: spec.projectDir }), ...(spec.wing === undefined ? {} : { wing: spec.wing }),
+        trigger: 'user' };
     case 'delete_by_source':
-      return { source: spec.sourceFile };
+      return { source: spec.sourceFile, trigger: 'user' };
     case 'reembed':
-      return {};
+      return { trigger: 'user' };
   }
 }
 

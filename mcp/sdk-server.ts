@@ -5,6 +5,8 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Context } from '@opentelemetry/api';
+import { context, propagation } from '@opentelemetry/api';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError,
   ReadResourceRequestSchema, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -51,8 +53,10 @@ export function createSdkServer(mcp: McpService, caller?: Caller): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const token = request.params._meta?.progressToken;
     const onJobProgress = token === undefined ? undefined : progressRelay(token, (n) => extra.sendNotification(n));
-    return mcp.callTool(request.params.name, request.params.arguments, { caller, signal: extra.signal, onJobProgress, clientRoots,
-      requestId: String(extra.requestId) });
+    return context.with(callerTraceContext(request.params._meta),
+      () =>
+        mcp.callTool(request.params.name, request.params.arguments, { caller, signal: extra.signal, onJobProgress, clientRoots,
+          requestId: String(extra.requestId) }));
   });
   server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
     refuseCursor(request.params?.cursor);
@@ -64,6 +68,16 @@ export function createSdkServer(mcp: McpService, caller?: Caller): Server {
   });
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => readResource(mcp.runtime, request.params.uri));
   return server;
+}
+
+/**
+ * The trace a tool call continues: the caller's, when `params._meta` carries W3C trace context
+ * (`traceparent`, `tracestate`; the OpenTelemetry MCP conventions), which then parents the
+ * tools/call span even over HTTP; otherwise the active one (the HTTP server span, or none on stdio).
+ */
+function callerTraceContext(meta: Record<string, unknown> | undefined): Context {
+  if (typeof meta?.traceparent !== 'string') return context.active();
+  return propagation.extract(context.active(), meta);
 }
 
 /** The lists fit in one page, so no cursor this server handed out exists. */

@@ -32,20 +32,33 @@ function formatEta(seconds) {
   return m < 60 ? `${m} min ${Math.round(seconds % 60)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-/** What a job works on: its source (and git ref), wing and mine mode; records older than these fields show a dash. */
-function jobSubject(j) {
-  const parts = [];
-  if (j.source) parts.push(j.ref ? `${j.source} @ ${j.ref}` : j.source);
-  if (j.wing) parts.push(`wing ${j.wing}`);
-  if (j.mode) parts.push(j.mode);
-  return parts.length > 0 ? parts.join(' · ') : '–';
+/** A job's source and git ref; records older than these fields show a dash. */
+function jobSource(j) {
+  if (!j.source) return '–';
+  return j.ref ? `${j.source} @ ${j.ref}` : j.source;
+}
+
+function jobCell(j, label) {
+  const cell = el('td', {}, el('code', {}, j.job_id.slice(0, 8)));
+  if (j.workflow_url) {
+    cell.append(' ',
+      el('a', { href: j.workflow_url, target: '_blank', rel: 'noopener noreferrer', class: 'workflow', 'aria-label': `Temporal workflow of ${label}` },
+        'workflow'));
+  }
+  return cell;
+}
+
+function rateCell(j, label) {
+  const cell = el('td', { class: 'rate' }, `${j.rate} files/s`);
+  if (j.rate_series && j.rate_series.length > 0) cell.append(el('br'), rateSparkline(j.rate_series, `Rate of ${label}`));
+  return cell;
 }
 
 function renderJobs({ jobs }) {
   const body = $('jobs').tBodies[0];
   body.replaceChildren();
   if (!jobs || jobs.length === 0) {
-    body.append(el('tr', { class: 'empty' }, el('td', { colspan: '10' }, 'No jobs yet.')));
+    body.append(el('tr', { class: 'empty' }, el('td', { colspan: '12' }, 'No jobs yet.')));
     return;
   }
   for (const j of jobs) {
@@ -64,10 +77,10 @@ function renderJobs({ jobs }) {
     }
     if (j.error) errorsCell.append(el('p', { class: 'errors' }, j.error));
     body.append(
-      el('tr', { 'data-job-id': j.job_id }, el('td', {}, el('code', {}, j.job_id.slice(0, 8))), el('td', {}, j.kind),
-        el('td', { class: 'subject' }, jobSubject(j)), el('td', { class: `state-${j.state}` }, j.state), el('td', {}, bar),
-        el('td', {}, `${j.files_seen} / ${j.files_total}`), el('td', {}, String(j.drawers_written)), el('td', {}, `${j.rate} files/s`),
-        el('td', {}, j.state === 'running' ? formatEta(j.eta_s) : '–'), errorsCell),
+      el('tr', { 'data-job-id': j.job_id }, jobCell(j, label), el('td', {}, j.mode ? `${j.kind} (${j.mode})` : j.kind),
+        el('td', { class: 'source' }, jobSource(j)), el('td', { class: 'wing' }, j.wing || '–'), el('td', { class: 'trigger' }, j.trigger || '–'),
+        el('td', { class: `state-${j.state}` }, j.state), el('td', {}, bar), el('td', {}, `${j.files_seen} / ${j.files_total}`),
+        el('td', {}, String(j.drawers_written)), rateCell(j, label), el('td', {}, j.state === 'running' ? formatEta(j.eta_s) : '–'), errorsCell),
     );
     // Announce state changes (not every progress tick) to screen readers.
     if (announced.get(j.job_id) !== j.state) {
@@ -75,6 +88,26 @@ function renderJobs({ jobs }) {
       announced.set(j.job_id, j.state);
     }
   }
+}
+
+/** Percent of calls that failed in a minute; null in a minute without calls. */
+function errorPercent(m) {
+  return m.count > 0 ? (100 * m.errors) / m.count : null;
+}
+
+function renderMetrics({ minutes }) {
+  const labels = minutes.map((m) => m.at);
+  const latency = (key) => [
+    { name: 'p50', cls: 'p50', values: minutes.map((m) => m[key].p50_ms) },
+    { name: 'p95', cls: 'p95', values: minutes.map((m) => m[key].p95_ms) },
+  ];
+  const place = (id, chart) => $(id).replaceChildren($(id).querySelector('figcaption'), chart);
+  place('chart-search', lineChart('Search latency', 'ms', labels, latency('search')));
+  place('chart-tools', lineChart('MCP tool call latency', 'ms', labels, latency('tools')));
+  place('chart-errors', lineChart('Error rates', '%', labels, [
+    { name: 'tools', cls: 'p50', values: minutes.map((m) => errorPercent(m.tools)) },
+    { name: 'HTTP 5xx', cls: 'p95', values: minutes.map((m) => errorPercent(m.http)) },
+  ]));
 }
 
 function renderStats(s) {
@@ -151,8 +184,8 @@ function renderEvent(e) {
   while (list.children.length > MAX_LOG_ITEMS) list.firstElementChild.remove();
 }
 
-const HANDLERS = { jobs: renderJobs, stats: renderStats, health: renderHealth, queues: renderQueues, sources: renderSources, notifications: renderNotifications,
-  logstream: renderEvent };
+const HANDLERS = { jobs: renderJobs, stats: renderStats, metrics: renderMetrics, health: renderHealth, queues: renderQueues, sources: renderSources,
+  notifications: renderNotifications, logstream: renderEvent };
 
 function dispatch(frame) {
   let event = 'message';

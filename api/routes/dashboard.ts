@@ -1,7 +1,9 @@
 /**
  * The ops dashboard: its static page at `/dashboard` (no data in it, so it is served without a
  * token) and `GET /v1/dashboard/stream`, one SSE stream multiplexing what the page shows:
- * `jobs` (recent jobs with progress), `stats` (palace counts), `health` (per engine) and
+ * `jobs` (recent jobs with progress, the rate series of running ones and their Temporal links,
+ * api/dashboard-jobs.ts), `stats` (palace counts), `metrics` (the last hour of this server's
+ * search and tool latencies and errors, api/metrics-history.ts), `health` (per engine) and
  * `logstream` (the newest events, then a live tail). Job, stats and health frames are read from
  * the stores on a timer and sent only when they changed; the tail blocks on the logstream store.
  * Queue depths are a `queues` frame where the profile has queues (cluster); none is sent otherwise.
@@ -24,6 +26,7 @@ import { eventList, eventWait } from '../../palace/logstream/logstream.js';
 import { notificationsFor } from '../../palace/hooks/notifications.js';
 import { listSources } from '../../palace/sources/registered-sources.js';
 import { palaceCounts } from '../../palace/system/status.js';
+import { JobRates, dashboardJobs } from '../dashboard-jobs.js';
 import type { ApiDeps } from '../deps.js';
 import { healthReport } from '../health.js';
 import { sseOverCapacity } from '../limits.js';
@@ -128,8 +131,10 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
     const stream = new Stream(req, res, () => deps.sse.release());
     const afterJobEnd = [new Waker(), new Waker()] as const;
     let seen: Map<string, string> | undefined;
+    const rates = new JobRates((id, after, limit) => deps.runtime().stores.jobs.events(id, after, limit));
     const jobs = async () => {
-      const list = (await deps.runtime().jobs.list(10)).map(({ result: _result, ...rest }) => rest);
+      const rt = deps.runtime();
+      const list = await dashboardJobs(rt.config, await rt.jobs.list(10), rates);
       // A job that ended since the last read: one seen running, or one that started and ended in between.
       if (seen && list.some((j) => j.state !== 'running' && seen!.get(j.job_id) !== j.state)) { for (const w of afterJobEnd) w.wake(); }
       seen = new Map(list.map((j) => [j.job_id, j.state]));
@@ -159,6 +164,7 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
         pollLoop(stream, 'stats', STATS_EVERY_MS, stats, undefined, afterJobEnd[0]),
         pollLoop(stream, 'sources', STATS_EVERY_MS, sources, undefined, afterJobEnd[1]),
         pollLoop(stream, 'notifications', STATS_EVERY_MS, notifications),
+        pollLoop(stream, 'metrics', STATS_EVERY_MS, async () => ({ minutes: deps.metrics.history.snapshot() })),
         pollLoop(stream, 'health', HEALTH_EVERY_MS, () => healthReport(deps.runtime()), healthKey),
         tailLoop(stream, deps),
         ...(deps.runtime().queueDepths ? [pollLoop(stream, 'queues', STATS_EVERY_MS, queueFrame(deps))] : []),

@@ -52,7 +52,9 @@ function subjectCell(j: JobProgress): string {
 }
 
 function jobRows(jobs: JobProgress[]): (string | number)[][] {
-  return jobs.map((j) => [j.job_id, j.kind, subjectCell(j), j.wing ?? '', j.state, `${j.files_seen}/${j.files_total}`, j.drawers_written, j.started_at ?? '']);
+  return jobs.map((
+    j,
+  ) => [j.job_id, j.kind, subjectCell(j), j.wing ?? '', j.trigger ?? '', j.state, `${j.files_seen}/${j.files_total}`, j.drawers_written, j.started_at ?? '']);
 }
 
 export function registerJobCommands(program: Command, ctx: CliContext): void {
@@ -62,14 +64,14 @@ export function registerJobCommands(program: Command, ctx: CliContext): void {
     ctx.withRuntime(async (rt) => {
       const list = await rt.jobs.list(ctx.intOption('limit', o.limit));
       if (json()) return printJson({ jobs: list, count: list.length });
-      console.log(list.length === 0 ? 'No jobs.' : table(['job', 'kind', 'source', 'wing', 'state', 'files', 'drawers', 'started'], jobRows(list)));
+      console.log(list.length === 0 ? 'No jobs.' : table(['job', 'kind', 'source', 'wing', 'trigger', 'state', 'files', 'drawers', 'started'], jobRows(list)));
     })
   );
   jobs.command('show').argument('<job-id>').action((id: string) =>
     ctx.withRuntime(async (rt) => {
       const p = await rt.jobs.progress(id);
       if (json()) return printJson(p);
-      const subject = [subjectCell(p), p.wing ? `wing ${p.wing}` : ''].filter(Boolean).join(' · ');
+      const subject = [subjectCell(p), p.wing ? `wing ${p.wing}` : '', p.trigger ? `started by ${p.trigger}` : ''].filter(Boolean).join(' · ');
       console.log(`${p.kind} ${p.state}: ${progressLine(p)}${subject ? `\non: ${subject}` : ''}${p.error ? `\nerror: ${p.error}` : ''}`);
     })
   );

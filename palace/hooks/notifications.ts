@@ -19,9 +19,16 @@ export interface JobNotification {
   files_seen: number;
   drawers_written: number;
   error?: string;
+  /** What the job worked on and what started it (absent where its record lacks them). */
+  source?: string;
+  ref?: string;
+  wing?: string;
+  mode?: JobProgress['mode'];
+  trigger?: JobProgress['trigger'];
 }
 
 export function jobNotification(p: JobProgress): JobNotification {
+  const subject = { source: p.source, ref: p.ref, wing: p.wing, mode: p.mode, trigger: p.trigger };
   return {
     job_id: p.job_id,
     kind: p.kind,
@@ -31,6 +38,7 @@ export function jobNotification(p: JobProgress): JobNotification {
     files_seen: p.files_seen,
     drawers_written: p.drawers_written,
     ...(p.error === undefined ? {} : { error: p.error }),
+    ...Object.fromEntries(Object.entries(subject).filter(([, v]) => v !== undefined)),
   };
 }
 

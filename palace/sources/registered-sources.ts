@@ -180,8 +180,9 @@ export async function removeSource(ctx: Pick<SourcesContext, 'sources' | 'policy
 /**
  * The incremental mine a refresh runs: bounded by `bounds` (the caller's, for a refresh asked by a
  * person or agent), and on the worker by the server's roots (MEMPALACE_ALLOWED_ROOTS) in any case.
+ * Its job names `trigger`: a push webhook, or a refresh asked for by the source's id.
  */
-export function refreshSpec(source: RegisteredSource, bounds?: readonly RootBound[]): MineSpec {
+export function refreshSpec(source: RegisteredSource, trigger: SourceRefresh['trigger'], bounds?: readonly RootBound[]): MineSpec {
   return {
     kind: 'mine',
     source: source.kind === 'git' ? { kind: 'git', url: source.location, ref: source.ref ?? 'main' } : { kind: 'dir', path: source.location },
@@ -194,6 +195,7 @@ export function refreshSpec(source: RegisteredSource, bounds?: readonly RootBoun
     respectGitignore: true,
     includeIgnored: [],
     ...(bounds && bounds.length > 0 ? { sourceBounds: [...bounds] } : {}),
+    trigger: trigger === 'manual' ? 'refresh' : 'webhook',
   };
 }
 
@@ -214,7 +216,7 @@ function refreshOutcome(r: SourceRefresh, p: JobProgress): SourceRefresh {
 export async function startRefresh(ctx: SourcesContext, sourceId: string): Promise<JobProgress> {
   const source = await getSource(ctx, sourceId);
   await assertSourceInBounds(source, ctx.policy);
-  const started = await ctx.jobs.start(refreshSpec(source, ctx.policy.bounds));
+  const started = await ctx.jobs.start(refreshSpec(source, 'manual', ctx.policy.bounds));
   await ctx.sources.setRefresh(sourceId, { trigger: 'manual', requested_at: started.started_at, job_id: started.job_id, state: 'running' });
   return started;
 }
@@ -241,7 +243,7 @@ export async function refreshRegisteredSource(ctx: Pick<SourcesContext, 'sources
     const source = await ctx.sources.get(sourceId);
     if (!source) return undefined;
     try {
-      started = await ctx.jobs.start(refreshSpec(source));
+      started = await ctx.jobs.start(refreshSpec(source, trigger));
     } catch (e) {
       if (!isPalaceError(e) || e.code !== 'already_running') throw e;
       await ctx.sources.setRefresh(sourceId, { trigger, requested_at: requested, state: 'waiting' });

@@ -10,6 +10,12 @@ export type JobKind = (typeof JOB_KINDS)[number];
 export const MINE_MODES = ['projects', 'convos', 'extract'] as const;
 export type MineMode = (typeof MINE_MODES)[number];
 export type JobState = 'running' | 'completed' | 'failed' | 'cancelled';
+/**
+ * What started a job: a person or agent asking for it (CLI, REST, MCP), a push webhook refreshing
+ * a registered source, or a refresh of a registered source asked for by its id.
+ */
+export const JOB_TRIGGERS = ['user', 'webhook', 'refresh'] as const;
+export type JobTrigger = (typeof JOB_TRIGGERS)[number];
 
 /** Where a mine reads from: a directory the worker can see, or a git repository at a ref. */
 export type SourceSpec = { kind: 'dir'; path: string } | { kind: 'git'; url: string; ref: string };
@@ -37,6 +43,8 @@ export interface MineSpec {
   includeIgnored: string[];
   /** The submitting caller's root bounds (palace/sources.ts), re-checked on the worker. */
   sourceBounds?: RootBound[] | undefined;
+  /** What started it; absent: a user. */
+  trigger?: JobTrigger | undefined;
 }
 
 export interface SyncSpec {
@@ -77,13 +85,14 @@ export interface JobCounters {
 /**
  * What a job works on, as an operator reads it: the source (a directory, a git URL, a project
  * directory for a sync, a stored source_file for a delete), the git ref, the wing and the mine
- * mode. Records written before these were kept lack them.
+ * mode, and what started it. Records written before these were kept lack them.
  */
 export interface JobSubject {
   source?: string;
   ref?: string;
   wing?: string;
   mode?: MineMode;
+  trigger?: JobTrigger;
 }
 
 export interface JobProgress extends JobCounters, JobSubject {

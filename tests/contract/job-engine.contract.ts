@@ -61,8 +61,8 @@ export function describeJobEngineContract(engineName: string, open: () => Promis
       const refused = [a, b].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(started).toHaveLength(1);
       expect(refused).toHaveLength(1);
-      expect(started[0]!.value).toMatchObject({ state: 'running', kind: 'mine', lock_key: lockKey(opened.palace, spec), source, wing: 'race',
-        mode: 'projects' });
+      expect(started[0]!.value).toMatchObject({ state: 'running', kind: 'mine', lock_key: lockKey(opened.palace, spec), source, wing: 'race', mode: 'projects',
+        trigger: 'user' });
       const error = refused[0]!.reason as unknown;
       expect(isPalaceError(error) && error.code).toBe('already_running');
       const details = (error as { details: { job_id: string; progress: JobProgress } }).details;

@@ -146,7 +146,7 @@ describe('OpenAPI document', () => {
         arguments: { type: 'note', stream: 'project/openapi', room: 'general', from_agent: 'ops', body: 'live event' } });
     const streams: { docPath: string; url: string; until: (events: Set<string>) => boolean; opened?: () => Promise<unknown> }[] = [
       { docPath: '/v1/dashboard/stream', url: '/v1/dashboard/stream',
-        until: (e) => ['jobs', 'stats', 'sources', 'notifications', 'health', 'logstream'].every((x) => e.has(x)) },
+        until: (e) => ['jobs', 'stats', 'sources', 'notifications', 'metrics', 'health', 'logstream'].every((x) => e.has(x)) },
       { docPath: '/v1/jobs/{id}/events', url: started.events_url, until: (e) => e.has('end') },
       { docPath: '/logstream/stream', url: '/logstream/stream', until: (e) => e.has('logstream'), opened: append },
     ];

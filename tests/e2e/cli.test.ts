@@ -85,7 +85,7 @@ describe('mempalace init, mine, search', () => {
   it('refuses a sync of a wing that breaks the name rule with exit code 2, naming the field and rule, and starts no job', () => {
     const listed = mempalace('jobs', 'list').json as { count: number; jobs: Record<string, unknown>[] };
     // The mine above, with what it worked on.
-    expect(listed.jobs[0]).toMatchObject({ kind: 'mine', source: fs.realpathSync(project), mode: 'projects' });
+    expect(listed.jobs[0]).toMatchObject({ kind: 'mine', source: fs.realpathSync(project), mode: 'projects', trigger: 'user' });
     const before = listed.count;
     const res = mempalace('sync', '--wing', 'a/b', '--apply');
     expect(res.code).toBe(2);

@@ -1,8 +1,9 @@
 /**
  * The ops dashboard in headless Chromium (Debian's package, driven by playwright-core): a reader
  * connects with a read token using only the keyboard, a mine starts over REST, and the job's
- * progress bar advances live to completion; the palace statistics, engine health and the
- * logstream tail update too. A screenshot goes to tests/artifacts/.
+ * progress bar advances live to completion while its row names its source, wing and trigger and
+ * draws its rate chart; the palace statistics, the search and tool latency and error charts,
+ * engine health and the logstream tail update too. A screenshot goes to tests/artifacts/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -67,7 +68,10 @@ describe('ops dashboard in a browser', () => {
     const bar = page.locator(`progress[data-job-id="${jobId}"]`);
     await bar.waitFor({ timeout: 10_000 });
 
+    const row = page.locator(`tr[data-job-id="${jobId}"]`);
+    const sparkline = row.locator('svg.sparkline');
     const samples: { value: number; max: number; state: string }[] = [];
+    const liveRatePoints: number[] = [];
     let midway = false;
     const deadline = Date.now() + 180_000;
     for (;;) {
@@ -75,6 +79,7 @@ describe('ops dashboard in a browser', () => {
         max: Number(el.getAttribute('max') ?? 1), state: el.getAttribute('data-state') ?? '' })
       );
       samples.push(s);
+      if (s.state === 'running' && (await sparkline.count()) > 0) liveRatePoints.push(Number(await sparkline.getAttribute('data-points')));
       if (s.state !== 'running' || Date.now() > deadline) break;
       if (!midway && s.value >= FILES / 3) {
         midway = true;
@@ -96,10 +101,34 @@ describe('ops dashboard in a browser', () => {
 
     const drawers = await h.runtime.stores.drawers.count();
     await expect.poll(() => page.locator('#stat-drawers').textContent(), { timeout: 10_000 }).toBe(String(drawers));
-    const row = page.locator(`tr[data-job-id="${jobId}"]`);
-    await expect.poll(() => row.locator('td').nth(3).textContent()).toBe('completed');
-    expect(await row.locator('td').nth(2).textContent()).toBe(`${fs.realpathSync(project)} · wing dash · projects`);
-    expect(await row.locator('td').nth(5).textContent()).toBe(`${FILES} / ${FILES}`);
+    await expect.poll(() => row.locator('td.state-completed').textContent()).toBe('completed');
+    expect(await row.locator('td').nth(1).textContent()).toBe('mine (projects)');
+    expect(await row.locator('td.source').textContent()).toBe(fs.realpathSync(project));
+    expect(await row.locator('td.wing').textContent()).toBe('dash');
+    expect(await row.locator('td.trigger').textContent()).toBe('user');
+    expect(await row.locator('td').nth(7).textContent()).toBe(`${FILES} / ${FILES}`);
+    // The rate chart was drawn while the job ran, and keeps one point per progress record (scan, three batches, the end).
+    expect(liveRatePoints.length, 'a rate chart while running').toBeGreaterThan(0);
+    expect(Number(await sparkline.getAttribute('data-points'))).toBeGreaterThanOrEqual(3);
+    expect(await sparkline.locator('path.line').getAttribute('d')).toMatch(/^M[\d.]+ [\d.]+ (L[\d.]+ [\d.]+ ?){2,}$/);
+    expect(await sparkline.getAttribute('aria-label')).toMatch(/^Rate of mine job \w{8}: [\d.]+ files\/s now, peak [\d.]+ files\/s/);
+    // Without MEMPALACE_TEMPORAL_UI_URL (and on the local runner) there is no workflow link.
+    expect(await row.locator('a.workflow').count()).toBe(0);
+
+    // Searches over REST and MCP, and tool calls: the palace panel charts their latency and error rates.
+    for (let i = 0; i < 3; i++) {
+      expect((await h.call(`/v1/search?query=${encodeURIComponent(`dashboard module ${i}`)}`, { token: 'tok-reader' })).status).toBe(200);
+      await writer.callTool({ name: 'mempalace_search', arguments: { query: `project file ${i}` } });
+    }
+    for (const [chart, series] of [['search', 'p50'], ['search', 'p95'], ['tools', 'p50'], ['tools', 'p95'], ['errors', 'tools'], ['errors', 'HTTP 5xx']]) {
+      const line = page.locator(`#chart-${chart} path[data-series="${series}"]`);
+      await expect.poll(async () => Number(await line.getAttribute('data-values')), { timeout: 15_000, message: `${chart} ${series}` }).toBeGreaterThan(0);
+      expect(await line.getAttribute('d'), `${chart} ${series}`).toMatch(/^M[\d.]+ [\d.]+/);
+    }
+    expect(await page.locator('#chart-search svg').getAttribute('aria-label')).toMatch(
+      /^Search latency, last 60 minutes; latest: p50 [\d.]+ ms, p95 [\d.]+ ms$/,
+    );
+    expect(await page.locator('#chart-errors svg').getAttribute('aria-label')).toContain('tools 0 %');
     expect(await page.locator('#job-announcer').textContent()).toContain('completed');
     expect(await bar.getAttribute('aria-label')).toMatch(/^Progress of mine job /);
 

@@ -62,7 +62,7 @@ describe('mempalace sources (CLI)', () => {
 
     const refreshed = mempalace('sources', 'refresh', id);
     expect(refreshed.code).toBe(0);
-    expect(refreshed.json).toMatchObject({ kind: 'mine', state: 'completed', files_mined: 4 });
+    expect(refreshed.json).toMatchObject({ kind: 'mine', state: 'completed', files_mined: 4, wing: 'cli_wing', trigger: 'refresh' });
     const listed = mempalace('sources', 'list').json.sources as RegisteredSource[];
     expect(listed).toHaveLength(1);
     expect(listed[0]!.last_refresh).toMatchObject({ trigger: 'manual', state: 'completed', job_id: refreshed.json.job_id,
@@ -137,6 +137,7 @@ describe('webhooks and notifications in-process (embedded)', () => {
     const mines = (await h.runtime.jobs.list(20)).filter((j) => j.kind === 'mine');
     expect(mines.map((m) => m.job_id)).toEqual([done.job_id]);
     expect(mines[0]!.files_mined).toBe(9);
+    expect(mines[0]!.trigger).toBe('webhook');
 
     const received = await until('the delivered notification', () => {
       const mine = sink.received.filter((n) => JSON.parse(n.body).job_id === done.job_id);
@@ -144,6 +145,8 @@ describe('webhooks and notifications in-process (embedded)', () => {
     }, 30_000);
     expect(received.map((n) => n.status)).toEqual([500, 200]);
     for (const n of received) expect(validSignature(n, 'notify-key')).toBe(true);
+    // The notification names what the job worked on and what started it.
+    expect(JSON.parse(received[0]!.body)).toMatchObject({ wing: 'gl', trigger: 'webhook', source: repo.url, ref: 'main', mode: 'projects' });
     const events = await h.runtime.stores.logstream.list({ stream: 'ops', room: 'jobs', type: 'job.finished', correlation_id: done.job_id, order: 'asc',
       limit: 5 });
     expect(events).toHaveLength(1);

@@ -110,21 +110,24 @@ describe('job progress', () => {
     expect(still.state).toBe('running');
   });
 
-  it('a record carries what its job works on from the start to the end, and a record without it still reads', () => {
+  it('a record carries what its job works on and what started it from the start to the end, and a record without them still reads', () => {
     const git: MineSpec = { ...mine(false), source: { kind: 'git', url: 'https://git.example.test/r.git', ref: 'main' }, wing: 'w', mode: 'convos' };
-    expect(jobSubject(mine(false))).toEqual({ source: '/data/src', mode: 'projects' });
-    expect(jobSubject(git)).toEqual({ source: 'https://git.example.test/r.git', ref: 'main', wing: 'w', mode: 'convos' });
-    expect(jobSubject({ kind: 'sync', wing: 'w', projectDir: '/p', apply: false })).toEqual({ source: '/p', wing: 'w' });
-    expect(jobSubject({ kind: 'sync', apply: false })).toEqual({});
-    expect(jobSubject({ kind: 'delete_by_source', sourceFile: '/f.md', dryRun: true })).toEqual({ source: '/f.md' });
-    expect(jobSubject({ kind: 'reembed', model: 'm' })).toEqual({});
+    expect(jobSubject(mine(false))).toEqual({ source: '/data/src', mode: 'projects', trigger: 'user' });
+    expect(jobSubject(git)).toEqual({ source: 'https://git.example.test/r.git', ref: 'main', wing: 'w', mode: 'convos', trigger: 'user' });
+    expect(jobSubject({ ...git, trigger: 'webhook' }).trigger).toBe('webhook');
+    expect(jobSubject({ ...git, trigger: 'refresh' }).trigger).toBe('refresh');
+    expect(jobSubject({ kind: 'sync', wing: 'w', projectDir: '/p', apply: false })).toEqual({ source: '/p', wing: 'w', trigger: 'user' });
+    expect(jobSubject({ kind: 'sync', apply: false })).toEqual({ trigger: 'user' });
+    expect(jobSubject({ kind: 'delete_by_source', sourceFile: '/f.md', dryRun: true })).toEqual({ source: '/f.md', trigger: 'user' });
+    expect(jobSubject({ kind: 'reembed', model: 'm' })).toEqual({ trigger: 'user' });
     const started = newProgress({ jobId: 'j', kind: 'mine', lockKey: 'k', subject: jobSubject(git) }, '2026-01-01T00:00:00.000Z');
     const advanced = advanceProgress(started, { counters: emptyCounters(), recentErrors: [] }, Date.parse('2026-01-01T00:00:01.000Z'));
     const finished = finishProgress(advanced, 'completed', {}, '2026-01-01T00:00:02.000Z');
-    expect(finished).toMatchObject({ source: 'https://git.example.test/r.git', ref: 'main', wing: 'w', mode: 'convos' });
+    expect(finished).toMatchObject({ source: 'https://git.example.test/r.git', ref: 'main', wing: 'w', mode: 'convos', trigger: 'user' });
     expect(newJobRecord(git, started).progress).toMatchObject(jobSubject(git));
     const old = newProgress({ jobId: 'j', kind: 'mine', lockKey: 'k' }, '2026-01-01T00:00:00.000Z');
     expect(old).not.toHaveProperty('source');
+    expect(old).not.toHaveProperty('trigger');
     expect(finishProgress(old, 'completed', {}, '2026-01-01T00:00:02.000Z').source).toBeUndefined();
   });
 });
