@@ -129,14 +129,14 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
     const afterJobEnd = [new Waker(), new Waker()] as const;
     let seen: Map<string, string> | undefined;
     const jobs = async () => {
-      const list = (await deps.runtime().jobs.list(10)).map(({ result: _result, ...rest }) => rest);
+      const list = (await deps.runtimeFor(req).jobs.list(10)).map(({ result: _result, ...rest }) => rest);
       // A job that ended since the last read: one seen running, or one that started and ended in between.
       if (seen && list.some((j) => j.state !== 'running' && seen!.get(j.job_id) !== j.state)) { for (const w of afterJobEnd) w.wake(); }
       seen = new Map(list.map((j) => [j.job_id, j.state]));
       return { jobs: list };
     };
     const sources = async () => {
-      const rt = deps.runtime();
+      const rt = deps.runtimeFor(req);
       return { sources: await listSources({ sources: rt.stores.sources, jobs: rt.jobs }) };
     };
     const notifications = async () => {
@@ -144,7 +144,7 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
       return notificationsFor({ deliveries: await n.recentDeliveries(10), dead_letters: await n.deadLetters() }, deps.callerHas(req, 'admin'));
     };
     const stats = async () => {
-      const rt = deps.runtime();
+      const rt = deps.runtimeFor(req);
       return { palace: rt.stores.palace, profile: rt.config.profile, ...(await palaceCounts(rt.stores.drawers)), sse_clients: deps.sse.count,
         sse_max_clients: deps.sse.max };
     };
