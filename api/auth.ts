@@ -120,7 +120,8 @@ function tokenRoots(source: string, agent: string, roots: unknown): string[] | u
 function tokenWings(source: string, agent: string, scopes: readonly string[], wings: unknown): WingGrants | undefined {
   const grants = parseWingGrants(`${source}: the token for agent '${agent}'`, wings);
   if (grants && scopes.includes('admin')) {
-    throw invalidArgument('wings', 'admin_sees_all', `${source}: the token for agent '${agent}' has the admin scope, which sees every wing; drop 'wings' or 'admin'`);
+    throw invalidArgument('wings', 'admin_sees_all',
+      `${source}: the token for agent '${agent}' has the admin scope, which sees every wing; drop 'wings' or 'admin'`);
   }
   return grants;
 }

@@ -10,7 +10,8 @@
  *   (invalidate, supersede) needs write on the wing of every open fact it would close.
  * - Counts (kg_stats, tunnel count) count visible records only.
  */
-import type { GraphStore, HallwayRecord, KgStatsRow, KgTriple, TunnelEndpoint, TunnelFilter, TunnelRestore, TunnelWrite } from '../../stores/ports/graph-store.js';
+import type { GraphStore, HallwayRecord, KgStatsRow, KgTriple, TunnelEndpoint, TunnelFilter, TunnelRestore,
+  TunnelWrite } from '../../stores/ports/graph-store.js';
 import type { WingView } from './wing-view.js';
 import { withOverrides } from './with-overrides.js';
 
@@ -126,4 +127,3 @@ export function grantedGraph(inner: GraphStore, view: WingView): GraphStore {
   };
   return withOverrides(inner, overrides);
 }
-

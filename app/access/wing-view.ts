@@ -49,8 +49,8 @@ export class WingView {
   assertWritable(wing: string, what: string): void {
     if (this.writable(wing)) return;
     const named = this.readable(wing);
-    throw new PalaceError('permission_denied',
-      `agent '${this.identity}' has no write grant on ${named ? `wing '${wing}'` : 'a wing it cannot see'} (${what})`, {
+    throw new PalaceError('permission_denied', `agent '${this.identity}' has no write grant on ${named ? `wing '${wing}'` : 'a wing it cannot see'} (${what})`,
+      {
         field: 'wing',
         rule: 'wing_grant',
         ...(named ? { details: { wing } } : {}),

@@ -51,10 +51,13 @@ const TOOL_CASES: Record<string, (ids: Ids) => Attempt[]> = {
   mempalace_get_taxonomy: () => [{ who: 'alice', args: {} }],
   mempalace_get_aaak_spec: () => [{ who: 'alice', args: {} }],
   mempalace_kg_query: () => [{ who: 'alice', args: { entity: 'Zorro' } }, { who: 'alice', args: { entity: 'TeamVault' } }],
-  mempalace_kg_add: (ids) => [{ who: 'alice', args: { subject: 'Mallory', predicate: 'owns', object: 'Vault', source_drawer_id: ids.teamDrawer }, write: true },
-    { who: 'team', args: { subject: 'Mallory', predicate: 'owns', object: 'Den', source_drawer_id: ids.aliceDrawer }, write: true }],
+  mempalace_kg_add: (
+    ids,
+  ) => [{ who: 'alice', args: { subject: 'Mallory', predicate: 'owns', object: 'Vault', source_drawer_id: ids.teamDrawer }, write: true }, { who: 'team',
+    args: { subject: 'Mallory', predicate: 'owns', object: 'Den', source_drawer_id: ids.aliceDrawer }, write: true }],
   mempalace_kg_invalidate: () => [{ who: 'alice', args: { subject: 'Zorro', predicate: 'guards', object: 'TeamVault' }, write: true }],
-  mempalace_kg_supersede: () => [{ who: 'alice', args: { subject: 'Zorro', predicate: 'guards', old_object: 'TeamVault', new_object: 'Nothing' }, write: true }],
+  mempalace_kg_supersede:
+    () => [{ who: 'alice', args: { subject: 'Zorro', predicate: 'guards', old_object: 'TeamVault', new_object: 'Nothing' }, write: true }],
   mempalace_kg_timeline: () => [{ who: 'alice', args: {} }, { who: 'alice', args: { entity: 'Zorro' } }],
   mempalace_kg_stats: () => [{ who: 'alice', args: {} }],
   mempalace_traverse: () => [{ who: 'alice', args: { start_room: 'general' } }, { who: 'alice', args: { start_room: 'vault' } }],
@@ -78,26 +81,34 @@ const TOOL_CASES: Record<string, (ids: Ids) => Attempt[]> = {
     { who: 'team', args: { wing: 'alice', room: 'den', content: 'planted by team' }, write: true },
   ],
   mempalace_checkpoint: () => [{ who: 'team', args: { items: [{ wing: 'alice', room: 'den', content: 'planted checkpoint' }] }, write: true }],
-  mempalace_delete_drawer: (ids) => [{ who: 'alice', args: { drawer_id: ids.teamDrawer }, write: true },
-    { who: 'team', args: { drawer_id: ids.aliceDrawer }, write: true }],
-  mempalace_mine: (ids) => [{ who: 'alice', args: { source: ids.project, wing: 'team' }, write: true },
-    { who: 'team', args: { source: ids.project, wing: 'alice' }, write: true }, { who: 'team', args: { source: ids.project }, write: true }],
-  mempalace_delete_by_source: () => [{ who: 'alice', args: { source_file: '/notes/team.md', dry_run: false }, write: true },
-    { who: 'team', args: { source_file: '/notes/alice.md', dry_run: false }, write: true }],
-  mempalace_sync: () => [{ who: 'alice', args: { wing: 'team', apply: true }, write: true }, { who: 'team', args: { wing: 'alice', apply: true }, write: true }],
+  mempalace_delete_drawer: (
+    ids,
+  ) => [{ who: 'alice', args: { drawer_id: ids.teamDrawer }, write: true }, { who: 'team', args: { drawer_id: ids.aliceDrawer }, write: true }],
+  mempalace_mine: (
+    ids,
+  ) => [{ who: 'alice', args: { source: ids.project, wing: 'team' }, write: true }, { who: 'team', args: { source: ids.project, wing: 'alice' }, write: true },
+    { who: 'team', args: { source: ids.project }, write: true }],
+  mempalace_delete_by_source:
+    () => [{ who: 'alice', args: { source_file: '/notes/team.md', dry_run: false }, write: true }, { who: 'team',
+      args: { source_file: '/notes/alice.md', dry_run: false }, write: true }],
+  mempalace_sync:
+    () => [{ who: 'alice', args: { wing: 'team', apply: true }, write: true }, { who: 'team', args: { wing: 'alice', apply: true }, write: true }],
   mempalace_get_drawer: (ids) => [{ who: 'alice', args: { drawer_id: ids.teamDrawer } }],
   mempalace_list_drawers: () => [{ who: 'alice', args: {} }, { who: 'alice', args: { wing: 'team' } }],
-  mempalace_update_drawer: (ids) => [{ who: 'alice', args: { drawer_id: ids.teamDrawer, content: 'overwritten by alice' }, write: true },
-    { who: 'team', args: { drawer_id: ids.aliceDrawer, content: 'overwritten by team' }, write: true },
-    { who: 'alice', args: { drawer_id: ids.aliceDrawer, wing: 'team' }, write: true }],
+  mempalace_update_drawer: (
+    ids,
+  ) => [{ who: 'alice', args: { drawer_id: ids.teamDrawer, content: 'overwritten by alice' }, write: true }, { who: 'team',
+    args: { drawer_id: ids.aliceDrawer, content: 'overwritten by team' }, write: true }, { who: 'alice', args: { drawer_id: ids.aliceDrawer, wing: 'team' },
+    write: true }],
   mempalace_diary_write: () => [{ who: 'team', args: { agent_name: 'teamagent', entry: 'into alice', wing: 'alice' }, write: true }],
   mempalace_diary_read: () => [{ who: 'alice', args: { agent_name: 'teamagent' } }, { who: 'alice', args: { agent_name: 'teamagent', wing: 'team' } }],
   mempalace_hook_settings: () => [{ who: 'alice', args: {} }],
   mempalace_memories_filed_away: () => [{ who: 'alice', args: {} }],
   mempalace_reconnect: () => [{ who: 'alice', args: {}, write: true }],
   mempalace_event_append: () => [{ who: 'alice', args: { type: 'note', stream: 'project/alice', room: 'general', from_agent: 'alice', body: 'hi' } }],
-  mempalace_task_create: () => [{ who: 'alice', args: { project: 'alice', from_agent: 'alice', to_agent: 'teamagent', goal: 'g', branch: 'main',
-    base_commit: 'a'.repeat(40), done: 'd' } }],
+  mempalace_task_create:
+    () => [{ who: 'alice',
+      args: { project: 'alice', from_agent: 'alice', to_agent: 'teamagent', goal: 'g', branch: 'main', base_commit: 'a'.repeat(40), done: 'd' } }],
   mempalace_event_list: () => [{ who: 'alice', args: {} }],
   mempalace_event_wait: () => [{ who: 'alice', args: { timeout_ms: 10 } }],
   mempalace_event_ack: (ids) => [{ who: 'alice', args: { event_id: ids.event, from_agent: 'alice', status: 'claimed' } }],
@@ -148,12 +159,15 @@ describe('per-wing grants: team and alice cannot see or touch each other', () =>
         .structuredContent as { drawer_id: string }).drawer_id;
     const teamDrawer = await add('team', 'vault', `the vault note ${TEAM_MARK}`, '/notes/team.md');
     const aliceDrawer = await add('alice', 'den', `the den note ${ALICE_MARK}`, '/notes/alice.md');
-    await clients.admin.callTool({ name: 'mempalace_kg_add', arguments: { subject: 'Zorro', predicate: 'guards', object: 'TeamVault',
-      source_drawer_id: teamDrawer } });
-    const tunnel = (await clients.admin.callTool({ name: 'mempalace_create_tunnel', arguments: { source_wing: 'team', source_room: 'vault',
-      target_wing: 'alice', target_room: 'den' } })).structuredContent as { tunnel_id?: string; id?: string; tunnel?: { id: string } };
-    const event = (await clients.admin.callTool({ name: 'mempalace_event_append', arguments: { type: 'note', stream: 'project/x', room: 'general',
-      from_agent: 'ops', body: 'hello' } })).structuredContent as { event: { id: string } };
+    await clients.admin.callTool({ name: 'mempalace_kg_add',
+      arguments: { subject: 'Zorro', predicate: 'guards', object: 'TeamVault', source_drawer_id: teamDrawer } });
+    const tunnel =
+      (await clients.admin.callTool({ name: 'mempalace_create_tunnel',
+        arguments: { source_wing: 'team', source_room: 'vault', target_wing: 'alice', target_room: 'den' } })).structuredContent as { tunnel_id?: string;
+          id?: string; tunnel?: { id: string } };
+    const event =
+      (await clients.admin.callTool({ name: 'mempalace_event_append',
+        arguments: { type: 'note', stream: 'project/x', room: 'general', from_agent: 'ops', body: 'hello' } })).structuredContent as { event: { id: string } };
     const artifact = (await clients.admin.callTool({ name: 'mempalace_artifact_put', arguments: { kind: 'note', content: 'a note', created_by: 'ops' } }))
       .structuredContent as { artifact: { id: string } };
     const project = path.join(tempDir('src'), 'grants-project');
@@ -171,7 +185,7 @@ describe('per-wing grants: team and alice cannot see or touch each other', () =>
     expect(Object.keys(ROUTE_CASES).sort()).toEqual(Object.keys(ROUTE_SCOPES).sort());
   });
 
-  it('every tool: alice sees nothing of the team wing, neither changes the other\'s wing', async () => {
+  it("every tool: alice sees nothing of the team wing, neither changes the other's wing", async () => {
     const before = await snapshot();
     for (const t of TOOLS) {
       for (const a of TOOL_CASES[t.name]!(ids)) {

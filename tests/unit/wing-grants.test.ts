@@ -26,14 +26,16 @@ describe('wing grants', () => {
   });
 
   it('refuses malformed maps with the field and the rule', () => {
-    for (const [value, rule] of [[[], 'pattern_map'], [{}, 'pattern_map'], ['team', 'pattern_map'], [{ team: 'admin' }, 'access'], [{ ' t': 'read' }, 'pattern']]) {
+    for (const [value, rule] of [[[], 'pattern_map'], [{}, 'pattern_map'], ['team', 'pattern_map'], [{ team: 'admin' }, 'access'], [{ ' t': 'read' },
+      'pattern']]) {
       expect(() => parseWingGrants('test', value)).toThrow(expect.objectContaining({ field: 'wings', rule }));
     }
     expect(parseWingGrants('test', undefined)).toBeUndefined();
   });
 
   it('a token file entry carries its wings; an admin token may not', () => {
-    const [e] = parseTokenFile('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['write'], wings: { team: 'write', '*': 'read' } }] }));
+    const [e] = parseTokenFile('tokens.json',
+      JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['write'], wings: { team: 'write', '*': 'read' } }] }));
     expect(e!.caller.wings).toEqual({ team: 'write', '*': 'read' });
     expect(() => parseTokenFile('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['admin'], wings: { team: 'write' } }] })))
       .toThrow(expect.objectContaining({ field: 'wings', rule: 'admin_sees_all' }));
