@@ -5,14 +5,16 @@
  * engine, and the drawer count the mesh profile reports. Reads are filtered to readable wings;
  * writes to other wings are refused before anything is written or started.
  *
- * No caller (stdio MCP, the CLI, hooks: the local user), a caller without grants, and an admin
- * caller see the runtime unchanged. The logstream is not per wing (README "Security model").
+ * Every HTTP caller that is not admin may change a diary entry only as its agent
+ * (app/access/diary-owners.ts). No caller (stdio MCP, the CLI, hooks: the local user) and an
+ * admin caller see the runtime unchanged. The logstream is not per wing (README "Security model").
  */
 import type { Caller } from '../core/caller.js';
 import type { Call } from '../palace/call.js';
 import type { Runtime } from '../palace/runtime.js';
 import type { WingGrants } from '../core/wing-grants.js';
 import { WingView } from './access/wing-view.js';
+import { diaryOwnedDrawers } from './access/diary-owners.js';
 import { grantedDrawers } from './access/granted-drawers.js';
 import { grantedGraph } from './access/granted-graph.js';
 import { grantedJobs } from './access/granted-jobs.js';
@@ -25,10 +27,13 @@ export function restrictingGrants(caller: Caller | undefined): WingGrants | unde
 }
 
 export function callAccess(rt: Runtime, call: Call): Runtime {
-  const grants = restrictingGrants(call.caller);
-  if (!grants) return rt;
-  const view = new WingView(call.caller!.identity, grants, rt.stores.drawers);
-  const drawers = grantedDrawers(rt.stores.drawers, view);
+  const caller = call.caller;
+  if (!caller || caller.scopes.includes('admin')) return rt;
+  const owned = diaryOwnedDrawers(rt.stores.drawers, caller.identity);
+  const grants = restrictingGrants(caller);
+  if (!grants) return { ...rt, stores: { ...rt.stores, drawers: owned }, drawerContext: { ...rt.drawerContext, drawers: owned } };
+  const view = new WingView(caller.identity, grants, rt.stores.drawers);
+  const drawers = grantedDrawers(owned, view);
   const mesh = rt.logstreamContext.mesh;
   const facts = mesh?.nodeFacts;
   return {

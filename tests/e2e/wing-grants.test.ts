@@ -223,6 +223,19 @@ describe('per-wing grants: team and alice cannot see or touch each other', () =>
     await clients.admin.callTool({ name: 'mempalace_delete_drawer', arguments: { drawer_id: ok.drawer_id } });
   });
 
+  it('a diary entry is changed by its agent or an admin only, even in a wing the caller may write', async () => {
+    const written = (await clients.admin.callTool({ name: 'mempalace_diary_write', arguments: { agent_name: 'ops', entry: 'ops notes', wing: 'team' } }))
+      .structuredContent as { entry_id: string };
+    for (const [name, args] of [['mempalace_update_drawer', { drawer_id: written.entry_id, content: 'rewritten' }], ['mempalace_delete_drawer', {
+      drawer_id: written.entry_id,
+    }]] as const) {
+      const refusal = (await clients.team.callTool({ name, arguments: args })).structuredContent as Record<string, unknown>;
+      expect(refusal, name).toMatchObject({ rule: 'diary_owner', field: 'agent_name' });
+    }
+    expect((await h.runtime.stores.drawers.get([written.entry_id]))[0]?.content).toBe('ops notes');
+    await clients.admin.callTool({ name: 'mempalace_delete_drawer', arguments: { drawer_id: written.entry_id } });
+  });
+
   it('every REST route: alice sees nothing of the team wing, and the dashboard stream neither', async () => {
     const before = await snapshot();
     for (const [key, attempt] of Object.entries(ROUTE_CASES)) {
