@@ -13,6 +13,9 @@
  *   An entry `{ "oauth_subject": "<issuer>#<subject>", "agent": "alice", "roots"?: [...] }` maps an
  *   OAuth access token's subject to an agent (its scopes still come from the token); unmapped,
  *   OAuth callers act as `oauth:<issuer>#<subject>`, a namespace no static agent may use.
+ *   Any entry may carry `wings`, its per-wing grants (core/wing-grants.ts; README "Security
+ *   model"); an admin token may not (it sees every wing). A mapped OAuth subject's `wings`
+ *   replace those of its access token's claim.
  * - `MEMPALACE_API_TOKENS`: comma-separated `<token>=<agent>:<scope>+<scope>` entries, e.g.
  *   `s3cret=alice:read+write,t0ken=ops:admin`. The scopes follow the last `:` and the agent the
  *   last `=` before it, so tokens may contain `=` and agent names may contain `:`; neither may
@@ -40,6 +43,8 @@ import type { Scope } from '../core/scopes.js';
 import { IMPLIED_SCOPES, SCOPES } from '../core/scopes.js';
 import type { Caller } from '../core/caller.js';
 import { OAUTH_IDENTITY_PREFIX, isOAuthIdentity, sameAgent } from '../core/agent-identity.js';
+import { parseWingGrants } from '../core/wing-grants.js';
+import type { WingGrants } from '../core/wing-grants.js';
 import { refuse } from './limits.js';
 
 export { SCOPES };
@@ -76,6 +81,8 @@ interface SubjectMapping {
   identity: string;
   agent: string;
   roots?: string[] | undefined;
+  /** Replaces the grants of the access token's claim when given. */
+  wings?: WingGrants | undefined;
 }
 export const OPEN_IDENTITY = 'local';
 
@@ -109,14 +116,27 @@ function tokenRoots(source: string, agent: string, roots: unknown): string[] | u
   });
 }
 
-function entry(source: string, secretOrHash: { token?: unknown; sha256?: unknown }, agent: unknown, scopes: unknown, roots?: unknown): TokenEntry {
+/** A token's `wings` (core/wing-grants.ts); refused on an admin token, which sees every wing. */
+function tokenWings(source: string, agent: string, scopes: readonly string[], wings: unknown): WingGrants | undefined {
+  const grants = parseWingGrants(`${source}: the token for agent '${agent}'`, wings);
+  if (grants && scopes.includes('admin')) {
+    throw invalidArgument('wings', 'admin_sees_all',
+      `${source}: the token for agent '${agent}' has the admin scope, which sees every wing; drop 'wings' or 'admin'`);
+  }
+  return grants;
+}
+
+function entry(source: string, secretOrHash: { token?: unknown; sha256?: unknown }, agent: unknown, scopes: unknown, roots?: unknown,
+  wings?: unknown): TokenEntry {
   const name = agentName(source, agent);
   let hash: Buffer;
   if (typeof secretOrHash.token === 'string' && secretOrHash.token.length > 0) hash = sha256(secretOrHash.token);
   else if (typeof secretOrHash.sha256 === 'string' && /^[0-9a-f]{64}$/.test(secretOrHash.sha256)) hash = Buffer.from(secretOrHash.sha256, 'hex');
   else throw invalidArgument('token', 'required', `${source}: the entry for agent '${name}' needs a non-empty token or a 64-hex sha256`);
   const bound = tokenRoots(source, name, roots);
-  return { hash, caller: { identity: name, scopes: expandScopes(source, scopes), ...(bound ? { roots: bound } : {}) } };
+  const expanded = expandScopes(source, scopes);
+  const grants = tokenWings(source, name, expanded, wings);
+  return { hash, caller: { identity: name, scopes: expanded, ...(bound ? { roots: bound } : {}), ...(grants ? { wings: grants } : {}) } };
 }
 
 /** A configured agent name: non-empty, and outside the OAuth namespace. */
@@ -128,7 +148,7 @@ function agentName(source: string, agent: unknown): string {
   return agent.trim();
 }
 
-type FileEntry = { token?: unknown; sha256?: unknown; agent?: unknown; scopes?: unknown; roots?: unknown; oauth_subject?: unknown };
+type FileEntry = { token?: unknown; sha256?: unknown; agent?: unknown; scopes?: unknown; roots?: unknown; wings?: unknown; oauth_subject?: unknown };
 
 function subjectMapping(file: string, e: FileEntry): SubjectMapping {
   const subject = e.oauth_subject;
@@ -140,7 +160,8 @@ function subjectMapping(file: string, e: FileEntry): SubjectMapping {
     throw invalidArgument('scopes', 'oauth_scopes',
       `${file}: the scopes of an OAuth subject come from its access token; remove 'scopes' from the oauth_subject entry '${subject.trim()}'`);
   const agent = agentName(file, e.agent);
-  return { identity: `${OAUTH_IDENTITY_PREFIX}${subject.trim()}`, agent, roots: tokenRoots(file, agent, e.roots) };
+  return { identity: `${OAUTH_IDENTITY_PREFIX}${subject.trim()}`, agent, roots: tokenRoots(file, agent, e.roots),
+    wings: parseWingGrants(`${file}: oauth_subject '${subject.trim()}'`, e.wings) };
 }
 
 /** The token file's entries: static tokens, and OAuth subjects mapped to agents. */
@@ -158,7 +179,7 @@ export function parseTokenFileEntries(file: string, text: string): { tokens: Tok
   for (const raw of list as unknown[]) {
     const e = (raw ?? {}) as FileEntry;
     if (e.oauth_subject !== undefined) subjects.push(subjectMapping(file, e));
-    else tokens.push(entry(file, e, e.agent, e.scopes, e.roots));
+    else tokens.push(entry(file, e, e.agent, e.scopes, e.roots, e.wings));
   }
   return { tokens, subjects };
 }
@@ -217,7 +238,7 @@ export class Authenticator {
 
   /** For tests and embedders: tokens given directly. */
   static fromTokens(tokens: Iterable<[string, Caller]>, verifier?: TokenVerifier): Authenticator {
-    return Authenticator.fromEntries([...tokens].map(([token, c]) => entry('tokens', { token }, c.identity, c.scopes, c.roots)), verifier);
+    return Authenticator.fromEntries([...tokens].map(([token, c]) => entry('tokens', { token }, c.identity, c.scopes, c.roots, c.wings)), verifier);
   }
 
   private static fromEntries(entries: TokenEntry[], verifier?: TokenVerifier, subjects: SubjectMapping[] = []): Authenticator {
@@ -260,7 +281,11 @@ export class Authenticator {
   private mapped(principal: Principal | null): Principal | null {
     const m = principal ? this.subjects.get(principal.caller.identity) : undefined;
     if (!principal || !m) return principal;
-    return { caller: { identity: m.agent, scopes: principal.caller.scopes, ...(m.roots ? { roots: m.roots } : {}) }, key: principal.key };
+    const wings = m.wings ?? principal.caller.wings;
+    return {
+      caller: { identity: m.agent, scopes: principal.caller.scopes, ...(m.roots ? { roots: m.roots } : {}), ...(wings ? { wings } : {}) },
+      key: principal.key,
+    };
   }
 
   private resolveStatic(authorization: string | undefined): Principal | null {

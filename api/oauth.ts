@@ -13,6 +13,9 @@
  *   `MEMPALACE_OAUTH_IDENTITY_CLAIM` (default `sub`); the token file may map it to an agent.
  * - Scopes `mempalace:<scope>` (in `scope` or `scp`) map to the static tokens' scopes, with the
  *   same implications.
+ * - Per-wing grants: the `mempalace_wings` claim, the same map as a token file's `wings`
+ *   (core/wing-grants.ts). A malformed claim refuses the token: read as absent it would grant
+ *   every wing. An admin token's claim is ignored (admin sees every wing).
  * - Discovery: RFC 9728 protected-resource metadata, a 401 challenge naming it, and a 403 naming
  *   the missing scope (RFC 6750 §3.1).
  * - A verified token is remembered until it expires, so its next requests resolve without I/O
@@ -25,7 +28,9 @@ import type { JWTPayload } from 'jose';
 import type { Config, OAuthSettings } from '../core/config.js';
 import type { Logger } from '../core/log.js';
 import { oauthIdentity } from '../core/agent-identity.js';
-import { invalidArgument } from '../core/errors.js';
+import { invalidArgument, isPalaceError } from '../core/errors.js';
+import { WINGS_CLAIM, parseWingGrants } from '../core/wing-grants.js';
+import type { WingGrants } from '../core/wing-grants.js';
 import type { Principal, Scope, TokenVerifier } from './auth.js';
 import { SCOPES, impliedScopes } from './auth.js';
 import { httpsRequired } from './oauth-fetch.js';
@@ -185,8 +190,17 @@ export class OAuthResourceServer implements TokenVerifier {
       this.log.warn(`mempalace api: OAuth token refused: its '${this.settings.identityClaim}' claim is missing or unusable as an agent identity`);
       return null;
     }
+    const scopes = scopesOf(payload);
+    let wings: WingGrants | undefined;
+    try {
+      wings = scopes.includes('admin') ? undefined : parseWingGrants(`the '${WINGS_CLAIM}' claim`, payload[WINGS_CLAIM]);
+    } catch (e) {
+      if (!isPalaceError(e)) throw e;
+      this.log.warn(`mempalace api: OAuth token refused: ${e.message}`);
+      return null;
+    }
     const principal: Principal = {
-      caller: { identity, scopes: scopesOf(payload) },
+      caller: { identity, scopes, ...(wings ? { wings } : {}) },
       key: `oauth:${createHash('sha256').update(identity).digest('hex').slice(0, 16)}`,
     };
     this.remember(token, principal, payload.exp! * 1000);

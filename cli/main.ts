@@ -31,6 +31,7 @@ import { registerPalaceCommands } from './commands/palace.js';
 import { registerJobCommands, watchJob } from './commands/jobs.js';
 import { registerLogstreamCommands } from './commands/logstream.js';
 import { registerEvalCommand } from './commands/eval.js';
+import { registerTokenCommands } from './commands/tokens.js';
 
 /** The environment with the global options applied, which every configuration is read from. */
 function envFrom(opts: GlobalOpts): NodeJS.ProcessEnv {
@@ -339,6 +340,8 @@ registerPalaceCommands(program, cliContext);
 registerJobCommands(program, cliContext);
 registerLogstreamCommands(program, cliContext);
 registerEvalCommand(program, cliContext, () => envFrom(program.opts<GlobalOpts>()));
+registerTokenCommands(program, { config: () => configFrom(program.opts<GlobalOpts>()), log: (config) => processLogger(config),
+  json: () => Boolean(program.opts<GlobalOpts>().json) });
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.exitCode = reportError(e, Boolean(program.opts<GlobalOpts>().json));

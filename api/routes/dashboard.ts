@@ -133,7 +133,7 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
     let seen: Map<string, string> | undefined;
     const rates = new JobRates((id, after, limit) => deps.runtime().stores.jobs.events(id, after, limit));
     const jobs = async () => {
-      const rt = deps.runtime();
+      const rt = deps.runtimeFor(req);
       const list = await dashboardJobs(rt.config, await rt.jobs.list(10), rates);
       // A job that ended since the last read: one seen running, or one that started and ended in between.
       if (seen && list.some((j) => j.state !== 'running' && seen!.get(j.job_id) !== j.state)) { for (const w of afterJobEnd) w.wake(); }
@@ -141,7 +141,7 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
       return { jobs: list };
     };
     const sources = async () => {
-      const rt = deps.runtime();
+      const rt = deps.runtimeFor(req);
       return { sources: await listSources({ sources: rt.stores.sources, jobs: rt.jobs }) };
     };
     const notifications = async () => {
@@ -149,7 +149,7 @@ export function registerDashboardRoutes(router: Router, deps: ApiDeps): void {
       return notificationsFor({ deliveries: await n.recentDeliveries(10), dead_letters: await n.deadLetters() }, deps.callerHas(req, 'admin'));
     };
     const stats = async () => {
-      const rt = deps.runtime();
+      const rt = deps.runtimeFor(req);
       return { palace: rt.stores.palace, profile: rt.config.profile, ...(await palaceCounts(rt.stores.drawers)), sse_clients: deps.sse.count,
         sse_max_clients: deps.sse.max };
     };

@@ -29,7 +29,7 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
   const start = (kind: JobKind) => async (req: Request, res: Response) => {
     const caller = deps.caller(req);
     assertOwnIdentity(caller, req.body);
-    const rt = deps.runtime();
+    const rt = deps.runtimeFor(req);
     const policy = sourcePolicy(rt.config, { tokenRoots: caller.roots });
     const spec = await parseJobRequest(kind, req.body === undefined ? {} : req.body, { policy, agent: hasScope(caller, 'admin') ? undefined : caller.identity,
       credentials: rt.stores.credentials });
@@ -44,15 +44,15 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
 
   router.get('/v1/jobs', deps.authorize, async (req, res) => {
     const { limit } = validQuery<{ limit?: number }>(LIST_QUERY, req.query);
-    res.json({ jobs: (await deps.runtime().jobs.list(limit ?? 20)).map(summary) });
+    res.json({ jobs: (await deps.runtimeFor(req).jobs.list(limit ?? 20)).map(summary) });
   });
 
   router.get('/v1/jobs/:id', deps.authorize, async (req, res) => {
-    res.json(await deps.runtime().jobs.progress(req.params.id as string));
+    res.json(await deps.runtimeFor(req).jobs.progress(req.params.id as string));
   });
 
   router.post('/v1/jobs/:id/cancel', deps.authorize, async (req, res) => {
-    const jobs = deps.runtime().jobs;
+    const jobs = deps.runtimeFor(req).jobs;
     const id = req.params.id as string;
     await jobs.progress(id);
     res.json(summary(await jobs.cancel(id)));
@@ -60,7 +60,7 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
 
   router.get('/v1/jobs/:id/events', deps.authorize, async (req, res) => {
     const id = req.params.id as string;
-    await deps.runtime().jobs.progress(id);
+    await deps.runtimeFor(req).jobs.progress(id);
     const header = req.headers['last-event-id'];
     let after = 0;
     if (header !== undefined && header !== '') {
@@ -72,7 +72,7 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
     const stream = new SseStream(req, res, () => deps.sse.release());
     try {
       while (!stream.closed) {
-        const rt = deps.runtime();
+        const rt = deps.runtimeFor(req);
         const rows = await rt.stores.jobs.events(id, after, 100);
         for (const row of rows) {
           stream.send('progress', row.progress, row.seq);

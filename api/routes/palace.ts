@@ -22,8 +22,8 @@ export const PALACE_ROUTES = [
 ] as const;
 
 export function registerPalaceRoutes(router: Router, deps: ApiDeps): void {
-  router.get('/v1/status', deps.authorize, async (_req, res) => {
-    const rt = deps.runtime();
+  router.get('/v1/status', deps.authorize, async (req, res) => {
+    const rt = deps.runtimeFor(req);
     const [counts, jobs] = await Promise.all([palaceCounts(rt.stores.drawers), rt.jobs.list(50)]);
     res.json({ palace: rt.stores.palace, profile: rt.config.profile, ...counts, jobs_running: jobs.filter((j) => j.state === 'running').length });
   });

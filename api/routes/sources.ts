@@ -16,7 +16,7 @@ import { validBody, validQuery } from '../validate.js';
 
 export function registerSourceRoutes(router: Router, deps: ApiDeps): void {
   const ctx = (req: Request) => {
-    const rt = deps.runtime();
+    const rt = deps.runtimeFor(req);
     return { sources: rt.stores.sources, jobs: rt.jobs, policy: sourcePolicy(rt.config, { tokenRoots: deps.caller(req).roots }),
       credentials: rt.stores.credentials };
   };
