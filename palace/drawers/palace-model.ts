@@ -106,7 +106,7 @@ export async function checkPalaceModel(drawers: ModelRecordHolder, embedder: Pic
  * palace's vectors are the re-embed's target from its start (it drops the old ones first when
  * the length changes), so the server is told to restart with that model or set.
  */
-export function queryModelMismatch(record: PalaceModelRecord, model: ModelIdentity): PalaceError {
+function queryModelMismatch(record: PalaceModelRecord, model: ModelIdentity): PalaceError {
   const held = record.reembed?.target ?? record.model;
   const sets = held.encoders !== undefined || model.encoders !== undefined;
   const variable = sets ? 'MEMPALACE_ENCODERS' : 'MEMPALACE_EMBED_MODEL';
@@ -116,9 +116,8 @@ export function queryModelMismatch(record: PalaceModelRecord, model: ModelIdenti
   return invalidArgument(variable, 'matches_palace_model',
     `${since}, but this process embeds queries with ${describe(model)}, the model it was started with; restart it with ${variable}=${held.name}${
       record.reembed === undefined ? '' : ' (it can search again once the re-embed ends)'
-    }`,
-    { palace_encoders: encodersOf(held), configured_encoders: encodersOf(model), fix: `${variable}=${held.name}`,
-      ...(record.reembed === undefined ? {} : { reembed_job_id: record.reembed.jobId }) });
+    }`, { palace_encoders: encodersOf(held), configured_encoders: encodersOf(model), fix: `${variable}=${held.name}`,
+    ...(record.reembed === undefined ? {} : { reembed_job_id: record.reembed.jobId }) });
 }
 
 /** The reads that compare a query vector with the stored ones: each checks the palace's record beside the read. */
