@@ -55,11 +55,17 @@ export const BM25_B = 0.75;
  * (docs/palace-behaviour.md §8.5). Scores are raw (unnormalised).
  */
 export function bm25Scores(query: string, documents: readonly string[]): number[] {
-  const q = new Set(lexicalTokens(query));
-  const n = documents.length;
+  const q = lexicalTokens(query);
+  if (q.length === 0) return new Array<number>(documents.length).fill(0);
+  return bm25ScoresOfTokens(q, documents.map((d) => lexicalTokens(d)));
+}
+
+/** bm25Scores over texts already cut into tokens (by lexicalTokens, possibly mapped further, e.g. to word stems). */
+export function bm25ScoresOfTokens(query: readonly string[], docs: readonly (readonly string[])[]): number[] {
+  const q = new Set(query);
+  const n = docs.length;
   const none = new Array<number>(n).fill(0);
   if (q.size === 0 || n === 0) return none;
-  const docs = documents.map((d) => lexicalTokens(d));
   const total = docs.reduce((s, t) => s + t.length, 0);
   if (total === 0) return none;
   const avgdl = total / n || 1;

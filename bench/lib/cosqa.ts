@@ -20,6 +20,7 @@ import type { DrawerContext } from '../../palace/context.js';
 import { sanitizeQuery } from '../../palace/search/query-sanitizer.js';
 import { search } from '../../palace/search/search.js';
 import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
+import { cachedEmbeddings } from './embedding-cache.js';
 
 export const COSQA_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/data/cosqa-dev.json');
 export const COSQA_LIMIT = 10;
@@ -80,8 +81,8 @@ export function qualityOf(run: CosqaRun, strategy: Strategy, half?: Half): Quali
  * The embedder with every query embedded ahead in batches: search() embeds its query again, and
  * one text per call is several times slower than batches, which the timings here do not measure.
  */
-async function withQueryVectors(embedder: Embedder, queries: readonly string[]): Promise<Embedder> {
-  const vectors = await embedder.embed([...queries]);
+async function withQueryVectors(embedder: Embedder, queries: readonly string[], cache: boolean): Promise<Embedder> {
+  const vectors = cache ? await cachedEmbeddings(embedder, queries) : await embedder.embed([...queries]);
   const held = new Map(queries.map((q, i) => [q, vectors[i]!]));
   return {
     model: embedder.model,
@@ -95,8 +96,10 @@ async function withQueryVectors(embedder: Embedder, queries: readonly string[]):
 /**
  * Run `strategies` (all by default) over the first `pairs` pairs of the file (all by default) with
  * `model`. Query vectors are computed ahead, so latencies are of the search without its query embedding.
+ * `cache`: take the vectors from the embedding cache (embedding-cache.ts) where it holds them; the
+ * quality gate does, the benchmark does not (it reports the embedding time).
  */
-export async function runCosqa(model: string, pairs = Infinity, strategies: readonly Strategy[] = STRATEGIES): Promise<CosqaRun> {
+export async function runCosqa(model: string, pairs = Infinity, strategies: readonly Strategy[] = STRATEGIES, cache = false): Promise<CosqaRun> {
   const data = (JSON.parse(await fs.readFile(COSQA_FILE, 'utf8')) as Pair[]).slice(0, pairs);
   const codes = [...new Set(data.map((p) => p.code))];
   const idOf = new Map(codes.map((c, i) => [c, `cosqa_${String(i).padStart(4, '0')}`]));
@@ -116,9 +119,9 @@ export async function runCosqa(model: string, pairs = Infinity, strategies: read
   const drawers = await openSqliteDrawerIndex(dir);
   try {
     let t = performance.now();
-    const vectors = await minilm.embed(codes);
+    const vectors = cache ? await cachedEmbeddings(minilm, codes) : await minilm.embed(codes);
     const embedS = (performance.now() - t) / 1000;
-    const embedder = await withQueryVectors(minilm, [...new Set(queries.flatMap((q) => [q.text, sanitizeQuery(q.text).query]))]);
+    const embedder = await withQueryVectors(minilm, [...new Set(queries.flatMap((q) => [q.text, sanitizeQuery(q.text).query]))], cache);
     await drawers.upsert(codes.map((code, i) => ({
       id: idOf.get(code)!,
       content: code,

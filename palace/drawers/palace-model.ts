@@ -99,16 +99,43 @@ export async function checkPalaceModel(drawers: ModelRecordHolder, embedder: Pic
   return record;
 }
 
+/**
+ * The refusal of a query vector of `model` by a palace whose vectors are now another model's or
+ * set's: a server opened before a `mempalace reembed` started (in another process) would compare
+ * its queries with vectors of another length, or of the same length from another model. The
+ * palace's vectors are the re-embed's target from its start (it drops the old ones first when
+ * the length changes), so the server is told to restart with that model or set.
+ */
+function queryModelMismatch(record: PalaceModelRecord, model: ModelIdentity): PalaceError {
+  const held = record.reembed?.target ?? record.model;
+  const sets = held.encoders !== undefined || model.encoders !== undefined;
+  const variable = sets ? 'MEMPALACE_ENCODERS' : 'MEMPALACE_EMBED_MODEL';
+  const since = record.reembed === undefined
+    ? `this palace now holds vectors of ${describe(held)}`
+    : `this palace is being re-embedded to ${describe(held)} (job ${record.reembed.jobId}), whose vectors replace the old ones`;
+  return invalidArgument(variable, 'matches_palace_model',
+    `${since}, but this process embeds queries with ${describe(model)}, the model it was started with; restart it with ${variable}=${held.name}${
+      record.reembed === undefined ? '' : ' (it can search again once the re-embed ends)'
+    }`, { palace_encoders: encodersOf(held), configured_encoders: encodersOf(model), fix: `${variable}=${held.name}`,
+    ...(record.reembed === undefined ? {} : { reembed_job_id: record.reembed.jobId }) });
+}
+
+/** The reads that compare a query vector with the stored ones: each checks the palace's record beside the read. */
+const VECTOR_READS = new Set<PropertyKey>(['knn']);
 /** The writes that add vectors: each checks the palace's record first. */
 const VECTOR_WRITES = new Set<PropertyKey>(['upsert', 'replaceFile', 'replaceFiles']);
 /** Deletes add no vectors but would shift the pages a re-embed walks by offset: refused meanwhile. */
 const DELETES = new Set<PropertyKey>(['delete', 'deleteWhere', 'deleteFileStates']);
 
 /**
- * The drawer index as the palace's writers use it: every write that adds vectors first re-reads
- * the palace's record and is refused unless the palace holds `model`'s vectors and no re-embed
- * runs (another process may have re-embedded the palace since this one opened it); deletes are
- * refused while a re-embed runs.
+ * The drawer index as the palace's writers and searchers use it: every write that adds vectors
+ * first re-reads the palace's record and is refused unless the palace holds `model`'s vectors and
+ * no re-embed runs (another process may have re-embedded the palace since this one opened it);
+ * deletes are refused while a re-embed runs. A nearest-neighbour read re-reads the record at the
+ * same time (so it costs no added latency) and is refused with queryModelMismatch once the
+ * palace's vectors are no longer `model`'s: without that, a search during a re-embed to another
+ * length fails on the store's raw vector-length check (OpenSearch) or compares vectors of two
+ * lengths (SQLite), and one to the same length mixes two models' scores.
  */
 export function modelBoundDrawers<T extends ModelRecordHolder>(inner: T, model: ModelIdentity): T {
   const check = async (adds: boolean) => {
@@ -121,6 +148,20 @@ export function modelBoundDrawers<T extends ModelRecordHolder>(inner: T, model: 
       const value = Reflect.get(target, property, target) as unknown;
       if (typeof value !== 'function') return value;
       const method = value as (...args: unknown[]) => unknown;
+      if (VECTOR_READS.has(property)) {
+        return async (...args: unknown[]) => {
+          const [record, read] = await Promise.allSettled([palaceModelRecord(inner, model), method.apply(target, args)]);
+          if (record.status === 'fulfilled') {
+            const held = record.value.reembed?.target ?? record.value.model;
+            if (!sameModel(held, model)) throw queryModelMismatch(record.value, model);
+            // A re-embed to this very model: the palace's vectors are only partly written yet.
+            if (record.value.reembed !== undefined) throw reembedUnderWay(record.value);
+          }
+          if (read.status === 'rejected') throw read.reason;
+          if (record.status === 'rejected') throw record.reason;
+          return read.value;
+        };
+      }
       const adds = VECTOR_WRITES.has(property);
       if (!adds && !DELETES.has(property)) return method.bind(target);
       return async (...args: unknown[]) => {

@@ -10,7 +10,7 @@ import type { Drawer } from '../../core/drawer.js';
 import { logicalDrawerId } from '../../core/drawer.js';
 import { INPUT_FORMATS, NON_BLANK, nullable } from '../../core/schema.js';
 import { maskUrlCredentials } from '../../core/url-credentials.js';
-import { bm25Scores } from '../../core/lexical.js';
+import { bm25ScoresOfTokens, lexicalTokens } from '../../core/lexical.js';
 import { codePointLength } from '../../core/text.js';
 import { dot } from '../../core/vector.js';
 import { NAME_RULES, validateDateWindow } from '../../core/validate.js';
@@ -21,6 +21,7 @@ import { sanitizeQuery } from './query-sanitizer.js';
 import { drawerKind, exchangePlace, fusedScores, queryShape } from './search-fusion.js';
 import { commonSpeakerTokens, lexicalQueryTokens } from './query-terms.js';
 import { sessionDate } from './query-dates.js';
+import { lexicalEvidence } from './lexical-evidence.js';
 
 export const CANDIDATE_STRATEGIES = ['vector', 'union'] as const;
 export type CandidateStrategy = (typeof CANDIDATE_STRATEGIES)[number];
@@ -179,7 +180,8 @@ async function runSearch(input: SearchInput, ctx: DrawerContext, opts: SearchOpt
   }
 
   // The words the lexical leg searches and scores: without function words and common speaker names (query-terms.ts).
-  const tokens = lexicalQueryTokens(query, queryShape(query), commonSpeakerTokens(vectorHits.map((h) => h.drawer)));
+  const shape = queryShape(query);
+  const tokens = lexicalQueryTokens(query, shape, commonSpeakerTokens(vectorHits.map((h) => h.drawer)));
   if (strategy === 'union') {
     const lexical = tokens.length > 0 ? await ctx.drawers.lexical(tokens, pool, filter) : [];
     const fresh = lexical.filter((d) => !candidates.has(d.id));
@@ -195,9 +197,13 @@ async function runSearch(input: SearchInput, ctx: DrawerContext, opts: SearchOpt
   }
 
   const pooled = [...candidates.values()];
-  const bm25 = bm25Scores(tokens.join(' '), pooled.map((c) => c.drawer.content));
+  const scored = pooled.map((c) => ({ tokens: lexicalTokens(c.drawer.content), kind: drawerKind(c.drawer.meta) }));
+  const queryTokens = lexicalTokens(tokens.join(' '));
+  const bm25 = bm25ScoresOfTokens(queryTokens, scored.map((c) => c.tokens));
+  // What the ranking reads: the same BM25, on word stems where a question meets code (lexical-evidence.ts).
+  const evidence = lexicalEvidence(queryTokens, shape, scored, bm25);
   const fused = fusedScores(query,
-    pooled.map((c, i) => ({ similarity: 1 - c.distance, bm25: bm25[i]!, kind: drawerKind(c.drawer.meta), place: exchangePlace(c.drawer.meta),
+    pooled.map((c, i) => ({ similarity: 1 - c.distance, bm25: evidence[i]!, kind: scored[i]!.kind, place: exchangePlace(c.drawer.meta),
       sessionDate: sessionDate(c.drawer.meta) })
     ));
   pooled.forEach((c, i) => {

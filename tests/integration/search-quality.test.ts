@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COSQA_FILE, qualityOf, runCosqa } from '../../bench/lib/cosqa.js';
 
-/** Measured 2026-12-03 with all-MiniLM-L6-v2 fp32 (bench/README.md): 0.859 overall, guard 0.986. */
-const BASELINE_MRR = 0.858;
+/** Measured 2026-12-03 with all-MiniLM-L6-v2 fp32 (bench/README.md, "Lever table"): 0.8626 overall, guard 0.986. */
+const BASELINE_MRR = 0.862;
 const GUARD_MRR = 0.98;
 /**
  * On a half (141 and 172 queries) one query moving from first to second place is 0.003 of MRR;
- * the default may trail the vector order by at most that much there (measured: +0.009 and +0.0006).
+ * the default may trail the vector order by at most that much there (measured: +0.014 and +0.004).
  */
 const HALF_TOLERANCE = 0.003;
 
@@ -24,7 +24,8 @@ describe('search quality on CoSQA dev', () => {
   });
 
   it('the default never ranks below the vector order, keeps identifiers found, and holds its baseline', async () => {
-    const run = await runCosqa('all-MiniLM-L6-v2', Infinity, ['vector order, no rerank', 'search union (default)']);
+    // Vectors from the embedding cache after the first run: only the ranking is under test here.
+    const run = await runCosqa('all-MiniLM-L6-v2', Infinity, ['vector order, no rerank', 'search union (default)'], true);
     const union = qualityOf(run, 'search union (default)');
     expect(union.n).toBe(313);
     expect(union.mrr).toBeGreaterThanOrEqual(BASELINE_MRR);
