@@ -1,7 +1,7 @@
 /**
- * The OpenAPI 3.1 document of the HTTP API (`GET /v1/openapi.json`), generated from the request
- * models: the job requests of jobs/requests.ts (the same objects the MCP job tools take
- * their input schemas from) and the REST-only requests of api/requests.ts. The routes validate with these
+ * The OpenAPI 3.1 document of the HTTP API (`GET /v1/openapi.json`), generated from the route rows
+ * bound to operations (api/bind.ts: search, taxonomy and the job starts, whose inputs are the
+ * objects the MCP tools publish) and the REST-only requests of api/requests.ts. The routes validate with these
  * very objects (api/validate.ts), request bodies and query parameters are derived from them,
  * and the e2e fuzzer checks real responses against the documented ones, so the document cannot
  * drift from what the server does. `/mcp` (JSON-RPC, described by the MCP tools' own schemas)

@@ -1,10 +1,11 @@
 /**
- * One request model per job kind: the schema of what a caller may send to start a mine, a sync,
- * a delete by source or a re-embed, and `parseJobRequest`, which turns such a request into the
- * job's spec. Every transport goes through it once: the MCP tools (their input schemas are
- * these, restricted to the fields the tool offers), the REST routes (the OpenAPI request bodies
- * are these) and the CLI. Validation is core/validate-input.ts, so a bad field gets the same
- * message over each; sources are resolved here, by palace/sources/sources.ts, and nowhere else.
+ * One request model per job kind: the TypeBox schema of what a caller may send to start a mine, a
+ * sync, a delete by source or a re-embed (it validates and gives the type), and the functions
+ * that turn a checked request into the job's spec. The job operations (jobs/operations.ts) take
+ * these as their input, so the MCP tools (restricted to the fields a tool offers) and the REST
+ * routes publish and check the same schema; the CLI's own commands use `parseJobRequest`.
+ * Validation is core/validate-input.ts, so a bad field gets the same message over each; sources
+ * are resolved here, by palace/sources/sources.ts, and nowhere else.
  */
 import { stripLoneSurrogates } from '../core/text.js';
 import type { Static } from 'typebox';
