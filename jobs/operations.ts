@@ -16,7 +16,8 @@ import { sourcePolicy } from '../palace/sources/sources.js';
 import type { SourceCredentials } from '../stores/ports/source-credentials.js';
 import type { JobEngine, JobProgress, JobSpec } from './job.js';
 import type { RequestCaller } from './requests.js';
-import { DELETE_BY_SOURCE_REQUEST, deleteBySourceSpec, JOB_REQUEST_ENUM_MESSAGES, JOB_REQUEST_RULES, MINE_REQUEST, mineSpec, SYNC_REQUEST, syncSpec } from './requests.js';
+import { DELETE_BY_SOURCE_REQUEST, deleteBySourceSpec, JOB_REQUEST_ENUM_MESSAGES, JOB_REQUEST_RULES, MINE_REQUEST, mineSpec, SYNC_REQUEST,
+  syncSpec } from './requests.js';
 import { progressView } from './job.js';
 import { runJob } from './wait-for-job.js';
 

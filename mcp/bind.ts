@@ -19,9 +19,9 @@ type McpOwn = Omit<ToolDef, 'name' | 'inputSchema' | 'outputSchema' | 'validatio
  * some. `fields`, when given, is the part of the input the tool offers (the other faces take all
  * of it): a difference of this face, visible here and in the published schema.
  */
-export type ToolBinding<In extends TObject, Options> = McpOwn & { fields?: readonly (keyof In['properties'] & string)[] } & (Options extends undefined
-  ? { options?: undefined }
-  : { options: Options });
+export type ToolBinding<In extends TObject, Options> = McpOwn & { fields?: readonly (keyof In['properties'] & string)[] }
+  & (Options extends undefined ? { options?: undefined }
+    : { options: Options });
 
 /**
  * The success shapes of an operation's output as the tool publishes them: an array result is
@@ -33,7 +33,8 @@ function successShapes(schema: JsonSchema): JsonSchema[] {
   return [schema];
 }
 
-export function toolOf<In extends TObject, Out extends TSchema, Ctx, Options>(op: Operation<In, Out, Ctx, Options>, binding: ToolBinding<In, Options>): ToolDef {
+export function toolOf<In extends TObject, Out extends TSchema, Ctx, Options>(op: Operation<In, Out, Ctx, Options>,
+  binding: ToolBinding<In, Options>): ToolDef {
   const { options, fields, ...own } = binding;
   const offered = (schema: JsonSchema) => (fields ? pick(schema, fields) : schema);
   return {
