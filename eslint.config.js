@@ -25,9 +25,9 @@ function packages(names) {
 }
 
 // Jobs (ARCHITECTURE.md `jobs/`): the JobEngine port is in stores/ports/, so palace/ never
-// reaches jobs/; the faces may reach the job model at its root and the requests; the kinds'
-// folders and the engines import inward, never the other way.
-const JOB_KIND_OR_ENGINE = '^(?:\\.\\./)+jobs/(?!job\\.js$|requests\\.js$)';
+// reaches jobs/; the faces may reach the job model at its root, the requests and the job
+// operations; the kinds' folders and the engines import inward, never the other way.
+const JOB_KIND_OR_ENGINE = '^(?:\\.\\./)+jobs/(?!job\\.js$|requests\\.js$|operations\\.js$)';
 const JOB_ENGINES = '^(?:\\./|(?:\\.\\./)+)(?:jobs/)?engines/';
 // The workflow sandbox: the files Temporal's workflow bundle (jobs/workflows.ts) reaches.
 const ORCHESTRATION = ['jobs/workflows.ts', 'jobs/workflow-run.ts', 'jobs/workflow-types.ts', 'jobs/progress.ts', 'jobs/*/orchestration.ts',

@@ -19,6 +19,7 @@ import type { Logger } from '../core/log.js';
 import type { Scope } from '../core/scopes.js';
 import { routeScope } from '../core/scopes.js';
 import type { Caller } from '../core/caller.js';
+import type { Call } from '../palace/call.js';
 import { Authenticator, authenticate, hasScope, missingScope, principalOf } from './auth.js';
 import type { ApiDeps } from './deps.js';
 import { errorHandler, sendPalaceError, unauthorized } from './errors.js';
@@ -93,13 +94,14 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
     deadLetters: async () => (await current().notifications.deadLetters()).length,
   });
 
+  const callOf = (req: Request): Call => {
+    const routePath = (req.route as { path?: unknown } | undefined)?.path;
+    return { caller: principalOf(auth, req)?.caller, transport: 'rest', action: `${req.method} ${String(routePath ?? req.path)}`, requestId: String(req.id) };
+  };
   const deps: ApiDeps = {
     runtime: current,
-    runtimeFor: (req) => {
-      const routePath = (req.route as { path?: unknown } | undefined)?.path;
-      return current().forCall({ caller: principalOf(auth, req)?.caller, transport: 'rest', action: `${req.method} ${String(routePath ?? req.path)}`,
-        requestId: String(req.id) });
-    },
+    runtimeFor: (req) => current().forCall(callOf(req)),
+    callOf,
     caller: (req: Request) => principalOf(auth, req)!.caller,
     authorize: (req, res, next) => {
       const routePath = (req.route as { path?: unknown } | undefined)?.path;

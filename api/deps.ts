@@ -10,11 +10,14 @@ import type { Scope } from './auth.js';
 import type { SseGate } from './limits.js';
 import type { ApiMetrics } from './metrics.js';
 import type { Caller } from '../core/caller.js';
+import type { Call } from '../palace/call.js';
 
 export interface ApiDeps {
   runtime(): Runtime;
   /** The runtime a request sees (`Runtime.forCall`): every route that reads or writes the palace for a caller uses it. */
   runtimeFor(req: Request): Runtime;
+  /** Who makes a request and through which route (palace/call.ts), as `runtimeFor` sees it. */
+  callOf(req: Request): Call;
   /** The authenticated caller (routes run after `authorize`, so it is present). */
   caller(req: Request): Caller;
   /**

@@ -1,7 +1,7 @@
 /**
- * The OpenAPI 3.1 document of the HTTP API (`GET /v1/openapi.json`), generated from the request
- * models: the job requests of jobs/requests.ts (the same objects the MCP job tools take
- * their input schemas from) and the REST-only requests of api/requests.ts. The routes validate with these
+ * The OpenAPI 3.1 document of the HTTP API (`GET /v1/openapi.json`), generated from the route rows
+ * bound to operations (api/bind.ts: search, taxonomy and the job starts, whose inputs are the
+ * objects the MCP tools publish) and the REST-only requests of api/requests.ts. The routes validate with these
  * very objects (api/validate.ts), request bodies and query parameters are derived from them,
  * and the e2e fuzzer checks real responses against the documented ones, so the document cannot
  * drift from what the server does. `/mcp` (JSON-RPC, described by the MCP tools' own schemas)
@@ -10,6 +10,7 @@
 import { ERROR_CODES } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
 import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_RULES, MINE_REQUEST, SYNC_REQUEST } from '../jobs/requests.js';
+import { JOB_STARTED } from '../jobs/operations.js';
 import { JOB_KINDS, JOB_TRIGGERS, MINE_MODES } from '../jobs/job.js';
 import type { JobKind } from '../jobs/job.js';
 import { jsonSchemaOf } from '../core/schema.js';
@@ -18,6 +19,7 @@ import { SEARCH_HIT, searchOperation } from '../palace/search/search.js';
 import { taxonomyOperation } from '../palace/system/status.js';
 import type { RouteBinding } from './bind.js';
 import { ADD_SOURCE_REQUEST, ADD_SOURCE_RULES, LIST_QUERY } from './requests.js';
+import { JOB_ROUTES } from './routes/jobs.js';
 import { PALACE_ROUTES } from './routes/palace.js';
 
 type Schema = JsonSchema;
@@ -28,12 +30,12 @@ const int = (description?: string, extra: Schema = {}): Schema => ({ type: 'inte
 const bool = (description: string): Schema => ({ type: 'boolean', description });
 const counts: Schema = { type: 'object', additionalProperties: { type: 'integer' } };
 
-type SchemaName = 'MineRequest' | 'SyncRequest' | 'DeleteBySourceRequest' | 'SearchRequest' | 'AddSourceRequest';
+type SchemaName = 'AddSourceRequest';
 
 const SCHEMAS: Record<string, Schema> = {
-  MineRequest: MINE_REQUEST,
-  SyncRequest: SYNC_REQUEST,
-  DeleteBySourceRequest: DELETE_BY_SOURCE_REQUEST,
+  MineRequest: jsonSchemaOf(MINE_REQUEST),
+  SyncRequest: jsonSchemaOf(SYNC_REQUEST),
+  DeleteBySourceRequest: jsonSchemaOf(DELETE_BY_SOURCE_REQUEST),
   SearchRequest: jsonSchemaOf(searchOperation.input),
   AddSourceRequest: ADD_SOURCE_REQUEST,
   Error: {
@@ -277,8 +279,15 @@ function queryParams(model: Schema) {
 }
 
 /** Components that name an operation's schemas; other schemas of a bound route are inlined. */
-const COMPONENT_OF = new Map<object, string>([[searchOperation.input, 'SearchRequest'], [searchOperation.output, 'SearchResult'], [taxonomyOperation.output,
-  'Taxonomy']]);
+const COMPONENT_OF = new Map<object, string>([
+  [searchOperation.input, 'SearchRequest'],
+  [searchOperation.output, 'SearchResult'],
+  [taxonomyOperation.output, 'Taxonomy'],
+  [MINE_REQUEST, 'MineRequest'],
+  [SYNC_REQUEST, 'SyncRequest'],
+  [DELETE_BY_SOURCE_REQUEST, 'DeleteBySourceRequest'],
+  [JOB_STARTED, 'JobStarted'],
+]);
 const schemaOf = (schema: object): Schema => (COMPONENT_OF.has(schema) ? ref(COMPONENT_OF.get(schema)!) : jsonSchemaOf(schema as never));
 
 /** The documented operation of a bound route (api/bind.ts): its input, its output, its rules beyond the schema. */
@@ -286,9 +295,12 @@ function boundRoute(row: RouteBinding) {
   const op = row.operation;
   const input = jsonSchemaOf(op.input);
   const takesInput = Object.keys(input.properties as object).length > 0;
+  const success = row.accepted
+    ? { 202: json(schemaOf(op.output), 'Started; poll GET /v1/jobs/{id} or follow its events.'), 409: err(row.accepted.conflict) }
+    : { 200: json(schemaOf(op.output), "The operation's result.") };
   return {
     summary: row.summary,
-    tags: ['palace'],
+    tags: [row.tag ?? 'palace'],
     'x-scope': routeScope(row.method, row.path),
     // Inputs whose published bounds are clamped to, never refused (docs/tools.md §2.5).
     ...(op.clamped && op.clamped.length > 0 ? { 'x-clamped': [...op.clamped] } : {}),
@@ -296,7 +308,7 @@ function boundRoute(row: RouteBinding) {
       ? (takesInput ? { parameters: queryParams(input) } : {})
       : { requestBody: { required: ((input.required ?? []) as string[]).length > 0, content: { 'application/json': { schema: schemaOf(op.input) } } } }),
     responses: {
-      200: json(schemaOf(op.output), "The operation's result."),
+      ...success,
       ...(takesInput ? { 400: badInput(op.rules) } : {}),
       ...(row.from === 'body' ? { 413: err('Body too large.') } : {}),
       ...AUTH_ERRORS,
@@ -310,15 +322,6 @@ function boundPaths(rows: readonly RouteBinding[]) {
   for (const row of rows) (paths[row.path] ??= {})[row.method] = boundRoute(row);
   return paths;
 }
-
-const startJob = (summary: string, request: SchemaName, kind: JobKind) => ({
-  summary,
-  tags: ['jobs'],
-  'x-scope': 'write',
-  requestBody: body(request),
-  responses: { 202: json(ref('JobStarted'), 'Started; poll GET /v1/jobs/{id} or follow its events.'), 400: badInput(JOB_REQUEST_RULES[kind]),
-    409: err('A job already runs on this source; job_id names it.'), ...WRITE_ERRORS },
-});
 
 export const OPENAPI_DOCUMENT = {
   openapi: '3.1.0',
@@ -344,11 +347,7 @@ export const OPENAPI_DOCUMENT = {
       get: { summary: 'Recent jobs, newest first.', tags: ['jobs'], 'x-scope': 'read', parameters: queryParams(LIST_QUERY),
         responses: { 200: json(ref('JobList'), 'Jobs.'), 400: badInput(), ...AUTH_ERRORS } },
     },
-    '/v1/jobs/mine': { post: startJob('Start mining a directory or git repository.', 'MineRequest', 'mine') },
-    '/v1/jobs/sync': { post: startJob('Start a sync (prune stale drawers; dry run unless apply).', 'SyncRequest', 'sync') },
-    '/v1/jobs/delete_by_source': {
-      post: startJob('Start a delete of every drawer from one source (dry run unless dry_run is false).', 'DeleteBySourceRequest', 'delete_by_source'),
-    },
+    ...boundPaths(JOB_ROUTES),
     '/v1/jobs/{id}': {
       get: { summary: "One job's progress (and result when finished).", tags: ['jobs'], 'x-scope': 'read', parameters: [jobId],
         responses: { 200: json(ref('JobProgress'), 'Progress.'), 404: err('No such job.'), ...AUTH_ERRORS } },

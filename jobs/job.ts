@@ -90,3 +90,9 @@ export function alreadyRunning(running: JobProgress): PalaceError {
     details: { job_id: running.job_id, progress: running, error_class: 'LockHeldByOtherProcess' },
   });
 }
+
+/** A job's progress without its (possibly large) final result, for lists, handles and stream frames. */
+export function progressView(p: JobProgress): Omit<JobProgress, 'result'> {
+  const { result: _result, ...rest } = p;
+  return rest;
+}

@@ -1,14 +1,16 @@
 /**
- * One request model per job kind: the schema of what a caller may send to start a mine, a sync,
- * a delete by source or a re-embed, and `parseJobRequest`, which turns such a request into the
- * job's spec. Every transport goes through it once: the MCP tools (their input schemas are
- * these, restricted to the fields the tool offers), the REST routes (the OpenAPI request bodies
- * are these) and the CLI. Validation is core/validate-input.ts, so a bad field gets the same
- * message over each; sources are resolved here, by palace/sources/sources.ts, and nowhere else.
+ * One request model per job kind: the TypeBox schema of what a caller may send to start a mine, a
+ * sync, a delete by source or a re-embed (it validates and gives the type), and the functions
+ * that turn a checked request into the job's spec. The job operations (jobs/operations.ts) take
+ * these as their input, so the MCP tools (restricted to the fields a tool offers) and the REST
+ * routes publish and check the same schema; the CLI's own commands use `parseJobRequest`.
+ * Validation is core/validate-input.ts, so a bad field gets the same message over each; sources
+ * are resolved here, by palace/sources/sources.ts, and nowhere else.
  */
 import { stripLoneSurrogates } from '../core/text.js';
-import type { JsonSchema } from '../core/schema.js';
-import { bool, input, int, str, text } from '../core/schema.js';
+import type { Static } from 'typebox';
+import { Type } from 'typebox';
+import { INPUT_FORMATS, jsonSchemaOf, NON_BLANK } from '../core/schema.js';
 import { invalidArgument } from '../core/errors.js';
 import { encoderSetText, parseEncoderSet } from '../core/encoder-set.js';
 import { splitUrlCredential } from '../core/url-credentials.js';
@@ -23,36 +25,51 @@ import { SOURCE_RULES, assertStoredSourceAllowed, resolveLocalSource, resolveMin
 /** The most files one mine may be limited to (0 = all). */
 const MAX_MINE_LIMIT = 10_000_000;
 
-export const MINE_REQUEST: JsonSchema = input({
+/** A string that is not blank (the job requests' required texts). */
+const text = (description: string) => Type.String({ description, pattern: NON_BLANK });
+/** A string restricted to a list, published as a plain `enum` so a violation names the rule `enum`. */
+const oneOf = <T extends string>(values: readonly T[], description: string, defaultValue: T) =>
+  Type.Unsafe<T>({ type: 'string', description, enum: [...values], default: defaultValue });
+
+export const MINE_REQUEST = Type.Object({
   source: text('Directory to mine (~ expanded); with mode "convos" also a single conversation file; with ref (REST, CLI) a git URL.'),
-  ref: text('Mine a git repository at this ref; source is then its URL.'),
-  mode: str('What the source holds.', { enum: [...MINE_MODES], default: 'projects' }),
-  wing: str('Target wing (default: derived from the source directory name).'),
-  agent: str('Recorded on every drawer (default "mempalace"; over HTTP the token\'s identity unless admin).'),
-  limit: int('Maximum files to process; 0 = all.', { minimum: 0, maximum: MAX_MINE_LIMIT, default: 0 }),
-  dry_run: bool('Walk and chunk, report, write nothing.'),
-  extract: str('Conversation extraction strategy (convos mode only).', { enum: ['exchange', 'general'], default: 'exchange' }),
-  respect_gitignore: bool('Apply .gitignore files (default true).'),
-  include_ignored: { type: 'array', items: text('A path to mine even if ignored.'), description: 'Paths to mine even if ignored.' },
-}, ['source']);
+  ref: Type.Optional(text('Mine a git repository at this ref; source is then its URL.')),
+  mode: Type.Optional(oneOf(MINE_MODES, 'What the source holds.', 'projects')),
+  wing: Type.Optional(Type.String({ description: 'Target wing (default: derived from the source directory name).', format: INPUT_FORMATS.name })),
+  agent: Type.Optional(Type.String({ description: 'Recorded on every drawer (default "mempalace"; over HTTP the token\'s identity unless admin).' })),
+  limit: Type.Optional(Type.Integer({ description: 'Maximum files to process; 0 = all.', minimum: 0, maximum: MAX_MINE_LIMIT, default: 0 })),
+  dry_run: Type.Optional(Type.Boolean({ description: 'Walk and chunk, report, write nothing.' })),
+  extract: Type.Optional(oneOf(['exchange', 'general'] as const, 'Conversation extraction strategy (convos mode only).', 'exchange')),
+  respect_gitignore: Type.Optional(Type.Boolean({ description: 'Apply .gitignore files (default true).' })),
+  include_ignored: Type.Optional(Type.Array(text('A path to mine even if ignored.'), { description: 'Paths to mine even if ignored.' })),
+}, { additionalProperties: false });
 
-export const SYNC_REQUEST: JsonSchema = input({
-  project_dir: str('Project root scoping the sync (default: detected from drawer metadata; blank = absent).'),
-  wing: str('Only this wing (blank = absent).'),
-  apply: bool('Actually delete (default false: report only); needs wing or project_dir.'),
-  force: bool(
-    "Apply even when the sync guard stops it: a source root that is not the filesystem it was mined from (an unmounted volume), or most of a source's drawers to delete (default false).",
-  ),
-});
+/** What the MCP tool offers of a mine request: a local source, no git ref and no gitignore overrides. */
+export const MINE_TOOL_FIELDS = ['source', 'mode', 'wing', 'agent', 'limit', 'dry_run', 'extract'] as const;
 
-export const DELETE_BY_SOURCE_REQUEST: JsonSchema = input({
+export const SYNC_REQUEST = Type.Object({
+  project_dir: Type.Optional(Type.String({ description: 'Project root scoping the sync (default: detected from drawer metadata; blank = absent).' })),
+  wing: Type.Optional(Type.String({ description: 'Only this wing (blank = absent).', format: INPUT_FORMATS.name })),
+  apply: Type.Optional(Type.Boolean({ description: 'Actually delete (default false: report only); needs wing or project_dir.' })),
+  force: Type.Optional(Type.Boolean({
+    description:
+      "Apply even when the sync guard stops it: a source root that is not the filesystem it was mined from (an unmounted volume), or most of a source's drawers to delete (default false).",
+  })),
+}, { additionalProperties: false });
+
+export const DELETE_BY_SOURCE_REQUEST = Type.Object({
   source_file: text("The exact stored source_file value, e.g. the full mined path (a search hit's source_path)."),
-  dry_run: bool('Preview only (default true); false deletes.'),
-}, ['source_file']);
+  dry_run: Type.Optional(Type.Boolean({ description: 'Preview only (default true); false deletes.' })),
+}, { additionalProperties: false });
 
-export const REEMBED_REQUEST: JsonSchema = input({
+export const REEMBED_REQUEST = Type.Object({
   model: text('The model or encoder set to convert to: a MEMPALACE_EMBED_MODEL value, or a MEMPALACE_ENCODERS value (name:weight,name:weight).'),
-}, ['model']);
+}, { additionalProperties: false });
+
+export type MineRequest = Static<typeof MINE_REQUEST>;
+export type SyncRequest = Static<typeof SYNC_REQUEST>;
+export type DeleteBySourceRequest = Static<typeof DELETE_BY_SOURCE_REQUEST>;
+type ReembedRequest = Static<typeof REEMBED_REQUEST>;
 
 /** Spec-exact enum messages of the request models, by field (docs/tools.md §3.4). */
 export const JOB_REQUEST_ENUM_MESSAGES: Readonly<Record<JobKind, Record<string, (value: unknown) => string>>> = {
@@ -70,32 +87,6 @@ export const JOB_REQUEST_RULES: Readonly<Record<JobKind, readonly string[]>> = {
   reembed: ['encoder_set'],
 };
 
-interface MineRequest {
-  source: string;
-  ref?: string;
-  mode?: MineSpec['mode'];
-  wing?: string;
-  agent?: string;
-  limit?: number;
-  dry_run?: boolean;
-  extract?: MineSpec['extract'];
-  respect_gitignore?: boolean;
-  include_ignored?: string[];
-}
-interface SyncRequest {
-  project_dir?: string;
-  wing?: string;
-  apply?: boolean;
-  force?: boolean;
-}
-interface DeleteBySourceRequest {
-  source_file: string;
-  dry_run?: boolean;
-}
-interface ReembedRequest {
-  model: string;
-}
-
 /** Who sends a request: what they may read, and who files drawers when the request names no agent. */
 export interface RequestCaller {
   policy: SourcePolicy;
@@ -110,7 +101,8 @@ function present(value: string | undefined): string | undefined {
   return t ? t : undefined;
 }
 
-async function mineSpec(r: MineRequest, caller: RequestCaller): Promise<MineSpec> {
+/** The spec of a mine whose request has passed MINE_REQUEST: its source resolved against the caller's policy. */
+export async function mineSpec(r: MineRequest, caller: RequestCaller): Promise<MineSpec> {
   // The drawer tools' name rule, checked first: a credential is kept below, and nothing may be written for a refused request.
   const wing = validateOptionalName('wing', r.wing);
   const mode = r.mode ?? 'projects';
@@ -134,7 +126,8 @@ async function mineSpec(r: MineRequest, caller: RequestCaller): Promise<MineSpec
   };
 }
 
-async function syncSpec(r: SyncRequest, caller: RequestCaller): Promise<SyncSpec> {
+/** The spec of a sync whose request has passed SYNC_REQUEST. */
+export async function syncSpec(r: SyncRequest, caller: RequestCaller): Promise<SyncSpec> {
   const wing = validateOptionalName('wing', r.wing);
   const dir = present(r.project_dir);
   const projectDir = dir === undefined ? undefined : await resolveLocalSource('project_dir', dir, caller.policy);
@@ -144,7 +137,8 @@ async function syncSpec(r: SyncRequest, caller: RequestCaller): Promise<SyncSpec
   return { kind: 'sync', wing, projectDir, apply, ...(r.force === true ? { force: true } : {}), sourceBounds: caller.policy.bounds };
 }
 
-async function deleteBySourceSpec(r: DeleteBySourceRequest, caller: RequestCaller): Promise<DeleteBySourceSpec> {
+/** The spec of a delete by source whose request has passed DELETE_BY_SOURCE_REQUEST. */
+export async function deleteBySourceSpec(r: DeleteBySourceRequest, caller: RequestCaller): Promise<DeleteBySourceSpec> {
   // Matched exactly as given: lone surrogates stripped (they cannot be stored), never trimmed.
   const sourceFile = stripLoneSurrogates(r.source_file);
   await assertStoredSourceAllowed('source_file', sourceFile, caller.policy);
@@ -164,13 +158,13 @@ async function specOf(kind: JobKind, request: unknown, caller: RequestCaller): P
   const opts = { where: 'body', enumMessages: JOB_REQUEST_ENUM_MESSAGES[kind] };
   switch (kind) {
     case 'mine':
-      return mineSpec(parseInput<MineRequest>(MINE_REQUEST, request, opts), caller);
+      return mineSpec(parseInput<MineRequest>(jsonSchemaOf(MINE_REQUEST), request, opts), caller);
     case 'sync':
-      return syncSpec(parseInput<SyncRequest>(SYNC_REQUEST, request, opts), caller);
+      return syncSpec(parseInput<SyncRequest>(jsonSchemaOf(SYNC_REQUEST), request, opts), caller);
     case 'delete_by_source':
-      return deleteBySourceSpec(parseInput<DeleteBySourceRequest>(DELETE_BY_SOURCE_REQUEST, request, opts), caller);
+      return deleteBySourceSpec(parseInput<DeleteBySourceRequest>(jsonSchemaOf(DELETE_BY_SOURCE_REQUEST), request, opts), caller);
     case 'reembed': {
-      const r = parseInput<ReembedRequest>(REEMBED_REQUEST, request, opts);
+      const r = parseInput<ReembedRequest>(jsonSchemaOf(REEMBED_REQUEST), request, opts);
       // One canonical text per set, so a resumed re-embed is found whatever scale its weights were written in.
       return { kind: 'reembed', model: encoderSetText(parseEncoderSet(r.model, 'model')) } satisfies ReembedSpec;
     }

@@ -9,13 +9,19 @@ import { jsonSchemaOf } from '../core/schema.js';
 import { operationSpan } from '../core/tracing.js';
 import type { Operation } from '../palace/operation.js';
 import { validationSchema } from '../palace/operation.js';
-import { output } from './schema.js';
+import { output, pick } from './schema.js';
 import type { ToolDef } from './types.js';
 
-type McpOwn = Omit<ToolDef, 'name' | 'inputSchema' | 'outputSchema' | 'validation' | 'advisory' | 'enumMessages' | 'handler'>;
+type McpOwn = Omit<ToolDef, 'name' | 'inputSchema' | 'outputSchema' | 'validation' | 'advisory' | 'enumMessages' | 'handler' | 'operation'>;
 
-/** What the MCP face adds to an operation; `options` is required exactly when the operation has some. */
-export type ToolBinding<Options> = McpOwn & (Options extends undefined ? { options?: undefined } : { options: Options });
+/**
+ * What the MCP face adds to an operation; `options` is required exactly when the operation has
+ * some. `fields`, when given, is the part of the input the tool offers (the other faces take all
+ * of it): a difference of this face, visible here and in the published schema.
+ */
+export type ToolBinding<In extends TObject, Options> = McpOwn & { fields?: readonly (keyof In['properties'] & string)[] }
+  & (Options extends undefined ? { options?: undefined }
+    : { options: Options });
 
 /**
  * The success shapes of an operation's output as the tool publishes them: an array result is
@@ -27,16 +33,19 @@ function successShapes(schema: JsonSchema): JsonSchema[] {
   return [schema];
 }
 
-export function toolOf<In extends TObject, Out extends TSchema, Ctx, Options>(op: Operation<In, Out, Ctx, Options>, binding: ToolBinding<Options>): ToolDef {
-  const { options, ...own } = binding;
+export function toolOf<In extends TObject, Out extends TSchema, Ctx, Options>(op: Operation<In, Out, Ctx, Options>,
+  binding: ToolBinding<In, Options>): ToolDef {
+  const { options, fields, ...own } = binding;
+  const offered = (schema: JsonSchema) => (fields ? pick(schema, fields) : schema);
   return {
     ...own,
     name: `mempalace_${op.name}`,
-    inputSchema: jsonSchemaOf(op.input),
+    inputSchema: offered(jsonSchemaOf(op.input)),
     outputSchema: output(...successShapes(jsonSchemaOf(op.output))),
-    validation: validationSchema(op),
+    validation: offered(validationSchema(op)),
     ...(op.enumMessages ? { enumMessages: op.enumMessages } : {}),
+    operation: op as unknown as Operation,
     // The registry has checked the arguments against `validation` before any handler runs.
-    handler: (args, ctx) => operationSpan(op.name, args, () => op.run(args as Parameters<typeof op.run>[0], op.context(ctx.runtime), options as Options)),
+    handler: (args, ctx) => operationSpan(op.name, args, () => op.run(args as Parameters<typeof op.run>[0], op.context(ctx.runtime, ctx), options as Options)),
   };
 }

@@ -10,7 +10,7 @@ import { invoke } from '../palace/operation.js';
 import type { JobProgress } from '../jobs/job.js';
 import type { Runtime } from '../palace/runtime.js';
 import { taxonomy } from '../palace/system/status.js';
-import { progressView } from './jobs.js';
+import { progressView } from '../jobs/job.js';
 
 const RESOURCE_TAXONOMY = 'mempalace://taxonomy';
 const RESOURCE_PROTOCOL = 'mempalace://protocol';

@@ -29,6 +29,7 @@ import { TOOLS, TOOLS_BY_NAME, validationError } from './registry.js';
 import { toolError, toolFailure, wrapResult } from './results.js';
 import { createSdkServer } from './sdk-server.js';
 import type { CallContext, McpService, ToolContext } from './types.js';
+import type { ReconnectResult } from '../palace/operation-call.js';
 import type { Logger } from '../core/log.js';
 
 export interface PalaceMcpOptions {
@@ -127,9 +128,9 @@ export class PalaceMcp implements McpService {
     const call: Call = { caller: cctx.caller, transport: cctx.transport ?? (cctx.caller ? 'mcp-http' : 'mcp-stdio'), action: name,
       requestId: cctx.requestId ?? randomUUID() };
     const ctx: ToolContext = {
+      ...call,
       runtime: this.runtime.forCall(call),
       home: this.home,
-      caller: cctx.caller,
       signal: ticket ? AbortSignal.any([cctx.signal, ticket.signal]) : cctx.signal,
       onJobProgress: cctx.onJobProgress,
       clientRoots: cctx.clientRoots,
@@ -162,7 +163,7 @@ export class PalaceMcp implements McpService {
     return wrapResult(result);
   }
 
-  async reconnect(): Promise<Record<string, unknown>> {
+  async reconnect(): Promise<ReconnectResult> {
     try {
       const reopen = this.opts.reopen;
       if (reopen) {

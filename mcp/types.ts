@@ -5,6 +5,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/caller.js';
 import type { CallTransport } from '../palace/call.js';
+import type { OperationCall } from '../palace/operation-call.js';
+import type { Operation } from '../palace/operation.js';
 import type { PalaceError } from '../core/errors.js';
 import type { Runtime } from '../palace/runtime.js';
 import type { JobProgress } from '../jobs/job.js';
@@ -53,18 +55,9 @@ export interface McpService {
   callTool(name: string, rawArgs: Record<string, unknown> | undefined, cctx: CallContext): Promise<CallToolResult>;
 }
 
-export interface ToolContext {
+/** What a handler receives: the runtime this call sees, and the call itself (palace/operation-call.ts). */
+export interface ToolContext extends OperationCall {
   runtime: Runtime;
-  /** The MemPalace home (`~/.mempalace`): hook settings and the save hook's record. */
-  home: string;
-  caller: Caller | undefined;
-  signal: AbortSignal;
-  /** Sends MCP progress notifications when the request carried a progress token. */
-  onJobProgress: ((p: JobProgress) => void) | undefined;
-  /** Client roots as absolute directories; undefined when the client has no roots capability; throws when roots/list fails. */
-  clientRoots(): Promise<string[] | undefined>;
-  /** Drop and reopen store handles, re-run the probes (mempalace_reconnect). */
-  reconnect(): Promise<Record<string, unknown>>;
 }
 
 export interface ToolDef {
@@ -95,5 +88,7 @@ export interface ToolDef {
   swapsRuntime?: true;
   /** Spec-exact messages for enum violations, by property. */
   enumMessages?: Record<string, (value: unknown) => string>;
+  /** The palace operation the tool binds (mcp/bind.ts), for the faces that compare what they publish. */
+  operation?: Operation;
   handler(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
 }

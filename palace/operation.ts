@@ -9,6 +9,7 @@ import type { JsonSchema } from '../core/schema.js';
 import { jsonSchemaOf } from '../core/schema.js';
 import type { InputCheck } from '../core/validate-input.js';
 import { parseInput } from '../core/validate-input.js';
+import type { OperationCall } from './operation-call.js';
 import type { Runtime } from './runtime.js';
 
 export interface Operation<In extends TObject = TObject, Out extends TSchema = TSchema, Ctx = unknown, Options = undefined> {
@@ -25,8 +26,8 @@ export interface Operation<In extends TObject = TObject, Out extends TSchema = T
   enumMessages?: Readonly<Record<string, (value: unknown) => string>>;
   /** Rules checked in `run` because JSON Schema cannot say them (e.g. one field before another). */
   rules?: readonly string[];
-  /** What `run` works on, taken from the runtime every face holds. */
-  context(rt: Runtime): Ctx;
+  /** What `run` works on, taken from the runtime every face holds and, where it needs them, from the call (palace/operation-call.ts). */
+  context(rt: Runtime, call: OperationCall): Ctx;
   /**
    * `options` are what a binding declares as its difference from the other faces (for search:
    * whether the query is sanitised); every binding states them.

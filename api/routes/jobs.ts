@@ -3,48 +3,40 @@
  * runs on the source), list, get, cancel, and each job's progress as Server-Sent Events read
  * from the job store (so any replica can serve them), resumable with Last-Event-ID.
  */
-import type { Request, Response, Router } from 'express';
+import type { Router } from 'express';
 import { invalidArgument } from '../../core/errors.js';
-import { parseJobRequest } from '../../jobs/requests.js';
-import type { JobKind, JobProgress } from '../../jobs/job.js';
-import { sourcePolicy } from '../../palace/sources/sources.js';
-import { assertOwnIdentity, hasScope } from '../auth.js';
+import { progressView } from '../../jobs/job.js';
+import { startDeleteBySourceOperation, startMineOperation, startSyncOperation } from '../../jobs/operations.js';
+import { registerRoutes, routeOf } from '../bind.js';
 import type { ApiDeps } from '../deps.js';
 import { sseOverCapacity } from '../limits.js';
 import { LIST_QUERY } from '../requests.js';
 import { SseStream, sleep } from '../sse.js';
 import { validQuery } from '../validate.js';
 
-/** A job without its (possibly large) result, for lists and stream frames. */
-function summary(p: JobProgress): Omit<JobProgress, 'result'> {
-  const { result: _result, ...rest } = p;
-  return rest;
-}
+const started = { location: (r: { job_id: string }) => `/v1/jobs/${r.job_id}`, conflict: 'A job already runs on this source; job_id names it.' };
+
+/**
+ * Starting a job is a binding of the job operations (jobs/operations.ts) with the request model
+ * of its kind: the MCP tools' input, and for a mine also the git ref and the gitignore overrides
+ * the tool does not offer. A mine that names no agent files under the token's identity unless
+ * the token is admin; an agent named must be the token's.
+ */
+export const JOB_ROUTES = [
+  routeOf({ method: 'post', path: '/v1/jobs/mine', summary: 'Start mining a directory or git repository.', tag: 'jobs', from: 'body',
+    operation: startMineOperation, options: undefined, accepted: started, ownIdentity: true }),
+  routeOf({ method: 'post', path: '/v1/jobs/sync', summary: 'Start a sync (prune stale drawers; dry run unless apply).', tag: 'jobs', from: 'body',
+    operation: startSyncOperation, options: undefined, accepted: started, ownIdentity: true }),
+  routeOf({ method: 'post', path: '/v1/jobs/delete_by_source', summary: 'Start a delete of every drawer from one source (dry run unless dry_run is false).',
+    tag: 'jobs', from: 'body', operation: startDeleteBySourceOperation, options: undefined, accepted: started, ownIdentity: true }),
+] as const;
 
 export function registerJobRoutes(router: Router, deps: ApiDeps): void {
-  /**
-   * Start a job from its request (jobs/requests.ts): a missing body is `{}`; a mine names
-   * the token's identity as its agent unless the token is admin.
-   */
-  const start = (kind: JobKind) => async (req: Request, res: Response) => {
-    const caller = deps.caller(req);
-    assertOwnIdentity(caller, req.body);
-    const rt = deps.runtimeFor(req);
-    const policy = sourcePolicy(rt.config, { tokenRoots: caller.roots });
-    const spec = await parseJobRequest(kind, req.body === undefined ? {} : req.body, { policy, agent: hasScope(caller, 'admin') ? undefined : caller.identity,
-      credentials: rt.stores.credentials });
-    const started = await rt.jobs.start(spec);
-    res.status(202).location(`/v1/jobs/${started.job_id}`).json({ job_id: started.job_id, progress: summary(started),
-      events_url: `/v1/jobs/${started.job_id}/events` });
-  };
-
-  router.post('/v1/jobs/mine', deps.authorize, start('mine'));
-  router.post('/v1/jobs/sync', deps.authorize, start('sync'));
-  router.post('/v1/jobs/delete_by_source', deps.authorize, start('delete_by_source'));
+  registerRoutes(router, deps, JOB_ROUTES);
 
   router.get('/v1/jobs', deps.authorize, async (req, res) => {
     const { limit } = validQuery<{ limit?: number }>(LIST_QUERY, req.query);
-    res.json({ jobs: (await deps.runtimeFor(req).jobs.list(limit ?? 20)).map(summary) });
+    res.json({ jobs: (await deps.runtimeFor(req).jobs.list(limit ?? 20)).map(progressView) });
   });
 
   router.get('/v1/jobs/:id', deps.authorize, async (req, res) => {
@@ -55,7 +47,7 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
     const jobs = deps.runtimeFor(req).jobs;
     const id = req.params.id as string;
     await jobs.progress(id);
-    res.json(summary(await jobs.cancel(id)));
+    res.json(progressView(await jobs.cancel(id)));
   });
 
   router.get('/v1/jobs/:id/events', deps.authorize, async (req, res) => {
@@ -81,7 +73,7 @@ export function registerJobRoutes(router: Router, deps: ApiDeps): void {
         if (rows.length === 100) continue;
         const current = await rt.jobs.progress(id);
         if (current.state !== 'running' && (await rt.stores.jobs.events(id, after, 1)).length === 0) {
-          stream.send('end', summary(current));
+          stream.send('end', progressView(current));
           break;
         }
         await sleep(deps.pollMs, stream.signal);

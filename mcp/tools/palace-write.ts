@@ -5,30 +5,12 @@
 import { checkpoint } from '../../palace/drawers/checkpoint.js';
 import { addDrawerOperation, deleteDrawerOperation, getDrawerOperation, listDrawersOperation, updateDrawerOperation } from '../../palace/drawers/drawers.js';
 import { toolOf } from '../bind.js';
-import type { JobKind } from '../../jobs/job.js';
-import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_ENUM_MESSAGES, MINE_REQUEST, SYNC_REQUEST, parseJobRequest } from '../../jobs/requests.js';
-import { sourcePolicy } from '../../palace/sources/sources.js';
-import { runJob } from '../jobs.js';
-import { arrayOf, input, output, pick, shape, str, types } from '../schema.js';
+import { deleteBySourceOperation, mineOperation, syncOperation } from '../../jobs/operations.js';
+import { MINE_TOOL_FIELDS } from '../../jobs/requests.js';
+import { arrayOf, input, output, shape, str, types } from '../schema.js';
 import type { ToolDef } from '../types.js';
 
-const { S, I, B, O } = types;
-
-/**
- * A job tool: its arguments become the job's spec (jobs/requests.ts), then it runs
- * (mcp/jobs.ts). Sources a caller may use: the server's roots, the token's roots and the
- * client's MCP roots. An HTTP caller's identity is already the default agent (the dispatcher
- * fills agentFields).
- */
-function jobHandler(kind: JobKind, busyMessage: string): ToolDef['handler'] {
-  return async (args, ctx) => {
-    const policy = sourcePolicy(ctx.runtime.config, { tokenRoots: ctx.caller?.roots, clientRoots: await ctx.clientRoots() });
-    return runJob(ctx, await parseJobRequest(kind, args, { policy }), busyMessage);
-  };
-}
-
-const JOB_RUNNING = shape({ success: { const: true }, status: { const: 'running' }, job_id: S, progress: O });
-const JOB_FAILED = shape({ success: { const: false }, error: S }, { error_class: S, job_id: S, progress: O, hint: S });
+const { S, O } = types;
 
 export const palaceWriteTools: ToolDef[] = [
   toolOf(addDrawerOperation, {
@@ -67,55 +49,32 @@ export const palaceWriteTools: ToolDef[] = [
     destructive: true,
     errorShape: 'success_false',
   }),
-  {
-    name: 'mempalace_mine',
+  toolOf(mineOperation, {
     description:
       'Mine a directory (or, in convos mode, one conversation file) into the palace: projects = code and docs, convos = chat transcripts, extract = office documents. Runs as a job: waits a bounded time and returns the miner\'s summary, or { status: "running", job_id, progress } if it is still going — call again for the same source to see its progress (the answer is an already-running error with the same job_id). Re-mining unchanged files is a no-op.',
-    inputSchema: pick(MINE_REQUEST, ['source', 'mode', 'wing', 'agent', 'limit', 'dry_run', 'extract']),
-    outputSchema: output(shape({ success: { const: true }, mode: S, dry_run: B, output: S }, { output_truncated: B }), JOB_RUNNING, JOB_FAILED),
+    fields: MINE_TOOL_FIELDS,
     guards: { mutating: true, vectorWrite: true, readOnlyRefused: true, longRunning: true },
     idempotent: true,
     openWorld: true,
     errorShape: 'success_false',
     agentFields: ['agent'],
-    enumMessages: JOB_REQUEST_ENUM_MESSAGES.mine,
-    handler: jobHandler('mine', 'another mine is in progress'),
-  },
-  {
-    name: 'mempalace_delete_by_source',
+  }),
+  toolOf(deleteBySourceOperation, {
     description:
       'Bulk-delete every drawer whose stored source_file equals one exact value (e.g. test data mined by mistake). Dry run by default: returns the match count and a sample of (wing, room); pass dry_run false to delete, irreversibly.',
-    inputSchema: DELETE_BY_SOURCE_REQUEST,
-    outputSchema: output(
-      shape({ success: { const: true }, dry_run: { const: true }, source_file: S, match_count: I, closet_match_count: I,
-        sample: arrayOf(shape({ wing: S, room: S })), hint: S }),
-      shape({ success: { const: true }, dry_run: { const: false }, source_file: S, deleted: I }, { closets_deleted: I }),
-      JOB_RUNNING,
-      JOB_FAILED,
-    ),
     guards: { mutating: true, vectorWrite: true, readOnlyRefused: true },
     destructive: true,
     idempotent: true,
     errorShape: 'success_false',
-    handler: jobHandler('delete_by_source', 'another delete is in progress'),
-  },
-  {
-    name: 'mempalace_sync',
+  }),
+  toolOf(syncOperation, {
     description:
       'Prune drawers whose source files were deleted, moved or gitignored. Dry run by default (reports what would go); apply true deletes and needs wing or project_dir. Only provably stale drawers are removed; anything unclear is listed as unresolved and kept. A source root that is no longer the filesystem it was mined from (an unmounted volume), or a sync that would delete most of a source, stops: guard.message says why, and apply then needs force true. Runs as a job like mempalace_mine.',
-    inputSchema: SYNC_REQUEST,
-    outputSchema: output(
-      shape({ success: { const: true }, scanned: I, kept: I, gitignored: I, missing: I, unresolved: I, removed_drawers: I, dry_run: B, by_source: types.counts,
-        unresolved_by_source: types.counts, guard: shape({ needs_force: B, forced: B, stopped: B, reasons: arrayOf(O), message: S }) }),
-      JOB_RUNNING,
-      JOB_FAILED,
-    ),
     guards: { mutating: true, vectorWrite: true, readOnlyRefused: true, longRunning: true },
     destructive: true,
     idempotent: true,
     errorShape: 'success_false',
-    handler: jobHandler('sync', 'another mine is in progress'),
-  },
+  }),
   toolOf(getDrawerOperation, {
     description:
       'Fetch one drawer with its full content and metadata. content_sha256 is the token to pass as if_unchanged to mempalace_update_drawer for a check-and-set edit.',

@@ -40,7 +40,7 @@ function settingsOf(config: Record<string, unknown>): HookSettings {
   };
 }
 
-export async function hookSettings(home: string, input: { silent_save?: unknown; desktop_toast?: unknown }) {
+export async function hookSettings(home: string, input: Partial<HookSettings>) {
   const file = path.join(home, 'config.json');
   try {
     const config = await readConfig(file);
@@ -48,7 +48,7 @@ export async function hookSettings(home: string, input: { silent_save?: unknown;
     const hooks = typeof config.hooks === 'object' && config.hooks !== null ? { ...(config.hooks as Record<string, unknown>) } : {};
     for (const key of ['silent_save', 'desktop_toast'] as const) {
       const value = input[key];
-      if (typeof value !== 'boolean') continue;
+      if (value === undefined) continue;
       hooks[key] = value;
       updated.push(`${key} → ${value}`);
     }

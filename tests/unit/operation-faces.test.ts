@@ -1,16 +1,19 @@
 /**
  * One declaration per operation: for every operation bound both as an MCP tool and as a REST
  * route, the published MCP input schema is the OpenAPI request schema (body or query
- * parameters) and the MCP success shape is the OpenAPI 200 response, built in-process from the
+ * parameters; the part of it the tool offers) and the MCP success shape is the OpenAPI 200 response
+ * (a route that starts a job documents the job's handle), built in-process from the
  * tool table and the OpenAPI document. Also: the search bounds and name rules refuse and clamp
  * the same way whichever face parses the input.
  */
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_DOCUMENT } from '../../api/openapi.js';
+import { JOB_ROUTES } from '../../api/routes/jobs.js';
 import { PALACE_ROUTES } from '../../api/routes/palace.js';
 import { operationBody, operationQuery } from '../../api/validate.js';
 import { isPalaceError } from '../../core/errors.js';
 import type { JsonSchema } from '../../core/schema.js';
+import { jsonSchemaOf } from '../../core/schema.js';
 import { TOOLS_BY_NAME, validationError } from '../../mcp/registry.js';
 import { clampToSchema, parseOperationInput } from '../../palace/operation.js';
 import { SEARCH_INPUT, searchOperation } from '../../palace/search/search.js';
@@ -42,32 +45,52 @@ function requestSchema(path: string, method: string): JsonSchema {
 const plain = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema));
 
 describe('an operation bound to MCP and REST', () => {
-  const bound = PALACE_ROUTES.filter((row) => TOOLS_BY_NAME.has(`mempalace_${row.operation.name}`));
-
-  it('binds at least search and taxonomy on both faces', () => {
-    expect(new Set(bound.map((r) => r.operation.name))).toEqual(new Set(['search', 'get_taxonomy']));
+  // A tool and a route bind the same declaration when they name the same operation over the same
+  // input object (a job's tool waits for it and its route answers 202 at once: two declarations, one input).
+  const tools = [...TOOLS_BY_NAME.values()];
+  const bound = [...PALACE_ROUTES, ...JOB_ROUTES].flatMap((row) => {
+    const tool = tools.find((t) => t.operation?.name === row.operation.name && t.operation.input === row.operation.input);
+    return tool ? [{ row, tool }] : [];
   });
 
-  for (const row of bound) {
-    const tool = TOOLS_BY_NAME.get(`mempalace_${row.operation.name}`)!;
+  it('binds search, taxonomy, mine, sync and delete_by_source on both faces', () => {
+    expect(new Set(bound.map((b) => b.tool.name))).toEqual(
+      new Set(['mempalace_search', 'mempalace_get_taxonomy', 'mempalace_mine', 'mempalace_sync', 'mempalace_delete_by_source']),
+    );
+  });
 
-    it(`publishes the same input schema on MCP and in OpenAPI (${row.method.toUpperCase()} ${row.path})`, () => {
+  for (const { row, tool } of bound) {
+    it(`publishes the same input schema on MCP and in OpenAPI (${tool.name}, ${row.method.toUpperCase()} ${row.path})`, () => {
       const mcp = plain(tool.inputSchema) as JsonSchema;
       const rest = plain(requestSchema(row.path, row.method)) as JsonSchema;
-      expect(rest.properties).toEqual(mcp.properties);
-      expect(rest.required ?? []).toEqual(mcp.required ?? []);
+      // A tool may offer part of the input (the mine tool: no git ref, no gitignore overrides); what it offers is the same.
+      const offered = Object.keys(mcp.properties as object);
+      expect(pickProperties(rest, offered)).toEqual(mcp.properties);
+      expect((rest.required ?? []) as string[]).toEqual(expect.arrayContaining((mcp.required ?? []) as string[]));
+      expect(((rest.required ?? []) as string[]).filter((k) => offered.includes(k))).toEqual(mcp.required ?? []);
       expect(rest.additionalProperties).toBe(false);
       expect(mcp.additionalProperties).toBe(false);
     });
 
-    it(`publishes the same success shape on MCP and in OpenAPI (${row.method.toUpperCase()} ${row.path})`, () => {
+    it(`documents the operation's output on REST (${tool.name}, ${row.method.toUpperCase()} ${row.path})`, () => {
       const responses = doc.paths[row.path]![row.method]!.responses as Record<string, { content: Record<string, { schema: JsonSchema }> }>;
-      const rest = resolved(responses['200']!.content['application/json']!.schema);
+      const status = row.accepted ? '202' : '200';
+      const rest = resolved(responses[status]!.content['application/json']!.schema);
+      if (row.accepted) {
+        // The route starts the job and answers with its handle; the tool waits for the same job.
+        expect(Object.keys(rest.properties as object)).toEqual(Object.keys(jsonSchemaOf(row.operation.output).properties as object));
+        return;
+      }
       const mcpSuccess = (tool.outputSchema.anyOf as JsonSchema[])[0];
       expect(plain(rest)).toEqual(plain(mcpSuccess));
     });
   }
 });
+
+function pickProperties(schema: JsonSchema, keys: readonly string[]): unknown {
+  const properties = schema.properties as Record<string, unknown>;
+  return Object.fromEntries(keys.map((k) => [k, properties[k]]));
+}
 
 describe('search input on every face', () => {
   const tool = TOOLS_BY_NAME.get('mempalace_search')!;

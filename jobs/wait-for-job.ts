@@ -5,8 +5,9 @@
  * the same job id and the current progress.
  */
 import { isPalaceError } from '../core/errors.js';
-import type { JobProgress, JobSpec } from '../jobs/job.js';
-import type { ToolContext } from './types.js';
+import type { OperationCall } from '../palace/operation-call.js';
+import type { JobEngine, JobProgress, JobSpec } from './job.js';
+import { progressView } from './job.js';
 
 const OUTPUT_TAIL = 4000;
 
@@ -19,21 +20,14 @@ function capOutput(result: Record<string, unknown>): Record<string, unknown> {
   return { ...result, output: points.slice(-OUTPUT_TAIL).join(''), output_truncated: true };
 }
 
-/** A job's progress without its (possibly large) final result. */
-export function progressView(p: JobProgress): Record<string, unknown> {
-  const { result: _result, ...rest } = p;
-  return rest;
-}
-
 /**
  * Wait for the job while the request is attached to it. A cancelled request (MCP
  * `notifications/cancelled`, or an HTTP client that hung up) cancels the job through the
  * JobEngine: it ends `cancelled`, releases its lease and keeps what it wrote. Once the call has
  * returned the job id the job is the caller's to cancel, and nothing here touches it.
  */
-async function waitOrCancel(ctx: ToolContext, jobId: string, waitMs: number): Promise<JobProgress> {
-  const jobs = ctx.runtime.jobs;
-  const { signal } = ctx;
+async function waitOrCancel(jobs: JobEngine, call: OperationCall, jobId: string, waitMs: number): Promise<JobProgress> {
+  const { signal } = call;
   if (signal.aborted) return jobs.cancel(jobId);
   let onAbort!: () => void;
   const aborted = new Promise<'aborted'>((resolve) => {
@@ -41,19 +35,27 @@ async function waitOrCancel(ctx: ToolContext, jobId: string, waitMs: number): Pr
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    const outcome = await Promise.race([jobs.wait(jobId, waitMs, ctx.onJobProgress), aborted]);
+    const outcome = await Promise.race([jobs.wait(jobId, waitMs, call.onJobProgress), aborted]);
     if (outcome === 'aborted') return await jobs.cancel(jobId);
     // The last state reaches the client before the result, even when the engine's own updates
     // skipped it (a job finishing between two polls).
-    ctx.onJobProgress?.(outcome);
+    call.onJobProgress?.(outcome);
     return outcome;
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
 }
 
-export async function runJob(ctx: ToolContext, spec: JobSpec, busyMessage: string): Promise<Record<string, unknown>> {
-  const jobs = ctx.runtime.jobs;
+/** What a job operation works with: the engine, the call it waits for, and how long it waits. */
+export interface JobCallContext {
+  jobs: JobEngine;
+  call: OperationCall;
+  waitMs: number;
+}
+
+/** Starts the job and waits a bounded time: its result, a `running` handle, or a tool-level failure (busy, failed, cancelled). */
+export async function runJob(ctx: JobCallContext, spec: JobSpec, busyMessage: string): Promise<Record<string, unknown>> {
+  const { jobs } = ctx;
   let started: JobProgress;
   try {
     started = await jobs.start(spec);
@@ -70,8 +72,7 @@ export async function runJob(ctx: ToolContext, spec: JobSpec, busyMessage: strin
     }
     throw e;
   }
-  const waitMs = ctx.runtime.config.mcp.jobWaitSeconds * 1000;
-  const p = await waitOrCancel(ctx, started.job_id, waitMs);
+  const p = await waitOrCancel(jobs, ctx.call, started.job_id, ctx.waitMs);
   if (p.state === 'running') return { success: true, status: 'running', job_id: p.job_id, progress: progressView(p) };
   if (p.result) return { ...capOutput(p.result), job_id: p.job_id };
   return { success: false, error: p.error ?? `job ${p.state}`, error_class: p.state === 'cancelled' ? 'Interrupted' : 'JobFailed', job_id: p.job_id };
