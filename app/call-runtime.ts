@@ -4,8 +4,8 @@
  */
 import type { Call } from '../palace/call.js';
 import type { Runtime } from '../palace/runtime.js';
+import { auditedRuntime } from './call-audit.js';
 
 export function callRuntime(rt: Runtime, call: Call): Runtime {
-  void call;
-  return rt;
+  return auditedRuntime(rt, call);
 }

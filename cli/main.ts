@@ -5,6 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../app/config.js';
 import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
@@ -44,10 +45,14 @@ function configFrom(opts: GlobalOpts): Config {
   return loadConfig(envFrom(opts));
 }
 
+/** The command being run (`cli mine`, `cli drawers update`), the action its audit records name. */
+let cliAction = 'cli';
+
+/** A runtime for one command, seen as the local user's call so its writes are audited (issue 28). */
 async function withRuntime<T>(opts: GlobalOpts, fn: (rt: Runtime) => Promise<T>, palaceModel?: PalaceModelCheck): Promise<T> {
   const rt = await openRuntime(configFrom(opts), palaceModel ? { palaceModel } : {});
   try {
-    return await fn(rt);
+    return await fn(rt.forCall({ caller: undefined, transport: 'cli', action: cliAction, requestId: randomUUID() }));
   } finally {
     await rt.close();
   }
@@ -93,7 +98,12 @@ program
   .option('--palace <dir>', 'palace directory (embedded profile); default $MEMPALACE_PALACE or ~/.mempalace/palace')
   .addOption(new Option('--profile <profile>', 'storage profile').choices(['embedded', 'cluster']))
   .option('--json', 'print JSON instead of tables')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .hook('preAction', (_program, command) => {
+    const names: string[] = [];
+    for (let c: Command | null = command; c && c !== program; c = c.parent) names.unshift(c.name());
+    cliAction = ['cli', ...names].join(' ');
+  });
 
 program
   .command('init')

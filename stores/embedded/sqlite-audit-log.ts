@@ -1,7 +1,8 @@
 /**
  * The embedded profile's audit log: `<palace>/audit.sqlite3`, one row per record (its canonical
- * JSON) keyed by seq, and the retention anchor. An append reads the head and inserts after it in
- * one IMMEDIATE transaction, so concurrent processes on the same palace extend one chain.
+ * JSON) keyed by seq, the retention anchor and the head (the last record's seq and hash, so a
+ * removed last record is noticed too). An append reads the head and inserts after it in one
+ * IMMEDIATE transaction, so concurrent processes on the same palace extend one chain.
  */
 import type Database from 'better-sqlite3';
 import { GENESIS_HASH, canonicalJson, chainHash } from '../../core/audit-chain.js';
@@ -11,6 +12,7 @@ import { openStoreSqlite } from './sqlite-open.js';
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS audit_records (seq INTEGER PRIMARY KEY, at TEXT NOT NULL, record TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS audit_anchor (one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS audit_head (one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL);
 `;
 
 export class SqliteAuditLog implements AuditLog {
@@ -27,10 +29,14 @@ export class SqliteAuditLog implements AuditLog {
   }
 
   private headNow(): AuditAnchor {
-    const row = this.db.prepare('SELECT record FROM audit_records ORDER BY seq DESC LIMIT 1').get() as { record: string } | undefined;
-    if (!row) return this.anchorNow();
-    const last = JSON.parse(row.record) as AuditRecord;
-    return { seq: last.seq, hash: last.hash };
+    const row = this.db.prepare('SELECT seq, hash FROM audit_head WHERE one = 1').get() as AuditAnchor | undefined;
+    return row ?? this.anchorNow();
+  }
+
+  private insert(record: AuditRecord): void {
+    this.db.prepare('INSERT INTO audit_records (seq, at, record) VALUES (?, ?, ?)').run(record.seq, record.at, canonicalJson(record));
+    this.db.prepare('INSERT INTO audit_head (one, seq, hash) VALUES (1, ?, ?) ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash')
+      .run(record.seq, record.hash);
   }
 
   async append(draft: AuditDraft): Promise<AuditRecord> {
@@ -38,7 +44,7 @@ export class SqliteAuditLog implements AuditLog {
       const head = this.headNow();
       const body = { ...draft, seq: head.seq + 1, prev_hash: head.hash };
       const record: AuditRecord = { ...body, hash: chainHash(head.hash, body) };
-      this.db.prepare('INSERT INTO audit_records (seq, at, record) VALUES (?, ?, ?)').run(record.seq, record.at, canonicalJson(record));
+      this.insert(record);
       return record;
     }).immediate();
   }
@@ -79,10 +85,9 @@ export class SqliteAuditLog implements AuditLog {
       }
       let headSeq = this.headNow().seq;
       let written = 0;
-      const insert = this.db.prepare('INSERT INTO audit_records (seq, at, record) VALUES (?, ?, ?)');
       for (const r of [...records].sort((a, b) => a.seq - b.seq)) {
         if (r.seq <= headSeq) continue;
-        insert.run(r.seq, r.at, canonicalJson(r));
+        this.insert(r);
         headSeq = r.seq;
         written++;
       }
