@@ -32,6 +32,7 @@ import { registerPalaceCommands } from './commands/palace.js';
 import { registerJobCommands, watchJob } from './commands/jobs.js';
 import { registerLogstreamCommands } from './commands/logstream.js';
 import { registerEvalCommand } from './commands/eval.js';
+import { registerAuditCommands } from './commands/audit.js';
 
 /** The environment with the global options applied, which every configuration is read from. */
 function envFrom(opts: GlobalOpts): NodeJS.ProcessEnv {
@@ -348,6 +349,7 @@ registerHookCommands(program, cliContext);
 registerPalaceCommands(program, cliContext);
 registerJobCommands(program, cliContext);
 registerLogstreamCommands(program, cliContext);
+registerAuditCommands(program, cliContext);
 registerEvalCommand(program, cliContext, () => envFrom(program.opts<GlobalOpts>()));
 
 program.parseAsync(process.argv).catch((e: unknown) => {
