@@ -1,5 +1,5 @@
 /**
- * The audit trail and revert on the embedded profile, through the MCP face in process (issue 28):
+ * The audit trail and revert on both profiles, through the MCP face in process (issue 28):
  * one record per acknowledged write under three concurrent writers, `audit verify` catching an
  * edited and a deleted record, and a revert of one agent's writes that restores the before-state,
  * keeps a later writer's change as a conflict, and finishes after being cut short.
@@ -8,6 +8,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
+import type { Config } from '../../core/config.js';
+import { RedisConnections } from '../../stores/redis/connection.js';
+import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
 import { openRuntime } from '../../app/runtime.js';
 import type { Caller } from '../../core/caller.js';
 import { PalaceMcp } from '../../mcp/server.js';
@@ -19,8 +22,14 @@ import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 const caller = (identity: string): Caller => ({ identity, scopes: ['read', 'write'] });
 
-describe('audit trail and revert (embedded)', () => {
+const PROFILES: [string, (dir: string) => Config][] = [
+  ['embedded', (dir) => loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(dir, 'palace') })],
+  ['cluster', () => clusterConfig('audit')],
+];
+
+describe.each(PROFILES)('audit trail and revert (%s)', (profile, configOf) => {
   let dir: string;
+  let config: Config;
   let rt: Runtime;
   let mcp: PalaceMcp;
 
@@ -37,11 +46,13 @@ describe('audit trail and revert (embedded)', () => {
 
   beforeAll(async () => {
     dir = makeTempDir('mp-audit-');
-    rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(dir, 'palace') }));
+    config = configOf(dir);
+    rt = await openRuntime(config);
     mcp = new PalaceMcp(rt, { home: dir });
   });
   afterAll(async () => {
     await rt.close();
+    if (profile === 'cluster') await dropClusterPalace(config);
     removeDir(dir);
   });
 
@@ -114,7 +125,19 @@ describe('audit trail and revert (embedded)', () => {
     expect((await verifyAudit(rt.stores.audit)).ok).toBe(true);
   });
 
-  it('verify detects an edited and a deleted record', async () => {
+  it('verify detects a deleted record (cluster)', async () => {
+    if (profile !== 'cluster') return;
+    const redis = new RedisConnections({ url: config.redis.url, palaceName: config.palaceName });
+    try {
+      await redis.command().xdel(redis.key('audit'), '5-0');
+    } finally {
+      await redis.close();
+    }
+    expect((await verifyAudit(rt.stores.audit)).problems).toEqual([expect.objectContaining({ seq: 6, kind: 'missing' })]);
+  });
+
+  it('verify detects an edited and a deleted record (embedded)', async () => {
+    if (profile !== 'embedded') return;
     const file = path.join(dir, 'palace', 'audit.sqlite3');
     const db = new Database(file);
     try {
