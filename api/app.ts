@@ -37,6 +37,8 @@ import { registerLogstreamRoutes } from './routes/logstream.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerPalaceRoutes } from './routes/palace.js';
 import { registerSourceRoutes } from './routes/sources.js';
+import { registerAuditRoutes } from './routes/audit.js';
+import { SESSION_HEADER } from '../palace/audit/session.js';
 
 export interface ApiOptions {
   /** The MCP state to serve at /mcp; by default one is made over the runtime. */
@@ -96,7 +98,8 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
 
   const callOf = (req: Request): Call => {
     const routePath = (req.route as { path?: unknown } | undefined)?.path;
-    return { caller: principalOf(auth, req)?.caller, transport: 'rest', action: `${req.method} ${String(routePath ?? req.path)}`, requestId: String(req.id) };
+    return { caller: principalOf(auth, req)?.caller, transport: 'rest', action: `${req.method} ${String(routePath ?? req.path)}`, requestId: String(req.id),
+      session: req.get(SESSION_HEADER) };
   };
   const deps: ApiDeps = {
     runtime: current,
@@ -171,6 +174,7 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
   registerPalaceRoutes(routes, deps);
   registerJobRoutes(routes, deps);
   registerSourceRoutes(routes, deps);
+  registerAuditRoutes(routes, deps);
   registerLogstreamRoutes(routes, deps);
   registerDashboardRoutes(routes, deps);
   registerOpsRoutes(routes, deps);

@@ -9,16 +9,15 @@
  */
 import { ERROR_CODES } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
-import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_RULES, MINE_REQUEST, SYNC_REQUEST } from '../jobs/requests.js';
+import { DELETE_BY_SOURCE_REQUEST, MINE_REQUEST, SYNC_REQUEST } from '../jobs/requests.js';
 import { JOB_STARTED } from '../jobs/operations.js';
 import { JOB_KINDS, JOB_TRIGGERS, MINE_MODES } from '../jobs/job.js';
-import type { JobKind } from '../jobs/job.js';
 import { jsonSchemaOf } from '../core/schema.js';
 import { routeScope } from '../core/scopes.js';
 import { SEARCH_HIT, searchOperation } from '../palace/search/search.js';
 import { taxonomyOperation } from '../palace/system/status.js';
 import type { RouteBinding } from './bind.js';
-import { ADD_SOURCE_REQUEST, ADD_SOURCE_RULES, LIST_QUERY } from './requests.js';
+import { ADD_SOURCE_REQUEST, ADD_SOURCE_RULES, AUDIT_QUERY, LIST_QUERY, REVERT_REQUEST } from './requests.js';
 import { JOB_ROUTES } from './routes/jobs.js';
 import { PALACE_ROUTES } from './routes/palace.js';
 
@@ -30,7 +29,7 @@ const int = (description?: string, extra: Schema = {}): Schema => ({ type: 'inte
 const bool = (description: string): Schema => ({ type: 'boolean', description });
 const counts: Schema = { type: 'object', additionalProperties: { type: 'integer' } };
 
-type SchemaName = 'AddSourceRequest';
+type SchemaName = 'AddSourceRequest' | 'RevertRequest';
 
 const SCHEMAS: Record<string, Schema> = {
   MineRequest: jsonSchemaOf(MINE_REQUEST),
@@ -38,6 +37,7 @@ const SCHEMAS: Record<string, Schema> = {
   DeleteBySourceRequest: jsonSchemaOf(DELETE_BY_SOURCE_REQUEST),
   SearchRequest: jsonSchemaOf(searchOperation.input),
   AddSourceRequest: ADD_SOURCE_REQUEST,
+  RevertRequest: REVERT_REQUEST,
   Error: {
     type: 'object',
     description: 'Every error: a message, a machine code, and for bad input the field and the rule it broke.',
@@ -419,6 +419,22 @@ export const OPENAPI_DOCUMENT = {
         parameters: [{ name: 'queue', in: 'path', required: true, schema: str(undefined, { enum: ['trigger', 'notification'] }) }, jobId],
         responses: { 200: json({ type: 'object', required: ['retried', 'queue'], properties: { retried: str(), queue: str() } }, 'Retried.'),
           400: err('No such dead letter.'), ...AUTH_ERRORS },
+      },
+    },
+    '/v1/audit': {
+      get: { summary: 'The audit trail of writes, newest first, filtered by identity, wing, tool, session and time.', tags: ['ops'], 'x-scope': 'admin',
+        parameters: queryParams(AUDIT_QUERY),
+        responses: { 200: json({ type: 'object', required: ['records'], properties: { records: { type: 'array', items: { type: 'object' } } } }, 'Records.'),
+          400: badInput(['iso_date_or_utc_instant']), ...AUTH_ERRORS } },
+    },
+    '/v1/revert': {
+      post: {
+        summary: "Undo one agent's writes (by session, time, wing), newest first; later writes by others are reported as conflicts and kept. Resumable by revert_id.",
+        tags: ['ops'],
+        'x-scope': 'admin',
+        requestBody: body('RevertRequest'),
+        responses: { 200: json({ type: 'object' }, 'What was (or, on a dry run, would be) changed, and the conflicts.'),
+          400: badInput(['iso_date_or_utc_instant', 'non_empty_string']), ...WRITE_ERRORS },
       },
     },
     '/v1/dashboard/stream': {

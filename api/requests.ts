@@ -21,3 +21,24 @@ export const ADD_SOURCE_REQUEST: JsonSchema = input({
 
 /** Rules of a source registration beyond its schema: the source resolver's (palace/sources/sources.ts), and the wing is a name. */
 export const ADD_SOURCE_RULES = [...SOURCE_RULES, ...NAME_RULES] as const;
+
+/** `GET /v1/audit`: the trail filtered by identity, wing, tool, session and time, newest first. */
+export const AUDIT_QUERY: JsonSchema = input({
+  identity: text('Only writes made for this agent.'),
+  wing: text('Only writes that touched this wing.'),
+  tool: text('Only this tool or route, as recorded (mempalace_add_drawer, POST /v1/jobs/mine, cli mine).'),
+  session: text('Only writes of this session.'),
+  since: text('Only writes at or after this ISO 8601 date or instant.'),
+  until: text('Only writes before this ISO 8601 date or instant.'),
+  limit: int('How many (default 100).', { minimum: 1, maximum: 10_000 }),
+});
+
+/** `POST /v1/revert`: undo one agent's writes (palace/audit/revert.ts). */
+export const REVERT_REQUEST: JsonSchema = input({
+  agent: text('The agent whose writes to undo.'),
+  session: text('Only the writes of this session.'),
+  since: text('Only the writes at or after this ISO 8601 date or instant.'),
+  wing: text('Only the writes that touched this wing.'),
+  dry_run: { type: 'boolean', description: 'List what would change and change nothing (default false).' },
+  revert_id: text('Resume the revert with this id (as returned by an earlier, interrupted call).'),
+}, ['agent']);

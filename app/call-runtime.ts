@@ -5,7 +5,9 @@
 import type { Call } from '../palace/call.js';
 import type { Runtime } from '../palace/runtime.js';
 import { callAccess } from './call-access.js';
+import { auditedRuntime } from './call-audit.js';
 
 export function callRuntime(rt: Runtime, call: Call): Runtime {
-  return callAccess(rt, call);
+  // Access outside: a refused write is refused before the audit recorder sees it.
+  return callAccess(auditedRuntime(rt, call), call);
 }

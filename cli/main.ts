@@ -5,6 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../app/config.js';
 import type { Config } from '../core/config.js';
 import { invalidArgument } from '../core/errors.js';
@@ -32,6 +33,7 @@ import { registerJobCommands, watchJob } from './commands/jobs.js';
 import { registerLogstreamCommands } from './commands/logstream.js';
 import { registerEvalCommand } from './commands/eval.js';
 import { registerTokenCommands } from './commands/tokens.js';
+import { registerAuditCommands } from './commands/audit.js';
 
 /** The environment with the global options applied, which every configuration is read from. */
 function envFrom(opts: GlobalOpts): NodeJS.ProcessEnv {
@@ -45,10 +47,14 @@ function configFrom(opts: GlobalOpts): Config {
   return loadConfig(envFrom(opts));
 }
 
+/** The command being run (`cli mine`, `cli drawers update`), the action its audit records name. */
+let cliAction = 'cli';
+
+/** A runtime for one command, seen as the local user's call so its writes are audited (issue 28). */
 async function withRuntime<T>(opts: GlobalOpts, fn: (rt: Runtime) => Promise<T>, palaceModel?: PalaceModelCheck): Promise<T> {
   const rt = await openRuntime(configFrom(opts), palaceModel ? { palaceModel } : {});
   try {
-    return await fn(rt);
+    return await fn(rt.forCall({ caller: undefined, transport: 'cli', action: cliAction, requestId: randomUUID() }));
   } finally {
     await rt.close();
   }
@@ -94,7 +100,12 @@ program
   .option('--palace <dir>', 'palace directory (embedded profile); default $MEMPALACE_PALACE or ~/.mempalace/palace')
   .addOption(new Option('--profile <profile>', 'storage profile').choices(['embedded', 'cluster']))
   .option('--json', 'print JSON instead of tables')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .hook('preAction', (_program, command) => {
+    const names: string[] = [];
+    for (let c: Command | null = command; c && c !== program; c = c.parent) names.unshift(c.name());
+    cliAction = ['cli', ...names].join(' ');
+  });
 
 program
   .command('init')
@@ -339,6 +350,7 @@ registerHookCommands(program, cliContext);
 registerPalaceCommands(program, cliContext);
 registerJobCommands(program, cliContext);
 registerLogstreamCommands(program, cliContext);
+registerAuditCommands(program, cliContext);
 registerEvalCommand(program, cliContext, () => envFrom(program.opts<GlobalOpts>()));
 registerTokenCommands(program, { config: () => configFrom(program.opts<GlobalOpts>()), log: (config) => processLogger(config),
   json: () => Boolean(program.opts<GlobalOpts>().json) });

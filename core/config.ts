@@ -181,6 +181,8 @@ export interface Config {
   replicaName: string;
   /** Lease of a running job on its source; a crashed runner's job resumes after it expires. */
   jobLeaseMs: number;
+  /** The audit trail (issue 28): days records are kept (`MEMPALACE_AUDIT_RETENTION_DAYS`, 0 = forever) this process's session name (`MEMPALACE_SESSION`) and the identity local writes are recorded under (`MEMPALACE_AGENT`, default `local`). */
+  audit: { retentionDays: number; session: string | undefined; localAgent: string };
   /** Mine batches in flight at once (`MEMPALACE_MINE_PARALLEL_BATCHES`); 0: the profile's default. */
   mineParallelBatches: number;
   /** Size cap of the worker's git workspace in bytes (`MEMPALACE_GIT_WORKSPACE_MB`). */
@@ -323,6 +325,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv, host: HostFacts): Config {
     topicTunnelMinCount: Math.max(1, Math.trunc(Number(env.MEMPALACE_TOPIC_TUNNEL_MIN_COUNT ?? 1)) || 1),
     replicaName: env.MEMPALACE_REPLICA_NAME ?? host.hostName,
     jobLeaseMs: read.get('MEMPALACE_JOB_LEASE_MS', atLeast(1000), 15_000),
+    audit: { retentionDays: read.get('MEMPALACE_AUDIT_RETENTION_DAYS', nonNegativeNumber, 365), session: env.MEMPALACE_SESSION || undefined,
+      localAgent: env.MEMPALACE_AGENT || 'local' },
     mineParallelBatches: read.get('MEMPALACE_MINE_PARALLEL_BATCHES', count, 0),
     gitWorkspaceBytes: read.get('MEMPALACE_GIT_WORKSPACE_MB', positiveInteger, 4096) * 1024 * 1024,
     // docs/palace-behaviour.md §4.4: negative or non-integer values warn and fall back to the default cap.

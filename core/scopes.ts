@@ -106,6 +106,9 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'POST /v1/dead-letters/:queue/:id/retry': WRITE,
   // Authenticated by the push's signature (MEMPALACE_WEBHOOK_SECRET), not by a bearer token.
   'POST /v1/hooks/git': 'signed',
+  // The audit trail shows every agent's writes; revert rewrites them (issue 28).
+  'GET /v1/audit': ADMIN,
+  'POST /v1/revert': ADMIN,
   'GET /metrics': READ,
   'GET /healthz': 'open',
   'GET /v1/openapi.json': 'open',

@@ -16,4 +16,10 @@ export interface Call {
   action: string;
   /** The request's id (REST: its `X-Request-Id`; MCP: the JSON-RPC id), for the audit trail and logs. */
   requestId: string;
+  /**
+   * The caller's session, when its face names one: the `X-Mempalace-Session` header (REST, MCP
+   * over HTTP), a hook's `session_id`, `MEMPALACE_SESSION` (CLI, stdio). palace/audit/session.ts
+   * fills in the rest.
+   */
+  session?: string | undefined;
 }

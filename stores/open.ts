@@ -13,6 +13,7 @@ import { openSearchIndexMaintenance } from './opensearch/reindex-repair.js';
 import { openRedisJobStore } from './redis/redis-job-store.js';
 import { openRedisLocks } from './redis/redis-locks.js';
 import { openRedisRegisteredSources } from './redis/redis-registered-sources.js';
+import { openRedisAuditLog } from './redis/redis-audit-log.js';
 import { openRedisLogstream } from './redis/logstream/redis-logstream.js';
 import { RedisConnections } from './redis/connection.js';
 import { RedisSourceCredentials } from './redis/redis-source-credentials.js';
@@ -24,6 +25,7 @@ import { openSqliteGraphStore } from './embedded/sqlite-graph-store.js';
 import { SqliteJobStore } from './embedded/sqlite-job-store.js';
 import { openSqliteLocks } from './embedded/sqlite-locks.js';
 import { SqliteRegisteredSources } from './embedded/sqlite-registered-sources.js';
+import { SqliteAuditLog } from './embedded/sqlite-audit-log.js';
 import { openSqliteLogstream } from './embedded/logstream/sqlite-logstream.js';
 import { FileSourceCredentials } from './embedded/file-source-credentials.js';
 import type { IndexMaintenance } from './ports/index-maintenance.js';
@@ -75,6 +77,7 @@ export async function openStores<Spec = unknown, Progress = unknown>(config: Con
   const jobs = new SqliteJobStore<Spec, Progress>(path.join(dir, 'jobs.sqlite3'));
   const sources = new SqliteRegisteredSources(path.join(dir, 'jobs.sqlite3'));
   const credentials = new FileSourceCredentials(dir);
+  const audit = new SqliteAuditLog(path.join(dir, 'audit.sqlite3'));
   return {
     profile: 'embedded',
     palace: dir,
@@ -84,11 +87,12 @@ export async function openStores<Spec = unknown, Progress = unknown>(config: Con
     locks,
     jobs,
     sources,
+    audit,
     credentials,
     integrityCheck: () => sqliteIntegrityCheck(dir),
     ...meshPeers(config),
     async close() {
-      await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close(), sources.close(), credentials.close()]);
+      await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close(), sources.close(), audit.close(), credentials.close()]);
     },
   };
 }
@@ -113,6 +117,7 @@ async function openClusterStores<Spec, Progress>(config: Config): Promise<Palace
     const jobs = await track(openRedisJobStore<Spec, Progress>(redis));
     const sources = await track(openRedisRegisteredSources(redis));
     const credentials = await track(Promise.resolve(new RedisSourceCredentials(redis)));
+    const audit = await track(openRedisAuditLog(redis));
     return {
       profile: 'cluster',
       palace: config.palaceName,
@@ -122,6 +127,7 @@ async function openClusterStores<Spec, Progress>(config: Config): Promise<Palace
       locks,
       jobs,
       sources,
+      audit,
       credentials,
       ...meshPeers(config),
       async close() {

@@ -4,6 +4,7 @@
  * wrong on stderr and appends it to `<home>/hook_state/hook_errors.log`.
  */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -126,6 +127,11 @@ interface HookOutcome {
   note: string;
 }
 
+/** The view a hook's writes are made through: audited under the host's session id (palace/audit/session.ts). */
+function hookRuntime(rt: Runtime, hook: HookName, input: HookInput): Runtime {
+  return rt.forCall({ caller: undefined, transport: 'hook', action: `hook ${hook}`, requestId: randomUUID(), session: input.session_id });
+}
+
 async function runHook(ctx: CliContext, hook: HookName, harness: Harness, input: HookInput, home: string, startedAt: number): Promise<HookOutcome> {
   const behaviour = await readHookBehaviour(home);
   // The host waits for stop and precompact; the detached session-end child has no one waiting.
@@ -167,7 +173,7 @@ async function runHook(ctx: CliContext, hook: HookName, harness: Harness, input:
         note: 'asked the agent to save (silent_save is off)',
       };
     }
-    const filed = await ctx.withRuntime((rt) => fileSave(rt, home, harness, plan, false, budget));
+    const filed = await ctx.withRuntime((rt) => fileSave(hookRuntime(rt, hook, input), home, harness, plan, false, budget));
     await commitSave(home, harness, input, filed, behaviour.desktop_toast);
     const more = filed.complete ? '' : `; ${plan.job.session!.exchanges.length - filed.exchanges} more on the next turns`;
     return {
@@ -182,7 +188,7 @@ async function runHook(ctx: CliContext, hook: HookName, harness: Harness, input:
   // precompact files synchronously in every profile: the host compacts right after it returns.
   const plan = await planSessionSave(home, harness, input, undefined, now);
   if (!plan.job) return { note: `nothing to file (${plan.skip})` };
-  const filed = await ctx.withRuntime((rt) => fileSave(rt, home, harness, plan, hook === 'precompact', budget));
+  const filed = await ctx.withRuntime((rt) => fileSave(hookRuntime(rt, hook, input), home, harness, plan, hook === 'precompact', budget));
   await commitSave(home, harness, input, filed, behaviour.desktop_toast);
   return { note: filedNote(filed) };
 }

@@ -2,7 +2,7 @@
  * The palace as a stream of records: what `export` writes (one JSON object per line, gzip) and
  * `import` and `migrate` read. A header (format, version, the model identity of the vectors)
  * comes first, then drawers with their vectors, file states, KG triples, tunnels, hallways,
- * artifacts and events, then a footer with the count of each kind, so a truncated stream is
+ * artifacts, events and the audit trail, then a footer with the count of each kind, so a truncated stream is
  * recognised. Vectors travel as base64 of their little-endian float32 bytes: exact and compact.
  */
 import type { DrawerMeta } from '../../core/drawer.js';
@@ -11,11 +11,12 @@ import type { ModelIdentity } from '../../embed/model-identity.js';
 import type { FileState } from '../../stores/ports/drawers/file-states.js';
 import type { HallwayRecord, KgTriple, TunnelRecord } from '../../stores/ports/graph-store.js';
 import type { StoredArtifact, StoredEvent } from '../../stores/ports/logstream/records.js';
+import type { AuditAnchor, AuditRecord } from '../../stores/ports/audit-log.js';
 
 export const EXPORT_FORMAT = 'mempalace-export';
 export const EXPORT_VERSION = 1;
 
-export const RECORD_KINDS = ['drawer', 'file_state', 'kg_triple', 'tunnel', 'hallway', 'artifact', 'event'] as const;
+export const RECORD_KINDS = ['drawer', 'file_state', 'kg_triple', 'tunnel', 'hallway', 'artifact', 'event', 'audit'] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
 export interface ExportHeader {
@@ -36,7 +37,9 @@ export type PalaceRecord =
   | { kind: 'tunnel'; tunnel: TunnelRecord }
   | { kind: 'hallway'; hallway: HallwayRecord }
   | { kind: 'artifact'; artifact: StoredArtifact }
-  | { kind: 'event'; event: Omit<StoredEvent, 'seq'> };
+  | { kind: 'event'; event: Omit<StoredEvent, 'seq'> }
+  /** The audit trail, verbatim (seq and hashes), each with the anchor its chain starts from. */
+  | { kind: 'audit'; record: AuditRecord; anchor: AuditAnchor };
 
 export interface ExportFooter {
   kind: 'footer';

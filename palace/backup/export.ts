@@ -17,6 +17,7 @@ import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
 import type { FileStateStore } from '../../stores/ports/drawers/file-states.js';
 import type { GraphStore } from '../../stores/ports/graph-store.js';
 import type { LogstreamStore } from '../../stores/ports/palace-stores.js';
+import type { AuditLog } from '../../stores/ports/audit-log.js';
 import { encodeVector, EXPORT_FORMAT, EXPORT_VERSION, zeroCounts } from './backup-records.js';
 import type { ExportHeader, PalaceRecord, RecordKind, StreamItem } from './backup-records.js';
 
@@ -27,6 +28,7 @@ export interface PalaceContentStores {
   drawers: DrawerIndex & FileStateStore & DrawerBulk;
   graph: GraphStore;
   logstream: LogstreamStore;
+  audit: AuditLog;
 }
 
 const PAGE = 500;
@@ -94,6 +96,13 @@ export async function* palaceRecords(stores: PalaceContentStores, model: ModelId
     yield* emit(events.map(({ seq: _seq, ...event }) => ({ kind: 'event', event })));
     if (events.length < PAGE) break;
     afterSeq = events[events.length - 1]!.seq;
+  }
+  const anchor = await stores.audit.anchor();
+  for (let afterSeq = anchor.seq;;) {
+    const records = await stores.audit.scan(afterSeq, PAGE);
+    yield* emit(records.map((record) => ({ kind: 'audit', record, anchor })));
+    if (records.length < PAGE) break;
+    afterSeq = records[records.length - 1]!.seq;
   }
   yield { kind: 'footer', counts };
 }

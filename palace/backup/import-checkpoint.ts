@@ -56,6 +56,8 @@ function witnessOf(record: PalaceRecord): Witness {
       return { kind: 'artifact', id: record.artifact.id };
     case 'event':
       return { kind: 'event', id: record.event.id };
+    case 'audit':
+      return { kind: 'audit', id: String(record.record.seq) };
   }
 }
 
@@ -75,6 +77,8 @@ async function holds(stores: PalaceContentStores, w: Witness): Promise<boolean> 
       return stores.logstream.hasArtifact(w.id);
     case 'event':
       return (await stores.logstream.getEvent(w.id)) !== null;
+    case 'audit':
+      return (await stores.audit.head()).seq >= Number(w.id);
   }
 }
 

@@ -120,6 +120,17 @@ function hallway(r: Record<string, unknown>): void {
   text('label', h.label, 1000, false);
 }
 
+/** An audit record keeps its chain: a positive seq and the hashes it was written with (audit verify checks them after import). */
+function auditRecord(r: Record<string, unknown>): void {
+  const a = object('record', r.record);
+  const anchor = object('anchor', r.anchor);
+  if (!Number.isSafeInteger(a.seq) || (a.seq as number) < 1) throw invalidArgument('seq', 'positive_integer', 'an audit record needs a positive integer seq');
+  if (!Number.isSafeInteger(anchor.seq)) throw invalidArgument('anchor', 'integer', "an audit record's anchor needs an integer seq");
+  for (const [field, value] of [['hash', a.hash], ['prev_hash', a.prev_hash], ['anchor.hash', anchor.hash]] as const) {
+    if (typeof value !== 'string' || !/^[0-9a-f]{64}$/.test(value)) throw invalidArgument(field, 'sha256_hex', `${field} must be a sha256 in hex`);
+  }
+}
+
 /** The id a record is known by within its kind: what a duplicate in the export would repeat. */
 export function recordId(record: PalaceRecord): string {
   switch (record.kind) {
@@ -137,6 +148,8 @@ export function recordId(record: PalaceRecord): string {
       return record.artifact.id;
     case 'event':
       return record.event.id;
+    case 'audit':
+      return String(record.record.seq);
   }
 }
 
@@ -157,6 +170,9 @@ function checkFields(kind: RecordKind, r: Record<string, unknown>, dimension: nu
       return;
     case 'event':
       remoteEvent(r.event);
+      return;
+    case 'audit':
+      auditRecord(r);
       return;
   }
 }

@@ -47,7 +47,7 @@ export interface ImportSummary {
   /** Records skipped because the stream had already carried the identical record. */
   repeated: number;
   /** Rows newly stored where the store can tell (triples, artifacts, events). */
-  inserted: { kg_triple: number; artifact: number; event: number };
+  inserted: { kg_triple: number; artifact: number; event: number; audit: number };
 }
 
 const BATCH = 256;
@@ -94,7 +94,7 @@ async function applyStream(stores: ImportStores, running: ModelIdentity, iterato
   const trail = saved && 'trail' in saved ? saved.trail : new CheckpointTrail();
   const duplicates = new StreamDuplicates();
   const counts = zeroCounts();
-  const inserted = { kg_triple: 0, artifact: 0, event: 0 };
+  const inserted = { kg_triple: 0, artifact: 0, event: 0, audit: 0 };
   let repeated = 0;
   let read = 0;
   /** Records up to and including the batch's last one. */
@@ -188,6 +188,11 @@ async function applyBatch(stores: ImportStores, batch: { record: PalaceRecord; i
         return event;
       }), where);
       return;
+    case 'audit': {
+      const records = of('audit');
+      inserted.audit += await stores.audit.restore(records.map((r) => r.record), records[0]!.anchor);
+      return;
+    }
   }
 }
 

@@ -248,6 +248,10 @@ class SqliteGraphStore implements GraphStore {
     });
   }
 
+  kgSetEnd(q: { id: string; valid_to: string | null; to_key: string | null }): Promise<boolean> {
+    return guard(() => this.stmt('UPDATE kg_triples SET valid_to = ?, to_key = ? WHERE id = ?').run(q.valid_to, q.to_key, q.id).changes > 0);
+  }
+
   kgStats(): Promise<KgStatsRow> {
     return guard(() =>
       this.db.transaction(() => {

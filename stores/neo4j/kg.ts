@@ -266,6 +266,16 @@ export class KgCypher {
     return result.records[0]!.get('inserted') as number;
   }
 
+  async setEnd(tx: ManagedTransaction, q: { id: string; valid_to: string | null; to_key: string | null }): Promise<boolean> {
+    const result = await tx.run(
+      `MATCH ()-[t:KG_FACT {key: $key}]->()
+       SET t.valid_to = $valid_to, t.to_key = $to_key
+       RETURN count(t) AS n`,
+      { key: palaceKey(this.palace, q.id), valid_to: q.valid_to, to_key: q.to_key },
+    );
+    return (result.records[0]!.get('n') as number) > 0;
+  }
+
   async stats(tx: ManagedTransaction): Promise<KgStatsRow> {
     const result = await tx.run(
       `CALL () { MATCH (e:KgEntity {palace: $palace}) RETURN count(e) AS entities }

@@ -75,6 +75,10 @@ export class Neo4jGraphStore implements GraphStore {
     return this.conn.read((tx) => this.kg.timeline(tx, q));
   }
 
+  kgSetEnd(q: { id: string; valid_to: string | null; to_key: string | null }): Promise<boolean> {
+    return this.conn.write((tx) => this.kg.setEnd(tx, q));
+  }
+
   kgStats(): Promise<KgStatsRow> {
     return this.conn.read((tx) => this.kg.stats(tx));
   }

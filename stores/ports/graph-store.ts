@@ -179,6 +179,11 @@ export interface GraphStore {
    */
   kgTimeline(q: { entity_id?: string | undefined; limit: number }): Promise<KgTriple[]>;
   kgStats(): Promise<KgStatsRow>;
+  /**
+   * Set one fact's end verbatim (`null` reopens it), for revert (issue 28); false when no fact
+   * has that id.
+   */
+  kgSetEnd(q: { id: string; valid_to: string | null; to_key: string | null }): Promise<boolean>;
 
   /**
    * Insert or update each tunnel by id, in order, atomically. An existing record gets the

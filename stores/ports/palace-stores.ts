@@ -4,6 +4,7 @@
  * it for the configured profile.
  */
 import type { Config } from '../../core/config.js';
+import type { AuditLog } from './audit-log.js';
 import type { DrawerBulk } from './drawers/drawer-bulk.js';
 import type { DrawerIndex } from './drawers/drawer-index.js';
 import type { FileStateStore } from './drawers/file-states.js';
@@ -44,6 +45,8 @@ export interface PalaceStores<Spec = unknown, Progress = unknown> {
   jobs: JobStore<Spec, Progress>;
   /** The repositories and directories the palace follows. */
   sources: RegisteredSources;
+  /** The hash-chained trail of every write made for a caller (issue 28). */
+  audit: AuditLog;
   /** Secrets split off source URLs; read by git at clone/fetch time only. */
   credentials: SourceCredentials;
   /** Read-only integrity check of the palace's database files, where the stores have one. */

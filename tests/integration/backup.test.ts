@@ -141,6 +141,11 @@ beforeAll(async () => {
   embedder = new MiniLmEmbedder(embeddedConfig('source'));
   source = await open(embeddedConfig('source'));
   await fill(source);
+  // Two audit records, so the trail's round trip is part of the export → import check.
+  for (const n of [1, 2]) {
+    await source.audit.append({ at: `2026-03-01T10:00:0${n}.000Z`, identity: 'alice', transport: 'cli', request_id: `r${n}`, action: 'cli drawers update',
+      op: 'drawers.upsert', wings: ['w'], ids: [`drawer:d${n}`] });
+  }
   exportFile = path.join(tmp, 'palace.jsonl.gz');
   await exportPalace(source, embedder.identity, exportFile);
 }, 300_000);
@@ -164,7 +169,8 @@ describe('export → import, embedded', () => {
 
     const restored = await open(embeddedConfig('restored'));
     const first = await importPalace(restored, embedder.identity, exportFile);
-    expect(first.inserted).toEqual({ kg_triple: 3, artifact: 3, event: 8 });
+    expect(first.inserted).toEqual({ kg_triple: 3, artifact: 3, event: 8, audit: 2 });
+    expect(await restored.audit.scan(0, 10)).toEqual(await source.audit.scan(0, 10));
     expect(await palaceFigures(restored)).toEqual(figures);
     expect(await searches(restored)).toEqual(await searches(source));
     expect(await eventIds(restored)).toEqual(await eventIds(source));
@@ -176,7 +182,7 @@ describe('export → import, embedded', () => {
     expect((await restored.logstream.getArtifact(patchEvent!.artifact_ids[0]!))?.content).toContain('force nine');
 
     const again = await importPalace(restored, embedder.identity, exportFile);
-    expect(again.inserted).toEqual({ kg_triple: 0, artifact: 0, event: 0 });
+    expect(again.inserted).toEqual({ kg_triple: 0, artifact: 0, event: 0, audit: 0 });
     expect(await palaceFigures(restored)).toEqual(figures);
     // New local events after a restore still come later in causal (hlc) order.
     const after = await restored.logstream.append(draft(20));
@@ -245,7 +251,7 @@ describe('cluster profile (OpenSearch, Neo4j, Redis)', () => {
     await importPalace(clusterB, embedder.identity, clusterFile);
     expect(await palaceFigures(clusterB)).toEqual(await palaceFigures(clusterA));
     expect(await searches(clusterB)).toEqual(await searches(clusterA));
-    expect((await importPalace(clusterB, embedder.identity, clusterFile)).inserted).toEqual({ kg_triple: 0, artifact: 0, event: 0 });
+    expect((await importPalace(clusterB, embedder.identity, clusterFile)).inserted).toEqual({ kg_triple: 0, artifact: 0, event: 0, audit: 0 });
     expect(await palaceFigures(clusterB)).toEqual(await palaceFigures(clusterA));
 
     const back = await open(embeddedConfig('back'));

@@ -1,0 +1,214 @@
+/**
+ * Revert (issue 28): undo what one agent's writes did, newest first, from the before-states the
+ * audit trail holds. Drawers it added are removed and drawers it updated or deleted come back;
+ * facts it added are ended and facts it ended reopen; tunnels likewise; diary entries are
+ * drawers. Logstream writes are append-only, so the revert appends one correction event. An item
+ * that someone outside the selection wrote later is a conflict: reported, never overwritten.
+ *
+ * Every reverted record gets a write-ahead record of its own (`reverts`: its seq, `detail.revert_id`),
+ * so the trail is the revert's checkpoint: a run started again with the same id skips the records
+ * already reverted, except the last one, whose write may have been cut short and is applied again
+ * (each step sets an item to a given state, so applying it twice is applying it once).
+ */
+import type { Drawer } from '../../core/drawer.js';
+import { invalidArgument } from '../../core/errors.js';
+import type { Embedder } from '../../embed/embedder.js';
+import type { AuditDraft, AuditLog, AuditRecord } from '../../stores/ports/audit-log.js';
+import type { GraphStore, KgTriple, TunnelRestore } from '../../stores/ports/graph-store.js';
+import type { DrawerStore, LogstreamStore } from '../../stores/ports/palace-stores.js';
+import { eventDraft } from '../logstream/validate.js';
+import { auditRecords } from './list.js';
+
+export interface RevertSelection {
+  agent: string;
+  session?: string | undefined;
+  /** Only writes at or after this instant. */
+  since?: string | undefined;
+  /** Only writes that touched this wing. */
+  wing?: string | undefined;
+}
+
+/** One item set back: what it becomes and from which record. */
+export type RevertStep =
+  | { item: string; seq: number; action: 'remove_drawer' }
+  | { item: string; seq: number; action: 'restore_drawer'; drawer: Drawer }
+  | { item: string; seq: number; action: 'end_fact'; ended: string; subject: string }
+  | { item: string; seq: number; action: 'restore_fact'; fact: KgTriple }
+  | { item: string; seq: number; action: 'remove_tunnel' }
+  | { item: string; seq: number; action: 'restore_tunnel'; tunnel: TunnelRestore };
+
+export interface RevertConflict {
+  item: string;
+  seq: number;
+  /** The later record, by someone outside the selection, that wrote the item. */
+  later_seq: number;
+  later_identity: string;
+  later_action: string;
+}
+
+export interface RevertPlan {
+  /** Records reverted, newest first. */
+  records: number[];
+  steps: RevertStep[];
+  conflicts: RevertConflict[];
+  /** Records whose writes are not undone item by item (job starts, derived hallways, logstream appends), with why. */
+  not_reverted: { seq: number; op: string; reason: string }[];
+  /** Records reverted by an earlier run of this revert (resume). */
+  already_reverted: number[];
+}
+
+export interface RevertDeps {
+  audit: AuditLog;
+  drawers: DrawerStore;
+  graph: GraphStore;
+  logstream: LogstreamStore;
+  embedder: Embedder;
+  now?: () => Date;
+}
+
+/** Who asks for the revert, as its own audit records name them. */
+export type RevertCaller = Pick<AuditDraft, 'identity' | 'transport' | 'request_id' | 'action' | 'session' | 'subject'>;
+
+const NOT_ITEMWISE: Record<string, string> = {
+  'jobs.start': "a job's writes are recorded as its start; revert them with delete_by_source or sync",
+  'graph.hallwaysReplaceWing': 'hallways are derived from the drawers and recomputed by the next mine',
+  'graph.hallwayDelete': 'hallways are derived from the drawers and recomputed by the next mine',
+  'logstream.append': 'the logstream is append-only: the correction event names this record',
+  'logstream.appendFor': 'the logstream is append-only: the correction event names this record',
+  'logstream.putArtifact': 'the logstream is append-only: the correction event names this record',
+  'logstream.submitPatch': 'the logstream is append-only: the correction event names this record',
+};
+
+function selected(r: AuditRecord, s: RevertSelection): boolean {
+  return r.reverts === undefined && r.identity === s.agent && (s.session === undefined || r.session === s.session)
+    && (s.since === undefined || r.at >= s.since) && (s.wing === undefined || r.wings.includes(s.wing));
+}
+
+/** The steps that set back what record `r` changed, in the order to apply them. */
+function stepsOf(r: AuditRecord, ended: string): RevertStep[] {
+  const drawersBefore = new Map((r.before?.drawers ?? []).map((d) => [d.id, d]));
+  const factsBefore = new Map((r.before?.triples ?? []).map((t) => [t.id, t]));
+  const tunnelsBefore = new Map((r.before?.tunnels ?? []).map((t) => [t.id, t]));
+  const steps: RevertStep[] = [];
+  for (const item of r.ids) {
+    const [kind, id] = [item.slice(0, item.indexOf(':')), item.slice(item.indexOf(':') + 1)];
+    if (kind === 'drawer') {
+      const before = drawersBefore.get(id);
+      steps.push(before ? { item, seq: r.seq, action: 'restore_drawer', drawer: before } : { item, seq: r.seq, action: 'remove_drawer' });
+    } else if (kind === 'fact') {
+      const before = factsBefore.get(id);
+      const subject = String(r.detail?.subject ?? '');
+      steps.push(before ? { item, seq: r.seq, action: 'restore_fact', fact: before } : { item, seq: r.seq, action: 'end_fact', ended, subject });
+    } else if (kind === 'tunnel') {
+      const before = tunnelsBefore.get(id);
+      steps.push(before ? { item, seq: r.seq, action: 'restore_tunnel', tunnel: before } : { item, seq: r.seq, action: 'remove_tunnel' });
+    }
+  }
+  return steps;
+}
+
+/** The revert of `selection` as run `revertId` would apply it now (also what the dry run shows). */
+export async function planRevert(deps: Pick<RevertDeps, 'audit' | 'now'>, selection: RevertSelection, revertId: string): Promise<RevertPlan> {
+  if (selection.agent.trim() === '') throw invalidArgument('agent', 'non_empty_string', 'agent must name the agent whose writes to revert');
+  const all: AuditRecord[] = [];
+  for await (const r of auditRecords(deps.audit)) all.push(r);
+  const chosen = all.filter((r) => selected(r, selection));
+  const chosenSeqs = new Set(chosen.map((r) => r.seq));
+  const ours = all.filter((r) => r.reverts !== undefined && r.detail?.revert_id === revertId);
+  const done = new Set(ours.map((r) => r.reverts!));
+  // The last record this revert wrote may precede a write that never happened: apply it again.
+  const inFlight = ours.length > 0 ? ours[ours.length - 1]!.reverts : undefined;
+  const ended = (deps.now ? deps.now() : new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const plan: RevertPlan = { records: [], steps: [], conflicts: [], not_reverted: [], already_reverted: [] };
+  // Items each record touched later by writes outside the selection (this revert's own writes excluded).
+  const outsiders = all.filter((r) => !chosenSeqs.has(r.seq) && !(r.reverts !== undefined && chosenSeqs.has(r.reverts)));
+  for (const r of [...chosen].reverse()) {
+    if (done.has(r.seq) && r.seq !== inFlight) {
+      plan.already_reverted.push(r.seq);
+      continue;
+    }
+    const reason = NOT_ITEMWISE[r.op];
+    if (reason !== undefined) {
+      plan.not_reverted.push({ seq: r.seq, op: r.op, reason });
+      continue;
+    }
+    plan.records.push(r.seq);
+    for (const step of stepsOf(r, ended)) {
+      const later = outsiders.find((o) => o.seq > r.seq && o.ids.includes(step.item));
+      if (later) {
+        plan.conflicts.push({ item: step.item, seq: r.seq, later_seq: later.seq, later_identity: later.identity, later_action: later.action });
+      } else plan.steps.push(step);
+    }
+  }
+  return plan;
+}
+
+async function applyStep(deps: RevertDeps, step: RevertStep): Promise<void> {
+  const id = step.item.slice(step.item.indexOf(':') + 1);
+  switch (step.action) {
+    case 'remove_drawer':
+      await deps.drawers.delete([id]);
+      return;
+    case 'restore_drawer': {
+      const [embedding] = await deps.embedder.embed([step.drawer.content]);
+      await deps.drawers.upsert([{ ...step.drawer, embedding: embedding! }]);
+      return;
+    }
+    case 'end_fact': {
+      // Only a fact still open is ended: one this write found already there was never its own.
+      const facts = await deps.graph.kgFacts({ entity_id: step.subject, direction: 'outgoing' });
+      if (facts.some((t) => t.id === id && t.to_key === null)) await deps.graph.kgSetEnd({ id, valid_to: step.ended, to_key: step.ended });
+      return;
+    }
+    case 'restore_fact':
+      await deps.graph.kgSetEnd({ id, valid_to: step.fact.valid_to, to_key: step.fact.to_key });
+      return;
+    case 'remove_tunnel':
+      await deps.graph.tunnelDelete(id);
+      return;
+    case 'restore_tunnel':
+      await deps.graph.tunnelRestore([step.tunnel]);
+      return;
+  }
+}
+
+export interface RevertOutcome extends RevertPlan {
+  revert_id: string;
+  dry_run: boolean;
+  /** The correction event appended to the logstream (not on a dry run, nor when nothing was reverted). */
+  correction_event_id?: string;
+}
+
+/** Plans the revert and, unless `dryRun`, applies it record by record, each behind its own audit record. */
+export async function runRevert(deps: RevertDeps, selection: RevertSelection, opts: { revertId: string; dryRun: boolean; caller: RevertCaller },
+  onRecord?: (done: number, total: number) => void): Promise<RevertOutcome> {
+  const plan = await planRevert(deps, selection, opts.revertId);
+  if (opts.dryRun) return { ...plan, revert_id: opts.revertId, dry_run: true };
+  const bySeq = new Map<number, RevertStep[]>();
+  for (const step of plan.steps) bySeq.set(step.seq, [...(bySeq.get(step.seq) ?? []), step]);
+  let done = 0;
+  for (const seq of plan.records) {
+    const steps = bySeq.get(seq) ?? [];
+    const drawerIds = steps.filter((s) => s.item.startsWith('drawer:')).map((s) => s.item.slice('drawer:'.length));
+    const current = drawerIds.length > 0 ? await deps.drawers.get(drawerIds) : [];
+    await deps.audit.append({ ...opts.caller, at: new Date().toISOString(), op: 'revert.record', reverts: seq,
+      wings: [...new Set([...current.map((d) => d.meta.wing), ...steps.flatMap((s) => (s.action === 'restore_drawer' ? [s.drawer.meta.wing] : []))])].sort(),
+      ids: steps.map((s) => s.item), before: { drawers: current },
+      detail: { revert_id: opts.revertId, selection: { ...selection }, steps: steps.map((s) => s.action) } });
+    for (const step of steps) await applyStep(deps, step);
+    onRecord?.(++done, plan.records.length);
+  }
+  const outcome: RevertOutcome = { ...plan, revert_id: opts.revertId, dry_run: false };
+  if (plan.records.length === 0) return outcome;
+  const event = await deps.logstream.append(eventDraft({
+    type: 'audit.revert',
+    stream: 'audit',
+    room: 'revert',
+    from_agent: opts.caller.identity,
+    body: `revert ${opts.revertId}: the writes of ${selection.agent}${selection.session ? ` in session ${selection.session}` : ''} were undone `
+      + `(${plan.records.length + plan.already_reverted.length} records, ${plan.conflicts.length} conflicts)`,
+    metadata: { revert_id: opts.revertId, selection: { ...selection }, reverted: [...plan.already_reverted, ...plan.records],
+      conflicts: plan.conflicts.map((c) => c.item), not_reverted: plan.not_reverted.map((n) => n.seq) },
+  }));
+  return { ...outcome, correction_event_id: event.id };
+}

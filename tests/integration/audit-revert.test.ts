@@ -1,0 +1,156 @@
+/**
+ * The audit trail and revert on both profiles, through the MCP face in process (issue 28):
+ * one record per acknowledged write under three concurrent writers, `audit verify` catching an
+ * edited and a deleted record, and a revert of one agent's writes that restores the before-state,
+ * keeps a later writer's change as a conflict, and finishes after being cut short.
+ */
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../app/config.js';
+import type { Config } from '../../core/config.js';
+import { RedisConnections } from '../../stores/redis/connection.js';
+import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
+import { openRuntime } from '../../app/runtime.js';
+import type { Caller } from '../../core/caller.js';
+import { PalaceMcp } from '../../mcp/server.js';
+import { verifyAudit } from '../../palace/audit/verify.js';
+import { runRevert } from '../../palace/audit/revert.js';
+import type { RevertDeps } from '../../palace/audit/revert.js';
+import type { Runtime } from '../../palace/runtime.js';
+import { makeTempDir, removeDir } from '../helpers/tmp.js';
+
+const caller = (identity: string): Caller => ({ identity, scopes: ['read', 'write'] });
+
+const PROFILES: [string, (dir: string) => Config][] = [
+  ['embedded', (dir) => loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(dir, 'palace') })],
+  ['cluster', () => clusterConfig('audit')],
+];
+
+describe.each(PROFILES)('audit trail and revert (%s)', (profile, configOf) => {
+  let dir: string;
+  let config: Config;
+  let rt: Runtime;
+  let mcp: PalaceMcp;
+
+  async function call(identity: string, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const result = await mcp.callTool(`mempalace_${name}`, args, { caller: caller(identity), signal: new AbortController().signal, onJobProgress: undefined,
+      clientRoots: async () => undefined, transport: 'mcp-http' });
+    const out = result.structuredContent as Record<string, unknown>;
+    expect(result.isError ?? false, JSON.stringify(out)).toBe(false);
+    return out;
+  }
+
+  const content = async (id: string) => (await rt.stores.drawers.get([id]))[0]?.content;
+  const facts = async (entity: string) => (await rt.stores.graph.kgFacts({ entity_id: entity, direction: 'outgoing' })).map((f) => [f.id, f.valid_to]);
+
+  beforeAll(async () => {
+    dir = makeTempDir('mp-audit-');
+    config = configOf(dir);
+    rt = await openRuntime(config);
+    mcp = new PalaceMcp(rt, { home: dir });
+  });
+  afterAll(async () => {
+    await rt.close();
+    if (profile === 'cluster') await dropClusterPalace(config);
+    removeDir(dir);
+  });
+
+  it('has one record per acknowledged write under three concurrent writers, and verify passes', async () => {
+    const acked = new Map<string, string[]>();
+    await Promise.all(['alice', 'bob', 'carol'].map(async (agent) => {
+      for (let i = 0; i < 8; i++) {
+        const out = await call(agent, 'add_drawer', { wing: `w_${agent}`, room: 'notes', content: `${agent} note ${i}: concurrent writes keep one chain` });
+        acked.set(agent, [...(acked.get(agent) ?? []), String(out.drawer_id)]);
+      }
+    }));
+    const records = await rt.stores.audit.scan(0, 1000);
+    for (const [agent, ids] of acked) {
+      const mine = records.filter((r) => r.identity === agent && r.op === 'drawers.upsert');
+      expect(mine).toHaveLength(ids.length);
+      expect(mine.flatMap((r) => r.ids).sort()).toEqual(ids.map((id) => `drawer:${id}`).sort());
+      expect(mine.every((r) => r.action === 'mempalace_add_drawer' && r.transport === 'mcp-http')).toBe(true);
+    }
+    expect(await verifyAudit(rt.stores.audit)).toMatchObject({ ok: true, records: 24 });
+  });
+
+  it("reverts one agent's writes after others wrote around them, reports the conflict, and resumes after being cut short", async () => {
+    const bobDrawer = String((await call('bob', 'add_drawer', { wing: 'team', room: 'plans', content: 'bob: the plan is A' })).drawer_id);
+    const carolDrawer = String((await call('carol', 'add_drawer', { wing: 'team', room: 'plans', content: 'carol: keep the cache' })).drawer_id);
+    await call('bob', 'kg_add', { subject: 'Service', predicate: 'uses', object: 'Postgres' });
+    const bobFacts = await facts('service');
+    const since = new Date().toISOString();
+
+    // mallory's session: adds, overwrites, deletes, adds and ends facts, opens a tunnel.
+    const added = String((await call('mallory', 'add_drawer', { wing: 'team', room: 'plans', content: 'mallory: drop the database' })).drawer_id);
+    const contested = String((await call('mallory', 'add_drawer', { wing: 'team', room: 'plans', content: 'mallory: second note' })).drawer_id);
+    await call('mallory', 'update_drawer', { drawer_id: bobDrawer, content: 'mallory: the plan is Z' });
+    await call('mallory', 'delete_drawer', { drawer_id: carolDrawer });
+    await call('mallory', 'kg_invalidate', { subject: 'Service', predicate: 'uses', object: 'Postgres', ended: '2026-01-01' });
+    await call('mallory', 'kg_add', { subject: 'Service', predicate: 'uses', object: 'Nothing' });
+    const tunnel = await call('mallory', 'create_tunnel', { source_wing: 'team', source_room: 'plans', target_wing: 'w_bob', target_room: 'notes' });
+    // Someone else writes around it afterwards: alice edits one of mallory's drawers.
+    await call('alice', 'update_drawer', { drawer_id: contested, content: 'alice: rewrote this one' });
+
+    const deps: RevertDeps = { ...rt.stores, embedder: rt.embedder };
+    const selection = { agent: 'mallory', since };
+    const by = { identity: 'admin', transport: 'cli', action: 'cli revert', request_id: 'r1' };
+    const dry = await runRevert(deps, selection, { revertId: 'rv1', dryRun: true, caller: by });
+    expect(dry.conflicts.map((c) => [c.item, c.later_identity])).toEqual([[`drawer:${contested}`, 'alice']]);
+    expect(dry.steps.map((s) => [s.item, s.action])).toContainEqual([`drawer:${added}`, 'remove_drawer']);
+    expect(await content(bobDrawer)).toBe('mallory: the plan is Z');
+
+    // Cut short: the store fails after the first reverted record, as a killed process stops.
+    let writes = 0;
+    const failing: RevertDeps = { ...deps, drawers: new Proxy(rt.stores.drawers, { get(t, p) {
+      const v = Reflect.get(t, p, t) as unknown;
+      if ((p === 'upsert' || p === 'delete') && ++writes > 1) return () => Promise.reject(new Error('killed'));
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+    } }) };
+    await expect(runRevert(failing, selection, { revertId: 'rv1', dryRun: false, caller: by })).rejects.toThrow('killed');
+
+    const done = await runRevert(deps, selection, { revertId: 'rv1', dryRun: false, caller: by });
+    expect(done.already_reverted.length).toBeGreaterThan(0);
+    expect(done.correction_event_id).toBeDefined();
+    expect(await content(added)).toBeUndefined();
+    expect(await content(contested)).toBe('alice: rewrote this one');
+    expect(await content(bobDrawer)).toBe('bob: the plan is A');
+    expect(await content(carolDrawer)).toBe('carol: keep the cache');
+    const after = await facts('service');
+    expect(after.filter(([id]) => bobFacts.some(([b]) => b === id))).toEqual(bobFacts);
+    expect(after.filter(([id]) => !bobFacts.some(([b]) => b === id)).every(([, validTo]) => validTo !== null)).toBe(true);
+    expect((await rt.stores.graph.tunnelList()).some((t) => t.id === (tunnel.tunnel_id ?? (tunnel.tunnel as { id?: string } | undefined)?.id))).toBe(false);
+    const reverts = (await rt.stores.audit.scan(0, 10_000)).filter((r) => r.op === 'revert.record');
+    expect(reverts.length).toBeGreaterThan(0);
+    expect((await verifyAudit(rt.stores.audit)).ok).toBe(true);
+  });
+
+  it('verify detects a deleted record (cluster)', async () => {
+    if (profile !== 'cluster') return;
+    const redis = new RedisConnections({ url: config.redis.url, palaceName: config.palaceName });
+    try {
+      await redis.command().xdel(redis.key('audit'), '5-0');
+    } finally {
+      await redis.close();
+    }
+    expect((await verifyAudit(rt.stores.audit)).problems).toEqual([expect.objectContaining({ seq: 6, kind: 'missing' })]);
+  });
+
+  it('verify detects an edited and a deleted record (embedded)', async () => {
+    if (profile !== 'embedded') return;
+    const file = path.join(dir, 'palace', 'audit.sqlite3');
+    const db = new Database(file);
+    try {
+      const row = db.prepare('SELECT seq, record FROM audit_records WHERE seq = 3').get() as { seq: number; record: string };
+      db.prepare('UPDATE audit_records SET record = ? WHERE seq = 3').run(row.record.replace('"identity":"', '"identity":"x'));
+      let result = await verifyAudit(rt.stores.audit);
+      expect(result.problems).toEqual([expect.objectContaining({ seq: 3, kind: 'edited' })]);
+      db.prepare('UPDATE audit_records SET record = ? WHERE seq = 3').run(row.record);
+      db.prepare('DELETE FROM audit_records WHERE seq = 5').run();
+      result = await verifyAudit(rt.stores.audit);
+      expect(result.problems).toEqual([expect.objectContaining({ seq: 6, kind: 'missing' })]);
+    } finally {
+      db.close();
+    }
+  });
+});
