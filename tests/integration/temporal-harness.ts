@@ -5,7 +5,6 @@
  * real embedder, workers in this process or as child processes that can be killed.
  */
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -26,6 +25,7 @@ import { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
 import { DEFAULT_TIMEOUTS, type JobTimeouts } from '../../jobs/workflow-types.js';
 import type { JobWorker, JobWorkerOptions } from '../../jobs/engines/temporal/worker.js';
 import { createJobWorker } from '../../jobs/engines/temporal/worker.js';
+import { exited, freePort } from '../helpers/processes.js';
 
 export const TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 export const TEMPORAL_NAMESPACE = process.env.TEMPORAL_NAMESPACE ?? 'mempalace';
@@ -126,11 +126,6 @@ export async function spawnWorker(palaceDir: string, palaceName: string, taskQue
   return child;
 }
 
-export function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
 export const mineSpec = (source: string, wing: string, extra: Partial<MineSpec> = {}): MineSpec => ({
   kind: 'mine',
   source: { kind: 'dir', path: source },
@@ -178,17 +173,6 @@ export async function generateSmallFiles(root: string, count: number, seed = 1):
     written.push(file);
   }
   return written;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitHealthy(address: string): Promise<void> {
