@@ -14,7 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PalaceError } from '../../core/errors.js';
-import type { EventDraft, StoredEvent } from '../../stores/ports/logstream/records.js';
+import type { StoredEvent } from '../../stores/ports/logstream/records.js';
+import { eventDraft } from '../helpers/events.js';
 import { freePort, stopChild } from '../helpers/processes.js';
 import { openRedisLogstream, type RedisLogstream } from '../../stores/redis/logstream/redis-logstream.js';
 
@@ -47,21 +48,7 @@ class PrivateRedis {
   }
 }
 
-const draft = (body: string): EventDraft => ({
-  type: 'fault.append',
-  stream: 'project/fault',
-  room: 'status',
-  topic: null,
-  from_agent: 'writer',
-  to_agent: 'reader',
-  correlation_id: null,
-  branch: null,
-  base_commit: null,
-  status: null,
-  body,
-  metadata_json: '{}',
-  artifact_ids: [],
-});
+const draft = (body: string) => eventDraft({ type: 'fault.append', stream: 'project/fault', room: 'status', from_agent: 'writer', to_agent: 'reader', body });
 
 describe('Redis logstream across a kill -9 of Redis', () => {
   let redis: PrivateRedis;

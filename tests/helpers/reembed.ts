@@ -10,6 +10,7 @@ import { expect } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import type { Config } from '../../core/config.js';
 import type { DrawerWrite } from '../../core/drawer.js';
+import type { Embedder } from '../../embed/embedder.js';
 import type { JobEngine, JobProgress } from '../../jobs/job.js';
 import { REEMBED_PAGE_DRAWERS } from '../../jobs/reembed/orchestration.js';
 import type { Runtime } from '../../palace/runtime.js';
@@ -30,8 +31,9 @@ export function reembedConfig(extra: Record<string, string>): Config {
   return loadConfig(reembedEnv(extra));
 }
 
-/** One drawer per text in wing `notes`, spread over `rooms` rooms and `files` source files. */
-export function noteRows(texts: string[], vectors: Float32Array[], label: string, rooms: number, files: number): DrawerWrite[] {
+/** One drawer per text in wing `notes`, embedded by `embedder`, spread over `rooms` rooms and `files` source files. */
+export async function noteRows(embedder: Embedder, texts: string[], label: string, rooms: number, files: number): Promise<DrawerWrite[]> {
+  const vectors = await embedder.embed(texts);
   return texts.map((content, i) => ({
     id: `drawer_${label}_${String(i).padStart(4, '0')}`,
     content,

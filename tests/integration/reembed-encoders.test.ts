@@ -64,8 +64,7 @@ beforeAll(async () => {
   pair = openEncoderSet(config, parseEncoderSet(PAIR, 'test'));
   const texts = Array.from({ length: DRAWERS },
     (_, i) => Array.from({ length: 6 + (i % 7) }, (_, j) => WORDS[(i * 5 + j * j + j) % WORDS.length]).join(' ') + ` #${i}`);
-  const vectors = await minilm.embed(texts);
-  rows = noteRows(texts, vectors, 'encoders', 4, 30);
+  rows = await noteRows(minilm, texts, 'encoders', 4, 30);
 });
 
 afterAll(async () => {

@@ -73,9 +73,7 @@ beforeAll(async () => {
   const config = env({});
   fp32 = new MiniLmEmbedder(config, { model: FP32 });
   int8 = new MiniLmEmbedder(config, { model: INT8 });
-  const texts = Array.from({ length: DRAWERS }, (_, i) => sentence(i));
-  const vectors = await fp32.embed(texts);
-  rows = noteRows(texts, vectors, 'reembed', 5, 40);
+  rows = await noteRows(fp32, Array.from({ length: DRAWERS }, (_, i) => sentence(i)), 'reembed', 5, 40);
 });
 
 afterAll(async () => {
