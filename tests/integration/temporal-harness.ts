@@ -26,6 +26,7 @@ import { DEFAULT_TIMEOUTS, type JobTimeouts } from '../../jobs/workflow-types.js
 import type { JobWorker, JobWorkerOptions } from '../../jobs/engines/temporal/worker.js';
 import { createJobWorker } from '../../jobs/engines/temporal/worker.js';
 import { exited, freePort } from '../helpers/processes.js';
+import { dirMineSpec } from '../helpers/mine-spec.js';
 
 export const TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 export const TEMPORAL_NAMESPACE = process.env.TEMPORAL_NAMESPACE ?? 'mempalace';
@@ -126,19 +127,7 @@ export async function spawnWorker(palaceDir: string, palaceName: string, taskQue
   return child;
 }
 
-export const mineSpec = (source: string, wing: string, extra: Partial<MineSpec> = {}): MineSpec => ({
-  kind: 'mine',
-  source: { kind: 'dir', path: source },
-  mode: 'projects',
-  wing,
-  agent: 'temporal-test',
-  limit: 0,
-  dryRun: false,
-  extract: 'exchange',
-  respectGitignore: true,
-  includeIgnored: [],
-  ...extra,
-});
+export const mineSpec = (source: string, wing: string, extra: Partial<MineSpec> = {}): MineSpec => dirMineSpec(source, wing, 'temporal-test', extra);
 
 export async function drawerIds(drawers: DrawerStore, wing: string): Promise<string[]> {
   const out: string[] = [];
