@@ -47,8 +47,9 @@ import { workflowsPath } from '../jobs/engines/temporal/worker.js';
 import type { JobWorker } from '../jobs/engines/temporal/worker.js';
 import { generateProject } from '../tests/fixtures/generate-project.js';
 import type { ClusterTestStores } from '../tests/integration/temporal-harness.js';
-import { drawerIds, exited, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, spawnWorker,
+import { drawerIds, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, spawnWorker,
   uniquePalaceName } from '../tests/integration/temporal-harness.js';
+import { exited } from '../tests/helpers/processes.js';
 import { machine, median, peakRssMb } from './lib/stats.js';
 
 const args = process.argv.slice(2);

@@ -3,7 +3,7 @@
  * most often (as substrings, each counted once) in the first 3,000 code points of the
  * lowercased transcript; ties go to the earlier topic, no hit gives `general`.
  */
-import { codePointPrefix } from './util.js';
+import { codePointPrefix } from '../chunking.js';
 
 export const CONVERSATION_ROOM_KEYWORDS: readonly (readonly [string, readonly string[]])[] = [
   ['technical', ['code', 'python', 'function', 'bug', 'error', 'api', 'database', 'server', 'deploy', 'git', 'test', 'debug', 'refactor']],

@@ -35,15 +35,3 @@ export function codePointSlices(text: string, size: number): string[] {
 export function lstrip(s: string): string {
   return s.replace(/^\s+/u, '');
 }
-
-/** The first `n` code points of `text`, without walking the rest of it. */
-export function codePointPrefix(text: string, n: number): string {
-  let count = 0;
-  let end = 0;
-  for (const ch of text) {
-    if (count === n) break;
-    end += ch.length;
-    count++;
-  }
-  return text.slice(0, end);
-}

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GraphStore, HallwayWrite, KgEntityRef, KgTripleWrite, TunnelWrite } from '../../stores/ports/graph-store.js';
+import { kgFact } from '../helpers/kg.js';
 
 export interface OpenedGraphStore {
   graph: GraphStore;
@@ -17,7 +18,7 @@ let seq = 0;
 function triple(s: string, p: string, o: string, v: { from?: string; to?: string; id?: string } = {}): KgTripleWrite {
   seq += 1;
   const recorded = `2030-01-01T00:00:00.${String(seq).padStart(6, '0')}Z`;
-  return {
+  return kgFact({
     id: v.id ?? `t_${ent(s).id}_${p}_${ent(o).id}_${String(seq).padStart(12, '0')}`,
     subject: ent(s),
     predicate: p,
@@ -26,13 +27,8 @@ function triple(s: string, p: string, o: string, v: { from?: string; to?: string
     valid_to: v.to ?? null,
     from_key: v.from ?? null,
     to_key: v.to ?? null,
-    confidence: 1,
-    source_closet: null,
-    source_file: null,
-    source_drawer_id: null,
-    adapter_name: null,
     recorded_at: recorded,
-  };
+  });
 }
 
 function tunnel(id: string, a: [string, string], b: [string, string], at: string, extra: Partial<TunnelWrite> = {}): TunnelWrite {

@@ -15,6 +15,7 @@ import { codePointSortKey } from '../../stores/neo4j/sort-key.js';
 import type { GraphStore, HallwayWrite, KgTripleWrite, TunnelWrite } from '../../stores/ports/graph-store.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 import { describeGraphStoreContract } from './graph-store.contract.js';
+import { kgFact } from '../helpers/kg.js';
 
 const palaceName = () => `contract-graph-${randomBytes(6).toString('hex')}`;
 const openNeo4j = (palace = palaceName()) => openNeo4jGraphStore({ neo4j: loadConfig().neo4j, palaceName: palace });
@@ -43,22 +44,7 @@ const names = ['a', `a${ASTRAL}`, `a${REPLACEMENT}`, `a${PRIVATE_USE}`, ASTRAL, 
   `${ASTRAL}x`, 'z', '\ud7ff', `\ud7ff${ASTRAL}`];
 
 function fact(s: string, p: string, o: string, recorded: string, from: string | null, id: string): KgTripleWrite {
-  return {
-    id,
-    subject: { id: s, name: s },
-    predicate: p,
-    object: { id: o, name: o },
-    valid_from: from,
-    valid_to: null,
-    from_key: from,
-    to_key: null,
-    confidence: 1,
-    source_closet: null,
-    source_file: null,
-    source_drawer_id: null,
-    adapter_name: null,
-    recorded_at: recorded,
-  };
+  return kgFact({ id, subject: { id: s, name: s }, predicate: p, object: { id: o, name: o }, valid_from: from, from_key: from, recorded_at: recorded });
 }
 
 /** The same writes on both adapters, for comparing everything they return. */

@@ -12,7 +12,8 @@ import type { LogstreamContext } from '../../palace/logstream/logstream.js';
 import { meshEstate } from '../../palace/logstream/estate.js';
 import { MeshReplicator } from '../../palace/logstream/replicator.js';
 import { remoteArtifact, remoteEvent } from '../../palace/logstream/remote.js';
-import { parsePublicKey, publicKeyText, signEvent } from '../../palace/logstream/signature.js';
+import { parsePublicKey, publicKeyText } from '../../palace/logstream/signature.js';
+import { forgedEvent as forgeSignedEvent } from '../helpers/events.js';
 import { ORIGIN_ROUND_MAX_BYTES, pullFromPeer, syncArtifact, syncOps, type OriginKeys, type SyncPeer } from '../../palace/logstream/sync.js';
 import type { Logger } from '../../core/log.js';
 import type { Locks } from '../../stores/ports/locks.js';
@@ -237,31 +238,8 @@ export function describeLogstreamSyncContract(adapterName: string, open: (identi
       type Served = Record<string, unknown> & { origin_seq: number; id: string };
       const opsOf = (body: Record<string, unknown>) => body.events as Served[];
       /** An event of `origin` as a forger makes it: any fields, signed with the forger's own key. */
-      const forgedEvent = async (signer: LogstreamStore, origin: string, originSeq: number, prev: number, patch: Record<string, unknown> = {}) => {
-        const fields = {
-          id: `evt_20260101T000000_${originSeq.toString(16).padStart(12, '0').slice(-12)}`,
-          origin_replica: origin,
-          origin_seq: originSeq,
-          hlc: `${String(Date.now()).padStart(13, '0')}-000000-${origin}`,
-          type: 'task.assign',
-          stream: 'project/atlas',
-          room: 'tasks',
-          topic: null,
-          from_agent: 'alice',
-          to_agent: 'bob',
-          correlation_id: null,
-          branch: null,
-          base_commit: null,
-          status: null,
-          artifact_ids: [] as string[],
-          body: 'rotate the prod credentials',
-          created_at: '2026-01-01T00:00:00Z',
-          metadata_json: '{}',
-          ...patch,
-        };
-        const { metadata_json: _m, ...served } = fields;
-        return { ...served, metadata: {}, prev_origin_seq: prev, sig: signEvent(await signer.signingKey(), fields, prev) };
-      };
+      const forgedEvent = async (signer: LogstreamStore, origin: string, originSeq: number, prev: number, patch: Record<string, unknown> = {}) =>
+        forgeSignedEvent(await signer.signingKey(), origin, originSeq, prev, patch);
 
       it('refuses events of another origin signed by the serving peer, and a vector jumped to 1,000,000; the honest origin’s later events still arrive', async () => {
         const [aId, cId] = [await a.replicaId(), await c.replicaId()];

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
+import { eventDraft } from '../helpers/events.js';
 import * as ops from '../../palace/logstream/logstream.js';
 import type { LogstreamContext, ToolArgs } from '../../palace/logstream/logstream.js';
 import type { LogstreamStore } from '../../stores/ports/palace-stores.js';
@@ -358,8 +359,7 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
       it('defaults to 50, clamps to 500, coerces decimal strings, refuses 0, negatives and booleans', async () => {
         const port = opened.logstream;
         for (let i = 0; i < 501; i++)
-          await port.append({ type: 'bulk', stream: 's', room: 'r', topic: null, from_agent: 'a', to_agent: null, correlation_id: null, branch: null,
-            base_commit: null, status: null, body: String(i), metadata_json: '{}', artifact_ids: [] });
+          await port.append(eventDraft({ type: 'bulk', room: 'r', body: String(i) }));
         expect((await ops.eventList(ctx, {})).count).toBe(50);
         expect((await ops.eventList(ctx, { limit: 10_000 })).count).toBe(500);
         expect((await ops.eventList(ctx, { limit: '7' })).count).toBe(7);

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { StrategyScores } from '../../palace/eval/run-eval.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const SET = path.join(ROOT, 'tests', 'fixtures', 'eval', 'conversations.json');
@@ -18,20 +19,11 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-eval-'));
 /** Recorded 2026-12-03 on 56 questions, 10 of them date-anchored (bench/README.md, "Ranking"): union turn recall@10 0.955, session recall@5 0.964, MRR@10 0.717. */
 const BASELINE = { turn10: 0.95, session5: 0.96, mrr: 0.71 };
 
-interface Scores {
-  n: number;
-  'recall@1': number;
-  'recall@5': number;
-  'recall@10': number;
-  'mrr@10': number;
-  session?: { 'recall@5': number; 'recall@10': number };
-  turn?: { 'recall@10': number };
-}
 interface Report {
   n: number;
   kind: string;
   skipped: number;
-  strategies: Record<string, Scores>;
+  strategies: Record<string, StrategyScores>;
   differences: Record<string, unknown>;
 }
 

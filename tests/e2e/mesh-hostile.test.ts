@@ -16,7 +16,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { publicKeyText, signEvent } from '../../palace/logstream/signature.js';
+import { publicKeyText } from '../../palace/logstream/signature.js';
+import { forgedEvent } from '../helpers/events.js';
 import type { StoredEvent } from '../../stores/ports/logstream/records.js';
 import { Served, peerEntry, until, writePeersFile } from '../helpers/mesh-serve.js';
 
@@ -68,30 +69,10 @@ class HostilePeer {
 
   /** An event of `origin` with whatever fields the attacker likes, signed with the attacker's key. */
   private forged(origin: string, originSeq: number, prev: number, patch: Record<string, unknown>): Wire {
-    const fields = {
-      id: `evt_20260101T000000_${randomBytes(6).toString('hex')}`,
-      origin_replica: origin,
-      origin_seq: originSeq,
-      hlc: `${String(Date.now()).padStart(13, '0')}-000000-${origin}`,
-      type: 'task.assign',
-      stream: 'project/mesh',
-      room: 'tasks',
-      topic: null,
-      from_agent: 'alice',
-      to_agent: 'bob',
-      correlation_id: null,
-      branch: null,
-      base_commit: null,
-      status: null,
-      artifact_ids: [] as string[],
-      body: FORGED_BODY,
-      created_at: '2026-01-01T00:00:00Z',
-      metadata_json: '{}',
-      ...patch,
-    };
-    this.forgedIds.add(fields.id);
-    const { metadata_json: _m, ...wire } = fields;
-    return { ...wire, metadata: {}, prev_origin_seq: prev, sig: signEvent(this.key, fields, prev) };
+    const wire = forgedEvent(this.key, origin, originSeq, prev, { id: `evt_20260101T000000_${randomBytes(6).toString('hex')}`, stream: 'project/mesh', body: FORGED_BODY,
+      ...patch });
+    this.forgedIds.add(wire.id);
+    return wire;
   }
 
   private async relay(pathAndQuery: string): Promise<Record<string, unknown>> {

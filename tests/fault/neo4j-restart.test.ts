@@ -17,6 +17,7 @@ import { loadConfig } from '../../app/config.js';
 import { PalaceError } from '../../core/errors.js';
 import { openNeo4jGraphStore, type Neo4jGraphStore } from '../../stores/neo4j/neo4j-graph-store.js';
 import type { KgTripleWrite } from '../../stores/ports/graph-store.js';
+import { kgFact } from '../helpers/kg.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -27,22 +28,9 @@ async function script(name: string, ...args: string[]): Promise<void> {
   await promisify(execFile)('bash', [path.join(root, 'deploy/local', name), ...args], { timeout: 240_000 });
 }
 
-const fact = (i: number): KgTripleWrite => ({
-  id: `t_${i}`,
-  subject: { id: 'bot', name: 'Bot' },
-  predicate: 'uses',
-  object: { id: `m${i}`, name: `M${i}` },
-  valid_from: null,
-  valid_to: null,
-  from_key: null,
-  to_key: null,
-  confidence: 1,
-  source_closet: null,
-  source_file: null,
-  source_drawer_id: null,
-  adapter_name: null,
-  recorded_at: `2030-01-01T00:00:00.${String(i).padStart(6, '0')}Z`,
-});
+const fact = (i: number): KgTripleWrite =>
+  kgFact({ id: `t_${i}`, subject: { id: 'bot', name: 'Bot' }, predicate: 'uses', object: { id: `m${i}`, name: `M${i}` },
+    recorded_at: `2030-01-01T00:00:00.${String(i).padStart(6, '0')}Z` });
 
 describe('Neo4j graph store across a kill -9 of Neo4j', () => {
   let graph: Neo4jGraphStore | undefined;

@@ -10,26 +10,16 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PalaceError } from '../../core/errors.js';
-import type { EventDraft, StoredEvent } from '../../stores/ports/logstream/records.js';
+import type { StoredEvent } from '../../stores/ports/logstream/records.js';
+import { eventDraft } from '../helpers/events.js';
+import { freePort, stopChild } from '../helpers/processes.js';
 import { openRedisLogstream, type RedisLogstream } from '../../stores/redis/logstream/redis-logstream.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 class PrivateRedis {
   private child: ChildProcess | null = null;
@@ -49,38 +39,16 @@ class PrivateRedis {
 
   /** SIGKILL, and wait until the process is gone. */
   async kill9(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
+    await stopChild(this.child, 'SIGKILL');
     this.child = null;
   }
 
   async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
+    await stopChild(this.child, 'SIGTERM');
   }
 }
 
-const draft = (body: string): EventDraft => ({
-  type: 'fault.append',
-  stream: 'project/fault',
-  room: 'status',
-  topic: null,
-  from_agent: 'writer',
-  to_agent: 'reader',
-  correlation_id: null,
-  branch: null,
-  base_commit: null,
-  status: null,
-  body,
-  metadata_json: '{}',
-  artifact_ids: [],
-});
+const draft = (body: string) => eventDraft({ type: 'fault.append', stream: 'project/fault', room: 'status', from_agent: 'writer', to_agent: 'reader', body });
 
 describe('Redis logstream across a kill -9 of Redis', () => {
   let redis: PrivateRedis;

@@ -19,7 +19,8 @@ import { MINE_BATCH_FILES } from '../../jobs/mine/orchestration.js';
 import type { MineWorkflowInput } from '../../jobs/workflow-types.js';
 import { cleanMineDrawerIds } from '../helpers/clean-mine.js';
 import { waitForFilesSeen, withTemporalRig } from '../helpers/temporal-rig.js';
-import { drawerIds, exited, generateSmallFiles, mineSpec } from '../integration/temporal-harness.js';
+import { drawerIds, generateSmallFiles, mineSpec } from '../integration/temporal-harness.js';
+import { exited } from '../helpers/processes.js';
 
 const FILES = 20 * MINE_BATCH_FILES;
 

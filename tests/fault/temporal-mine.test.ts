@@ -12,7 +12,8 @@ import { loadConfig } from '../../app/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { cleanMineDrawerIds } from '../helpers/clean-mine.js';
 import { waitForFilesSeen, withTemporalRig } from '../helpers/temporal-rig.js';
-import { drawerIds, exited, generateSmallFiles, mineSpec } from '../integration/temporal-harness.js';
+import { drawerIds, generateSmallFiles, mineSpec } from '../integration/temporal-harness.js';
+import { exited } from '../helpers/processes.js';
 
 const FILES = 2_000;
 

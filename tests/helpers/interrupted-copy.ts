@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { PalaceStores } from '../../stores/ports/palace-stores.js';
+import { eventDraft } from './events.js';
 import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index.fixtures.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -13,24 +14,6 @@ export const COPY_DRAWERS = 4000;
 const COPY_EVENTS = 50;
 const KILL_AFTER_RECORDS = 1500;
 
-/** A logstream note with this body. */
-export function note(body: string): Parameters<PalaceStores['logstream']['append']>[0] {
-  return {
-    type: 'note',
-    stream: 's',
-    room: 'general',
-    topic: null,
-    from_agent: 'a',
-    to_agent: null,
-    correlation_id: null,
-    branch: null,
-    base_commit: null,
-    status: null,
-    body,
-    metadata_json: '{}',
-    artifact_ids: [],
-  };
-}
 
 /** Fills `stores` with what the copy reads: drawers `<idPrefix>_00000`… with seeded 384-d vectors over 3 wings and 7 rooms, then the events. */
 export async function fillPalaceToCopy(stores: PalaceStores, idPrefix: string, seed: number): Promise<void> {
@@ -44,7 +27,7 @@ export async function fillPalaceToCopy(stores: PalaceStores, idPrefix: string, s
         })),
     );
   }
-  for (let i = 0; i < COPY_EVENTS; i++) await stores.logstream.append(note(`e${i}`));
+  for (let i = 0; i < COPY_EVENTS; i++) await stores.logstream.append(eventDraft({ body: `e${i}` }));
 }
 
 /**

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { StoredEvent } from '../../stores/ports/logstream/records.js';
+import { stopChild } from './processes.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -80,11 +81,7 @@ export class Served {
   async stop(): Promise<void> {
     await this.client?.close().catch(() => undefined);
     this.client = null;
-    const proc = this.proc;
-    if (!proc || proc.exitCode !== null) return;
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
+    await stopChild(this.proc, 'SIGTERM');
     this.proc = null;
   }
 

@@ -12,6 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './processes.js';
 
 const BUILD_SCRIPT = fileURLToPath(new URL('../../deploy/local/otelcol/build.sh', import.meta.url));
 
@@ -33,17 +34,6 @@ export interface Collector {
   /** Resolves with the spans once `done` holds for them; fails after `timeoutMs` with what arrived. */
   waitFor(done: (spans: CollectedSpan[]) => boolean, timeoutMs?: number): Promise<CollectedSpan[]>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 interface OtlpValue {

@@ -10,8 +10,8 @@ import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Embedder } from '../../embed/embedder.js';
 import type { ClusterTestStores } from '../integration/temporal-harness.js';
-import { exited, inProcessWorker, openClusterTestStores, openEngine, spawnWorker, startOwnDevServer,
-  uniquePalaceName } from '../integration/temporal-harness.js';
+import { inProcessWorker, openClusterTestStores, openEngine, spawnWorker, startOwnDevServer, uniquePalaceName } from '../integration/temporal-harness.js';
+import { exited } from './processes.js';
 
 type Engine = Awaited<ReturnType<typeof openEngine>>;
 type Timeouts = Parameters<typeof openEngine>[2];

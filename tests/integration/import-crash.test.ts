@@ -15,6 +15,7 @@ import { importPalace } from '../../palace/backup/import.js';
 import { palaceFigures } from '../../palace/backup/migrate.js';
 import { openStores } from '../../stores/open.js';
 import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index.fixtures.js';
+import { eventDraft } from '../helpers/events.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const MODEL: ModelIdentity = { name: 'crash-test-model', dimension: 384, weightsSha256: 'c'.repeat(64) };
@@ -35,8 +36,7 @@ describe('import killed midway', () => {
       );
     }
     for (let i = 0; i < 50; i++) {
-      await source.logstream.append({ type: 'note', stream: 's', room: 'general', topic: null, from_agent: 'a', to_agent: null, correlation_id: null,
-        branch: null, base_commit: null, status: null, body: `e${i}`, metadata_json: '{}', artifact_ids: [] });
+      await source.logstream.append(eventDraft({ body: `e${i}` }));
     }
     const file = path.join(tmp, 'export.jsonl.gz');
     await exportPalace(source, MODEL, file);

@@ -29,6 +29,7 @@ import { RedisConnections } from '../../stores/redis/connection.js';
 import { LOGSTREAM_FILE } from '../../stores/embedded/logstream/sqlite-logstream.js';
 import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
 import { rejectionOf } from '../helpers/errors.js';
+import { eventDraft, exportedEvent } from '../helpers/events.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 import { randomUnitVector, seededRandom } from '../contract/drawer-index.fixtures.js';
 
@@ -50,8 +51,7 @@ afterAll(async () => {
 });
 
 function draft(body: string): EventDraft {
-  return { type: 'note', stream: 'ops/restore', room: 'general', topic: null, from_agent: 'alice', to_agent: null, correlation_id: null, branch: null,
-    base_commit: null, status: null, body, metadata_json: '{}', artifact_ids: [] };
+  return eventDraft({ stream: 'ops/restore', from_agent: 'alice', body });
 }
 
 function header() {
@@ -111,26 +111,8 @@ describe.each(['embedded', 'cluster'] as const)('imports and restores, %s', (pro
       const self = await stores.logstream.replicaId();
       await stores.logstream.append(draft('one'));
       await stores.logstream.append(draft('two'));
-      const gap = {
-        id: 'evt_20260101T000000_0000000000a4',
-        origin_replica: self,
-        origin_seq: 4,
-        hlc: `${Date.now()}-000001-${self}`,
-        type: 'note',
-        stream: 'ops/restore',
-        room: 'general',
-        topic: null,
-        from_agent: 'alice',
-        to_agent: null,
-        correlation_id: null,
-        branch: null,
-        base_commit: null,
-        status: null,
-        artifact_ids: [],
-        body: 'four',
-        created_at: '2026-01-01T00:00:00Z',
-        metadata: {},
-      };
+      const gap = exportedEvent({ id: 'evt_20260101T000000_0000000000a4', origin_replica: self, origin_seq: 4, hlc: `${Date.now()}-000001-${self}` },
+        { stream: 'ops/restore', from_agent: 'alice', body: 'four' });
       await importRecords(stores, MODEL, stream([header(), { kind: 'event', event: gap }, footer({ event: 1 })]));
       const later = [];
       for (const body of ['five', 'six', 'seven']) later.push(await stores.logstream.append(draft(body)));
@@ -182,26 +164,8 @@ describe.each(['embedded', 'cluster'] as const)('imports and restores, %s', (pro
         [drawerRecord('escape', 'a drawer', { wing: '../../etc' }), 'wing', 'path_characters'],
         [{
           kind: 'event',
-          event: {
-            id: 'evt_20260101T000000_000000000001',
-            origin_replica: `rep_${'ab'.repeat(16)}`,
-            origin_seq: 1,
-            hlc: `1767225600000-000001-rep_${'ab'.repeat(16)}`,
-            type: 'note',
-            stream: 's',
-            room: 'general',
-            topic: null,
-            from_agent: 'ali\u0000ce',
-            to_agent: null,
-            correlation_id: null,
-            branch: null,
-            base_commit: null,
-            status: null,
-            artifact_ids: [],
-            body: 'b',
-            created_at: '2026-01-01T00:00:00Z',
-            metadata: {},
-          },
+          event: exportedEvent({ id: 'evt_20260101T000000_000000000001', origin_replica: `rep_${'ab'.repeat(16)}`, origin_seq: 1,
+            hlc: `1767225600000-000001-rep_${'ab'.repeat(16)}` }, { from_agent: 'ali\u0000ce', body: 'b' }),
         }, 'from_agent', 'control_characters'],
       ];
       for (const [bad, field, rule] of cases) {

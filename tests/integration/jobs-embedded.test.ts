@@ -14,22 +14,12 @@ import type { JobProgress, JobSpec, MineSpec } from '../../jobs/job.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { generateProject } from '../fixtures/generate-project.js';
+import { dirMineSpec } from '../helpers/mine-spec.js';
 
 let tmp: string;
 let embedder: MiniLmEmbedder;
 
-const mineSpec = (source: string, wing: string): MineSpec => ({
-  kind: 'mine',
-  source: { kind: 'dir', path: source },
-  mode: 'projects',
-  wing,
-  agent: 'crash-test',
-  limit: 0,
-  dryRun: false,
-  extract: 'exchange',
-  respectGitignore: true,
-  includeIgnored: [],
-});
+const mineSpec = (source: string, wing: string): MineSpec => dirMineSpec(source, wing, 'crash-test');
 
 async function runtimeAt(palace: string): Promise<Runtime> {
   return openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: palace, MEMPALACE_JOB_LEASE_MS: '8000' }), { embedder });

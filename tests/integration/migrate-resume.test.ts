@@ -12,7 +12,8 @@ import type { ModelIdentity } from '../../embed/model-identity.js';
 import { migratePalace } from '../../palace/backup/migrate.js';
 import { openStores } from '../../stores/open.js';
 import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
-import { COPY_DRAWERS, fillPalaceToCopy, killCopyMidway, note } from '../helpers/interrupted-copy.js';
+import { eventDraft } from '../helpers/events.js';
+import { COPY_DRAWERS, fillPalaceToCopy, killCopyMidway } from '../helpers/interrupted-copy.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 const MODEL: ModelIdentity = { name: 'migrate-resume-model', dimension: 384, weightsSha256: 'f'.repeat(64) };
@@ -43,7 +44,7 @@ describe('migrate killed midway', () => {
     expect(resumed.verification.ok).toBe(true);
 
     // Done: the checkpoint is gone, so a later migration (of a changed source) copies everything.
-    await source.logstream.append(note('later'));
+    await source.logstream.append(eventDraft({ body: 'later' }));
     const later = await migratePalace(source, target, MODEL);
     expect(later.copy.resumed_from).toBe(0);
     expect(later.verification.ok).toBe(true);

@@ -13,25 +13,14 @@ import type { MineSpec } from '../../jobs/job.js';
 import { search } from '../../palace/search/search.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
+import { dirMineSpec } from '../helpers/mine-spec.js';
 
 let tmp: string;
 let project: string;
 let rt: Runtime;
 let embedder: MiniLmEmbedder;
 
-const mineSpec = (over: Partial<MineSpec> = {}): MineSpec => ({
-  kind: 'mine',
-  source: { kind: 'dir', path: project },
-  mode: 'projects',
-  agent: 'tester',
-  limit: 0,
-  dryRun: false,
-  extract: 'exchange',
-  respectGitignore: true,
-  includeIgnored: [],
-  wing: 'sample',
-  ...over,
-});
+const mineSpec = (over: Partial<MineSpec> = {}): MineSpec => dirMineSpec(project, 'sample', 'tester', over);
 
 async function mine(over: Partial<MineSpec> = {}) {
   const started = await rt.jobs.start(mineSpec(over));

@@ -5,20 +5,15 @@
  * embedded profile the re-embed's process is killed with SIGKILL midway and the job resumes; on
  * the cluster profile it runs on a Temporal worker and leaves an OpenSearch index of 768-d vectors.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime } from '../../app/runtime.js';
-import type { Config } from '../../core/config.js';
-import { loadConfig } from '../../app/config.js';
 import type { DrawerWrite } from '../../core/drawer.js';
 import { encoderSetText, parseEncoderSet } from '../../core/encoder-set.js';
-import { PalaceError } from '../../core/errors.js';
 import { dot } from '../../core/vector.js';
 import type { Embedder } from '../../embed/embedder.js';
 import { openEncoderSet } from '../../embed/encoder-set.js';
@@ -27,15 +22,15 @@ import { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
 import { REEMBED_PAGE_DRAWERS } from '../../jobs/reembed/orchestration.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
-import { dropPalaceIndices, storedDimension } from '../../stores/opensearch/drawer-mapping.js';
+import { rejectionOf } from '../helpers/errors.js';
+import { dropClusterReembeds, noteRows, REEMBED_LEASE_MS, reembedConfig, reembedKilledMidway, resumeStaleReembed, startReembedWorker } from '../helpers/reembed.js';
+import { storedDimension } from '../../stores/opensearch/drawer-mapping.js';
 import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 
 const MINILM = 'all-MiniLM-L6-v2';
 const PAIR = encoderSetText(parseEncoderSet(`${MINILM}:0.5,bge-small-en-v1.5-q:0.5`, 'test'));
-const LEASE_MS = 8000;
 /** Three pages, so a kill lands between two of them. */
 const DRAWERS = REEMBED_PAGE_DRAWERS * 2 + 21;
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const WORDS = 'lease fence cursor batch worker replica shard queue retry backoff manifest drawer wing room tunnel hallway vector lexical chunk embed'
   .split(' ');
 
@@ -44,15 +39,8 @@ let minilm: Embedder;
 let pair: Embedder;
 let rows: DrawerWrite[];
 
-function env(extra: Record<string, string>): Config {
-  return loadConfig({ ...process.env, MEMPALACE_EMBED_THREADS: '1', MEMPALACE_JOB_LEASE_MS: String(LEASE_MS), ...extra });
-}
-
-async function refusal(p: Promise<unknown>): Promise<PalaceError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
-  expect(e).toBeInstanceOf(PalaceError);
-  return e as PalaceError;
-}
+const env = reembedConfig;
+const refusal = (p: Promise<unknown>) => rejectionOf(p);
 
 /** Every drawer has a 768-d vector, equal to the pair's vector of its text on a sample, and the palace records the pair. */
 async function expectPairPalace(drawers: DrawerStore): Promise<void> {
@@ -69,11 +57,6 @@ async function expectPairPalace(drawers: DrawerStore): Promise<void> {
   expect(nearest!.drawer.id).toBe(sample[1]!.id);
 }
 
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
 beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-reembed-encoders-'));
   const config = env({});
@@ -81,14 +64,7 @@ beforeAll(async () => {
   pair = openEncoderSet(config, parseEncoderSet(PAIR, 'test'));
   const texts = Array.from({ length: DRAWERS },
     (_, i) => Array.from({ length: 6 + (i % 7) }, (_, j) => WORDS[(i * 5 + j * j + j) % WORDS.length]).join(' ') + ` #${i}`);
-  const vectors = await minilm.embed(texts);
-  rows = texts.map((content, i) => ({
-    id: `drawer_encoders_${String(i).padStart(4, '0')}`,
-    content,
-    embedding: vectors[i]!,
-    meta: { wing: 'notes', room: `room_${i % 4}`, source_file: `/notes/${i % 30}.md`, chunk_index: 0, added_by: 'encoders-test',
-      filed_at: '2026-01-01T00:00:00.000000Z' },
-  }));
+  rows = await noteRows(minilm, texts, 'encoders', 4, 30);
 });
 
 afterAll(async () => {
@@ -103,24 +79,8 @@ describe('reembed adding an encoder: embedded profile', () => {
     await filled.stores.drawers.upsert(rows);
     await filled.close();
 
-    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/reembed-child.ts', dir, PAIR], {
-      cwd: ROOT,
-      env: { ...process.env, MEMPALACE_EMBED_THREADS: '1', MEMPALACE_JOB_LEASE_MS: String(LEASE_MS) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let seen = 0;
-    let finished = false;
-    child.stdout!.on('data', (chunk: Buffer) => {
-      for (const m of chunk.toString().matchAll(/progress (\d+) (\d+)/g)) seen = Number(m[1]);
-      if (/done /.test(chunk.toString())) finished = true;
-    });
-    while (seen < REEMBED_PAGE_DRAWERS) {
-      if (finished || child.exitCode !== null) throw new Error('the re-embed ended before it could be killed midway');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    child.kill('SIGKILL');
-    await exited(child);
-    expect(seen).toBeLessThan(DRAWERS);
+    const killedAt = await reembedKilledMidway(dir, PAIR);
+    expect(killedAt.files_seen).toBeLessThan(DRAWERS);
 
     // Midway the palace opens for neither side and takes no drawers; only the re-embed resumes it.
     const midway = await refusal(openRuntime(env({ MEMPALACE_PALACE: dir }), { embedder: pair }));
@@ -130,12 +90,7 @@ describe('reembed adding an encoder: embedded profile', () => {
     try {
       expect(rt.stores.drawers.dimension).toBe(768);
       await expect(rt.stores.drawers.upsert(rows.slice(0, 1))).rejects.toMatchObject({ code: 'already_running' });
-      const stale = (await rt.jobs.list(5)).find((j) => j.kind === 'reembed' && j.state === 'running');
-      expect(stale).toBeDefined();
-      await new Promise((r) => setTimeout(r, LEASE_MS + 500)); // the dead runner's lease expires
-      const resumed = await rt.jobs.start({ kind: 'reembed', model: PAIR });
-      expect(resumed.job_id).toBe(stale!.job_id);
-      const done = await rt.jobs.wait(resumed.job_id, 600_000);
+      const done = await resumeStaleReembed(rt, PAIR, 600_000);
       expect(done).toMatchObject({ state: 'completed', files_total: DRAWERS, files_seen: DRAWERS });
       await expectPairPalace(rt.stores.drawers);
     } finally {
@@ -159,35 +114,21 @@ describe('reembed adding an encoder: embedded profile', () => {
 describe('reembed adding an encoder: cluster profile (OpenSearch, Temporal)', () => {
   const name = `t-encoders-${randomUUID().slice(0, 8)}`;
   const clusterConfig = () => env({ MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE: path.join(tmp, name), MEMPALACE_PALACE_NAME: name });
-  let rt: Runtime | undefined;
-  let engine: JobEngine | undefined;
-  let worker: ChildProcess | undefined;
+  const opened: { name: string; rt: Runtime }[] = [];
+  const engines: JobEngine[] = [];
+  const workers: ChildProcess[] = [];
 
-  afterAll(async () => {
-    if (worker && worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
-    if (worker) await exited(worker);
-    await engine?.close();
-    if (rt) {
-      await rt.stores.jobs.dropArtifacts('').catch(() => undefined);
-      await rt.close();
-      const admin = new OpenSearchConnection({ url: rt.config.opensearch.url, palaceName: name });
-      await dropPalaceIndices(admin);
-      await admin.close();
-    }
-  });
+  afterAll(() => dropClusterReembeds(workers, engines, opened));
 
   it('a reembed to the pair on a Temporal worker completes with a 768-d OpenSearch index and the set recorded', async () => {
     const config = clusterConfig();
-    rt = await openRuntime(config, { embedder: minilm });
+    const rt = await openRuntime(config, { embedder: minilm });
+    opened.push({ name, rt });
     await rt.stores.drawers.upsert(rows);
-    worker = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker', '--max-activities', '1'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE: config.palaceDir, MEMPALACE_PALACE_NAME: name, MEMPALACE_EMBED_THREADS: '1',
-        MEMPALACE_JOB_LEASE_MS: String(LEASE_MS) },
-    });
-    engine = await TemporalJobEngine.connect({ palace: rt.stores.palace, jobs: rt.stores.jobs, temporal: config.temporal, pollMs: 200,
-      timeouts: { leaseMs: LEASE_MS, heartbeatTimeoutMs: 30_000, activityTimeoutMs: 10 * 60_000 } });
+    workers.push(startReembedWorker(config, name));
+    const engine = await TemporalJobEngine.connect({ palace: rt.stores.palace, jobs: rt.stores.jobs, temporal: config.temporal, pollMs: 200,
+      timeouts: { leaseMs: REEMBED_LEASE_MS, heartbeatTimeoutMs: 30_000, activityTimeoutMs: 10 * 60_000 } });
+    engines.push(engine);
     const done = await engine.wait((await engine.start({ kind: 'reembed', model: PAIR })).job_id, 600_000);
     expect(done).toMatchObject({ state: 'completed', files_total: DRAWERS, files_seen: DRAWERS, drawers_written: DRAWERS });
     const admin = new OpenSearchConnection({ url: config.opensearch.url, palaceName: name });

@@ -4,34 +4,28 @@
  * open with another model; a re-embed killed with SIGKILL midway (the embedded runner's process,
  * a Temporal worker process) resumes and ends with exactly the vectors and record of a clean run.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
-import type { Config } from '../../core/config.js';
-import { loadConfig } from '../../app/config.js';
 import type { DrawerWrite } from '../../core/drawer.js';
-import { PalaceError } from '../../core/errors.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
-import type { JobEngine, JobProgress } from '../../jobs/job.js';
-import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
-import { dropPalaceIndices } from '../../stores/opensearch/drawer-mapping.js';
+import type { JobEngine } from '../../jobs/job.js';
 import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
 import { REEMBED_PAGE_DRAWERS } from '../../jobs/reembed/orchestration.js';
+import { rejectionOf } from '../helpers/errors.js';
+import { exited } from '../helpers/processes.js';
+import { dropClusterReembeds, noteRows, REEMBED_LEASE_MS, reembedConfig, reembedKilledMidway, resumeStaleReembed, startReembedWorker, untilMidway } from '../helpers/reembed.js';
 
 const FP32 = 'all-MiniLM-L6-v2';
 const INT8 = 'all-MiniLM-L6-v2-q';
-const LEASE_MS = 8000;
 /** Enough logical drawers for several re-embed pages, so a kill can land between two of them. */
 const DRAWERS = REEMBED_PAGE_DRAWERS * 4 + 37;
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const WORDS =
   'lease fence cursor batch worker replica shard queue retry backoff manifest drawer wing room tunnel hallway vector lexical chunk embed scan commit branch stream event artifact deadline heartbeat'
     .split(' ');
@@ -45,15 +39,8 @@ function sentence(i: number): string {
   return Array.from({ length: 8 + (i % 9) }, (_, j) => WORDS[(i * 7 + j * j * 3 + j) % WORDS.length]).join(' ') + ` (note ${i})`;
 }
 
-function env(extra: Record<string, string>): Config {
-  return loadConfig({ ...process.env, MEMPALACE_EMBED_THREADS: '1', MEMPALACE_JOB_LEASE_MS: String(LEASE_MS), ...extra });
-}
-
-async function refusal(p: Promise<unknown>): Promise<PalaceError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
-  expect(e).toBeInstanceOf(PalaceError);
-  return e as PalaceError;
-}
+const env = reembedConfig;
+const refusal = (p: Promise<unknown>) => rejectionOf(p);
 
 async function allVectors(drawers: DrawerStore): Promise<Map<string, Float32Array>> {
   const { items } = await drawers.list({}, 0, 10_000);
@@ -81,35 +68,12 @@ async function expectInt8Palace(drawers: DrawerStore): Promise<void> {
   sample.forEach((d, i) => expect(dot(stored.get(d.id)!, fresh[i]!)).toBeGreaterThan(0.99999));
 }
 
-/** Runs `start` and resolves once the job has done at least one page but not all of them. */
-async function untilMidway(progress: () => Promise<JobProgress | undefined>): Promise<JobProgress> {
-  for (;;) {
-    const p = await progress();
-    if (p && p.files_seen >= REEMBED_PAGE_DRAWERS && p.files_seen < p.files_total) return p;
-    if (p && p.state !== 'running') throw new Error(`the job ended before it could be killed midway: ${JSON.stringify(p)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
 beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-reembed-'));
   const config = env({});
   fp32 = new MiniLmEmbedder(config, { model: FP32 });
   int8 = new MiniLmEmbedder(config, { model: INT8 });
-  const texts = Array.from({ length: DRAWERS }, (_, i) => sentence(i));
-  const vectors = await fp32.embed(texts);
-  rows = texts.map((content, i) => ({
-    id: `drawer_reembed_${String(i).padStart(4, '0')}`,
-    content,
-    embedding: vectors[i]!,
-    meta: { wing: 'notes', room: `room_${i % 5}`, source_file: `/notes/${i % 40}.md`, chunk_index: 0, added_by: 'reembed-test',
-      filed_at: '2026-01-01T00:00:00.000000Z' },
-  }));
+  rows = await noteRows(fp32, Array.from({ length: DRAWERS }, (_, i) => sentence(i)), 'reembed', 5, 40);
 });
 
 afterAll(async () => {
@@ -150,20 +114,7 @@ describe('model identity and reembed: embedded profile', () => {
     await (await openRuntime(env({ MEMPALACE_PALACE: cleanDir }), { embedder: int8 })).close();
 
     const dir = await palaceWith('crash');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/reembed-child.ts', dir, INT8], {
-      cwd: ROOT,
-      env: { ...process.env, MEMPALACE_EMBED_THREADS: '1', MEMPALACE_JOB_LEASE_MS: String(LEASE_MS) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let latest: JobProgress | undefined;
-    child.stdout!.on('data', (chunk: Buffer) => {
-      for (const m of chunk.toString().matchAll(/progress (\d+) (\d+)/g))
-        latest = { files_seen: Number(m[1]), files_total: Number(m[2]), state: 'running' } as JobProgress;
-      if (/done /.test(chunk.toString())) latest = { ...latest!, state: 'completed' };
-    });
-    const killedAt = await untilMidway(async () => latest);
-    child.kill('SIGKILL');
-    await exited(child);
+    const killedAt = await reembedKilledMidway(dir, INT8);
     expect(killedAt.files_seen).toBeLessThan(DRAWERS);
 
     // Mid-job the palace takes no drawers and opens for no model; only the reembed resumes it.
@@ -172,12 +123,7 @@ describe('model identity and reembed: embedded profile', () => {
     const rt = await openRuntime(env({ MEMPALACE_PALACE: dir }), { embedder: fp32, palaceModel: 'reembed' });
     try {
       await expect(rt.stores.drawers.upsert(rows.slice(0, 1))).rejects.toMatchObject({ code: 'already_running' });
-      const stale = (await rt.jobs.list(5)).find((j) => j.kind === 'reembed' && j.state === 'running');
-      expect(stale).toBeDefined();
-      await new Promise((r) => setTimeout(r, LEASE_MS + 500)); // the dead runner's lease expires
-      const resumed = await rt.jobs.start({ kind: 'reembed', model: INT8 });
-      expect(resumed.job_id).toBe(stale!.job_id);
-      const done = await rt.jobs.wait(resumed.job_id, 300_000);
+      const done = await resumeStaleReembed(rt, INT8, 300_000);
       expect(done).toMatchObject({ state: 'completed', files_total: DRAWERS, files_seen: DRAWERS });
       await expectInt8Palace(rt.stores.drawers);
       expect(maxDifference(await allVectors(rt.stores.drawers), expected)).toBe(0);
@@ -204,13 +150,7 @@ describe('model identity and reembed: cluster profile (OpenSearch, Temporal)', (
 
   /** A `mempalace worker` process of the palace, killed with SIGKILL at the end if still running. */
   function startWorker(name: string): ChildProcess {
-    const config = clusterConfig(name);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker', '--max-activities', '1'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE: config.palaceDir, MEMPALACE_PALACE_NAME: name, MEMPALACE_EMBED_THREADS: '1',
-        MEMPALACE_JOB_LEASE_MS: String(LEASE_MS) },
-    });
+    const child = startReembedWorker(clusterConfig(name), name);
     workers.push(child);
     return child;
   }
@@ -223,24 +163,13 @@ describe('model identity and reembed: cluster profile (OpenSearch, Temporal)', (
       jobs: rt.stores.jobs,
       temporal: config.temporal,
       pollMs: 200,
-      timeouts: { leaseMs: LEASE_MS, heartbeatTimeoutMs: 10_000, activityTimeoutMs: 10 * 60_000 },
+      timeouts: { leaseMs: REEMBED_LEASE_MS, heartbeatTimeoutMs: 10_000, activityTimeoutMs: 10 * 60_000 },
     });
     engines.push(engine);
     return engine;
   }
 
-  afterAll(async () => {
-    for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
-    await Promise.all(workers.map(exited));
-    await Promise.all(engines.map((e) => e.close()));
-    for (const { name, rt } of opened) {
-      await rt.stores.jobs.dropArtifacts('').catch(() => undefined);
-      await rt.close();
-      const admin = new OpenSearchConnection({ url: rt.config.opensearch.url, palaceName: name });
-      await dropPalaceIndices(admin);
-      await admin.close();
-    }
-  });
+  afterAll(() => dropClusterReembeds(workers, engines, opened));
 
   it('records the model in OpenSearch and refuses another model, naming MEMPALACE_EMBED_MODEL', async () => {
     const { name, rt } = await clusterPalace('refuse');

@@ -22,6 +22,7 @@ import { loadConfig } from '../../app/config.js';
 import type { MineSpec } from '../../jobs/job.js';
 import { sourcePolicy } from '../../palace/sources/sources.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
+import { dirMineSpec } from '../helpers/mine-spec.js';
 
 const SECRET = 'OUTSIDE-SECRET-7f3a';
 const tmp = fs.realpathSync(makeTempDir('mempalace-source-safety-'));
@@ -32,19 +33,7 @@ const prose = (topic: string) => `${topic}: the harbour master records every ber
 let rt: Runtime;
 let acts: JobActivities;
 
-const spec = (source: string, wing: string, over: Partial<MineSpec> = {}): MineSpec => ({
-  kind: 'mine',
-  source: { kind: 'dir', path: source },
-  mode: 'projects',
-  wing,
-  agent: 'tester',
-  limit: 0,
-  dryRun: false,
-  extract: 'exchange',
-  respectGitignore: true,
-  includeIgnored: [],
-  ...over,
-});
+const spec = (source: string, wing: string, over: Partial<MineSpec> = {}): MineSpec => dirMineSpec(source, wing, 'tester', over);
 
 async function allContent(): Promise<string> {
   const page = await rt.stores.drawers.list({}, 0, 10_000);

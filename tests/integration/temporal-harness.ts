@@ -5,7 +5,6 @@
  * real embedder, workers in this process or as child processes that can be killed.
  */
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -26,6 +25,8 @@ import { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
 import { DEFAULT_TIMEOUTS, type JobTimeouts } from '../../jobs/workflow-types.js';
 import type { JobWorker, JobWorkerOptions } from '../../jobs/engines/temporal/worker.js';
 import { createJobWorker } from '../../jobs/engines/temporal/worker.js';
+import { exited, freePort } from '../helpers/processes.js';
+import { dirMineSpec } from '../helpers/mine-spec.js';
 
 export const TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 export const TEMPORAL_NAMESPACE = process.env.TEMPORAL_NAMESPACE ?? 'mempalace';
@@ -126,24 +127,7 @@ export async function spawnWorker(palaceDir: string, palaceName: string, taskQue
   return child;
 }
 
-export function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-export const mineSpec = (source: string, wing: string, extra: Partial<MineSpec> = {}): MineSpec => ({
-  kind: 'mine',
-  source: { kind: 'dir', path: source },
-  mode: 'projects',
-  wing,
-  agent: 'temporal-test',
-  limit: 0,
-  dryRun: false,
-  extract: 'exchange',
-  respectGitignore: true,
-  includeIgnored: [],
-  ...extra,
-});
+export const mineSpec = (source: string, wing: string, extra: Partial<MineSpec> = {}): MineSpec => dirMineSpec(source, wing, 'temporal-test', extra);
 
 export async function drawerIds(drawers: DrawerStore, wing: string): Promise<string[]> {
   const out: string[] = [];
@@ -178,17 +162,6 @@ export async function generateSmallFiles(root: string, count: number, seed = 1):
     written.push(file);
   }
   return written;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitHealthy(address: string): Promise<void> {

@@ -6,7 +6,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import { encoderSetText, parseEncoderSet } from '../../core/encoder-set.js';
-import { PalaceError } from '../../core/errors.js';
 import { dot } from '../../core/vector.js';
 import type { Embedder } from '../../embed/embedder.js';
 import { EncoderSetEmbedder } from '../../embed/encoder-set.js';
@@ -14,6 +13,7 @@ import type { ModelIdentity } from '../../embed/model-identity.js';
 import { encodersOf, sameModel } from '../../embed/model-identity.js';
 import { checkPalaceModel, modelMismatch } from '../../palace/drawers/palace-model.js';
 import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
+import { rejectionOf, thrownBy } from '../helpers/errors.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 /** A deterministic fake encoder: a unit vector from the text's character codes, different per name. */
@@ -38,11 +38,7 @@ class FakeEncoder implements Embedder {
   }
 }
 
-async function refusal(p: Promise<unknown>): Promise<PalaceError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
-  expect(e).toBeInstanceOf(PalaceError);
-  return e as PalaceError;
-}
+const refusal = (p: Promise<unknown>) => rejectionOf(p);
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -59,14 +55,7 @@ describe('encoder set syntax', () => {
   });
 
   it.each(['', ',', 'a:0', 'a:-1', 'a:x', 'a,a', 'a b'])('refuses %j, naming the field and the rule', (text) => {
-    const e = (() => {
-      try {
-        parseEncoderSet(text, 'MEMPALACE_ENCODERS');
-      } catch (err) {
-        return err as PalaceError;
-      }
-      throw new Error('accepted');
-    })();
+    const e = thrownBy(() => parseEncoderSet(text, 'MEMPALACE_ENCODERS'));
     expect(e.toJSON()).toMatchObject({ code: 'invalid_argument', field: 'MEMPALACE_ENCODERS', rule: 'encoder_set' });
   });
 

@@ -1,10 +1,10 @@
 /** The palace's model record (palace/drawers/palace-model.ts) on the embedded drawer index. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DrawerWrite } from '../../core/drawer.js';
-import { PalaceError } from '../../core/errors.js';
 import { checkPalaceModel, modelBoundDrawers, UNRECORDED_PALACE_MODEL } from '../../palace/drawers/palace-model.js';
 import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 import type { DrawerStore } from '../../stores/ports/palace-stores.js';
+import { rejectionOf } from '../helpers/errors.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
 const modelA = { name: 'model-a', dimension: 384, weightsSha256: 'a'.repeat(64) };
@@ -17,11 +17,7 @@ function row(id: string): DrawerWrite {
     meta: { wing: 'w', room: 'r', source_file: '', chunk_index: 0, added_by: 'test', filed_at: '2026-01-01T00:00:00.000000Z' } };
 }
 
-async function refusal(p: Promise<unknown>): Promise<PalaceError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
-  expect(e).toBeInstanceOf(PalaceError);
-  return e as PalaceError;
-}
+const refusal = (p: Promise<unknown>) => rejectionOf(p);
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
