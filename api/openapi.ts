@@ -429,7 +429,8 @@ export const OPENAPI_DOCUMENT = {
     },
     '/v1/revert': {
       post: {
-        summary: "Undo one agent's writes (by session, time, wing), newest first; later writes by others are reported as conflicts and kept. Resumable by revert_id.",
+        summary:
+          "Undo one agent's writes (by session, time, wing), newest first; later writes by others are reported as conflicts and kept. Resumable by revert_id.",
         tags: ['ops'],
         'x-scope': 'admin',
         requestBody: body('RevertRequest'),

@@ -104,8 +104,8 @@ function auditedGraph(graph: GraphStore, record: Record): GraphStore {
     },
     async tunnelUpsert(writes) {
       const before = await tunnelsById(graph, writes.map((w) => w.id));
-      await record({ op: 'graph.tunnelUpsert', wings: unique(writes.flatMap((w) => [w.source.wing, w.target.wing])),
-        ids: writes.map((w) => `tunnel:${w.id}`), before: { tunnels: before } });
+      await record({ op: 'graph.tunnelUpsert', wings: unique(writes.flatMap((w) => [w.source.wing, w.target.wing])), ids: writes.map((w) => `tunnel:${w.id}`),
+        before: { tunnels: before } });
       return graph.tunnelUpsert(writes);
     },
     async tunnelDelete(id) {
@@ -152,7 +152,13 @@ function auditedJobs(jobs: JobEngine, record: Record): JobEngine {
     async start(spec) {
       const started = await jobs.start(spec);
       const wing = 'wing' in spec ? spec.wing : undefined;
-      const source = spec.kind === 'mine' ? spec.source : spec.kind === 'delete_by_source' ? spec.sourceFile : spec.kind === 'sync' ? spec.projectDir : undefined;
+      const source = spec.kind === 'mine'
+        ? spec.source
+        : spec.kind === 'delete_by_source'
+        ? spec.sourceFile
+        : spec.kind === 'sync'
+        ? spec.projectDir
+        : undefined;
       await record({ op: 'jobs.start', wings: wing ? [wing] : [], ids: [`job:${started.job_id}`],
         detail: { kind: spec.kind, ...(source === undefined ? {} : { source }), ...(wing === undefined ? {} : { wing }) } });
       return started;
@@ -182,5 +188,3 @@ export function auditedRuntime(rt: Runtime, call: Call): Runtime {
   };
   return view;
 }
-
-

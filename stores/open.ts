@@ -92,7 +92,8 @@ export async function openStores<Spec = unknown, Progress = unknown>(config: Con
     integrityCheck: () => sqliteIntegrityCheck(dir),
     ...meshPeers(config),
     async close() {
-      await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close(), sources.close(), audit.close(), credentials.close()]);
+      await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close(), sources.close(), audit.close(),
+        credentials.close()]);
     },
   };
 }

@@ -43,10 +43,9 @@ export function registerAuditRoutes(router: Router, deps: ApiDeps): void {
     const body = validBody<RevertInput>(REVERT_REQUEST, req.body);
     const rt = deps.runtime();
     const caller = deps.caller(req);
-    const outcome = await runRevert({ ...rt.stores, embedder: rt.embedder },
-      { agent: body.agent, session: body.session, since: auditInstant('since', body.since), wing: body.wing },
-      { revertId: body.revert_id ?? `revert_${randomUUID()}`, dryRun: body.dry_run ?? false,
-        caller: { identity: caller.identity, transport: 'rest', action: 'POST /v1/revert', request_id: String(req.id), session: req.get(SESSION_HEADER) } });
+    const outcome = await runRevert({ ...rt.stores, embedder: rt.embedder }, { agent: body.agent, session: body.session,
+      since: auditInstant('since', body.since), wing: body.wing }, { revertId: body.revert_id ?? `revert_${randomUUID()}`, dryRun: body.dry_run ?? false,
+      caller: { identity: caller.identity, transport: 'rest', action: 'POST /v1/revert', request_id: String(req.id), session: req.get(SESSION_HEADER) } });
     res.json(outcome);
   });
 }

@@ -54,8 +54,11 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
         const records = await listAudit(rt.stores.audit, { identity: o.identity, wing: o.wing, tool: o.tool, session: o.session,
           since: auditInstant('since', o.since), until: auditInstant('until', o.until), limit: ctx.intOption('limit', o.limit) });
         if (ctx.globals().json) printJson({ records });
-        else console.log(table(['seq', 'at', 'identity', 'action', 'op', 'wings', 'ids'],
-          records.map((r) => [String(r.seq), r.at, r.identity, r.action, r.op, r.wings.join(','), r.ids.slice(0, 3).join(',') + (r.ids.length > 3 ? ',…' : '')])));
+        else console.log(
+            table(['seq', 'at', 'identity', 'action', 'op', 'wings', 'ids'], records.map((
+              r,
+            ) => [String(r.seq), r.at, r.identity, r.action, r.op, r.wings.join(','), r.ids.slice(0, 3).join(',') + (r.ids.length > 3 ? ',…' : '')])),
+          );
       })
     );
 
@@ -67,10 +70,9 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
       const rt = await openRuntime(config);
       try {
         const revertId = o.resume ?? `revert_${randomUUID()}`;
-        const outcome = await runRevert({ ...rt.stores, embedder: rt.embedder },
-          { agent: o.agent, session: o.session, since: auditInstant('since', o.since), wing: o.wing },
-          { revertId, dryRun: Boolean(o.dryRun),
-            caller: { identity: config.audit.localAgent, transport: 'cli', action: 'cli revert', request_id: randomUUID(), session: config.audit.session } },
+        const outcome = await runRevert({ ...rt.stores, embedder: rt.embedder }, { agent: o.agent, session: o.session, since: auditInstant('since', o.since),
+          wing: o.wing }, { revertId, dryRun: Boolean(o.dryRun),
+          caller: { identity: config.audit.localAgent, transport: 'cli', action: 'cli revert', request_id: randomUUID(), session: config.audit.session } },
           (done, total) => process.stderr.write(`reverted ${done}/${total} records\r`));
         if (ctx.globals().json) printJson(outcome);
         else {
@@ -79,8 +81,10 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
           if (outcome.steps.length > 0) console.log(table(['record', 'item', 'action'], outcome.steps.map((s) => [String(s.seq), s.item, s.action])));
           if (outcome.conflicts.length > 0) {
             console.log('Conflicts (kept as the later writer left them):');
-            console.log(table(['record', 'item', 'later record', 'by', 'action'],
-              outcome.conflicts.map((c) => [String(c.seq), c.item, String(c.later_seq), c.later_identity, c.later_action])));
+            console.log(
+              table(['record', 'item', 'later record', 'by', 'action'],
+                outcome.conflicts.map((c) => [String(c.seq), c.item, String(c.later_seq), c.later_identity, c.later_action])),
+            );
           }
           for (const n of outcome.not_reverted) console.log(`record ${n.seq} (${n.op}) not reverted: ${n.reason}`);
         }

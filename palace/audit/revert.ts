@@ -191,10 +191,10 @@ export async function runRevert(deps: RevertDeps, selection: RevertSelection, op
     const steps = bySeq.get(seq) ?? [];
     const drawerIds = steps.filter((s) => s.item.startsWith('drawer:')).map((s) => s.item.slice('drawer:'.length));
     const current = drawerIds.length > 0 ? await deps.drawers.get(drawerIds) : [];
-    await deps.audit.append({ ...opts.caller, at: new Date().toISOString(), op: 'revert.record', reverts: seq,
-      wings: [...new Set([...current.map((d) => d.meta.wing), ...steps.flatMap((s) => (s.action === 'restore_drawer' ? [s.drawer.meta.wing] : []))])].sort(),
-      ids: steps.map((s) => s.item), before: { drawers: current },
-      detail: { revert_id: opts.revertId, selection: { ...selection }, steps: steps.map((s) => s.action) } });
+    await deps.audit.append({ ...opts.caller, at: new Date().toISOString(), op: 'revert.record', reverts: seq, wings: [...new Set([...current.map((d) =>
+      d.meta.wing
+    ), ...steps.flatMap((s) => (s.action === 'restore_drawer' ? [s.drawer.meta.wing] : []))])].sort(), ids: steps.map((s) => s.item),
+      before: { drawers: current }, detail: { revert_id: opts.revertId, selection: { ...selection }, steps: steps.map((s) => s.action) } });
     for (const step of steps) await applyStep(deps, step);
     onRecord?.(++done, plan.records.length);
   }

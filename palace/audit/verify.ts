@@ -36,7 +36,8 @@ export async function verifyAudit(audit: AuditLog): Promise<AuditVerification> {
       if (r.seq !== prev.seq + 1) {
         problems.push({ seq: r.seq, kind: 'missing', message: `records ${prev.seq + 1}..${r.seq - 1} are missing before record ${r.seq}` });
       } else if (r.prev_hash !== prev.hash) {
-        problems.push({ seq: r.seq, kind: 'missing', message: `record ${r.seq} does not follow record ${prev.seq}: the record it was chained to is gone or changed` });
+        problems.push({ seq: r.seq, kind: 'missing',
+          message: `record ${r.seq} does not follow record ${prev.seq}: the record it was chained to is gone or changed` });
       }
       const { hash, ...body } = r;
       if (chainHash(r.prev_hash, body) !== hash) problems.push({ seq: r.seq, kind: 'edited', message: `record ${r.seq} was changed after it was written` });
@@ -46,7 +47,8 @@ export async function verifyAudit(audit: AuditLog): Promise<AuditVerification> {
     after = page[page.length - 1]!.seq;
   }
   if (prev.seq !== head.seq || prev.hash !== head.hash) {
-    problems.push({ seq: head.seq, kind: 'head', message: `the trail ends at record ${prev.seq} but its head is record ${head.seq}: records after ${prev.seq} are gone` });
+    problems.push({ seq: head.seq, kind: 'head',
+      message: `the trail ends at record ${prev.seq} but its head is record ${head.seq}: records after ${prev.seq} are gone` });
   }
   return { ok: problems.length === 0, records, anchor, head, problems };
 }

@@ -173,11 +173,12 @@ export function describeGraphStoreContract(adapterName: string, open: () => Prom
         ]);
       });
 
-      it('kgSetEnd sets one fact\'s end verbatim, reopens it with null, and reports an unknown id', async () => {
+      it("kgSetEnd sets one fact's end verbatim, reopens it with null, and reports an unknown id", async () => {
         const fact = triple('A', 'p', 'B', { from: '2020-01-01T00:00:00Z' });
         await g.kgAdd(fact);
         expect(await g.kgSetEnd({ id: fact.id, valid_to: '2021-05-05', to_key: '2021-05-06T00:00:00Z' })).toBe(true);
-        expect((await g.kgFacts({ entity_id: 'a', direction: 'outgoing' })).map((f) => [f.valid_to, f.to_key])).toEqual([['2021-05-05', '2021-05-06T00:00:00Z']]);
+        expect((await g.kgFacts({ entity_id: 'a', direction: 'outgoing' })).map((f) => [f.valid_to, f.to_key])).toEqual([['2021-05-05',
+          '2021-05-06T00:00:00Z']]);
         expect(await g.kgSetEnd({ id: fact.id, valid_to: null, to_key: null })).toBe(true);
         expect((await g.kgFacts({ entity_id: 'a', direction: 'outgoing', as_of_key: '2030-01-01T00:00:00Z' })).map((f) => f.id)).toEqual([fact.id]);
         expect(await g.kgSetEnd({ id: 'no_such_fact', valid_to: null, to_key: null })).toBe(false);

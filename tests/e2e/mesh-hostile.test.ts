@@ -69,8 +69,8 @@ class HostilePeer {
 
   /** An event of `origin` with whatever fields the attacker likes, signed with the attacker's key. */
   private forged(origin: string, originSeq: number, prev: number, patch: Record<string, unknown>): Wire {
-    const wire = forgedEvent(this.key, origin, originSeq, prev, { id: `evt_20260101T000000_${randomBytes(6).toString('hex')}`, stream: 'project/mesh', body: FORGED_BODY,
-      ...patch });
+    const wire = forgedEvent(this.key, origin, originSeq, prev, { id: `evt_20260101T000000_${randomBytes(6).toString('hex')}`, stream: 'project/mesh',
+      body: FORGED_BODY, ...patch });
     this.forgedIds.add(wire.id);
     return wire;
   }

@@ -14,7 +14,6 @@ export const COPY_DRAWERS = 4000;
 const COPY_EVENTS = 50;
 const KILL_AFTER_RECORDS = 1500;
 
-
 /** Fills `stores` with what the copy reads: drawers `<idPrefix>_00000`… with seeded 384-d vectors over 3 wings and 7 rooms, then the events. */
 export async function fillPalaceToCopy(stores: PalaceStores, idPrefix: string, seed: number): Promise<void> {
   const rnd = seededRandom(seed);

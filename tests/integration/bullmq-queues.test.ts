@@ -38,7 +38,6 @@ let triggerWorker: Worker;
 let notificationWorker: Worker;
 const received: JobNotification[] = [];
 
-
 beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-bullmq-'));
   embedder = new MiniLmEmbedder(loadConfig());

@@ -111,8 +111,11 @@ describe.each(['embedded', 'cluster'] as const)('imports and restores, %s', (pro
       const self = await stores.logstream.replicaId();
       await stores.logstream.append(draft('one'));
       await stores.logstream.append(draft('two'));
-      const gap = exportedEvent({ id: 'evt_20260101T000000_0000000000a4', origin_replica: self, origin_seq: 4, hlc: `${Date.now()}-000001-${self}` },
-        { stream: 'ops/restore', from_agent: 'alice', body: 'four' });
+      const gap = exportedEvent({ id: 'evt_20260101T000000_0000000000a4', origin_replica: self, origin_seq: 4, hlc: `${Date.now()}-000001-${self}` }, {
+        stream: 'ops/restore',
+        from_agent: 'alice',
+        body: 'four',
+      });
       await importRecords(stores, MODEL, stream([header(), { kind: 'event', event: gap }, footer({ event: 1 })]));
       const later = [];
       for (const body of ['five', 'six', 'seven']) later.push(await stores.logstream.append(draft(body)));

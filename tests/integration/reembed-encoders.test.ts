@@ -23,7 +23,8 @@ import { REEMBED_PAGE_DRAWERS } from '../../jobs/reembed/orchestration.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { rejectionOf } from '../helpers/errors.js';
-import { dropClusterReembeds, noteRows, REEMBED_LEASE_MS, reembedConfig, reembedKilledMidway, resumeStaleReembed, startReembedWorker } from '../helpers/reembed.js';
+import { dropClusterReembeds, noteRows, REEMBED_LEASE_MS, reembedConfig, reembedKilledMidway, resumeStaleReembed,
+  startReembedWorker } from '../helpers/reembed.js';
 import { storedDimension } from '../../stores/opensearch/drawer-mapping.js';
 import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 

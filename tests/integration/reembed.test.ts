@@ -20,7 +20,8 @@ import { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
 import { REEMBED_PAGE_DRAWERS } from '../../jobs/reembed/orchestration.js';
 import { rejectionOf } from '../helpers/errors.js';
 import { exited } from '../helpers/processes.js';
-import { dropClusterReembeds, noteRows, REEMBED_LEASE_MS, reembedConfig, reembedKilledMidway, resumeStaleReembed, startReembedWorker, untilMidway } from '../helpers/reembed.js';
+import { dropClusterReembeds, noteRows, REEMBED_LEASE_MS, reembedConfig, reembedKilledMidway, resumeStaleReembed, startReembedWorker,
+  untilMidway } from '../helpers/reembed.js';
 
 const FP32 = 'all-MiniLM-L6-v2';
 const INT8 = 'all-MiniLM-L6-v2-q';
