@@ -6,7 +6,7 @@
  * (`POST /v1/jobs/<kind>`, 202). Bad input is refused by the schema or by the spec's rules
  * before the job engine is asked for anything, so a refused request writes no job record.
  */
-import type { Static, TSchema } from 'typebox';
+import type { Static, TObject, TSchema } from 'typebox';
 import { Type } from 'typebox';
 import type { Config } from '../core/config.js';
 import type { OperationCall } from '../palace/operation-call.js';
@@ -82,32 +82,36 @@ async function startJob(ctx: JobContext, spec: JobSpec): Promise<Static<typeof J
   return { job_id: started.job_id, progress: progressView(started), events_url: `/v1/jobs/${started.job_id}/events` };
 }
 
+/**
+ * The two declarations of one job kind over one input: the tool's (start, then wait a bounded
+ * time; `busy` is its answer when another job holds the source) and the route's (start, answer
+ * with the handle).
+ */
+function jobOperations<In extends TObject>(kind: {
+  name: string;
+  input: In;
+  finished: TSchema[];
+  rules: readonly string[];
+  enumMessages?: Readonly<Record<string, (value: unknown) => string>>;
+  spec(input: Static<In>, caller: RequestCaller): Promise<JobSpec>;
+  busy: string;
+}) {
+  const { name, input, rules, enumMessages, spec } = kind;
+  const shared = { name, input, rules, ...(enumMessages ? { enumMessages } : {}), context: jobContext };
+  return {
+    tool: defineOperation({ ...shared, output: toolResult(...kind.finished),
+      run: async (i: Static<In>, ctx: JobContext) => runJob(ctx, await spec(i, await requestCaller(ctx)), kind.busy) }),
+    route: defineOperation({ ...shared, output: JOB_STARTED,
+      run: async (i: Static<In>, ctx: JobContext) => startJob(ctx, await spec(i, await requestCaller(ctx))) }),
+  };
+}
+
 const MINE_FINISHED = Type.Object({
   success: Type.Literal(true),
   mode: Type.String(),
   dry_run: Type.Boolean(),
   output: Type.String(),
   output_truncated: Type.Optional(Type.Boolean()),
-});
-
-export const mineOperation = defineOperation({
-  name: 'mine',
-  input: MINE_REQUEST,
-  output: toolResult(MINE_FINISHED),
-  enumMessages: JOB_REQUEST_ENUM_MESSAGES.mine,
-  rules: JOB_REQUEST_RULES.mine,
-  context: jobContext,
-  run: async (input, ctx) => runJob(ctx, await mineSpec(input, await requestCaller(ctx)), 'another mine is in progress'),
-});
-
-export const startMineOperation = defineOperation({
-  name: 'mine',
-  input: MINE_REQUEST,
-  output: JOB_STARTED,
-  enumMessages: JOB_REQUEST_ENUM_MESSAGES.mine,
-  rules: JOB_REQUEST_RULES.mine,
-  context: jobContext,
-  run: async (input, ctx) => startJob(ctx, await mineSpec(input, await requestCaller(ctx))),
 });
 
 const SYNC_FINISHED = Type.Object({
@@ -122,24 +126,6 @@ const SYNC_FINISHED = Type.Object({
   by_source: COUNTS,
   unresolved_by_source: COUNTS,
   guard: Type.Object({ needs_force: Type.Boolean(), forced: Type.Boolean(), stopped: Type.Boolean(), reasons: Type.Array(OBJECT), message: Type.String() }),
-});
-
-export const syncOperation = defineOperation({
-  name: 'sync',
-  input: SYNC_REQUEST,
-  output: toolResult(SYNC_FINISHED),
-  rules: JOB_REQUEST_RULES.sync,
-  context: jobContext,
-  run: async (input, ctx) => runJob(ctx, await syncSpec(input, await requestCaller(ctx)), 'another mine is in progress'),
-});
-
-export const startSyncOperation = defineOperation({
-  name: 'sync',
-  input: SYNC_REQUEST,
-  output: JOB_STARTED,
-  rules: JOB_REQUEST_RULES.sync,
-  context: jobContext,
-  run: async (input, ctx) => startJob(ctx, await syncSpec(input, await requestCaller(ctx))),
 });
 
 const DELETE_BY_SOURCE_FINISHED = [
@@ -161,20 +147,11 @@ const DELETE_BY_SOURCE_FINISHED = [
   }),
 ];
 
-export const deleteBySourceOperation = defineOperation({
-  name: 'delete_by_source',
-  input: DELETE_BY_SOURCE_REQUEST,
-  output: toolResult(...DELETE_BY_SOURCE_FINISHED),
-  rules: JOB_REQUEST_RULES.delete_by_source,
-  context: jobContext,
-  run: async (input, ctx) => runJob(ctx, await deleteBySourceSpec(input, await requestCaller(ctx)), 'another delete is in progress'),
-});
+export const { tool: mineOperation, route: startMineOperation } = jobOperations({ name: 'mine', input: MINE_REQUEST, finished: [MINE_FINISHED],
+  rules: JOB_REQUEST_RULES.mine, enumMessages: JOB_REQUEST_ENUM_MESSAGES.mine, spec: mineSpec, busy: 'another mine is in progress' });
 
-export const startDeleteBySourceOperation = defineOperation({
-  name: 'delete_by_source',
-  input: DELETE_BY_SOURCE_REQUEST,
-  output: JOB_STARTED,
-  rules: JOB_REQUEST_RULES.delete_by_source,
-  context: jobContext,
-  run: async (input, ctx) => startJob(ctx, await deleteBySourceSpec(input, await requestCaller(ctx))),
-});
+export const { tool: syncOperation, route: startSyncOperation } = jobOperations({ name: 'sync', input: SYNC_REQUEST, finished: [SYNC_FINISHED],
+  rules: JOB_REQUEST_RULES.sync, spec: syncSpec, busy: 'another mine is in progress' });
+
+export const { tool: deleteBySourceOperation, route: startDeleteBySourceOperation } = jobOperations({ name: 'delete_by_source', input: DELETE_BY_SOURCE_REQUEST,
+  finished: DELETE_BY_SOURCE_FINISHED, rules: JOB_REQUEST_RULES.delete_by_source, spec: deleteBySourceSpec, busy: 'another delete is in progress' });

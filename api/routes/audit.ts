@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Router } from 'express';
+import type { AuditQuery } from '../../palace/audit/list.js';
 import { auditInstant, listAudit } from '../../palace/audit/list.js';
 import { runRevert } from '../../palace/audit/revert.js';
 import { SESSION_HEADER } from '../../palace/audit/session.js';
@@ -12,15 +13,7 @@ import type { ApiDeps } from '../deps.js';
 import { AUDIT_QUERY, REVERT_REQUEST } from '../requests.js';
 import { validBody, validQuery } from '../validate.js';
 
-interface AuditQueryInput {
-  identity?: string;
-  wing?: string;
-  tool?: string;
-  session?: string;
-  since?: string;
-  until?: string;
-  limit?: number;
-}
+type AuditQueryInput = Omit<AuditQuery, 'limit'> & { limit?: number };
 
 interface RevertInput {
   agent: string;

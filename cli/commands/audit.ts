@@ -6,21 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { openRuntime } from '../../app/runtime.js';
+import type { AuditQuery } from '../../palace/audit/list.js';
 import { auditInstant, listAudit } from '../../palace/audit/list.js';
 import { runRevert } from '../../palace/audit/revert.js';
 import { verifyAudit } from '../../palace/audit/verify.js';
 import type { CliContext } from './context.js';
 import { printJson, table } from '../output.js';
 
-interface ListOptions {
-  identity?: string;
-  wing?: string;
-  tool?: string;
-  session?: string;
-  since?: string;
-  until?: string;
-  limit: string;
-}
+/** The trail's filter as options: the limit arrives as text. */
+type ListOptions = Omit<AuditQuery, 'limit'> & { limit: string };
 
 interface RevertOptions {
   agent: string;
