@@ -183,6 +183,8 @@ export interface RevertOutcome extends RevertPlan {
 export async function runRevert(deps: RevertDeps, selection: RevertSelection, opts: { revertId: string; dryRun: boolean; caller: RevertCaller },
   onRecord?: (done: number, total: number) => void): Promise<RevertOutcome> {
   const plan = await planRevert(deps, selection, opts.revertId);
+  // The faces pass absent filters as undefined, which a stored record cannot hold.
+  const chosen = Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined));
   if (opts.dryRun) return { ...plan, revert_id: opts.revertId, dry_run: true };
   const bySeq = new Map<number, RevertStep[]>();
   for (const step of plan.steps) bySeq.set(step.seq, [...(bySeq.get(step.seq) ?? []), step]);
@@ -194,7 +196,7 @@ export async function runRevert(deps: RevertDeps, selection: RevertSelection, op
     await deps.audit.append({ ...opts.caller, at: new Date().toISOString(), op: 'revert.record', reverts: seq, wings: [...new Set([...current.map((d) =>
       d.meta.wing
     ), ...steps.flatMap((s) => (s.action === 'restore_drawer' ? [s.drawer.meta.wing] : []))])].sort(), ids: steps.map((s) => s.item),
-      before: { drawers: current }, detail: { revert_id: opts.revertId, selection: { ...selection }, steps: steps.map((s) => s.action) } });
+      before: { drawers: current }, detail: { revert_id: opts.revertId, selection: chosen, steps: steps.map((s) => s.action) } });
     for (const step of steps) await applyStep(deps, step);
     onRecord?.(++done, plan.records.length);
   }
@@ -207,7 +209,7 @@ export async function runRevert(deps: RevertDeps, selection: RevertSelection, op
     from_agent: opts.caller.identity,
     body: `revert ${opts.revertId}: the writes of ${selection.agent}${selection.session ? ` in session ${selection.session}` : ''} were undone `
       + `(${plan.records.length + plan.already_reverted.length} records, ${plan.conflicts.length} conflicts)`,
-    metadata: { revert_id: opts.revertId, selection: { ...selection }, reverted: [...plan.already_reverted, ...plan.records],
+    metadata: { revert_id: opts.revertId, selection: chosen, reverted: [...plan.already_reverted, ...plan.records],
       conflicts: plan.conflicts.map((c) => c.item), not_reverted: plan.not_reverted.map((n) => n.seq) },
   }));
   return { ...outcome, correction_event_id: event.id };

@@ -93,7 +93,8 @@ describe.each(PROFILES)('audit trail and revert (%s)', (profile, configOf) => {
     await call('alice', 'update_drawer', { drawer_id: contested, content: 'alice: rewrote this one' });
 
     const deps: RevertDeps = { ...rt.stores, embedder: rt.embedder };
-    const selection = { agent: 'mallory', since };
+    // Absent filters as the CLI and REST pass them.
+    const selection = { agent: 'mallory', since, session: undefined, wing: undefined };
     const by = { identity: 'admin', transport: 'cli', action: 'cli revert', request_id: 'r1' };
     const dry = await runRevert(deps, selection, { revertId: 'rv1', dryRun: true, caller: by });
     expect(dry.conflicts.map((c) => [c.item, c.later_identity])).toEqual([[`drawer:${contested}`, 'alice']]);
