@@ -115,7 +115,8 @@ export function createApp(runtime: Runtime, opts: ApiOptions = {}): Api {
       if (scope === 'signed') return mcp.readOnly ? sendPalaceError(res, readOnlyRouteRefusal(req)) : next();
       const principal = principalOf(auth, req);
       if (!principal) return unauthorized(res, challenge());
-      if (scope !== 'read' && scope !== 'replicate' && mcp.readOnly) return sendPalaceError(res, readOnlyRouteRefusal(req));
+      const reads = req.method === 'GET' || req.method === 'HEAD';
+      if (!reads && scope !== 'read' && scope !== 'replicate' && mcp.readOnly) return sendPalaceError(res, readOnlyRouteRefusal(req));
       if (!hasScope(principal.caller, scope)) return sendPalaceError(res, refuseScope(res, principal.caller, scope));
       next();
     },

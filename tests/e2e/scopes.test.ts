@@ -137,8 +137,12 @@ describe('read-only server', () => {
       'POST /v1/sources/:id/refresh': {},
       'POST /v1/dead-letters/:queue/:id/retry': {},
       'POST /v1/hooks/git': { ref: 'refs/heads/main' },
+      'POST /v1/revert': { agent: 'alice', dry_run: true },
     };
-    const writes = Object.entries(ROUTE_SCOPES).filter(([k, s]) => s !== 'read' && s !== 'replicate' && s !== 'open' && k !== 'POST /mcp').map(([k]) => k);
+    // Every route that is not a GET and needs more than read: the audit trail (admin) is a GET, a read.
+    const writes = Object.entries(ROUTE_SCOPES).filter(([k, s]) =>
+      !k.startsWith('GET ') && s !== 'read' && s !== 'replicate' && s !== 'open' && k !== 'POST /mcp'
+    ).map(([k]) => k);
     expect(writes.sort()).toEqual(Object.keys(bodies).sort());
     for (const key of writes) {
       const [method, route] = key.split(' ') as [string, string];
@@ -150,6 +154,7 @@ describe('read-only server', () => {
     expect((await h.runtime.jobs.list(10)).length).toBe(0);
     expect((await h.call('/v1/status', { token: 'tok-reader' })).status).toBe(200);
     expect((await h.call('/v1/search', { token: 'tok-reader', body: { query: 'anything' } })).status).toBe(200);
+    expect((await h.call('/v1/audit', { token: 'tok-admin' })).status).toBe(200);
   });
 });
 

@@ -288,6 +288,8 @@ const ROUTE_CASES: Record<string, (ids: Ids) => RouteAttempt | undefined> = {
   'POST /v1/dead-letters/:queue/:id/retry': () => undefined, // operator queue, no wing data
   'POST /v1/hooks/git': () => undefined, // signed by the provider, no token
   'GET /metrics': () => undefined, // job counters and latencies, no wing names
+  'GET /v1/audit': () => ({}), // admin only: a write token is refused and sees no record
+  'POST /v1/revert': () => ({ body: { agent: 'teamagent', dry_run: false }, write: true }),
   'GET /healthz': () => undefined,
   'GET /v1/openapi.json': () => undefined,
 };

@@ -93,7 +93,10 @@ describe('reembed adding an encoder: embedded profile', () => {
       await expect(rt.stores.drawers.upsert(rows.slice(0, 1))).rejects.toMatchObject({ code: 'already_running' });
       const done = await resumeStaleReembed(rt, PAIR, 600_000);
       expect(done).toMatchObject({ state: 'completed', files_total: DRAWERS, files_seen: DRAWERS });
-      await expectPairPalace(rt.stores.drawers);
+      // The process that ran the re-embed still embeds queries with MiniLM: its searches are refused, not mixed.
+      const [query] = await minilm.embed(['lease fence cursor']);
+      const stale = await refusal(rt.stores.drawers.knn(query!, 1));
+      expect(stale.toJSON()).toMatchObject({ code: 'invalid_argument', field: 'MEMPALACE_ENCODERS', rule: 'matches_palace_model' });
     } finally {
       await rt.close();
     }
@@ -106,6 +109,7 @@ describe('reembed adding an encoder: embedded profile', () => {
     try {
       expect(served.embedder.identity).toEqual(pair.identity);
       expect(served.stores.drawers.dimension).toBe(768);
+      await expectPairPalace(served.stores.drawers);
     } finally {
       await served.close();
     }
