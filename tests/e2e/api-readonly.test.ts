@@ -118,10 +118,11 @@ describe('a read-scoped token cannot change anything', () => {
           // Authenticated by its signature, not by the token: an unsigned push is refused.
           expect([400, 401], key).toContain(res.status);
           await res.body?.cancel();
-        } else if (method !== 'GET' && !readOnlyPosts.has(key)) {
+        } else if (method !== 'GET' && !readOnlyPosts.has(key) || ROUTE_SCOPES[key] === 'admin') {
+          // Every write, and the admin reads (the audit trail), refused naming the scope the table gives.
           mutating += 1;
           expect(res.status, key).toBe(403);
-          expect(await res.json(), key).toMatchObject({ code: 'permission_denied', required_scope: 'write' });
+          expect(await res.json(), key).toMatchObject({ code: 'permission_denied', required_scope: ROUTE_SCOPES[key] });
         } else {
           expect(res.status, key).toBeLessThan(400);
           await res.body?.cancel();
