@@ -166,10 +166,15 @@ function auditedJobs(jobs: JobEngine, record: Record): JobEngine {
   });
 }
 
+/** Who a call acts as: the token's or OAuth subject's identity, MEMPALACE_AGENT for the local user. */
+export function callIdentity(rt: Runtime, call: Call): string {
+  return call.caller?.identity ?? rt.config.audit.localAgent;
+}
+
 export function auditedRuntime(rt: Runtime, call: Call): Runtime {
   const audit = rt.stores.audit;
   const session = sessionOf(call, rt.config.audit.session);
-  const identity = call.caller?.identity ?? rt.config.audit.localAgent;
+  const identity = callIdentity(rt, call);
   const record: Record = async (fields) => {
     await audit.append({ at: new Date().toISOString(), identity, transport: call.transport, request_id: call.requestId, action: call.action,
       ...(session === undefined ? {} : { session }), ...fields });

@@ -5,9 +5,10 @@
 import type { Call } from '../palace/call.js';
 import type { Runtime } from '../palace/runtime.js';
 import { callAccess } from './call-access.js';
-import { auditedRuntime } from './call-audit.js';
+import { auditedRuntime, callIdentity } from './call-audit.js';
 
 export function callRuntime(rt: Runtime, call: Call): Runtime {
   // Access outside: a refused write is refused before the audit recorder sees it.
-  return callAccess(auditedRuntime(rt, call), call);
+  const view = callAccess(auditedRuntime(rt, call), call);
+  return { ...view, drawerContext: { ...view.drawerContext, actor: callIdentity(rt, call) } };
 }

@@ -13,6 +13,9 @@ export interface DrawerMeta {
   added_by: string;
   /** UTC instant, `YYYY-MM-DDTHH:MM:SS.ffffffZ` (docs/decisions.md palace 9). */
   filed_at: string;
+  /** Who last changed the drawer after it was filed (absent: never changed), and when, shaped as filed_at. */
+  updated_by?: string;
+  updated_at?: string;
   id_recipe?: string;
   hall?: string;
   parent_drawer_id?: string;

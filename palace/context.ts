@@ -12,6 +12,11 @@ export interface DrawerContext {
   embedder: Embedder;
   /** Injectable clock so tests can pin `filed_at`. */
   now?: () => Date;
+  /**
+   * Who makes this call (the token's identity, or MEMPALACE_AGENT for the local user), set by the
+   * runtime a call sees (app/call-runtime.ts); a change to a drawer records it as `updated_by`.
+   */
+  actor?: string;
 }
 
 export const CHUNK_SIZE = 800;

@@ -326,7 +326,8 @@ async function updateDrawer(ctx: DrawerContext, input: Static<typeof UPDATE_DRAW
   const newWing = sameName(wing, d.meta.wing) ? d.meta.wing : wing!;
   const newRoom = sameName(room, d.meta.room) ? d.meta.room : room!;
   const newContent = content ?? d.content;
-  const meta: DrawerMeta = { ...d.meta, wing: newWing, room: newRoom };
+  // Who made it stays in added_by/filed_at; who changed it last, and when, beside them (issue 28).
+  const meta: DrawerMeta = { ...d.meta, wing: newWing, room: newRoom, updated_by: ctx.actor ?? d.meta.added_by, updated_at: filedAtNow(nowOf(ctx)) };
   delete meta.parent_drawer_id;
   const rows = await buildRows(ctx, d.id, newContent, meta);
   const stale = d.rows.map((r) => r.id).filter((rid) => !rows.some((r) => r.id === rid));

@@ -236,6 +236,26 @@ describe('per-wing grants: team and alice cannot see or touch each other', () =>
     await clients.admin.callTool({ name: 'mempalace_delete_drawer', arguments: { drawer_id: written.entry_id } });
   });
 
+  it('a drawer changed by another agent records who changed it beside who filed it', async () => {
+    const filed =
+      (await clients.admin.callTool({ name: 'mempalace_add_drawer',
+        arguments: { wing: 'team', room: 'vault', content: 'the shared runbook', added_by: 'ops' } })).structuredContent as { drawer_id: string };
+    const before = (await clients.team.callTool({ name: 'mempalace_get_drawer', arguments: { drawer_id: filed.drawer_id } })).structuredContent as {
+      metadata: Record<string, unknown>;
+    };
+    expect(before.metadata).toMatchObject({ added_by: 'ops' });
+    expect(before.metadata).not.toHaveProperty('updated_by');
+    await clients.team.callTool({ name: 'mempalace_update_drawer', arguments: { drawer_id: filed.drawer_id, content: 'the shared runbook, revised' } });
+    const after = (await clients.team.callTool({ name: 'mempalace_get_drawer', arguments: { drawer_id: filed.drawer_id } })).structuredContent as {
+      content: string;
+      metadata: Record<string, unknown>;
+    };
+    expect(after.content).toBe('the shared runbook, revised');
+    expect(after.metadata).toMatchObject({ added_by: 'ops', filed_at: before.metadata.filed_at, updated_by: 'teamagent' });
+    expect(String(after.metadata.updated_at) > String(before.metadata.filed_at)).toBe(true);
+    await clients.admin.callTool({ name: 'mempalace_delete_drawer', arguments: { drawer_id: filed.drawer_id } });
+  });
+
   it('every REST route: alice sees nothing of the team wing, and the dashboard stream neither', async () => {
     const before = await snapshot();
     for (const [key, attempt] of Object.entries(ROUTE_CASES)) {
