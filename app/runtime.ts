@@ -132,7 +132,10 @@ export async function openRuntime(config: Config,
       if (!opts.embedder) await embedder.close();
       await tracing?.flush();
     },
-    forCall: (call) => callRuntime(runtime, call),
+    // `this`: a copy of the runtime with other parts (`{ ...rt, drawerContext }`) gives calls its own parts.
+    forCall(call) {
+      return callRuntime(this, call);
+    },
   };
   return runtime;
 }

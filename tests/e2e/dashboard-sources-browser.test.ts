@@ -80,7 +80,11 @@ describe('ops dashboard following a webhook-triggered refresh', () => {
     expect(drawers).toBeGreaterThan(0);
     await expect.poll(() => page.locator('#stat-drawers').textContent(), { timeout: 10_000 }).toBe(String(drawers));
     expect(await row.locator('td').nth(5).textContent()).toBe(String(drawers));
-    await expect.poll(() => page.locator(`tr[data-job-id="${mines[0]!.job_id}"] td`).nth(3).textContent(), { timeout: 10_000 }).toBe('completed');
+    // The job table's columns: job, kind, source, wing, trigger, state, …
+    const jobRow = page.locator(`tr[data-job-id="${mines[0]!.job_id}"] td`);
+    await expect.poll(() => jobRow.nth(5).textContent(), { timeout: 10_000 }).toBe('completed');
+    expect(await jobRow.nth(3).textContent()).toBe('followed');
+    expect(await jobRow.nth(4).textContent()).toBe('webhook');
 
     // The job-end notification: delivered (signed with the webhook secret, the default key) and shown.
     const delivery = page.locator(`#deliveries tr[data-delivery-id="job-${mines[0]!.job_id}-completed"]`);
