@@ -9,7 +9,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../app/config.js';
+import { dropClusterPalace } from '../helpers/cluster-palace.js';
 import type { StrategyScores } from '../../palace/eval/run-eval.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -54,6 +57,13 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const embedded = { MEMPALACE_PROFILE: 'embedded' };
 const cluster = { MEMPALACE_PROFILE: 'cluster' };
 const results: Record<string, Report> = {};
+/** JSON lines of drawer queries over the conversational set, once it is filed. */
+const QUERIES = path.join(tmp, 'queries.jsonl');
+fs.writeFileSync(QUERIES, [
+  { query: 'Where did Mira sign a lease?', expected: ['harbour-s1'], category: 'move' },
+  { query: 'Which shard timed out at month-end?', expected: ['ledger/ledger-s1'] },
+  { query: 'Who beat them at the summer show?', expected: ['garden-s6'] },
+].map((q) => JSON.stringify(q)).join('\n'));
 
 describe('mempalace eval', () => {
   it('measures a conversational set in a throwaway embedded palace, every strategy side by side, at or above its baseline', () => {
@@ -77,17 +87,12 @@ describe('mempalace eval', () => {
     const filed = mempalace(embedded, '--palace', palace, 'eval', SET, '--strategy', 'union');
     expect(filed.code, filed.stderr).toBe(0);
     expect(Object.keys(filed.report!.strategies)).toEqual(['union']);
-    const queries = path.join(tmp, 'queries.jsonl');
-    fs.writeFileSync(queries, [
-      { query: 'Where did Mira sign a lease?', expected: ['harbour-s1'], category: 'move' },
-      { query: 'Which shard timed out at month-end?', expected: ['ledger/ledger-s1'] },
-      { query: 'Who beat them at the summer show?', expected: ['garden-s6'] },
-    ].map((q) => JSON.stringify(q)).join('\n'));
-    const res = mempalace(embedded, '--palace', palace, 'eval', queries);
+    const res = mempalace(embedded, '--palace', palace, 'eval', QUERIES);
     expect(res.code, res.stderr).toBe(0);
     expect(res.report!.kind).toBe('drawers');
     expect(res.report!.n).toBe(3);
     expect(res.report!.strategies.union!['recall@10']).toBe(1);
+    results.embeddedDrawers = res.report!;
   });
 
   it('refuses a missing set and a bad strategy with exit code 2 naming the field', () => {
@@ -106,5 +111,22 @@ describe('mempalace eval', () => {
     expect(res.report!.n).toBe(56);
     expect(res.report!.strategies).toEqual(results.embedded!.strategies);
     expect(opensearchIndices().filter((i) => i.startsWith('mempalace-eval-'))).toEqual(before);
+  });
+
+  it('files into a cluster --palace and searches JSON lines of drawer queries there, with the embedded figures', async () => {
+    const name = `t-eval-${randomBytes(4).toString('hex')}`;
+    const env = { ...cluster, MEMPALACE_PALACE_NAME: name };
+    const palace = path.join(tmp, name);
+    try {
+      const filed = mempalace(env, '--palace', palace, 'eval', SET, '--strategy', 'union');
+      expect(filed.code, filed.stderr).toBe(0);
+      const res = mempalace(env, '--palace', palace, 'eval', QUERIES);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.report!.kind).toBe('drawers');
+      expect(res.report!.n).toBe(3);
+      expect(res.report!.strategies).toEqual(results.embeddedDrawers!.strategies);
+    } finally {
+      await dropClusterPalace(loadConfig({ ...process.env, ...env, MEMPALACE_PALACE: palace }));
+    }
   });
 });
