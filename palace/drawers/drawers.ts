@@ -327,7 +327,10 @@ async function updateDrawer(ctx: DrawerContext, input: Static<typeof UPDATE_DRAW
   const newRoom = sameName(room, d.meta.room) ? d.meta.room : room!;
   const newContent = content ?? d.content;
   // Who made it stays in added_by/filed_at; who changed it last, and when, beside them (issue 28).
-  const meta: DrawerMeta = { ...d.meta, wing: newWing, room: newRoom, updated_by: ctx.actor ?? d.meta.added_by, updated_at: filedAtNow(nowOf(ctx)) };
+  // Without a call's actor (an operation run outside a face) who changed it is unknown, not the filer.
+  const meta: DrawerMeta = { ...d.meta, wing: newWing, room: newRoom, updated_at: filedAtNow(nowOf(ctx)) };
+  if (ctx.actor === undefined) delete meta.updated_by;
+  else meta.updated_by = ctx.actor;
   delete meta.parent_drawer_id;
   const rows = await buildRows(ctx, d.id, newContent, meta);
   const stale = d.rows.map((r) => r.id).filter((rid) => !rows.some((r) => r.id === rid));
