@@ -15,7 +15,7 @@ import { sourcePolicy } from '../palace/sources/sources.js';
 import { parseJobRequest } from '../jobs/requests.js';
 import { search } from '../palace/search/search.js';
 import type { SearchOptions } from '../palace/search/search.js';
-import { initProject } from '../palace/sources/project-init.js';
+import { initProject, type ProjectInit } from '../palace/sources/project-init.js';
 import { palaceCounts } from '../palace/system/status.js';
 import { mcpSetupText } from '../mcp/setup.js';
 import { runStdioServer } from '../mcp/stdio.js';
@@ -109,11 +109,15 @@ program
 
 program
   .command('init')
-  .description('create the palace; with a project directory, also propose its wing and rooms in mempalace.yaml')
+  .description('create the palace; with a project directory, also propose its wing and rooms in mempalace.yaml, and the people and projects it names')
   .argument('[dir]', 'project directory to prepare for mining')
-  .action(async (dir: string | undefined) => {
+  .option('--yes', 'add the proposed people and projects to the entity registry (known_entities.json)')
+  .action(async (dir: string | undefined, o: { yes?: boolean }) => {
     const g = program.opts<GlobalOpts>();
-    const project = dir === undefined ? undefined : await initProject(dir);
+    const config = configFrom(g);
+    const project = dir === undefined
+      ? undefined
+      : await initProject(dir, { languages: config.entityLanguages, registryFile: config.entityRegistryFile, confirm: Boolean(o.yes) });
     await withRuntime(g, async (rt) => {
       const counts = await palaceCounts(rt.stores.drawers);
       if (g.json) {
@@ -128,10 +132,24 @@ program
             project.rooms.map((r) => r.name).join(', ')
           }`,
         );
+        printEntities(project);
         console.log(`Next: mempalace mine ${path.resolve(dir!)}`);
       }
     });
   });
+
+function printEntities(project: ProjectInit): void {
+  if (project.entities.length === 0) return console.log('No people or projects found to propose.');
+  console.log(table(['name', 'kind', 'confidence', 'source', 'evidence'], project.entities.map((e) => [e.name, e.kind, e.confidence, e.source, e.evidence])));
+  if (project.confirmed) {
+    const c = project.confirmed;
+    console.log(
+      `Added to ${c.registry_file}: ${c.people.length} people, ${c.projects.length} projects; topics of wing ${project.wing}: ${c.topics.join(', ') || 'none'}`,
+    );
+  } else {
+    console.log('Proposed only: run init again with --yes to add them to the entity registry, or edit the registry by hand.');
+  }
+}
 
 program
   .command('mine')

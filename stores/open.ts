@@ -78,24 +78,13 @@ export async function openStores<Spec = unknown, Progress = unknown>(config: Con
   const sources = new SqliteRegisteredSources(path.join(dir, 'jobs.sqlite3'));
   const credentials = new FileSourceCredentials(dir);
   const audit = new SqliteAuditLog(path.join(dir, 'audit.sqlite3'));
-  return {
-    profile: 'embedded',
-    palace: dir,
-    drawers,
-    graph,
-    logstream,
-    locks,
-    jobs,
-    sources,
-    audit,
-    credentials,
-    integrityCheck: () => sqliteIntegrityCheck(dir),
-    ...meshPeers(config),
-    async close() {
-      await Promise.allSettled([drawers.close(), graph.close(), logstream.close(), locks.close(), jobs.close(), sources.close(), audit.close(),
-        credentials.close()]);
-    },
-  };
+  const parts = { drawers, graph, logstream, locks, jobs, sources, audit, credentials };
+  return { profile: 'embedded', palace: dir, ...parts, integrityCheck: () => sqliteIntegrityCheck(dir), ...meshPeers(config),
+    close: () => closeAll(Object.values(parts)) };
+}
+
+async function closeAll(stores: readonly { close(): Promise<void> }[]): Promise<void> {
+  await Promise.allSettled(stores.map((s) => s.close()));
 }
 
 /**
@@ -119,24 +108,10 @@ async function openClusterStores<Spec, Progress>(config: Config): Promise<Palace
     const sources = await track(openRedisRegisteredSources(redis));
     const credentials = await track(Promise.resolve(new RedisSourceCredentials(redis)));
     const audit = await track(openRedisAuditLog(redis));
-    return {
-      profile: 'cluster',
-      palace: config.palaceName,
-      drawers,
-      graph,
-      logstream,
-      locks,
-      jobs,
-      sources,
-      audit,
-      credentials,
-      ...meshPeers(config),
-      async close() {
-        await Promise.allSettled(opened.map((s) => s.close()));
-      },
-    };
+    return { profile: 'cluster', palace: config.palaceName, drawers, graph, logstream, locks, jobs, sources, audit, credentials, ...meshPeers(config),
+      close: () => closeAll(opened) };
   } catch (e) {
-    await Promise.allSettled(opened.map((s) => s.close()));
+    await closeAll(opened);
     throw e;
   }
 }

@@ -75,43 +75,40 @@ function printRepair(report: RepairReport): void {
 export function registerBackupCommands(program: Command, configFrom: () => Config): void {
   const json = () => Boolean(program.opts<GlobalOpts>().json);
 
+  /** Export or import: the records streamed with progress, then the summary and its counts. */
+  async function streamRecords<Summary extends { counts: Record<string, number> }>(label: string, expected: (rt: Runtime) => Promise<number>,
+    run: (rt: Runtime, onProgress: RecordProgress) => Promise<Summary>, headline: (rt: Runtime, summary: Summary) => string): Promise<void> {
+    const rt = await openRuntime(configFrom());
+    try {
+      const progress = progressReporter(json(), label, await expected(rt));
+      const summary = await run(rt, progress.onProgress).finally(() => progress.stop());
+      if (json()) return printJson(summary);
+      console.log(headline(rt, summary));
+      console.log(countsTable(summary.counts));
+    } finally {
+      await rt.close();
+    }
+  }
+
   program
     .command('export')
     .description('write the whole palace (drawers with vectors, KG, tunnels, hallways, diaries, logstream) to a gzip JSON-lines file')
     .argument('<file>', 'file to write (e.g. palace.jsonl.gz); it appears only once complete')
-    .action(async (file: string) => {
-      const rt = await openRuntime(configFrom());
-      try {
-        const progress = progressReporter(json(), 'export', await expectedRecords(rt));
-        const summary = await exportPalace(rt.stores, rt.embedder.identity, path.resolve(file), progress.onProgress).finally(() => progress.stop());
-        if (json()) return printJson(summary);
-        console.log(`Exported ${rt.stores.palace} (${rt.config.profile}) to ${summary.file}, ${summary.bytes} bytes, model ${summary.model.name}`);
-        console.log(countsTable(summary.counts));
-      } finally {
-        await rt.close();
-      }
-    });
+    .action((file: string) =>
+      streamRecords('export', expectedRecords, (rt, onProgress) => exportPalace(rt.stores, rt.embedder.identity, path.resolve(file), onProgress),
+        (rt, summary) => `Exported ${rt.stores.palace} (${rt.config.profile}) to ${summary.file}, ${summary.bytes} bytes, model ${summary.model.name}`)
+    );
 
   program
     .command('import')
     .description('restore an export into the palace: idempotent, resumable after an interruption, refused when its model differs')
     .argument('<file>', 'an export written by `mempalace export`')
-    .action(async (file: string) => {
-      const rt = await openRuntime(configFrom());
-      try {
-        const progress = progressReporter(json(), 'import', 0);
-        const summary = await importPalace(rt.stores, rt.embedder.identity, path.resolve(file), progress.onProgress).finally(() => progress.stop());
-        if (json()) return printJson(summary);
-        console.log(
-          `Imported ${summary.export_id} into ${rt.stores.palace} (${rt.config.profile})${
-            summary.resumed_from > 0 ? `, resumed after record ${summary.resumed_from}` : ''
-          }`,
-        );
-        console.log(countsTable(summary.counts));
-      } finally {
-        await rt.close();
-      }
-    });
+    .action((file: string) =>
+      streamRecords('import', async () => 0, (rt, onProgress) => importPalace(rt.stores, rt.embedder.identity, path.resolve(file), onProgress), (rt, summary) =>
+        `Imported ${summary.export_id} into ${rt.stores.palace} (${rt.config.profile})${
+          summary.resumed_from > 0 ? `, resumed after record ${summary.resumed_from}` : ''
+        }`)
+    );
 
   program
     .command('migrate')

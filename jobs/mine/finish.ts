@@ -10,7 +10,7 @@ import type { Fence, MineSpec } from '../job.js';
 import type { ScanResult } from './types.js';
 import type { ActivityDeps } from '../activity-deps.js';
 import { checkFence } from '../fence.js';
-import { readEntityRegistry } from './labels.js';
+import { readEntityRegistry } from '../../palace/sources/entity-registry.js';
 
 export async function finishMine(deps: ActivityDeps,
   input: { jobId: string; spec: MineSpec; scan: ScanResult; fence?: Fence }): Promise<{ hallways: number; warnings: string[] }> {

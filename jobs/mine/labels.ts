@@ -7,31 +7,12 @@
 import fs from 'node:fs';
 import { contentDate } from '../../core/content-date.js';
 import type { MetaValue } from '../../core/drawer.js';
-import type { EntityRegistry } from '../../core/entities.js';
-import { compileEntityDetector, parseRegistry, registryNames } from '../../core/entities.js';
-import { invalidArgument } from '../../core/errors.js';
+import { compileEntityDetector, registryNames } from '../../core/entities.js';
 import { detectHall } from '../../core/halls.js';
 import type { ManifestEntry } from '../../stores/ports/job-store.js';
+import { readEntityRegistry } from '../../palace/sources/entity-registry.js';
 
 type Detector = (text: string) => string[];
-
-/** The registry in `file`; undefined when there is none, refused (naming the rule) when it is not valid. */
-export function readEntityRegistry(file: string): EntityRegistry | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw invalidArgument('known_entities', 'json', `${file} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  return parseRegistry(json);
-}
 
 export interface DrawerLabels {
   forFile(entry: ManifestEntry, text: string): Record<string, MetaValue>;

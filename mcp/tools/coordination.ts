@@ -37,6 +37,13 @@ const FILTERS: Record<string, JsonSchema> = {
 const EVENT_PAGE = shape({ events: arrayOf(EVENT), count: I });
 const EVENT_WRITE = shape({ success: { const: true }, event: EVENT });
 
+/** A logstream write: refused read-only, allowed to peer writers, stamped with the caller in `agentField`. */
+function logstreamWrite(agentField: string): Pick<ToolDef, 'guards' | 'errorShape' | 'agentFields'> {
+  return { guards: { mutating: true, peerWriterExempt: true, integritySafe: true, readOnlyRefused: true }, errorShape: 'success_false',
+    agentFields: [agentField] };
+}
+const LOGSTREAM_READ: Pick<ToolDef, 'guards' | 'errorShape'> = { guards: { integritySafe: true }, errorShape: 'error' };
+
 export const coordinationTools: ToolDef[] = [
   {
     name: 'mempalace_task_create',
@@ -52,9 +59,7 @@ export const coordinationTools: ToolDef[] = [
       done: str('Exact definition of done (stored verbatim).'),
     }, ['project', 'from_agent', 'to_agent', 'goal', 'branch', 'base_commit', 'done']),
     outputSchema: output(shape({ success: { const: true }, task: EVENT, handoff: S })),
-    guards: { mutating: true, peerWriterExempt: true, integritySafe: true, readOnlyRefused: true },
-    errorShape: 'success_false',
-    agentFields: ['from_agent'],
+    ...logstreamWrite('from_agent'),
     handler: (args, ctx) => taskCreate(toolLogstreamContext(ctx), args),
   },
   {
@@ -77,9 +82,7 @@ export const coordinationTools: ToolDef[] = [
       artifact_ids: { type: 'array', items: { type: 'string' }, description: 'Ids of stored artifacts this event cites.' },
     }, ['type', 'stream', 'room', 'from_agent']),
     outputSchema: output(EVENT_WRITE),
-    guards: { mutating: true, peerWriterExempt: true, integritySafe: true, readOnlyRefused: true },
-    errorShape: 'success_false',
-    agentFields: ['from_agent'],
+    ...logstreamWrite('from_agent'),
     handler: (args, ctx) => eventAppend(toolLogstreamContext(ctx), args),
   },
   {
@@ -94,8 +97,7 @@ export const coordinationTools: ToolDef[] = [
       preview: bool('Shorten bodies longer than 200 characters.'),
     }),
     outputSchema: output(EVENT_PAGE),
-    guards: { integritySafe: true },
-    errorShape: 'error',
+    ...LOGSTREAM_READ,
     advisory: ['limit'],
     handler: (args, ctx) => eventList(toolLogstreamContext(ctx), args),
   },
@@ -109,8 +111,7 @@ export const coordinationTools: ToolDef[] = [
       limit: int('Maximum events returned (default 50, capped at 500).', { minimum: 1, maximum: 500, default: 50 }),
     }),
     outputSchema: output(shape({ timed_out: B, events: arrayOf(EVENT), count: I })),
-    guards: { integritySafe: true },
-    errorShape: 'error',
+    ...LOGSTREAM_READ,
     advisory: ['limit', 'timeout_ms'],
     handler: (args, ctx) => eventWait(toolLogstreamContext(ctx), args, ctx.signal),
   },
@@ -126,9 +127,7 @@ export const coordinationTools: ToolDef[] = [
       topic: str("Topic override (default: the target's topic)."),
     }, ['event_id', 'from_agent']),
     outputSchema: output(EVENT_WRITE),
-    guards: { mutating: true, peerWriterExempt: true, integritySafe: true, readOnlyRefused: true },
-    errorShape: 'success_false',
-    agentFields: ['from_agent'],
+    ...logstreamWrite('from_agent'),
     handler: (args, ctx) => eventAck(toolLogstreamContext(ctx), args),
   },
   {
@@ -142,9 +141,7 @@ export const coordinationTools: ToolDef[] = [
       metadata: obj('Extra fields, e.g. branch, base_commit.'),
     }, ['kind', 'content', 'created_by']),
     outputSchema: output(shape({ success: { const: true }, artifact: ARTIFACT_RECORD })),
-    guards: { mutating: true, peerWriterExempt: true, integritySafe: true, readOnlyRefused: true },
-    errorShape: 'success_false',
-    agentFields: ['created_by'],
+    ...logstreamWrite('created_by'),
     enumMessages: { kind: (v) => `kind=${JSON.stringify(v)} is not one of: ${ARTIFACT_KINDS.join(', ')}` },
     handler: (args, ctx) => artifactPut(toolLogstreamContext(ctx), args),
   },
@@ -155,8 +152,7 @@ export const coordinationTools: ToolDef[] = [
     outputSchema: output(
       shape({ artifact: shape({ id: S, kind: S, sha256: S, size_bytes: I, content: S, created_by: S, created_at: S, origin_replica: SN, metadata: O }) }),
     ),
-    guards: { integritySafe: true },
-    errorShape: 'error',
+    ...LOGSTREAM_READ,
     handler: (args, ctx) => artifactGet(toolLogstreamContext(ctx), args),
   },
   {
@@ -177,9 +173,7 @@ export const coordinationTools: ToolDef[] = [
       metadata: obj('Stored on both the artifact and the event.'),
     }, ['content', 'from_agent', 'stream']),
     outputSchema: output(shape({ success: { const: true }, artifact: ARTIFACT_RECORD, event: EVENT })),
-    guards: { mutating: true, peerWriterExempt: true, integritySafe: true, readOnlyRefused: true },
-    errorShape: 'success_false',
-    agentFields: ['from_agent'],
+    ...logstreamWrite('from_agent'),
     handler: (args, ctx) => patchSubmit(toolLogstreamContext(ctx), args),
   },
   {
@@ -194,8 +188,7 @@ export const coordinationTools: ToolDef[] = [
       origin_profiles: O,
       sync_interval_s: { type: 'number' },
     })),
-    guards: { integritySafe: true },
-    errorShape: 'error',
+    ...LOGSTREAM_READ,
     handler: (_args, ctx) => meshPeers(toolLogstreamContext(ctx)),
   },
 ];

@@ -2,7 +2,8 @@
  * `mempalace init <dir>` for a project (docs/palace-behaviour.md §4.1, §4.6.1): propose the wing and the
  * rooms of a project that has no configuration yet and write them to `mempalace.yaml`, so the
  * user can review and edit the rooms before the first mine. An existing configuration is never
- * overwritten; it is read back and reported instead.
+ * overwritten; it is read back and reported instead. It also proposes the people and projects
+ * the directory names (docs/palace-behaviour.md §7.1), added to the entity registry when confirmed.
  */
 import { stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -13,6 +14,9 @@ import type { RoomConfig } from '../../core/project-config.js';
 import { loadProjectConfig } from './project-config.js';
 import { proposeRooms } from './room-proposal.js';
 import { validateName } from '../../core/validate.js';
+import type { EntityProposal } from '../../core/entities.js';
+import { discoverEntities } from './entity-discovery.js';
+import { confirmEntities, type ConfirmedEntities } from './entity-registry.js';
 
 export interface ProjectInit {
   config_file: string;
@@ -20,6 +24,17 @@ export interface ProjectInit {
   written: boolean;
   wing: string;
   rooms: RoomConfig[];
+  /** People and projects found in the directory (docs/palace-behaviour.md §7.1), strongest first. */
+  entities: EntityProposal[];
+  /** What went into the entity registry, when the proposals were confirmed. */
+  confirmed?: ConfirmedEntities;
+}
+
+export interface EntityOptions {
+  languages: readonly string[];
+  registryFile: string;
+  /** Add the proposals to the registry (`mempalace init --yes`); otherwise they are only reported. */
+  confirm: boolean;
 }
 
 function isValidName(name: string): boolean {
@@ -32,12 +47,21 @@ function isValidName(name: string): boolean {
   }
 }
 
-export async function initProject(projectDir: string): Promise<ProjectInit> {
+export async function initProject(projectDir: string, entityOptions: EntityOptions): Promise<ProjectInit> {
+  const rooms = await initRooms(projectDir);
+  const entities = await discoverEntities(rooms.dir, entityOptions.languages);
+  const confirmed = entityOptions.confirm ? await confirmEntities(entityOptions.registryFile, rooms.wing, entities) : undefined;
+  return { config_file: rooms.config_file, written: rooms.written, wing: rooms.wing, rooms: rooms.rooms, entities, ...(confirmed ? { confirmed } : {}) };
+}
+
+type RoomsInit = Omit<ProjectInit, 'entities' | 'confirmed'> & { dir: string };
+
+async function initRooms(projectDir: string): Promise<RoomsInit> {
   const dir = resolve(projectDir);
   const info = await stat(dir).catch(() => undefined);
   if (!info?.isDirectory()) throw invalidArgument('dir', 'directory', `${dir} is not a directory`);
   const existing = await loadProjectConfig(dir);
-  if (existing.configFile !== null) return { config_file: existing.configFile, written: false, wing: existing.wing, rooms: existing.rooms };
+  if (existing.configFile !== null) return { dir, config_file: existing.configFile, written: false, wing: existing.wing, rooms: existing.rooms };
   const wing = wingFromDirectory(dir);
   // A folder whose name is not a valid room name (docs/palace-behaviour.md §2.5) is left to the `general` room.
   const rooms = (await proposeRooms(dir)).filter((r) => isValidName(r.name));
@@ -49,8 +73,8 @@ export async function initProject(projectDir: string): Promise<ProjectInit> {
     // Another init won the race: report what it wrote.
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     const raced = await loadProjectConfig(dir);
-    return { config_file: file, written: false, wing: raced.wing, rooms: raced.rooms };
+    return { dir, config_file: file, written: false, wing: raced.wing, rooms: raced.rooms };
   }
   const written = await loadProjectConfig(dir);
-  return { config_file: file, written: true, wing: written.wing, rooms: written.rooms };
+  return { dir, config_file: file, written: true, wing: written.wing, rooms: written.rooms };
 }

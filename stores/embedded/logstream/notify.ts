@@ -6,13 +6,12 @@
  * schedule of docs/logstream.md §5.4, so a wait never depends on process memory alone.
  */
 
-import { fallbackDelayMs } from '../../shared/logstream/backoff.js';
-import type { WakeSubscription } from '../../shared/logstream/wait.js';
+import { nextWake, type Waiter, type WakeSubscription } from '../../shared/logstream/wait.js';
 
 export const DATA_VERSION_POLL_MS = 250;
 
 export class ChangeNotifier {
-  private readonly waiters = new Set<{ woken: boolean; wake: (() => void) | null }>();
+  private readonly waiters = new Set<Waiter>();
   private timer: NodeJS.Timeout | null = null;
   private lastVersion: number | null = null;
   private healthy = true;
@@ -24,29 +23,11 @@ export class ChangeNotifier {
 
   /** Register before the first check, so a commit between the check and the sleep is not missed. */
   subscribe(): WakeSubscription {
-    const waiter: { woken: boolean; wake: (() => void) | null } = { woken: false, wake: null };
+    const waiter: Waiter = { woken: false, wake: null };
     this.waiters.add(waiter);
     if (this.timer === null) this.start();
     return {
-      next: (maxMs, attempt, signal) =>
-        new Promise<void>((resolve) => {
-          if (waiter.woken || signal?.aborted) {
-            waiter.woken = false;
-            resolve();
-            return;
-          }
-          const delay = this.healthy ? maxMs : Math.min(maxMs, fallbackDelayMs(attempt));
-          const done = () => {
-            clearTimeout(timeout);
-            signal?.removeEventListener('abort', done);
-            waiter.wake = null;
-            waiter.woken = false;
-            resolve();
-          };
-          const timeout = setTimeout(done, Math.max(0, delay));
-          signal?.addEventListener('abort', done, { once: true });
-          waiter.wake = done;
-        }),
+      next: (maxMs, attempt, signal) => nextWake(waiter, this.healthy, maxMs, attempt, signal),
       close: () => {
         this.waiters.delete(waiter);
         if (this.waiters.size === 0) this.stop();

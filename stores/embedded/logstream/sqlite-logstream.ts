@@ -370,35 +370,17 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
   }
 
   private query(q: EventQuery): StoredEvent[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    for (const column of ['stream', 'room', 'topic', 'type', 'from_agent', 'correlation_id', 'status'] as const) {
-      const value = q[column];
-      if (value !== undefined) {
-        where.push(`${column} = ?`);
-        params.push(value);
-      }
-    }
-    if (q.to_agent !== undefined) {
-      where.push("to_agent IN (?, '*')");
-      params.push(q.to_agent);
-    }
-    if (q.afterSeq !== undefined) {
-      where.push('rowid > ?');
-      params.push(q.afterSeq);
-    }
-    if (q.beforeSeq !== undefined) {
-      where.push('rowid < ?');
-      params.push(q.beforeSeq);
-    }
-    if (q.sinceCreatedAt !== undefined) {
-      where.push('created_at >= ?');
-      params.push(q.sinceCreatedAt);
-    }
-    const sql = `SELECT ${EVENT_COLUMNS} FROM events${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid ${
-      q.order === 'desc' ? 'DESC' : 'ASC'
-    } LIMIT ?`;
-    params.push(q.limit);
+    const conditions: [sql: string, value: unknown][] = [
+      ...(['stream', 'room', 'topic', 'type', 'from_agent', 'correlation_id', 'status'] as const).map((c): [string, unknown] => [`${c} = ?`, q[c]]),
+      ["to_agent IN (?, '*')", q.to_agent],
+      ['rowid > ?', q.afterSeq],
+      ['rowid < ?', q.beforeSeq],
+      ['created_at >= ?', q.sinceCreatedAt],
+    ];
+    const given = conditions.filter(([, value]) => value !== undefined);
+    const where = given.length ? ` WHERE ${given.map(([sql]) => sql).join(' AND ')}` : '';
+    const sql = `SELECT ${EVENT_COLUMNS} FROM events${where} ORDER BY rowid ${q.order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`;
+    const params = [...given.map(([, value]) => value), q.limit];
     return this.withArtifacts(this.stmt(sql).all(...params) as EventRow[]);
   }
 

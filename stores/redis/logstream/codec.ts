@@ -24,6 +24,25 @@ function fieldMap(fields: string[]): Map<string, string> {
  */
 type EntryBody = Omit<EventDraft, 'metadata_json'> & { id: string; metadata: string };
 
+/** The routing and state attributes an event keeps verbatim from its draft. */
+type EventAttributes = Pick<EventDraft,
+  'type' | 'stream' | 'room' | 'topic' | 'from_agent' | 'to_agent' | 'correlation_id' | 'branch' | 'base_commit' | 'status'>;
+
+function eventAttributes(d: EventAttributes): EventAttributes {
+  return {
+    type: d.type,
+    stream: d.stream,
+    room: d.room,
+    topic: d.topic,
+    from_agent: d.from_agent,
+    to_agent: d.to_agent,
+    correlation_id: d.correlation_id,
+    branch: d.branch,
+    base_commit: d.base_commit,
+    status: d.status,
+  };
+}
+
 /** A log entry as the stored event of docs/logstream.md §3.1 (artifact ids ascending, as every read returns them). */
 export function entryToEvent(entryId: string, fields: string[]): StoredEvent {
   const f = fieldMap(fields);
@@ -34,16 +53,7 @@ export function entryToEvent(entryId: string, fields: string[]): StoredEvent {
     origin_replica: f.get('origin_replica') ?? '',
     origin_seq: Number(f.get('origin_seq')),
     hlc: f.get('hlc') ?? '',
-    type: e.type,
-    stream: e.stream,
-    room: e.room,
-    topic: e.topic,
-    from_agent: e.from_agent,
-    to_agent: e.to_agent,
-    correlation_id: e.correlation_id,
-    branch: e.branch,
-    base_commit: e.base_commit,
-    status: e.status,
+    ...eventAttributes(e),
     artifact_ids: [...e.artifact_ids].sort(),
     body: e.body,
     created_at: f.get('created_at') ?? '',
@@ -55,16 +65,7 @@ export function entryToEvent(entryId: string, fields: string[]): StoredEvent {
 export function entryJson(eventId: string, draft: EventDraft): string {
   const entry: EntryBody = {
     id: eventId,
-    type: draft.type,
-    stream: draft.stream,
-    room: draft.room,
-    topic: draft.topic,
-    from_agent: draft.from_agent,
-    to_agent: draft.to_agent,
-    correlation_id: draft.correlation_id,
-    branch: draft.branch,
-    base_commit: draft.base_commit,
-    status: draft.status,
+    ...eventAttributes(draft),
     body: draft.body,
     metadata: draft.metadata_json,
     artifact_ids: draft.artifact_ids,
@@ -80,16 +81,7 @@ export function appendedEvent(id: string, draft: EventDraft, replica: string, se
     origin_replica: replica,
     origin_seq: seq,
     hlc,
-    type: draft.type,
-    stream: draft.stream,
-    room: draft.room,
-    topic: draft.topic,
-    from_agent: draft.from_agent,
-    to_agent: draft.to_agent,
-    correlation_id: draft.correlation_id,
-    branch: draft.branch,
-    base_commit: draft.base_commit,
-    status: draft.status,
+    ...eventAttributes(draft),
     artifact_ids: [...draft.artifact_ids],
     body: draft.body,
     created_at: createdAt,

@@ -12,6 +12,18 @@
  */
 import { LUA_TIME_HELPERS } from '../functions.js';
 
+/** The hybrid logical clock state '<ms> <counter>' kept in one key, read by both logstream libraries. */
+export const LUA_HLC_STATE = `
+local function hlc_state(key)
+  local state = redis.call('GET', key)
+  if state then
+    local ms, counter = string.match(state, '^(%d+) (%d+)$')
+    if ms then return tonumber(ms), tonumber(counter) end
+  end
+  return 0, 0
+end
+`;
+
 export const LS_VERSION = 'v2';
 export const LS_APPEND = `ls_append_${LS_VERSION}`;
 export const LS_PUT_ARTIFACT = `ls_put_artifact_${LS_VERSION}`;
@@ -20,14 +32,10 @@ export const LS_SUBMIT_PATCH = `ls_submit_patch_${LS_VERSION}`;
 export const LOGSTREAM_LIBRARY = `#!lua name=mempalace_logstream_${LS_VERSION}
 ${LUA_TIME_HELPERS}
 
--- Hybrid logical clock tick (docs/logstream.md §2); state '<ms> <counter>' in one key.
+${LUA_HLC_STATE}
+-- Hybrid logical clock tick (docs/logstream.md §2).
 local function hlc_tick(key, now)
-  local ms, counter = 0, 0
-  local state = redis.call('GET', key)
-  if state then
-    local a, b = string.match(state, '^(%d+) (%d+)$')
-    if a then ms, counter = tonumber(a), tonumber(b) end
-  end
+  local ms, counter = hlc_state(key)
   if now > ms then
     ms, counter = now, 0
   elseif counter < 16777215 then

@@ -19,6 +19,7 @@
  * Replies 1, 0, or -1 when the number leaves no exact seq above it (2^53 − 1).
  */
 import { LUA_TIME_HELPERS } from '../functions.js';
+import { LUA_HLC_STATE } from './functions.js';
 
 export const LS_SYNC_VERSION = 'v2';
 export const LS_APPLY_REMOTE = `ls_apply_remote_${LS_SYNC_VERSION}`;
@@ -27,6 +28,7 @@ export const LS_RESERVE_SEQ = `ls_reserve_seq_${LS_SYNC_VERSION}`;
 
 export const LOGSTREAM_SYNC_LIBRARY = `#!lua name=mempalace_logstream_sync_${LS_SYNC_VERSION}
 ${LUA_TIME_HELPERS}
+${LUA_HLC_STATE}
 local MAX_SEQ = 9007199254740991
 
 -- Observe a remote hlc (docs/logstream.md §2): adopt it when greater, unless it is > 60 s ahead.
@@ -35,12 +37,7 @@ local function hlc_observe(key, remote, now)
   if not a then return end
   local rms, rc = tonumber(a), tonumber(b, 16)
   if rms > now + 60000 then return end
-  local ms, counter = 0, 0
-  local state = redis.call('GET', key)
-  if state then
-    local x, y = string.match(state, '^(%d+) (%d+)$')
-    if x then ms, counter = tonumber(x), tonumber(y) end
-  end
+  local ms, counter = hlc_state(key)
   if rms > ms or (rms == ms and rc > counter) then
     redis.call('SET', key, string.format('%d %d', rms, rc))
   end

@@ -10,8 +10,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { StoredEvent } from '../../ports/logstream/records.js';
-import { fallbackDelayMs } from '../../shared/logstream/backoff.js';
-import type { WakeSubscription } from '../../shared/logstream/wait.js';
+import { nextWake, type Waiter, type WakeSubscription } from '../../shared/logstream/wait.js';
 import type { RedisConnections } from '../connection.js';
 import type { StreamEntry } from './codec.js';
 
@@ -21,10 +20,8 @@ const LINGER_MS = 10_000;
 
 type XReadReply = [key: string, entries: StreamEntry[]][] | null;
 
-interface Subscriber {
+interface Subscriber extends Waiter {
   matches: (event: StoredEvent) => boolean;
-  woken: boolean;
-  wake: (() => void) | null;
 }
 
 export class LogTailer {
@@ -61,25 +58,7 @@ export class LogTailer {
     }
     await this.start();
     return {
-      next: (maxMs, attempt, signal) =>
-        new Promise<void>((resolve) => {
-          if (sub.woken || signal?.aborted) {
-            sub.woken = false;
-            resolve();
-            return;
-          }
-          const delay = this.healthy ? maxMs : Math.min(maxMs, fallbackDelayMs(attempt));
-          const done = () => {
-            clearTimeout(timer);
-            signal?.removeEventListener('abort', done);
-            sub.wake = null;
-            sub.woken = false;
-            resolve();
-          };
-          const timer = setTimeout(done, Math.max(0, delay));
-          signal?.addEventListener('abort', done, { once: true });
-          sub.wake = done;
-        }),
+      next: (maxMs, attempt, signal) => nextWake(sub, this.healthy, maxMs, attempt, signal),
       close: () => {
         this.subscribers.delete(sub);
         if (this.subscribers.size === 0 && !this.closed) {

@@ -8,27 +8,17 @@
  * carry the peer's `replica_id` and `public_key`, and `origins` lists the keys of replicas
  * reached only through other peers. Records of an origin with no key here are never stored.
  */
-import fs from 'node:fs';
 import { invalidArgument } from '../../../core/errors.js';
 import type { PeerConfig } from '../../ports/palace-stores.js';
+import { readOptionalJsonFile } from '../json-file.js';
 
 const REPLICA_RE = /^rep_(?:[0-9a-f]{32}|[0-9a-f]{12})$/;
 const PUBLIC_KEY_RE = /^ed25519:[A-Za-z0-9_-]{43}$/;
 
 function readDocument(file: string): Record<string, unknown> | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
-  } catch (e) {
-    throw invalidArgument('peers', 'json', `${file} is malformed: ${(e as Error).message}`);
-  }
+  const parsed = readOptionalJsonFile(file, 'peers');
+  if (parsed === undefined) return null;
+  return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
 }
 
 /** A `{ replica_id, public_key }` pair of an entry, both or neither. */

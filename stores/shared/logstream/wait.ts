@@ -4,6 +4,7 @@
  * stays the source of truth, so the query is re-run on every wake-up.
  */
 import type { StoredEvent } from '../../ports/logstream/records.js';
+import { fallbackDelayMs } from './backoff.js';
 
 export interface WakeSubscription {
   /**
@@ -12,6 +13,37 @@ export interface WakeSubscription {
    */
   next(maxMs: number, attempt: number, signal?: AbortSignal): Promise<void>;
   close(): void;
+}
+
+/** One subscriber's wake-up state: `woken` since its last wait, and how to end the wait it is in. */
+export interface Waiter {
+  woken: boolean;
+  wake: (() => void) | null;
+}
+
+/**
+ * `WakeSubscription.next` over a waiter: at once if it was woken meanwhile, else on the next wake,
+ * after `maxMs` (the fallback delay when the wake-up source is unhealthy) or on abort.
+ */
+export function nextWake(waiter: Waiter, healthy: boolean, maxMs: number, attempt: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (waiter.woken || signal?.aborted) {
+      waiter.woken = false;
+      resolve();
+      return;
+    }
+    const delay = healthy ? maxMs : Math.min(maxMs, fallbackDelayMs(attempt));
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      waiter.wake = null;
+      waiter.woken = false;
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, delay));
+    signal?.addEventListener('abort', done, { once: true });
+    waiter.wake = done;
+  });
 }
 
 /**
