@@ -16,6 +16,9 @@ import { parseJobRequest } from '../jobs/requests.js';
 import { search } from '../palace/search/search.js';
 import type { SearchOptions } from '../palace/search/search.js';
 import { initProject, type ProjectInit } from '../palace/sources/project-init.js';
+import { readEntityRegistry } from '../palace/sources/entity-registry.js';
+import { splitMegaFiles } from '../palace/sources/mega-split-files.js';
+import { registryCategoryNames } from '../core/entities.js';
 import { palaceCounts } from '../palace/system/status.js';
 import { mcpSetupText } from '../mcp/setup.js';
 import { runStdioServer } from '../mcp/stdio.js';
@@ -150,6 +153,31 @@ function printEntities(project: ProjectInit): void {
     console.log('Proposed only: run init again with --yes to add them to the entity registry, or edit the registry by hand.');
   }
 }
+
+program
+  .command('split')
+  .description('cut each .txt in a directory that holds several concatenated Claude Code sessions into one file per session, before mining it as convos')
+  .argument('<dir>', 'directory of transcript exports')
+  .option('--output-dir <dir>', 'write the parts here (default: beside each file)')
+  .option('--min-sessions <n>', 'split only files with at least this many sessions', '2')
+  .option('--dry-run', 'show what would be split, write nothing')
+  .action(async (dir: string, o: { outputDir?: string; minSessions: string; dryRun?: boolean }) => {
+    const g = program.opts<GlobalOpts>();
+    const registry = readEntityRegistry(configFrom(g).entityRegistryFile);
+    const report = await splitMegaFiles(dir, {
+      outputDir: o.outputDir,
+      dryRun: Boolean(o.dryRun),
+      minSessions: intOption('min-sessions', o.minSessions),
+      knownNames: registry ? registryCategoryNames(registry, 'people') : [],
+    });
+    if (g.json) return printJson(report);
+    for (const f of report.files) {
+      console.log(`${f.file}: ${f.sessions} sessions → ${f.parts.length} files${f.backup ? `, original kept as ${path.basename(f.backup)}` : ''}`);
+      for (const part of f.parts) console.log(`  ${part}`);
+    }
+    for (const f of report.too_large) console.log(`${f}: over 500 MiB, not read`);
+    console.log(`${report.dry_run ? 'Would split' : 'Split'} ${report.files.length} of ${report.files_scanned} .txt files in ${report.dir}.`);
+  });
 
 program
   .command('mine')

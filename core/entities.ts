@@ -174,7 +174,16 @@ export function registryNames(registry: EntityRegistry): string[] {
 export function addRegistryNames(registry: EntityRegistry, category: string, names: readonly string[]): EntityRegistry {
   if (category === 'topics_by_wing') throw invalidArgument('category', 'not_topics', 'use setWingTopics for topics_by_wing');
   const current = registry[category] as RegistryCategory | undefined;
-  const seen = new Set(registryCategoryNames(current).map((n) => n.toLowerCase()));
+  const fresh = newNames(names, registryCategoryNames(registry, category));
+  let next: RegistryCategory;
+  if (current === undefined || Array.isArray(current)) next = [...(current ?? []), ...fresh];
+  else next = { ...current, ...Object.fromEntries(fresh.map((n) => [n, null])) };
+  return { ...registry, [category]: next };
+}
+
+/** The trimmed, non-blank names not among `known` nor earlier in `names`, compared case-insensitively (first spelling kept). */
+function newNames(names: readonly string[], known: readonly string[]): string[] {
+  const seen = new Set(known.map((n) => n.toLowerCase()));
   const fresh: string[] = [];
   for (const raw of names) {
     const name = raw.trim();
@@ -182,27 +191,19 @@ export function addRegistryNames(registry: EntityRegistry, category: string, nam
     seen.add(name.toLowerCase());
     fresh.push(name);
   }
-  let next: RegistryCategory;
-  if (current === undefined || Array.isArray(current)) next = [...(current ?? []), ...fresh];
-  else next = { ...current, ...Object.fromEntries(fresh.map((n) => [n, null])) };
-  return { ...registry, [category]: next };
+  return fresh;
 }
 
-function registryCategoryNames(value: RegistryCategory | undefined): string[] {
+/** The names of one category (not topics_by_wing), whichever form the registry holds it in. */
+export function registryCategoryNames(registry: EntityRegistry, category: string): string[] {
+  const value = registry[category] as RegistryCategory | undefined;
   if (value === undefined) return [];
   return Array.isArray(value) ? value : Object.keys(value);
 }
 
 /** Replace a wing's topics (case-insensitive de-duplication, first spelling kept; [] removes). */
 export function setWingTopics(registry: EntityRegistry, wing: string, topics: readonly string[]): EntityRegistry {
-  const seen = new Set<string>();
-  const list: string[] = [];
-  for (const raw of topics) {
-    const t = raw.trim();
-    if (t === '' || seen.has(t.toLowerCase())) continue;
-    seen.add(t.toLowerCase());
-    list.push(t);
-  }
+  const list = newNames(topics, []);
   const byWing = { ...(registry.topics_by_wing ?? {}) };
   if (list.length === 0) delete byWing[wing];
   else byWing[wing] = list;

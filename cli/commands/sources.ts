@@ -61,29 +61,22 @@ export function registerSourceCommands(program: Command, deps: SourceCommandDeps
       });
     });
 
-  sources
-    .command('remove')
-    .description('stop following a source (its drawers stay)')
-    .argument('<source-id>')
-    .action(async (id: string) => {
+  /** A command on one registered source: its output as JSON, or as `text` says. */
+  const onSource = (name: string, description: string, run: (rt: Runtime, id: string) => Promise<{ out: unknown; text: string; ok?: boolean }>) =>
+    sources.command(name).description(description).argument('<source-id>').action(async (id: string) => {
       await deps.withRuntime(async (rt) => {
-        const out = await removeSource(ctx(rt), id);
+        const { out, text, ok = true } = await run(rt, id);
         if (deps.json()) printJson(out);
-        else console.log(`removed ${id}`);
+        else console.log(text);
+        if (!ok) process.exitCode = 1;
       });
     });
 
-  sources
-    .command('refresh')
-    .description('refresh a source now (an incremental mine) and wait for it')
-    .argument('<source-id>')
-    .action(async (id: string) => {
-      await deps.withRuntime(async (rt) => {
-        const started = await startRefresh(ctx(rt), id);
-        const final = await rt.jobs.wait(started.job_id, 24 * 3600 * 1000);
-        if (deps.json()) printJson(final);
-        else console.log((final.result as { output?: string } | undefined)?.output ?? final.error ?? final.state);
-        if (final.state !== 'completed') process.exitCode = 1;
-      });
-    });
+  onSource('remove', 'stop following a source (its drawers stay)', async (rt, id) => ({ out: await removeSource(ctx(rt), id), text: `removed ${id}` }));
+  onSource('refresh', 'refresh a source now (an incremental mine) and wait for it', async (rt, id) => {
+    const started = await startRefresh(ctx(rt), id);
+    const final = await rt.jobs.wait(started.job_id, 24 * 3600 * 1000);
+    const text = (final.result as { output?: string } | undefined)?.output ?? final.error ?? final.state;
+    return { out: final, text, ok: final.state === 'completed' };
+  });
 }

@@ -11,10 +11,9 @@ import { storeUnavailable } from '../../core/errors.js';
 import { checkLeaseToken, leaseArgs } from '../shared/lease-rules.js';
 import type { LeaseInfo, Locks } from '../ports/locks.js';
 import { writeWithBusyRetry } from './sqlite-busy.js';
-import { openSharedSqlite } from './sqlite-open.js';
+import { openSharedSqlite, SQLITE_STORE } from './sqlite-open.js';
 
 export const LOCKS_FILE = 'locks.sqlite3';
-const STORE = 'sqlite';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS leases (
@@ -36,7 +35,7 @@ interface LeaseRow {
 }
 
 export class SqliteLocks implements Locks {
-  readonly storeName = STORE;
+  readonly storeName = SQLITE_STORE;
   private readonly db: Database.Database;
 
   private constructor(readonly file: string) {
@@ -47,15 +46,15 @@ export class SqliteLocks implements Locks {
     try {
       fs.mkdirSync(palaceDir, { recursive: true, mode: 0o700 });
     } catch (e) {
-      throw storeUnavailable(STORE, e);
+      throw storeUnavailable(SQLITE_STORE, e);
     }
     // Several processes opening a new file at once can find it locked while one of them switches
     // it to WAL; like writes, the open is retried (nothing was written by a refused attempt).
-    return writeWithBusyRetry(STORE, () => new SqliteLocks(path.join(palaceDir, LOCKS_FILE)));
+    return writeWithBusyRetry(SQLITE_STORE, () => new SqliteLocks(path.join(palaceDir, LOCKS_FILE)));
   }
 
   private write<T>(fn: () => T): Promise<T> {
-    return writeWithBusyRetry(STORE, () => this.db.transaction(fn).immediate());
+    return writeWithBusyRetry(SQLITE_STORE, () => this.db.transaction(fn).immediate());
   }
 
   private lease(key: string): LeaseRow | undefined {
@@ -121,7 +120,7 @@ export class SqliteLocks implements Locks {
       if (!row || row.expires_at_ms <= Date.now()) return null;
       return { holder: row.holder, token: row.token, expiresAtMs: row.expires_at_ms };
     } catch (e) {
-      throw storeUnavailable(STORE, e);
+      throw storeUnavailable(SQLITE_STORE, e);
     }
   }
 

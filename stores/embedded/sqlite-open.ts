@@ -8,6 +8,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { storeUnavailable } from '../../core/errors.js';
 
+/** The embedded stores' name in errors and reports. */
+export const SQLITE_STORE = 'sqlite';
+
 export interface SqliteOpenOptions {
   busyTimeoutMs: number;
   /** `FULL` where an acknowledged write must survive a power cut (logstream, leases), `NORMAL` where WAL's guarantees suffice. */
@@ -36,6 +39,6 @@ export function openStoreSqlite(file: string, options: SqliteOpenOptions): Datab
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     return openSharedSqlite(file, options);
   } catch (e) {
-    throw storeUnavailable('sqlite', e);
+    throw storeUnavailable(SQLITE_STORE, e);
   }
 }

@@ -591,18 +591,12 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
           expect([err.field, err.message]).toEqual(['base_commit',
             'task base commit must be a hexadecimal Git object id (at least 7 characters), not a branch or tag']);
         }
-        const blanks: [string, string][] = [
-          ['project', 'task project must not be empty'],
-          ['from_agent', 'task requesting agent must not be empty'],
-          ['to_agent', 'task destination agent must not be empty'],
-          ['branch', 'task branch must not be empty'],
-          ['base_commit', 'task base commit must not be empty'],
-          ['goal', 'task goal must not be empty'],
-          ['done', 'task definition of done must not be empty'],
-        ];
-        for (const [field, message] of blanks) {
+        // Each field's blank message names it in words: `task <words> must not be empty`.
+        const words = { project: 'project', from_agent: 'requesting agent', to_agent: 'destination agent', branch: 'branch', base_commit: 'base commit',
+          goal: 'goal', done: 'definition of done' };
+        for (const [field, named] of Object.entries(words)) {
           const err = await rejectionOf(ops.taskCreate(ctx, { ...task, [field]: '  ' }));
-          expect([err.field, err.message]).toEqual([field, message]);
+          expect([err.field, err.message]).toEqual([field, `task ${named} must not be empty`]);
         }
         expect((await rejectionOf(ops.taskCreate(ctx, { ...task, to_agent: 'b\u0007' }))).message).toBe('to_agent contains control characters');
         expect((await rejectionOf(ops.taskCreate(ctx, { ...task, goal: 'x'.repeat(262_144) }))).field).toBe('body');

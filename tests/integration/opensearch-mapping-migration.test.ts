@@ -6,6 +6,8 @@
  * its vectors once, and re-embedding and a second repair still read and write every vector.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import type { DrawerWrite } from '../../core/drawer.js';
@@ -19,45 +21,13 @@ import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index
 const DIMENSION = 384;
 const ROWS = 300;
 
-/** The drawers index body of mapping version 1, as the 2.19 adapter created it (vectors in `_source`). */
-function versionOneBody() {
-  const keyword = { type: 'keyword' };
-  return {
-    settings: {
-      'index.knn': true,
-      // 2.19 had no derived source; on 3.x it must be switched off to keep the vectors in `_source`.
-      'index.knn.derived_source.enabled': false,
-      number_of_shards: 1,
-      number_of_replicas: 0,
-      similarity: { term_frequency: { type: 'scripted', script: { source: 'return doc.freq * query.boost;' } } },
-    },
-    mappings: {
-      dynamic: 'strict',
-      properties: {
-        id: keyword,
-        logical_id: keyword,
-        wing: keyword,
-        room: keyword,
-        source_file: keyword,
-        parent_drawer_id: keyword,
-        parent_entry_id: keyword,
-        filed_at: keyword,
-        chunk_index: { type: 'double' },
-        meta_terms: { type: 'keyword', ignore_above: 8191 },
-        meta: { type: 'object', enabled: false },
-        content: { type: 'text', index: false },
-        lexical: { type: 'text', analyzer: 'whitespace', copy_to: 'lexical_tf' },
-        lexical_tf: { type: 'text', analyzer: 'whitespace', similarity: 'term_frequency', norms: false, index_options: 'freqs' },
-        lexical_length: { type: 'integer' },
-        embedding: {
-          type: 'knn_vector',
-          dimension: DIMENSION,
-          method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
-        },
-      },
-    },
-  };
-}
+/**
+ * The drawers index body of mapping version 1, as the 2.19 adapter created it (vectors in
+ * `_source`), frozen as data; on 3.x its `index.knn.derived_source.enabled: false` keeps the
+ * vectors in `_source`, as 2.19 (which had no derived source) did.
+ */
+const VERSION_ONE_FILE = path.join(import.meta.dirname, '..', 'fixtures', 'opensearch', 'drawer-mapping-v1.json');
+const VERSION_ONE_BODY = JSON.parse(readFileSync(VERSION_ONE_FILE, 'utf8')) as Record<string, unknown>;
 
 async function storeBytesPerDocument(conn: OpenSearchConnection, index: string): Promise<number> {
   await conn.client.indices.forcemerge({ index, max_num_segments: 1 });
@@ -85,7 +55,7 @@ describe('OpenSearch drawer mapping migration by repair', () => {
     try {
       const v1 = versionedName(conn, 'drawers', 1);
       await conn.client.indices.create({ index: v1,
-        body: { ...versionOneBody(), aliases: { [aliasName(conn, 'drawers')]: { is_write_index: true } } } as never });
+        body: { ...VERSION_ONE_BODY, aliases: { [aliasName(conn, 'drawers')]: { is_write_index: true } } } as never });
       await conn.client.indices.create({
         index: versionedName(conn, 'file-states', 1),
         body: {

@@ -9,6 +9,7 @@
  * rewrites every FTS row and builds the graph afresh.
  */
 import { existsSync } from 'node:fs';
+import { SQLITE_STORE } from '../sqlite-open.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { IndexCheck, IndexFinding, IndexMaintenance } from '../../ports/index-maintenance.js';
@@ -51,7 +52,7 @@ function checkAnn(db: Database.Database, annPath: string, dimension: number, fin
 /** The read-only check of one embedded palace. */
 export function checkEmbeddedIndexes(palaceDir: string): IndexCheck {
   const file = join(palaceDir, DRAWER_DB_FILE);
-  if (!existsSync(file)) return { store: 'sqlite', findings: [], facts: { drawers: 0, note: 'no palace at this directory' } };
+  if (!existsSync(file)) return { store: SQLITE_STORE, findings: [], facts: { drawers: 0, note: 'no palace at this directory' } };
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     const findings: IndexFinding[] = [];
@@ -68,7 +69,7 @@ export function checkEmbeddedIndexes(palaceDir: string): IndexCheck {
       findings.push({ part: 'embeddings', problem: 'drawers without an embedding (not rebuildable here: re-mine or re-embed them)', count: noVector.length,
         sample: noVector.slice(0, SAMPLE) });
     checkAnn(db, join(palaceDir, DRAWER_ANN_FILE), Number(readMeta(db, 'dimension') ?? DEFAULT_DIMENSION), findings, facts);
-    return { store: 'sqlite', findings, facts };
+    return { store: SQLITE_STORE, findings, facts };
   } finally {
     db.close();
   }

@@ -6,6 +6,7 @@
  * commit (see ann-drawer-sync.ts). The ports' adapters in this folder share it.
  */
 import { mkdirSync } from 'node:fs';
+import { SQLITE_STORE } from '../sqlite-open.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { DrawerWrite } from '../../../core/drawer.js';
@@ -28,9 +29,9 @@ const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|CORRUPT|NOTADB|REA
 function mapError(e: unknown): PalaceError {
   if (isPalaceError(e)) return e;
   const code = (e as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && UNAVAILABLE.test(code)) return storeUnavailable('sqlite', e);
+  if (typeof code === 'string' && UNAVAILABLE.test(code)) return storeUnavailable(SQLITE_STORE, e);
   const message = e instanceof Error ? e.message : String(e);
-  return new PalaceError('internal', `sqlite drawer index: ${message}`, { store: 'sqlite', cause: e });
+  return new PalaceError('internal', `sqlite drawer index: ${message}`, { store: SQLITE_STORE, cause: e });
 }
 
 export class SqliteDrawerDb {
@@ -97,7 +98,7 @@ export class SqliteDrawerDb {
 
   /** Runs `fn` against the open database, mapping engine failures to PalaceErrors. */
   run<T>(fn: () => T): T {
-    if (this.closed) throw new PalaceError('store_unavailable', 'the sqlite drawer index is closed', { store: 'sqlite', retryable: false });
+    if (this.closed) throw new PalaceError('store_unavailable', 'the sqlite drawer index is closed', { store: SQLITE_STORE, retryable: false });
     try {
       return fn();
     } catch (e) {

@@ -5,6 +5,7 @@
  * embeddings, so they are exact whichever path found a row.
  */
 import type { Drawer, DrawerMeta, DrawerWrite } from '../../../core/drawer.js';
+import { SQLITE_STORE } from '../sqlite-open.js';
 import { invalidArgument } from '../../../core/errors.js';
 import { cosineDistance } from '../../../core/vector.js';
 import { decodeCursor, encodeCursor, pageWithCursor } from '../../shared/drawers/cursor.js';
@@ -55,7 +56,7 @@ function byDistance(a: Scored, b: Scored): number {
 }
 
 export class SqliteDrawerIndex extends ComposedDrawerStore implements DrawerIndex {
-  readonly storeName = 'sqlite';
+  readonly storeName = SQLITE_STORE;
 
   private constructor(private readonly base: SqliteDrawerDb) {
     super(new SqliteFileStates(base), new SqliteModelRecord(base), new SqliteDrawerBulk(base));

@@ -18,12 +18,11 @@ import { waitForMatches } from '../../shared/logstream/wait.js';
 import { observe, renderHlc, tick, utcSecond, type HlcState } from './clock.js';
 import { ChangeNotifier, DATA_VERSION_POLL_MS } from './notify.js';
 import { writeWithBusyRetry } from '../sqlite-busy.js';
-import { openSharedSqlite } from '../sqlite-open.js';
+import { openSharedSqlite, SQLITE_STORE } from '../sqlite-open.js';
 import { loadOrMintReplicaId } from './replica.js';
 import { loadOrMintReplicaKey } from './replica-key.js';
 
 export const LOGSTREAM_FILE = 'logstream.sqlite3';
-const STORE = 'sqlite';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -144,7 +143,7 @@ export interface SqliteLogstreamOptions {
 }
 
 export class SqliteLogstream implements Logstream, LogstreamReplication {
-  readonly storeName = STORE;
+  readonly storeName = SQLITE_STORE;
   private readonly db: Database.Database;
   private readonly notifier: ChangeNotifier;
   private clock: HlcState = { ms: 0, counter: 0 };
@@ -169,7 +168,7 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
       await logstream.migrate();
       return logstream;
     } catch (e) {
-      throw isPalaceError(e) ? e : storeUnavailable(STORE, e);
+      throw isPalaceError(e) ? e : storeUnavailable(SQLITE_STORE, e);
     }
   }
 
@@ -191,7 +190,7 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
    * competes with appenders for the write lock.
    */
   private async migrate(): Promise<void> {
-    if (!this.isCurrent()) await writeWithBusyRetry(STORE, () => this.migrateNow());
+    if (!this.isCurrent()) await writeWithBusyRetry(SQLITE_STORE, () => this.migrateNow());
     this.clock = observe(this.clock, this.maxHlc(), Date.now());
   }
 
@@ -229,7 +228,7 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
     try {
       return fn();
     } catch (e) {
-      throw isPalaceError(e) ? e : storeUnavailable(STORE, e);
+      throw isPalaceError(e) ? e : storeUnavailable(SQLITE_STORE, e);
     }
   }
 
@@ -294,7 +293,7 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
 
   /** One immediate write transaction, then wake this process's waiters. */
   private async write<T>(fn: () => T): Promise<T> {
-    const result = await writeWithBusyRetry(STORE, () => this.db.transaction(fn).immediate());
+    const result = await writeWithBusyRetry(SQLITE_STORE, () => this.db.transaction(fn).immediate());
     this.notifier.notify();
     return result;
   }
@@ -449,7 +448,7 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
   }
 
   async reserveOwnSeqAbove(originSeq: number): Promise<boolean> {
-    return writeWithBusyRetry(STORE, () =>
+    return writeWithBusyRetry(SQLITE_STORE, () =>
       this.db.transaction(() => {
         if (!Number.isSafeInteger(originSeq) || originSeq >= MAX_SEQ) throw new PalaceError('invalid_argument',
             `origin_seq ${originSeq} leaves no exact seq above it`, { field: 'origin_seq', rule: 'safe_integer' });
@@ -510,7 +509,7 @@ export class SqliteLogstream implements Logstream, LogstreamReplication {
   }
 
   async publishMeshState(state: MeshState): Promise<void> {
-    await writeWithBusyRetry(STORE, () =>
+    await writeWithBusyRetry(SQLITE_STORE, () =>
       this.db.transaction(() => {
         const put = this.stmt('INSERT INTO mesh_state (key, value_json) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json');
         for (const [key, value] of Object.entries(state)) put.run(key, JSON.stringify(value));
