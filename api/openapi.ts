@@ -16,6 +16,7 @@ import { jsonSchemaOf } from '../core/schema.js';
 import { routeScope } from '../core/scopes.js';
 import { SEARCH_HIT, searchOperation } from '../palace/search/search.js';
 import { taxonomyOperation } from '../palace/system/status.js';
+import { EVENT, meshPeersOperation } from '../palace/logstream/operations.js';
 import type { RouteBinding } from './bind.js';
 import { ADD_SOURCE_REQUEST, ADD_SOURCE_RULES, AUDIT_QUERY, LIST_QUERY, REVERT_REQUEST } from './requests.js';
 import { JOB_ROUTES } from './routes/jobs.js';
@@ -172,33 +173,15 @@ const SCHEMAS: Record<string, Schema> = {
       },
     },
   },
-  MeshEstate: {
-    type: 'object',
-    description: 'docs/logstream.md §8.9; the same payload as mempalace_mesh_peers.',
-    required: ['self', 'peers', 'unnamed_origins', 'origin_profiles', 'sync_interval_s', 'estate_source'],
-    properties: {
-      self: { type: 'object', required: ['replica_id', 'name', 'public_key', 'version_vector', 'profile'],
-        properties: { replica_id: str(), name: str(), public_key: str(), version_vector: counts, profile: { type: 'object' } } },
-      peers: { type: 'array', items: { type: 'object', required: ['name', 'url'], properties: { name: str(), url: str() } } },
-      unnamed_origins: { type: 'array', items: str() },
-      origin_profiles: { type: 'object' },
-      sync_interval_s: { type: 'number' },
-      estate_source: { type: 'object', required: ['in_process', 'published_at', 'writer_alive'],
-        properties: { in_process: { type: 'boolean' }, published_at: { type: ['string', 'null'] }, writer_alive: { type: 'boolean' } } },
-    },
-  },
+  MeshEstate: jsonSchemaOf(meshPeersOperation.output),
 };
 
 /** A frame a stream sends instead of its data when a read failed; the stream goes on. */
 const STREAM_ERROR: Schema = { type: 'object', required: ['error', 'code', 'retryable'],
   properties: { error: str(), code: str(), retryable: { type: 'boolean' } } };
 const orStreamError = (schema: Schema): Schema => ({ anyOf: [schema, STREAM_ERROR] });
-const LOGSTREAM_EVENT: Schema = {
-  type: 'object',
-  description: 'A logstream event (docs/logstream.md §5); on the dashboard with preview keys when its body was shortened.',
-  required: ['id', 'seq', 'type', 'stream', 'room', 'from_agent', 'body', 'created_at'],
-  properties: { id: str(), seq: int(), type: str(), stream: str(), room: str(), from_agent: str(), body: str(), created_at: str() },
-};
+/** A logstream event (docs/logstream.md §5); on the dashboard with preview keys when its body was shortened. */
+const LOGSTREAM_EVENT: Schema = jsonSchemaOf(EVENT);
 
 /** A job row of the dashboard (api/dashboard-jobs.ts): its progress, the rate series of a job seen running, the Temporal UI link. */
 const DASHBOARD_JOB: Schema = {

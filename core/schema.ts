@@ -12,8 +12,6 @@ export const str = (description: string, extra: JsonSchema = {}): JsonSchema => 
 /** A string holding at least one non-space character (rule `non_empty_string`, core/validate-input.ts). */
 export const text = (description: string, extra: JsonSchema = {}): JsonSchema => str(description, { pattern: NON_BLANK, ...extra });
 export const int = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'integer', description, ...extra });
-export const bool = (description: string): JsonSchema => ({ type: 'boolean', description });
-export const obj = (description: string): JsonSchema => ({ type: 'object', description });
 
 /**
  * Named formats whose rules core/validate-input.ts checks (and names in its refusals): a wing,

@@ -6,7 +6,7 @@
 import type { JsonSchema } from '../core/schema.js';
 
 export type { JsonSchema } from '../core/schema.js';
-export { bool, input, int, obj, pick, str } from '../core/schema.js';
+export { input, pick, str } from '../core/schema.js';
 
 // --- output shapes ------------------------------------------------------------------------------
 
@@ -34,30 +34,3 @@ export const TOOL_ERROR: JsonSchema = shape({ error: S }, { success: { const: fa
 export function output(...successes: JsonSchema[]): JsonSchema {
   return { type: 'object', anyOf: [...successes, TOOL_ERROR] };
 }
-
-export const EVENT: JsonSchema = shape({
-  id: S,
-  seq: I,
-  origin_replica: S,
-  origin_seq: I,
-  hlc: S,
-  type: S,
-  stream: S,
-  room: S,
-  topic: SN,
-  from_agent: S,
-  to_agent: SN,
-  correlation_id: SN,
-  branch: SN,
-  base_commit: SN,
-  status: SN,
-  artifact_ids: arrayOf(S),
-  body: S,
-  created_at: S,
-  metadata: { type: 'object' },
-});
-
-export const ARTIFACT_RECORD: JsonSchema = shape(
-  { id: S, kind: S, sha256: S, size_bytes: I, created_by: S, created_at: S, origin_replica: SN },
-  { warnings: arrayOf(S) },
-);
