@@ -88,6 +88,14 @@ const FILTERS = {
   since_event_id: Type.Optional(s('Only events after this event id (resume cursor).')),
   since_created_at: Type.Optional(s('Only events created at or after this UTC instant (a window, not a cursor).')),
 };
+/** Where an event goes beyond its stream and room, as event_append and patch_submit take it. */
+const ROUTING = {
+  topic: Type.Optional(s('Groups related work under one name.')),
+  to_agent: Type.Optional(s('Target agent, or * for broadcast.')),
+  correlation_id: Type.Optional(s('Ties request, reply and ack together.')),
+  branch: Type.Optional(s('Git branch.')),
+  base_commit: Type.Optional(s('Commit the work started from.')),
+};
 const limit = (description: string) => Type.Optional(Type.Integer({ description, minimum: 1, maximum: 500, default: 50 }));
 
 /** The MeshEstate of estate.ts as published (docs/logstream.md §8.9). */
@@ -134,12 +142,12 @@ export const eventAppendOperation = defineOperation({
     type: s('Event type, e.g. task.request, task.reply, patch.ready.'),
     stream: s('Logical stream, e.g. project/myapp.'),
     room: s('Sub-channel: delegation, patches, reviews, status.'),
-    topic: Type.Optional(s('Groups related work under one name.')),
+    topic: ROUTING.topic,
     from_agent: s('You, the writer.'),
-    to_agent: Type.Optional(s('Target agent, or * for broadcast.')),
-    correlation_id: Type.Optional(s('Ties request, reply and ack together.')),
-    branch: Type.Optional(s('Git branch.')),
-    base_commit: Type.Optional(s('Commit the work started from.')),
+    to_agent: ROUTING.to_agent,
+    correlation_id: ROUTING.correlation_id,
+    branch: ROUTING.branch,
+    base_commit: ROUTING.base_commit,
     status: Type.Optional(s(STATUS_HINT)),
     body: Type.Optional(s('Verbatim content (≤ 256 KiB).')),
     metadata: Type.Optional(object('Extra structured fields (≤ 64 KiB as JSON).')),
@@ -241,10 +249,8 @@ export const patchSubmitOperation = defineOperation({
     from_agent: s('You, the submitting agent.'),
     stream: s('Logical stream.'),
     room: Type.Optional(s('Sub-channel (default patches).')),
-    topic: Type.Optional(s('Topic name.')),
-    to_agent: Type.Optional(s('Target agent or *.')),
+    ...ROUTING,
     correlation_id: Type.Optional(s("The task's correlation id.")),
-    branch: Type.Optional(s('Git branch.')),
     base_commit: Type.Optional(s('Commit the patch applies to.')),
     body: Type.Optional(s('Verbatim notes.')),
     metadata: Type.Optional(object('Stored on both the artifact and the event.')),
