@@ -184,10 +184,6 @@ export function parseTokenFileEntries(file: string, text: string): { tokens: Tok
   return { tokens, subjects };
 }
 
-export function parseTokenFile(file: string, text: string): TokenEntry[] {
-  return parseTokenFileEntries(file, text).tokens;
-}
-
 export function parseTokenEnv(value: string): TokenEntry[] {
   return value.split(',').map((s) => s.trim()).filter((s) => s.length > 0).map((item, i) => {
     const source = `MEMPALACE_API_TOKENS entry ${i + 1}`;

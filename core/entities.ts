@@ -107,11 +107,6 @@ export function compileEntityDetector(options: EntityDetectorOptions = {}): (tex
   };
 }
 
-/** One-off docs/palace-behaviour.md §4.8 detection; the metadata value is the result joined with `;`. */
-export function detectEntities(text: string, options: EntityDetectorOptions = {}): string[] {
-  return compileEntityDetector(options)(text);
-}
-
 // ---------------------------------------------------------------------------------------------
 // The registry (docs/palace-behaviour.md §7.2)
 

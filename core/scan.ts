@@ -115,12 +115,6 @@ export interface ScanOptions {
   sniffText?: boolean;
 }
 
-export interface ScanManifest {
-  root: string;
-  files: ScannedFile[];
-  skipped: ScanSkip[];
-}
-
 /** Compare strings by Unicode code point (JavaScript's `<` compares UTF-16 units). */
 export function compareCodePoints(a: string, b: string): number {
   const ia = a[Symbol.iterator]();

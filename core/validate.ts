@@ -150,15 +150,6 @@ export function validateEventType(value: unknown, field = 'type'): string {
 }
 
 export const EVENT_STATUSES = ['applied', 'blocked', 'claimed', 'failed', 'open', 'ready', 'superseded'] as const;
-export type EventStatus = (typeof EVENT_STATUSES)[number];
-
-export function validateEventStatus(value: unknown, field = 'status'): EventStatus | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string' || !(EVENT_STATUSES as readonly string[]).includes(value.trim())) {
-    throw invalidArgument(field, 'one_of', `${field}='${String(value)}' is not one of: ${EVENT_STATUSES.join(', ')}`);
-  }
-  return value.trim() as EventStatus;
-}
 
 /** Wing slug derived from a directory name (docs/palace-behaviour.md §2.5): lowercase, spaces and hyphens to `_`. */
 export function wingSlug(name: string): string {

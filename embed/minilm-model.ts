@@ -15,8 +15,6 @@ import { MiniLmTokenizer } from './minilm-tokenizer.js';
 import type { MiniLmModelFiles, MiniLmVariant } from './model-locator.js';
 
 export const MINILM_DIMENSION = 384;
-/** `max_seq_length` of the sentence-transformers config of all-MiniLM-L6-v2, [CLS] and [SEP] included. */
-export const MINILM_MAX_TOKENS = 256;
 
 /** What the worker needs of a variant besides its files (structured-cloned into the worker). */
 export type Encoding = Pick<MiniLmVariant, 'name' | 'pooling' | 'maxTokens'>;

@@ -16,7 +16,6 @@ import { fromWireError, type FromWorker, type ToWorker, type WorkerInit } from '
 import type { Encoding } from './minilm-model.js';
 import { encoderVariant, locateMiniLmModel, MINILM_MODEL_NAME, miniLmVariant, type MiniLmModelFiles } from './model-locator.js';
 
-export { MINILM_DIMENSION, MINILM_MAX_TOKENS } from './minilm-model.js';
 
 export interface MiniLmOptions {
   /**

@@ -51,20 +51,8 @@ export type ExtractStatus =
   | 'SKIP_EMPTY'
   | 'SKIP_TOO_LARGE'
   | 'SKIP_UNRECOGNIZED'
-  | 'SKIP_NO_MARKITDOWN'
-  | 'SKIP_NO_STRIPRTF'
-  | 'SKIP_NETWORK_TIMEOUT'
-  | 'SKIP_MISSING_FORMAT_DEPS'
   | 'SKIP_ENCRYPTED'
   | 'SKIP_EXTRACTION_ERROR';
-
-/** Outcomes that are not remembered, so the file is retried on the next run (docs/palace-behaviour.md §6). */
-export const TRANSIENT_STATUSES: ReadonlySet<ExtractStatus> = new Set([
-  'SKIP_NO_MARKITDOWN',
-  'SKIP_NO_STRIPRTF',
-  'SKIP_NETWORK_TIMEOUT',
-  'SKIP_MISSING_FORMAT_DEPS',
-]);
 
 /** The rule a failed extraction broke, as carried in the PalaceError. */
 export type ExtractFailureRule = 'empty' | 'too_large' | 'unsupported_format' | 'encrypted' | 'corrupt';

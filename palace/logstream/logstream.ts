@@ -2,8 +2,8 @@
  * The nine coordination operations behind the MCP tools (docs/tools.md §8, docs/logstream.md §5).
  * They take the ports through a context and never touch the drawer store, the embedder or the
  * knowledge graph, so coordination keeps working while the palace index is unavailable (docs/logstream.md §6).
- * Failures are thrown as PalaceErrors carrying the spec's message; `logstreamFailure` turns them
- * into the tool-level payloads (`{ success: false, error }` or `{ error }`).
+ * Failures are thrown as PalaceErrors carrying the spec's message; the MCP face turns them into
+ * its tool-level payloads (mcp/results.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { PalaceError, invalidArgument, isPalaceError } from '../../core/errors.js';
@@ -39,14 +39,6 @@ export interface EventPage {
 export type ArtifactResult = ArtifactRecord & { warnings?: string[] };
 
 export const PREVIEW_CHARS = 200;
-
-/** The tool-level payload for a failure, or a rethrow when it is not the caller's doing. */
-export function logstreamFailure(error: unknown, mutating: boolean): { success: false; error: string } | { error: string } {
-  if (isPalaceError(error) && (error.code === 'invalid_argument' || error.code === 'not_found')) {
-    return mutating ? { success: false, error: error.message } : { error: error.message };
-  }
-  throw error;
-}
 
 function unknownArtifact(e: unknown): unknown {
   if (isPalaceError(e) && e.rule === 'known_artifact') {

@@ -8,7 +8,7 @@ import { constants } from 'node:fs';
 import { lstat, open, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { invalidArgument } from '../../core/errors.js';
-import type { GitignoreCache, Matcher, ScanEntry, ScanManifest, ScanOptions, ScannedFile, ScanSkip } from '../../core/scan.js';
+import type { GitignoreCache, Matcher, ScanEntry, ScanOptions } from '../../core/scan.js';
 import { DEFAULT_MAX_FILE_BYTES, MINED_EXTENSIONS, SKIP_DIRS, SKIP_FILES, SNIFF_BYTES, compareCodePoints, gitignoreMatcher, isIgnored, normaliseIncludePaths,
   sniffBytes } from '../../core/scan.js';
 
@@ -168,13 +168,3 @@ export async function* scanProject(rootDir: string, options: ScanOptions = {}): 
   yield* walk(root, '', [], false);
 }
 
-/** The whole scan as a manifest (files and reported skips, each in path order). */
-export async function scanManifest(rootDir: string, options: ScanOptions = {}): Promise<ScanManifest> {
-  const files: ScannedFile[] = [];
-  const skipped: ScanSkip[] = [];
-  for await (const entry of scanProject(rootDir, options)) {
-    if (entry.kind === 'file') files.push(entry.file);
-    else skipped.push(entry.skip);
-  }
-  return { root: await realpath(rootDir), files, skipped };
-}

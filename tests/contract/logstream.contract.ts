@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
 import { eventDraft } from '../helpers/events.js';
 import * as ops from '../../palace/logstream/logstream.js';
+import { TOOLS_BY_NAME } from '../../mcp/registry.js';
+import { toolFailure } from '../../mcp/results.js';
 import type { LogstreamContext, ToolArgs } from '../../palace/logstream/logstream.js';
 import type { LogstreamStore } from '../../stores/ports/palace-stores.js';
 import type { StoredEvent } from '../../stores/ports/logstream/records.js';
@@ -523,7 +525,8 @@ export function describeLogstreamContract(adapterName: string, open: () => Promi
         expect(writes).toEqual([]);
         const nf = await rejectionOf(ops.artifactGet(ctx, { artifact_id: 'art_nope' }));
         expect(nf.message).toBe("artifact 'art_nope' not found");
-        expect(ops.logstreamFailure(nf, false)).toEqual({ error: "artifact 'art_nope' not found" });
+        expect(toolFailure(TOOLS_BY_NAME.get('mempalace_artifact_get')!, nf)).toEqual({ error: "artifact 'art_nope' not found", field: 'artifact_id',
+          rule: 'known_artifact' });
         expect((await rejectionOf(ops.artifactGet(ctx, { artifact_id: '' }))).message).toBe('artifact_id must be a non-empty string');
       });
     });

@@ -14,7 +14,7 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Api } from '../../api/app.js';
 import { createApp } from '../../api/app.js';
-import { Authenticator, parseTokenEnv, parseTokenFile } from '../../api/auth.js';
+import { Authenticator, parseTokenEnv, parseTokenFileEntries } from '../../api/auth.js';
 import type { Listening } from '../../api/server.js';
 import { listen } from '../../api/server.js';
 import type { Runtime } from '../../palace/runtime.js';
@@ -26,6 +26,8 @@ import { PalaceMcp } from '../../mcp/server.js';
 import { API_TOKENS, startApi, tempDir } from './api-harness.js';
 import type { ApiHarness } from './api-harness.js';
 import { quietLogger } from '../helpers/log.js';
+
+const tokensOf = (file: string, text: string) => parseTokenFileEntries(file, text).tokens;
 
 interface RouteLayer {
   route?: { path: string; methods: Record<string, boolean> };
@@ -61,11 +63,11 @@ describe('the scope table', () => {
 
   it('reads token roots from the token file, canonical, and names a bad entry', () => {
     const dir = fs.realpathSync(tempDir('roots'));
-    const [e] = parseTokenFile('tokens.json',
+    const [e] = tokensOf('tokens.json',
       JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['write'], roots: [path.join(dir, '.', 'x', '..')] }] }));
     expect(e!.caller).toEqual({ identity: 'a', scopes: ['replicate', 'read', 'write'], roots: [dir] });
     for (const roots of [[], ['relative/dir'], 'not-a-list', [42]]) {
-      expect(() => parseTokenFile('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['read'], roots }] }))).toThrow(
+      expect(() => tokensOf('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['read'], roots }] }))).toThrow(
         expect.objectContaining({ field: 'roots', rule: 'absolute_paths' }),
       );
     }
@@ -82,7 +84,7 @@ describe('the replicate scope', () => {
   });
 
   it('is accepted by the token file and MEMPALACE_API_TOKENS, and implied by read', () => {
-    expect(parseTokenFile('tokens.yaml', 'tokens:\n  - { token: p, agent: peer, scopes: [replicate] }\n')[0]!.caller.scopes).toEqual(['replicate']);
+    expect(tokensOf('tokens.yaml', 'tokens:\n  - { token: p, agent: peer, scopes: [replicate] }\n')[0]!.caller.scopes).toEqual(['replicate']);
     expect(parseTokenEnv('p=peer:replicate,r=reader:read').map((e) => e.caller.scopes)).toEqual([['replicate'], ['replicate', 'read']]);
     expect(() => parseTokenEnv('p=peer:replicator')).toThrow(expect.objectContaining({ field: 'scopes', rule: 'enum' }));
   });

@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import ort from 'onnxruntime-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
-import { MiniLmEmbedder, MINILM_DIMENSION } from '../../embed/minilm.js';
+import { MiniLmEmbedder } from '../../embed/minilm.js';
+import { MINILM_DIMENSION } from '../../embed/minilm-model.js';
 import { MiniLmTokenizer } from '../../embed/minilm-tokenizer.js';
 import { BGE_FP32_SHA256, BGE_INT8_MODEL_NAME, BGE_INT8_SHA256, BGE_MODEL_NAME, BGE_QUERY_INSTRUCTION, encoderVariant,
   locateMiniLmModel } from '../../embed/model-locator.js';

@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import { PalaceError } from '../../core/errors.js';
-import { MiniLmEmbedder, MINILM_DIMENSION } from '../../embed/minilm.js';
+import { MiniLmEmbedder } from '../../embed/minilm.js';
+import { MINILM_DIMENSION } from '../../embed/minilm-model.js';
 import { MINILM_FP32_SHA256, MINILM_INT8_SHA256 } from '../../embed/model-locator.js';
 
 const COSINE_TO_FP32_MIN = 0.97;

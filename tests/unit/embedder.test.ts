@@ -9,9 +9,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import { PalaceError } from '../../core/errors.js';
-import { MiniLmEmbedder, MINILM_DIMENSION, MINILM_MAX_TOKENS } from '../../embed/minilm.js';
+import { MiniLmEmbedder } from '../../embed/minilm.js';
+import { MINILM_DIMENSION } from '../../embed/minilm-model.js';
 import { MiniLmTokenizer } from '../../embed/minilm-tokenizer.js';
-import { locateMiniLmModel, MINILM_MODEL_NAME, MINILM_ONNX_FILE, MINILM_TOKENIZER_FILE } from '../../embed/model-locator.js';
+import { locateMiniLmModel, MINILM_MODEL_NAME, MINILM_ONNX_FILE, MINILM_TOKENIZER_FILE, miniLmVariant } from '../../embed/model-locator.js';
 
 interface ReferenceSentence {
   text: string;
@@ -48,6 +49,8 @@ function maxAbsDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
 describe('MiniLM tokenizer', () => {
   it('reproduces the sentence-transformers token ids, truncation included', () => {
     const files = locateMiniLmModel(config);
+    // The variant's bound is `max_seq_length` of the sentence-transformers config, [CLS] and [SEP] included.
+    const MINILM_MAX_TOKENS = miniLmVariant(MINILM_MODEL_NAME).maxTokens;
     const tokenizer = new MiniLmTokenizer(JSON.parse(fs.readFileSync(files.tokenizerPath, 'utf8')) as object, MINILM_MAX_TOKENS);
     expect(MINILM_MAX_TOKENS).toBe(reference.max_seq_length);
     for (const sentence of reference.sentences) {

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { COMMON_WORDS } from '../../core/data/common-words.js';
 import { ENGLISH } from '../../core/data/entity-locales.js';
-import { addRegistryNames, classifyProse, compileEntityDetector, detectEntities, discoverFromGit, discoverFromProse, isBotAuthor, knownSystemsPrepass,
+import { addRegistryNames, classifyProse, compileEntityDetector, discoverFromGit, discoverFromProse, isBotAuthor, knownSystemsPrepass,
   looksLikeRealName, mergeProposals, parseRegistry, pickManifest, projectNameFromClaudeFolder, projectNameFromManifest, registryNames, scoreProseCandidate,
   setWingTopics } from '../../core/entities.js';
+import type { EntityDetectorOptions } from '../../core/entities.js';
+
+/** One-off detection (docs/palace-behaviour.md §4.8), as a mine compiles it once and runs it per drawer. */
+const detectEntities = (text: string, options: EntityDetectorOptions = {}) => compileEntityDetector(options)(text);
 
 describe('per-drawer entities (docs/palace-behaviour.md §4.8)', () => {
   it('keeps capitalised words seen at least twice, longer than two letters', () => {

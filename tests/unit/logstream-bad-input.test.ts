@@ -7,6 +7,8 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
 import * as ops from '../../palace/logstream/logstream.js';
+import { TOOLS_BY_NAME } from '../../mcp/registry.js';
+import { toolFailure } from '../../mcp/results.js';
 import { openSqliteLogstream, type SqliteLogstream } from '../../stores/embedded/logstream/sqlite-logstream.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
@@ -117,9 +119,11 @@ describe('logstream bad input (embedded)', () => {
 
   it('maps failures to the tool-level payloads', async () => {
     const err = await rejectionOf(ops.eventAppend(ctx, { ...event, status: 'done' }));
-    expect(ops.logstreamFailure(err, true)).toEqual({ success: false,
-      error: "status='done' is not one of: applied, blocked, claimed, failed, open, ready, superseded" });
-    expect(ops.logstreamFailure(err, false)).toEqual({ error: "status='done' is not one of: applied, blocked, claimed, failed, open, ready, superseded" });
-    expect(() => ops.logstreamFailure(new Error('disk on fire'), true)).toThrow('disk on fire');
+    const message = "status='done' is not one of: applied, blocked, claimed, failed, open, ready, superseded";
+    const tool = (name: string) => TOOLS_BY_NAME.get(`mempalace_${name}`)!;
+    expect(toolFailure(tool('event_append'), err)).toEqual({ success: false, error: message, field: 'status', rule: 'one_of' });
+    expect(toolFailure(tool('event_list'), err)).toEqual({ error: message, field: 'status', rule: 'one_of' });
+    // Not the caller's doing: no tool-level payload, the call fails as a server error.
+    expect(toolFailure(tool('event_append'), new Error('disk on fire'))).toBeUndefined();
   });
 });

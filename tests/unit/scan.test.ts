@@ -1,9 +1,21 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareCodePoints, decodeUtf8File, sniffBytes } from '../../core/scan.js';
-import { isGitignored, scanManifest, scanProject } from '../../palace/sources/scan.js';
+import { isGitignored, scanProject } from '../../palace/sources/scan.js';
+import type { ScannedFile, ScanOptions, ScanSkip } from '../../core/scan.js';
+
+/** The whole scan at once: files and reported skips, each in path order. */
+async function scanManifest(root: string, options: ScanOptions = {}): Promise<{ root: string; files: ScannedFile[]; skipped: ScanSkip[] }> {
+  const files: ScannedFile[] = [];
+  const skipped: ScanSkip[] = [];
+  for await (const entry of scanProject(root, options)) {
+    if (entry.kind === 'file') files.push(entry.file);
+    else skipped.push(entry.skip);
+  }
+  return { root: await realpath(root), files, skipped };
+}
 
 let root: string;
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { thrownBy } from '../helpers/errors.js';
-import { validateContent, validateDateWindow, validateEventStatus, validateEventType, validateName, validateOptionalName, validateRouting, validateTemporal,
+import { validateContent, validateDateWindow, validateEventType, validateName, validateOptionalName, validateRouting, validateTemporal,
   wingSlug } from '../../core/validate.js';
+import { eventStatus } from '../../palace/logstream/validate.js';
 
 describe('NAME', () => {
   it('accepts the spec examples', () => {
@@ -62,7 +63,7 @@ describe('logstream validators', () => {
     expect(thrownBy(() => validateRouting('stream', null, true)).field).toBe('stream');
     expect(validateEventType('task.created')).toBe('task.created');
     expect(thrownBy(() => validateEventType('Task')).message).toContain("type='Task' is not a valid event type");
-    expect(thrownBy(() => validateEventStatus('done')).message).toBe("status='done' is not one of: applied, blocked, claimed, failed, open, ready, superseded");
+    expect(thrownBy(() => eventStatus('done')).message).toBe("status='done' is not one of: applied, blocked, claimed, failed, open, ready, superseded");
   });
 });
 

@@ -1,7 +1,9 @@
 /** The wing grants model (core/wing-grants.ts) and its parsing from a token file (api/auth.ts). */
 import { describe, expect, it } from 'vitest';
-import { parseTokenFile } from '../../api/auth.js';
+import { parseTokenFileEntries } from '../../api/auth.js';
 import { mayRead, mayWrite, parseWingGrants, wingAccess } from '../../core/wing-grants.js';
+
+const tokensOf = (file: string, text: string) => parseTokenFileEntries(file, text).tokens;
 
 describe('wing grants', () => {
   const g = parseWingGrants('test', { 'team_*': 'write', alice_notes: 'write', '*': 'read', hr: 'none' })!;
@@ -34,12 +36,12 @@ describe('wing grants', () => {
   });
 
   it('a token file entry carries its wings; an admin token may not', () => {
-    const [e] = parseTokenFile('tokens.json',
+    const [e] = tokensOf('tokens.json',
       JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['write'], wings: { team: 'write', '*': 'read' } }] }));
     expect(e!.caller.wings).toEqual({ team: 'write', '*': 'read' });
-    expect(() => parseTokenFile('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['admin'], wings: { team: 'write' } }] })))
+    expect(() => tokensOf('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['admin'], wings: { team: 'write' } }] })))
       .toThrow(expect.objectContaining({ field: 'wings', rule: 'admin_sees_all' }));
-    expect(() => parseTokenFile('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['read'], wings: { team: 'all' } }] })))
+    expect(() => tokensOf('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['read'], wings: { team: 'all' } }] })))
       .toThrow(expect.objectContaining({ field: 'wings', rule: 'access' }));
   });
 });
