@@ -126,7 +126,11 @@ export interface Config {
   };
   /** `uiUrl`: the Temporal Web UI the dashboard links each job's workflow to (`MEMPALACE_TEMPORAL_UI_URL`); unset, no links. */
   temporal: { address: string; namespace: string; taskQueue: string; uiUrl?: string };
-  opensearch: { url: string };
+  /**
+   * `shards`: primary shards of a new drawers index (`MEMPALACE_OPENSEARCH_SHARDS`, default 1); `replicas`: copies of every
+   * shard of every palace index (`MEMPALACE_OPENSEARCH_REPLICAS`, default 0). An existing palace moves to new values with `repair`.
+   */
+  opensearch: { url: string; shards: number; replicas: number };
   neo4j: { uri: string; user: string; password: string };
   redis: { url: string };
   mcp: {
@@ -265,7 +269,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv, host: HostFacts): Config {
       taskQueue: env.MEMPALACE_TASK_QUEUE ?? `mempalace-jobs-${palaceName}`,
       uiUrl: read.get('MEMPALACE_TEMPORAL_UI_URL', httpUrl, undefined)?.replace(/\/+$/, ''),
     },
-    opensearch: { url: read.get('OPENSEARCH_URL', url, 'http://127.0.0.1:9200') },
+    opensearch: {
+      url: read.get('OPENSEARCH_URL', url, 'http://127.0.0.1:9200'),
+      shards: read.get('MEMPALACE_OPENSEARCH_SHARDS', positiveInteger, 1),
+      replicas: read.get('MEMPALACE_OPENSEARCH_REPLICAS', count, 0),
+    },
     neo4j: {
       uri: read.get('NEO4J_URI', url, 'bolt://127.0.0.1:7687'),
       user: env.NEO4J_USER ?? 'neo4j',

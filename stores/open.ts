@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { openNeo4jGraphStore } from './neo4j/neo4j-graph-store.js';
-import { OpenSearchConnection } from './opensearch/connection.js';
+import { OpenSearchConnection, type OpenSearchConnectionOptions } from './opensearch/connection.js';
 import { dropPalaceIndices } from './opensearch/drawer-mapping.js';
 import { openOpenSearchDrawerIndex } from './opensearch/opensearch-drawer-index.js';
 import { openSearchIndexMaintenance } from './opensearch/reindex-repair.js';
@@ -32,6 +32,11 @@ import type { IndexMaintenance } from './ports/index-maintenance.js';
 import type { PalaceStores } from './ports/palace-stores.js';
 
 /** Maintenance of the derived drawer indexes (`mempalace repair`), opened without the stores. */
+/** The palace's OpenSearch connection settings: the endpoint and the shard layout of the indices it creates. */
+function openSearchOptions(config: Config): OpenSearchConnectionOptions {
+  return { url: config.opensearch.url, palaceName: config.palaceName, shards: config.opensearch.shards, replicas: config.opensearch.replicas };
+}
+
 /**
  * Deletes everything a palace holds: its directory (embedded), or its OpenSearch indices, Neo4j
  * nodes and Redis keys (cluster; the directory is left alone). For throwaway palaces (`mempalace
@@ -39,7 +44,7 @@ import type { PalaceStores } from './ports/palace-stores.js';
  */
 export async function dropPalace(config: Config): Promise<void> {
   if (config.profile === 'cluster') {
-    const search = new OpenSearchConnection({ url: config.opensearch.url, palaceName: config.palaceName });
+    const search = new OpenSearchConnection(openSearchOptions(config));
     await dropPalaceIndices(search).finally(() => search.close());
     const graph = await openNeo4jGraphStore(config);
     await graph.dropPalace().finally(() => graph.close());
@@ -52,7 +57,7 @@ export async function dropPalace(config: Config): Promise<void> {
 
 export function openIndexMaintenance(config: Config): IndexMaintenance {
   return config.profile === 'cluster'
-    ? openSearchIndexMaintenance({ url: config.opensearch.url, palaceName: config.palaceName })
+    ? openSearchIndexMaintenance(openSearchOptions(config))
     : embeddedIndexMaintenance(config.palaceDir);
 }
 
@@ -100,7 +105,7 @@ async function openClusterStores<Spec, Progress>(config: Config): Promise<Palace
     return store;
   };
   try {
-    const drawers = await track(openOpenSearchDrawerIndex({ url: config.opensearch.url, palaceName: config.palaceName }));
+    const drawers = await track(openOpenSearchDrawerIndex(openSearchOptions(config)));
     const graph = await track(openNeo4jGraphStore(config));
     const logstream = await track(openRedisLogstream({ ...redis, durable: config.logstream.durable }));
     const locks = await track(openRedisLocks(redis));

@@ -25,6 +25,10 @@ export interface OpenSearchConnectionOptions {
   requestTimeoutMs?: number;
   /** Attempts of one call before it fails with `store_unavailable` (default 3). */
   attempts?: number;
+  /** Primary shards of a drawers index this connection creates (default 1; the small indices always have one). */
+  shards?: number;
+  /** Copies of every shard of the indices this connection creates (default 0). */
+  replicas?: number;
 }
 
 // Index names must be lowercase and free of \ / * ? " < > | , # and spaces; the palace name is
@@ -110,6 +114,11 @@ export class OpenSearchConnection {
       // the first request after an outage reaches the restarted node.
       resurrectStrategy: 'none',
     });
+  }
+
+  /** The shard settings of an index this connection creates: its drawers index spread over `shards`, the small ones on one. */
+  indexLayout(kind: 'drawers' | 'small'): { number_of_shards: number; number_of_replicas: number } {
+    return { number_of_shards: kind === 'drawers' ? this.options.shards ?? 1 : 1, number_of_replicas: this.options.replicas ?? 0 };
   }
 
   /** An index or alias name of this palace: `<prefix>-<name>`. */

@@ -68,13 +68,12 @@ export function versionedName(conn: OpenSearchConnection, kind: IndexKind, versi
 const keyword = { type: 'keyword' } as const;
 const stored = { type: 'object', enabled: false } as const;
 
-function drawerIndexBody(dimension: number) {
+function drawerIndexBody(conn: OpenSearchConnection, dimension: number) {
   return {
     settings: {
       'index.knn': true,
       'index.knn.derived_source.enabled': true,
-      number_of_shards: 1,
-      number_of_replicas: 0,
+      ...conn.indexLayout('drawers'),
     },
     mappings: {
       dynamic: 'strict' as const,
@@ -105,16 +104,16 @@ function drawerIndexBody(dimension: number) {
   };
 }
 
-function fileStateIndexBody() {
+function fileStateIndexBody(conn: OpenSearchConnection) {
   return {
-    settings: { number_of_shards: 1, number_of_replicas: 0 },
+    settings: conn.indexLayout('small'),
     mappings: { dynamic: 'strict' as const, properties: { wing: keyword, source_file: keyword, state: stored } },
   };
 }
 
 // The client's mapping types know no `knn_vector`, hence `never`.
-function indexBody(kind: IndexKind, dimension: number): never {
-  return (kind === 'drawers' ? drawerIndexBody(dimension) : fileStateIndexBody()) as never;
+function indexBody(conn: OpenSearchConnection, kind: IndexKind, dimension: number): never {
+  return (kind === 'drawers' ? drawerIndexBody(conn, dimension) : fileStateIndexBody(conn)) as never;
 }
 
 /**
@@ -123,7 +122,7 @@ function indexBody(kind: IndexKind, dimension: number): never {
  * auto-created under the alias name itself.
  */
 async function putTemplate(conn: OpenSearchConnection, kind: IndexKind, dimension: number): Promise<void> {
-  const body = indexBody(kind, dimension);
+  const body = indexBody(conn, kind, dimension);
   await conn.call((c) =>
     c.indices.putIndexTemplate({
       name: conn.name(kind),
@@ -157,8 +156,10 @@ export async function storedDimension(conn: OpenSearchConnection): Promise<numbe
   });
 }
 
-/** What a drawer index stores, for `repair`'s check: its mapping version and where its vectors live. */
-export async function drawerIndexLayout(conn: OpenSearchConnection, index: string): Promise<{ mappingVersion: number; vectorsInSource: boolean }> {
+/** What a drawer index stores, for `repair`'s check: its mapping version, where its vectors live, its shards and replicas. */
+export async function drawerIndexLayout(conn: OpenSearchConnection, index: string): Promise<
+  { mappingVersion: number; vectorsInSource: boolean; shards: number; replicas: number }
+> {
   const [mapping, settings] = await Promise.all([
     conn.call(async (c) => (await c.indices.getMapping({ index })).body as Record<string, { mappings: { _meta?: { mapping_version?: number } } }>),
     conn.call(async (c) =>
@@ -168,7 +169,8 @@ export async function drawerIndexLayout(conn: OpenSearchConnection, index: strin
   ]);
   const flat = settings[index];
   const derived = flat?.settings['index.knn.derived_source.enabled'] ?? flat?.defaults?.['index.knn.derived_source.enabled'];
-  return { mappingVersion: mapping[index]?.mappings._meta?.mapping_version ?? 1, vectorsInSource: derived !== 'true' };
+  return { mappingVersion: mapping[index]?.mappings._meta?.mapping_version ?? 1, vectorsInSource: derived !== 'true',
+    shards: Number(flat?.settings['index.number_of_shards']), replicas: Number(flat?.settings['index.number_of_replicas']) };
 }
 
 /** Creates (if missing) the templates, `…-v1` indices and their aliases. Idempotent and race-safe. */
@@ -180,7 +182,7 @@ export async function ensureIndices(conn: OpenSearchConnection, dimension: numbe
     const index = versionedName(conn, kind, FIRST_INDEX_VERSION);
     if (!(await indexExists(conn, index))) {
       await conn.call((c) =>
-        c.indices.create({ index, body: { aliases: { [alias]: { is_write_index: true } }, ...(indexBody(kind, dimension) as object) },
+        c.indices.create({ index, body: { aliases: { [alias]: { is_write_index: true } }, ...(indexBody(conn, kind, dimension) as object) },
           wait_for_active_shards: '1' }, { ignore: [400] })
       );
     }
@@ -229,7 +231,7 @@ export async function reindexTo(conn: OpenSearchConnection, kind: IndexKind, ver
   if (from === to) return { from, to, copied: 0 };
   await putTemplate(conn, kind, dimension);
   if (!(await indexExists(conn, to))) {
-    await conn.call((c) => c.indices.create({ index: to, body: indexBody(kind, dimension), wait_for_active_shards: '1' }, { ignore: [400] }));
+    await conn.call((c) => c.indices.create({ index: to, body: indexBody(conn, kind, dimension), wait_for_active_shards: '1' }, { ignore: [400] }));
   }
   const copied = await withBulkLoadSettings(conn, to, () =>
     conn.call(async (c) => {

@@ -34,8 +34,8 @@ export class OpenSearchModelRecord implements PalaceModelStore {
       guard = { if_seq_no: current.ifSeqNo, if_primary_term: current.ifPrimaryTerm };
     } else {
       await this.base.conn.call((c) =>
-        c.indices.create({ index: this.base.meta,
-          body: { settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: { dynamic: false, properties: {} } }, wait_for_active_shards: '1' }, {
+        c.indices.create({ index: this.base.meta, body: { settings: this.base.conn.indexLayout('small'), mappings: { dynamic: false, properties: {} } },
+          wait_for_active_shards: '1' }, {
           ignore: [400],
         })
       );

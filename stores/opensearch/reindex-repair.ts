@@ -48,6 +48,13 @@ async function check(conn: OpenSearchConnection): Promise<IndexCheck> {
       findings.push({ part: 'opensearch:drawers', problem: `mapping version ${layout.mappingVersion} is older than this build's ${DRAWER_MAPPING_VERSION}` });
     }
     if (layout.vectorsInSource) findings.push({ part: 'opensearch:drawers', problem: 'vectors are stored a second time as JSON in _source' });
+    const wanted = conn.indexLayout('drawers');
+    facts.drawer_shards = layout.shards;
+    facts.drawer_replicas = layout.replicas;
+    if (layout.shards !== wanted.number_of_shards || layout.replicas !== wanted.number_of_replicas) {
+      findings.push({ part: 'opensearch:drawers',
+        problem: `${layout.shards} shards with ${layout.replicas} replicas; configured: ${wanted.number_of_shards} with ${wanted.number_of_replicas}` });
+    }
     const params = mapping[target]?.mappings.properties.embedding?.method?.parameters;
     if (params?.m !== KNN_M || params?.ef_construction !== KNN_EF_CONSTRUCTION) {
       findings.push({ part: 'opensearch:drawers',

@@ -83,7 +83,7 @@ describe('OpenSearch drawer mapping migration by repair', () => {
 
       const v2 = versionedName(conn, 'drawers', 2);
       expect(await aliasTarget(conn, aliasName(conn, 'drawers'))).toBe(v2);
-      expect(await drawerIndexLayout(conn, v2)).toEqual({ mappingVersion: DRAWER_MAPPING_VERSION, vectorsInSource: false });
+      expect(await drawerIndexLayout(conn, v2)).toEqual({ mappingVersion: DRAWER_MAPPING_VERSION, vectorsInSource: false, shards: 1, replicas: 0 });
       const newBytes = await storeBytesPerDocument(conn, v2);
       // The JSON copy of each vector (~6 KB of doubles) is gone; the flat vector (1.5 KB) stays.
       expect(newBytes).toBeLessThan(oldBytes / 3);

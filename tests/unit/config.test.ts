@@ -10,6 +10,7 @@ describe('config', () => {
     expect(c.profile).toBe('embedded');
     expect(c.mcp.jobWaitSeconds).toBe(25);
     expect(c.logstream.sseMaxClients).toBe(8);
+    expect(c.opensearch).toMatchObject({ shards: 1, replicas: 0 });
   });
   it('reads the cluster settings and truthy flags', () => {
     const c = loadConfig({ MEMPALACE_PROFILE: 'cluster', REDIS_URL: 'redis://127.0.0.1:6390', MEMPALACE_MCP_READ_ONLY: ' Yes ',
@@ -51,6 +52,8 @@ describe('config validation', () => {
     ['MEMPALACE_MINE_PARALLEL_BATCHES', 'many', 'non_negative_integer'],
     ['MEMPALACE_GIT_WORKSPACE_MB', '-1', 'positive_integer'],
     ['MEMPALACE_EMBED_THREADS', 'two', 'positive_integer'],
+    ['MEMPALACE_OPENSEARCH_SHARDS', '0', 'positive_integer'],
+    ['MEMPALACE_OPENSEARCH_REPLICAS', '-1', 'non_negative_integer'],
     ['OPENSEARCH_URL', 'localhost 9200', 'url'],
     ['NEO4J_URI', 'not a uri', 'url'],
     ['REDIS_URL', '6379', 'url'],
@@ -83,7 +86,10 @@ describe('config validation', () => {
       MEMPALACE_MCP_JOB_WAIT_S: '0',
       REDIS_URL: 'rediss://cache.internal:6380',
       MEMPALACE_GIT_TIMEOUT_S: '',
+      MEMPALACE_OPENSEARCH_SHARDS: ' 6 ',
+      MEMPALACE_OPENSEARCH_REPLICAS: '1',
     });
+    expect(c.opensearch).toEqual({ url: 'http://127.0.0.1:9200', shards: 6, replicas: 1 });
     expect(c.log).toEqual({ level: 'debug', format: 'json' });
     expect(c.api.ratePerSecond).toBe(50);
     expect(c.jobLeaseMs).toBe(1000);

@@ -589,8 +589,23 @@ describe('compose and kubernetes agree', () => {
     expect(Object.keys(secret)).toEqual(['NEO4J_PASSWORD']);
     for (const [name, value] of Object.entries(configMap)) {
       if (name === 'MEMPALACE_PALACE_NAME') continue; // compose lets .env override it
+      if (name === 'MEMPALACE_OPENSEARCH_SHARDS' || name === 'MEMPALACE_OPENSEARCH_REPLICAS') continue; // one node against three, below
       expect(String(value), name).toBe(composeEnv[name]);
     }
+  });
+
+  it('on an OpenSearch layout each deployment can allocate: compose one node, Kubernetes a copy of each shard on another node', () => {
+    const composeEnv = envOf(service('api'));
+    expect(envOf(service('opensearch'))['discovery.type']).toBe('single-node');
+    expect([composeEnv.MEMPALACE_OPENSEARCH_SHARDS, composeEnv.MEMPALACE_OPENSEARCH_REPLICAS]).toEqual(['1', '0']);
+    const nodes = Number(obj(findK8s('StatefulSet', 'opensearch').spec, 'spec').replicas);
+    const replicas = Number(configMap.MEMPALACE_OPENSEARCH_REPLICAS);
+    expect(replicas).toBeGreaterThanOrEqual(1);
+    // A replica is never allocated on the node holding its primary.
+    expect(nodes).toBeGreaterThanOrEqual(replicas + 1);
+    expect(Number(configMap.MEMPALACE_OPENSEARCH_SHARDS) % nodes).toBe(0);
+    const env = Object.fromEntries(arr(firstContainer('StatefulSet', 'opensearch').env).map((e) => [String(obj(e, 'env').name), obj(e, 'env').value]));
+    expect(String(env['cluster.initial_cluster_manager_nodes']).split(',')).toEqual(Array.from({ length: nodes }, (_, i) => `opensearch-${i}`));
   });
 
   it('on the ports: each store address names a Service with that port and a compose service', () => {
