@@ -16,7 +16,6 @@ import { fromWireError, type FromWorker, type ToWorker, type WorkerInit } from '
 import type { Encoding } from './minilm-model.js';
 import { encoderVariant, locateMiniLmModel, MINILM_MODEL_NAME, miniLmVariant, type MiniLmModelFiles } from './model-locator.js';
 
-
 export interface MiniLmOptions {
   /**
    * Which known encoder (embed/model-locator.ts), bge-small-en-v1.5 included; default

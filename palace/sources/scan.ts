@@ -167,4 +167,3 @@ export async function* scanProject(rootDir: string, options: ScanOptions = {}): 
 
   yield* walk(root, '', [], false);
 }
-

@@ -63,8 +63,7 @@ describe('the scope table', () => {
 
   it('reads token roots from the token file, canonical, and names a bad entry', () => {
     const dir = fs.realpathSync(tempDir('roots'));
-    const [e] = tokensOf('tokens.json',
-      JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['write'], roots: [path.join(dir, '.', 'x', '..')] }] }));
+    const [e] = tokensOf('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['write'], roots: [path.join(dir, '.', 'x', '..')] }] }));
     expect(e!.caller).toEqual({ identity: 'a', scopes: ['replicate', 'read', 'write'], roots: [dir] });
     for (const roots of [[], ['relative/dir'], 'not-a-list', [42]]) {
       expect(() => tokensOf('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['read'], roots }] }))).toThrow(

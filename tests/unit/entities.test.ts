@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { COMMON_WORDS } from '../../core/data/common-words.js';
 import { ENGLISH } from '../../core/data/entity-locales.js';
-import { addRegistryNames, classifyProse, compileEntityDetector, discoverFromGit, discoverFromProse, isBotAuthor, knownSystemsPrepass,
-  looksLikeRealName, mergeProposals, parseRegistry, pickManifest, projectNameFromClaudeFolder, projectNameFromManifest, registryNames, scoreProseCandidate,
+import { addRegistryNames, classifyProse, compileEntityDetector, discoverFromGit, discoverFromProse, isBotAuthor, knownSystemsPrepass, looksLikeRealName,
+  mergeProposals, parseRegistry, pickManifest, projectNameFromClaudeFolder, projectNameFromManifest, registryNames, scoreProseCandidate,
   setWingTopics } from '../../core/entities.js';
 import type { EntityDetectorOptions } from '../../core/entities.js';
 

@@ -36,8 +36,7 @@ describe('wing grants', () => {
   });
 
   it('a token file entry carries its wings; an admin token may not', () => {
-    const [e] = tokensOf('tokens.json',
-      JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['write'], wings: { team: 'write', '*': 'read' } }] }));
+    const [e] = tokensOf('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['write'], wings: { team: 'write', '*': 'read' } }] }));
     expect(e!.caller.wings).toEqual({ team: 'write', '*': 'read' });
     expect(() => tokensOf('tokens.json', JSON.stringify({ tokens: [{ token: 's', agent: 'a', scopes: ['admin'], wings: { team: 'write' } }] })))
       .toThrow(expect.objectContaining({ field: 'wings', rule: 'admin_sees_all' }));
