@@ -4,11 +4,10 @@
  * later spelling canonicalisation (`auth.py`, `Auth` and `auth` are one entity).
  */
 import { Type } from 'typebox';
-import { invalidArgument } from '../../core/errors.js';
 import { hallwayId } from '../../core/ids.js';
 import { INPUT_FORMATS } from '../../core/schema.js';
 import { codePointLength } from '../../core/text.js';
-import { NAME_RULES, validateName } from '../../core/validate.js';
+import { NAME_RULES, validateName, validateRequiredText } from '../../core/validate.js';
 import type { HallwayRecord, HallwayWrite } from '../../stores/ports/graph-store.js';
 import { nowOf } from '../context.js';
 import { defineOperation } from '../operation.js';
@@ -146,11 +145,6 @@ export const deleteHallwayOperation = defineOperation({
   rules: ['required', 'null_bytes', 'max_length'],
   context: graphStoreContext,
   async run(input, ctx) {
-    const id = input.hallway_id.trim();
-    if (id === '') throw invalidArgument('hallway_id', 'required', 'hallway_id is required');
-    if (id.includes('\0')) throw invalidArgument('hallway_id', 'null_bytes', 'hallway_id contains null bytes');
-    if (codePointLength(id) > HALLWAY_ID_MAX)
-      throw invalidArgument('hallway_id', 'max_length', `hallway_id exceeds maximum length of ${HALLWAY_ID_MAX} characters`);
-    return { deleted: await ctx.graph.hallwayDelete(id) };
+    return { deleted: await ctx.graph.hallwayDelete(validateRequiredText('hallway_id', input.hallway_id, HALLWAY_ID_MAX)) };
   },
 });

@@ -11,19 +11,21 @@ import { countsSchema, INPUT_FORMATS, NON_BLANK } from '../../core/schema.js';
 import { NAME_RULES, validateKgValue, wingSlug } from '../../core/validate.js';
 import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
 import type { GraphStore } from '../../stores/ports/graph-store.js';
+import { callActor } from '../context.js';
+import type { CallActor } from '../context.js';
 import { clampToSchema, defineOperation } from '../operation.js';
 import type { Runtime } from '../runtime.js';
 import { drawerMetadataPages } from './drawer-walk.js';
 
-/** What the navigation operations need; `now` pins timestamps in tests. */
-export interface GraphContext {
+/** What the navigation operations need; `now` pins timestamps in tests, `actor` is who creates or changes a tunnel. */
+export interface GraphContext extends CallActor {
   graph: GraphStore;
   drawers: DrawerIndex;
   now?: () => Date;
 }
 
 /** The navigation operations' context, from the runtime every face holds. */
-export const graphContext = (rt: Runtime): GraphContext => ({ graph: rt.stores.graph, drawers: rt.stores.drawers });
+export const graphContext = (rt: Runtime): GraphContext => ({ graph: rt.stores.graph, drawers: rt.stores.drawers, ...callActor(rt) });
 /** The context of the operations that read or write only the graph store. */
 export const graphStoreContext = (rt: Runtime): Pick<GraphContext, 'graph'> => ({ graph: rt.stores.graph });
 

@@ -18,7 +18,7 @@ describe('SQLite GraphStore specifics', () => {
     try {
       const first = await openSqliteGraphStore(dir);
       await first.tunnelUpsert([{ id: 't', source: { wing: 'a', room: 'r' }, target: { wing: 'b', room: 'r' }, label: 'x', kind: 'explicit',
-        source_wing_key: 'a', target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00' }]);
+        source_wing_key: 'a', target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00', by: null }]);
       await first.close();
       expect(fs.existsSync(path.join(dir, GRAPH_DB_FILE))).toBe(true);
       const second = await openSqliteGraphStore(dir);
@@ -35,7 +35,7 @@ describe('SQLite GraphStore specifics', () => {
     const b = await openSqliteGraphStore(dir);
     try {
       const w = (id: string, at: string) => ({ id, source: { wing: 'a', room: 'r' }, target: { wing: 'b', room: 'r' }, label: id, kind: 'explicit' as const,
-        source_wing_key: 'a', target_wing_key: 'b', at });
+        source_wing_key: 'a', target_wing_key: 'b', at, by: null });
       await Promise.all([a.tunnelUpsert([w('same', '2030-01-01T00:00:00.000001+00:00')]), b.tunnelUpsert([w('same', '2030-01-01T00:00:00.000002+00:00')])]);
       expect(await a.tunnelCount()).toBe(1);
       expect(await b.tunnelCount()).toBe(1);
