@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
-import { invalidArgument, isPalaceError, PalaceError } from '../../core/errors.js';
+import { isPalaceError, PalaceError } from '../../core/errors.js';
 import { tunnelId } from '../../core/ids.js';
 import { INPUT_FORMATS, NON_BLANK, nullable } from '../../core/schema.js';
 import { codePointSlice } from '../../core/text.js';
