@@ -5,14 +5,13 @@
  */
 import { Type } from 'typebox';
 import { hallwayId } from '../../core/ids.js';
-import { INPUT_FORMATS } from '../../core/schema.js';
 import { codePointLength } from '../../core/text.js';
-import { NAME_RULES, validateName, validateRequiredText } from '../../core/validate.js';
+import { NAME_RULES, validateName } from '../../core/validate.js';
 import type { HallwayRecord, HallwayWrite } from '../../stores/ports/graph-store.js';
 import { nowOf } from '../context.js';
 import { defineOperation } from '../operation.js';
 import type { GraphContext } from './room-graph.js';
-import { graphStoreContext } from './room-graph.js';
+import { graphStoreContext, recordIdOperation, wingFilterInput } from './room-graph.js';
 import { drawerMetadataPages } from './drawer-walk.js';
 import { connectionTimestamp } from './tunnels.js';
 
@@ -128,23 +127,13 @@ const HALLWAY = Type.Object({
 /** All hallways, or one wing's (exact match). */
 export const listHallwaysOperation = defineOperation({
   name: 'list_hallways',
-  input: Type.Object({ wing: Type.Optional(Type.String({ description: 'Only this wing (exact).', format: INPUT_FORMATS.name })) }, {
-    additionalProperties: false,
-  }),
+  input: wingFilterInput('Only this wing (exact).'),
   output: Type.Array(HALLWAY),
   rules: NAME_RULES,
   context: graphStoreContext,
   run: async (input, ctx): Promise<HallwayRecord[]> => ctx.graph.hallwayList(input.wing?.trim() || undefined),
 });
 
-export const deleteHallwayOperation = defineOperation({
-  name: 'delete_hallway',
-  input: Type.Object({ hallway_id: Type.String({ description: 'Hallway to delete.' }) }, { additionalProperties: false }),
-  output: Type.Object({ deleted: Type.Boolean() }),
-  /** A blank id is refused as missing (`required`); at most 1024 characters, no NUL. */
-  rules: ['required', 'null_bytes', 'max_length'],
-  context: graphStoreContext,
-  async run(input, ctx) {
-    return { deleted: await ctx.graph.hallwayDelete(validateRequiredText('hallway_id', input.hallway_id, HALLWAY_ID_MAX)) };
-  },
-});
+/** Reports whether a hallway had the id. */
+export const deleteHallwayOperation = recordIdOperation({ name: 'delete_hallway', field: 'hallway_id', description: 'Hallway to delete.', max: HALLWAY_ID_MAX,
+  output: Type.Object({ deleted: Type.Boolean() }), run: async (graph, id) => ({ deleted: await graph.hallwayDelete(id) }) });

@@ -9,14 +9,14 @@ import { isPalaceError, PalaceError } from '../../core/errors.js';
 import { tunnelId } from '../../core/ids.js';
 import { INPUT_FORMATS, NON_BLANK, nullable } from '../../core/schema.js';
 import { codePointSlice } from '../../core/text.js';
-import { NAME_RULES, validateName, validateOptionalText, validateRequiredText, wingSlug } from '../../core/validate.js';
+import { NAME_RULES, validateName, validateOptionalText, wingSlug } from '../../core/validate.js';
 import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
-import type { TunnelEndpoint, TunnelKind, TunnelRecord, TunnelWrite } from '../../stores/ports/graph-store.js';
+import type { GraphStore, TunnelEndpoint, TunnelKind, TunnelRecord, TunnelWrite } from '../../stores/ports/graph-store.js';
 import { nowOf } from '../context.js';
 import { recordedAt } from '../kg/kg.js';
 import { defineOperation } from '../operation.js';
 import type { GraphContext } from './room-graph.js';
-import { graphContext, graphStoreContext } from './room-graph.js';
+import { graphContext, graphStoreContext, recordIdOperation, wingFilterInput } from './room-graph.js';
 
 const LABEL_MAX = 1000;
 const ID_MAX = 512;
@@ -118,9 +118,7 @@ export const createTunnelOperation = defineOperation({
 /** All tunnels, or those with an endpoint in `wing` (compared by slug), in storage order. */
 export const listTunnelsOperation = defineOperation({
   name: 'list_tunnels',
-  input: Type.Object({ wing: Type.Optional(Type.String({ description: 'Only tunnels with an endpoint in this wing.', format: INPUT_FORMATS.name })) }, {
-    additionalProperties: false,
-  }),
+  input: wingFilterInput('Only tunnels with an endpoint in this wing.'),
   output: Type.Array(TUNNEL),
   rules: NAME_RULES,
   context: graphStoreContext,
@@ -131,19 +129,13 @@ export const listTunnelsOperation = defineOperation({
 });
 
 /** Idempotent: reports the id whether or not a tunnel had it. */
-export const deleteTunnelOperation = defineOperation({
-  name: 'delete_tunnel',
-  input: Type.Object({ tunnel_id: Type.String({ description: 'Tunnel to delete.' }) }, { additionalProperties: false }),
-  output: Type.Object({ deleted: Type.String() }),
-  /** A blank id is refused as missing (`required`); at most 512 characters, no NUL. */
-  rules: ['required', 'max_length', 'null_bytes'],
-  context: graphStoreContext,
-  async run(input, ctx) {
-    const id = validateRequiredText('tunnel_id', input.tunnel_id, ID_MAX);
-    await ctx.graph.tunnelDelete(id);
-    return { deleted: id };
-  },
-});
+async function deleteTunnel(graph: GraphStore, id: string): Promise<{ deleted: string }> {
+  await graph.tunnelDelete(id);
+  return { deleted: id };
+}
+
+export const deleteTunnelOperation = recordIdOperation({ name: 'delete_tunnel', field: 'tunnel_id', description: 'Tunnel to delete.', max: ID_MAX,
+  output: Type.Object({ deleted: Type.String() }), run: deleteTunnel });
 
 const CONNECTION = Type.Object({
   direction: Type.String(),

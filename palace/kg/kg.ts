@@ -142,9 +142,12 @@ const TEMPORAL_RULE = 'iso_date_or_utc_instant';
 const predicateOf = (predicate: string) => predicate.trim();
 
 const NULLABLE_STRING = nullable(Type.String());
-/** Who added a fact and who last changed it, and when (issue 28); null when unknown or unchanged. */
-const OWNERSHIP = { created_by: NULLABLE_STRING, updated_by: NULLABLE_STRING, updated_at: NULLABLE_STRING };
-const ownership = (t: KgTriple) => ({ created_by: t.created_by, updated_by: t.updated_by, updated_at: t.updated_at });
+/**
+ * Where a fact stands, in kg_query and kg_timeline: whether it holds now, who added it and who
+ * last changed it, and when (issue 28; null when unknown or unchanged).
+ */
+const FACT_STATE = { current: Type.Boolean(), created_by: NULLABLE_STRING, updated_by: NULLABLE_STRING, updated_at: NULLABLE_STRING };
+const factState = (t: KgTriple) => ({ current: t.valid_to === null, created_by: t.created_by, updated_by: t.updated_by, updated_at: t.updated_at });
 const FACT_WRITE = Type.Object({ success: Type.Literal(true), triple_id: Type.String(), fact: Type.String() });
 
 const KG_ADD_INPUT = Type.Object({
@@ -317,8 +320,7 @@ export const kgQueryOperation = defineOperation({
       valid_to: NULLABLE_STRING,
       confidence: Type.Number(),
       source_closet: NULLABLE_STRING,
-      current: Type.Boolean(),
-      ...OWNERSHIP,
+      ...FACT_STATE,
     })),
     count: Type.Integer(),
   }),
@@ -342,8 +344,7 @@ export const kgQueryOperation = defineOperation({
       valid_to: r.valid_to,
       confidence: r.confidence,
       source_closet: r.source_closet,
-      current: r.valid_to === null,
-      ...ownership(r),
+      ...factState(r),
     }));
     return { entity, as_of: asOf, facts, count: facts.length };
   },
@@ -358,7 +359,7 @@ export const kgTimelineOperation = defineOperation({
     entity: Type.String(),
     timeline: Type.Array(
       Type.Object({ subject: Type.String(), predicate: Type.String(), object: Type.String(), valid_from: NULLABLE_STRING, valid_to: NULLABLE_STRING,
-        current: Type.Boolean(), ...OWNERSHIP }),
+        ...FACT_STATE }),
     ),
     count: Type.Integer(),
   }),
@@ -374,8 +375,7 @@ export const kgTimelineOperation = defineOperation({
       object: r.object_name,
       valid_from: r.valid_from,
       valid_to: r.valid_to,
-      current: r.valid_to === null,
-      ...ownership(r),
+      ...factState(r),
     }));
     return { entity: entity ?? 'all', timeline, count: timeline.length };
   },

@@ -19,8 +19,10 @@ export const GRAPH_DB_FILE = 'graph.sqlite3';
 // Tunnels and hallways both keep connection dynamics (docs/palace-behaviour.md §11.5).
 const DYNAMICS_COLUMNS = 'strength REAL NOT NULL, stability REAL NOT NULL, last_activated TEXT NOT NULL, access_count INTEGER NOT NULL';
 
-// v1: the graph as first released.
-const V1 = `
+/** `MIGRATIONS[v]` takes the file from schema version v to v + 1 (migrateSqlite). */
+const MIGRATIONS: readonly string[] = [
+  // v1: the graph as first released.
+  `
 CREATE TABLE IF NOT EXISTS kg_entities (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -75,18 +77,16 @@ CREATE TABLE IF NOT EXISTS hallways (
   ${DYNAMICS_COLUMNS}
 );
 CREATE INDEX IF NOT EXISTS hallways_wing ON hallways(wing, entity_a, entity_b);
-`;
-
-// v2 (issue 28): who added a fact or created a tunnel, and who last changed it; null in records written before.
-const V2 = `
+`,
+  // v2 (issue 28): who added a fact or created a tunnel, and who last changed it; null in records written before.
+  `
 ALTER TABLE kg_triples ADD COLUMN created_by TEXT;
 ALTER TABLE kg_triples ADD COLUMN updated_by TEXT;
 ALTER TABLE kg_triples ADD COLUMN updated_at TEXT;
 ALTER TABLE tunnels ADD COLUMN created_by TEXT;
 ALTER TABLE tunnels ADD COLUMN updated_by TEXT;
-`;
-
-const MIGRATIONS: readonly string[] = [V1, V2];
+`,
+];
 const TUNNEL_COLUMNS = `id, source_wing, source_room, source_drawer_id, source_wing_key, target_wing, target_room, target_drawer_id, target_wing_key,
   label, kind, created_at, created_by, updated_at, updated_by, strength, stability, last_activated, access_count`;
 const TUNNEL_LINK_VALUES = `@id, @source_wing, @source_room, @source_drawer_id, @source_wing_key, @target_wing, @target_room, @target_drawer_id,

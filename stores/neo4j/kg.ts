@@ -50,26 +50,18 @@ export class KgCypher {
     return { key: palaceKey(this.palace, ref.id), id: ref.id, name: ref.name };
   }
 
-  /** The relationship's properties; nulls are left out (Neo4j stores no null properties). */
+  /**
+   * The relationship's properties: the fact's own fields (a new fact has no change yet), its key
+   * and the sort keys; nulls are left out (Neo4j stores no null properties).
+   */
   private factProps(t: KgTripleWrite & Partial<KgFactChange>): Record<string, unknown> {
+    const { subject: _subject, object: _object, ...fields } = t;
     return {
-      key: palaceKey(this.palace, t.id),
-      palace: this.palace,
-      id: t.id,
-      predicate: t.predicate,
-      valid_from: t.valid_from,
-      valid_to: t.valid_to,
-      from_key: t.from_key,
-      to_key: t.to_key,
-      confidence: t.confidence,
-      source_closet: t.source_closet,
-      source_file: t.source_file,
-      source_drawer_id: t.source_drawer_id,
-      adapter_name: t.adapter_name,
-      recorded_at: t.recorded_at,
-      created_by: t.created_by,
+      ...fields,
       updated_by: t.updated_by ?? null,
       updated_at: t.updated_at ?? null,
+      key: palaceKey(this.palace, t.id),
+      palace: this.palace,
       from_order: t.from_key === null ? null : codePointSortKey(t.from_key),
       recorded_order: codePointSortKey(t.recorded_at),
       id_order: codePointSortKey(t.id),
@@ -239,10 +231,10 @@ export class KgCypher {
   /** Inserts each triple whose key is not held (entities merged with the triple's names). */
   async restore(tx: ManagedTransaction, triples: KgTriple[]): Promise<number> {
     if (triples.length === 0) return 0;
-    const rows = triples.map((t) => {
-      const subject = { id: t.subject_id, name: t.subject_name };
-      const object = { id: t.object_id, name: t.object_name };
-      return { subject: this.entity(subject), object: this.entity(object), fact: this.factProps({ ...t, subject, object }) };
+    const rows = triples.map(({ subject_id, subject_name, object_id, object_name, ...fact }) => {
+      const subject = { id: subject_id, name: subject_name };
+      const object = { id: object_id, name: object_name };
+      return { subject: this.entity(subject), object: this.entity(object), fact: this.factProps({ ...fact, subject, object }) };
     });
     const result = await tx.run(
       `UNWIND $rows AS r
