@@ -16,6 +16,7 @@ import type { Embedder } from '../../embed/embedder.js';
 import type { AuditDraft, AuditLog, AuditRecord } from '../../stores/ports/audit-log.js';
 import type { GraphStore, KgTriple, TunnelRestore } from '../../stores/ports/graph-store.js';
 import type { DrawerStore, LogstreamStore } from '../../stores/ports/palace-stores.js';
+import { recordedAt } from '../kg/kg.js';
 import { eventDraft } from '../logstream/validate.js';
 import { auditRecords } from './list.js';
 
@@ -159,7 +160,7 @@ async function applyStep(deps: RevertDeps, step: RevertStep, by: string): Promis
       // Only a fact still open is ended: one this write found already there was never its own.
       const facts = await deps.graph.kgFacts({ entity_id: step.subject, direction: 'outgoing' });
       if (facts.some((t) => t.id === id && t.to_key === null)) {
-        await deps.graph.kgSetEnd({ id, valid_to: step.ended, to_key: step.ended, updated_by: by, updated_at: step.ended });
+        await deps.graph.kgSetEnd({ id, valid_to: step.ended, to_key: step.ended, updated_by: by, updated_at: recordedAt(deps.now ? deps.now() : new Date()) });
       }
       return;
     }

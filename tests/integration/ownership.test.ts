@@ -74,10 +74,16 @@ describe.each(PROFILES)('ownership of every change (%s)', (profile, configOf) =>
     const timeline = (await call('alice', 'kg_timeline', { entity: 'Service' })) as { timeline: Record<string, unknown>[] };
     expect(timeline.timeline).toEqual([expect.objectContaining({ created_by: 'alice', updated_by: 'bob', updated_at: ended.facts[0]!.updated_at })]);
 
+    await call('bob', 'kg_add', { subject: 'Service', predicate: 'uses', object: 'MySQL' });
+
     await runRevert({ ...rt.stores, embedder: rt.embedder }, { agent: 'bob', since }, { revertId: `rv-fact-${profile}`, dryRun: false,
       caller: { identity: 'admin', transport: 'cli', action: 'cli revert', request_id: 'r1' } });
     const reverted = (await call('alice', 'kg_query', { entity: 'Service' })) as { facts: Record<string, unknown>[] };
-    expect(reverted.facts).toEqual([expect.objectContaining({ created_by: 'alice', updated_by: null, updated_at: null, valid_to: null, current: true })]);
+    // Alice's fact as it was before bob; the fact bob added is ended by the one who reverted him.
+    expect(reverted.facts).toEqual([
+      expect.objectContaining({ object: 'Postgres', created_by: 'alice', updated_by: null, updated_at: null, valid_to: null, current: true }),
+      expect.objectContaining({ object: 'MySQL', created_by: 'bob', updated_by: 'admin', current: false }),
+    ]);
   });
 
   it("bob relabelling alice's tunnel records him as its changer; reverting him gives it back to her unchanged", async () => {
