@@ -144,8 +144,8 @@ export async function addSource(ctx: SourcesContext, input: AddSourceInput, adde
   if (wing !== undefined) source.wing = wing;
   const existing = await ctx.sources.get(source.source_id);
   if (existing) {
-    // Registering again replaces the record: who added it and when stay, who replaced it and when come beside them (issue 28).
-    Object.assign(source, { added_by: existing.added_by, added_at: existing.added_at, updated_at: now });
+    // Registering again replaces the record: who added it and when stay (the store keeps them), who replaced it and when come beside them (issue 28).
+    source.updated_at = now;
     if (ctx.actor !== undefined) source.updated_by = ctx.actor;
   }
   await ctx.sources.put(source);

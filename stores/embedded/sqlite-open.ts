@@ -49,6 +49,8 @@ export function migrateSqlite(db: Database.Database, fileName: string, migration
   const latest = migrations.length;
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > latest) throw new Error(`${fileName} has schema version ${current}, newer than this build (${latest})`);
+  // A current file is opened without a write transaction, so opening never waits for a writer.
+  if (current === latest) return;
   db.transaction(() => {
     // Re-read inside the write transaction: another process may have migrated meanwhile.
     const version = db.pragma('user_version', { simple: true }) as number;

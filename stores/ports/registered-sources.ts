@@ -44,7 +44,11 @@ export interface RegisteredSource {
 }
 
 export interface RegisteredSources {
-  /** Add or replace a source, its fields verbatim (its `last_refresh` is kept when the new record has none). */
+  /**
+   * Add a source, or replace the one registered under its id: a replaced source keeps who added it
+   * and when (`added_by`, `added_at` of its first registration, also under concurrent ones) and its
+   * `last_refresh` when the new record has none; every other field is the new record's, verbatim.
+   */
   put(source: RegisteredSource): Promise<void>;
   get(sourceId: string): Promise<RegisteredSource | undefined>;
   /** Every registered source, ordered by source id. */

@@ -54,6 +54,13 @@ export function describeRegisteredSourcesContract(adapterName: string, open: () 
       expect((await sources.list()).map((s) => s.source_id)).toEqual(['src_a']);
     });
 
+    it('keeps who first added a source and when through every replacement, the rest being the new record', async () => {
+      await sources.put(registered('src_a', { kind: 'dir', location: '/data/ünï', match_key: undefined, ref: undefined }));
+      await sources.put(registered('src_a', { added_by: 'bob', added_at: '2026-03-05T00:00:00.000Z', mode: 'convos', wing: 'wïng/ü "q"' }));
+      await sources.put(registered('src_a', { added_by: 'carol', added_at: '2026-03-06T00:00:00.000Z', mode: 'convos', wing: 'wïng/ü "q"' }));
+      expect(await sources.get('src_a')).toEqual(registered('src_a', { mode: 'convos', wing: 'wïng/ü "q"' }));
+    });
+
     it('keeps who replaced a source and when verbatim, and drops them when the replacing record has none', async () => {
       await sources.put(registered('src_a'));
       const refresh = { trigger: 'manual' as const, requested_at: '2026-03-01T10:01:00.000Z', state: 'waiting' as const };
