@@ -137,6 +137,8 @@ const SCHEMAS: Record<string, Schema> = {
       mode: str(),
       added_by: str(),
       added_at: str(undefined, { format: 'date-time' }),
+      updated_by: str('Who last registered the source again (absent while unchanged or when unknown).'),
+      updated_at: str('When the source was last registered again.', { format: 'date-time' }),
       last_refresh: ref('SourceRefresh'),
     },
   },

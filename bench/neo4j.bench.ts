@@ -89,7 +89,7 @@ async function measure(p: Profile) {
       const a = `wing-${i % WINGS}`;
       const b = `wing-${(i * 3 + 1) % WINGS}`;
       return { id: `tn${i}`, source: { wing: a, room: `room-${i % 13}` }, target: { wing: b, room: `room-${i % 11}` }, label: `t${i}`, kind: 'explicit',
-        source_wing_key: a, target_wing_key: b, at: `2030-01-01T00:00:00.${String(i).padStart(6, '0')}+00:00` };
+        source_wing_key: a, target_wing_key: b, at: `2030-01-01T00:00:00.${String(i).padStart(6, '0')}+00:00`, by: null };
     });
     for (let i = 0; i < TUNNELS; i += 50) await graph.tunnelUpsert(tunnels.slice(i, i + 50));
     for (let w = 0; w < WINGS; w++) {

@@ -46,6 +46,22 @@ export function validateKgValue(field: string, value: unknown, maxLength: number
   return v;
 }
 
+/** Optional free text (a label, an id, provenance): undefined when absent or blank; no NUL, bounded length. */
+export function validateOptionalText(field: string, value: string | undefined, max: number): string | undefined {
+  const v = value?.trim() ?? '';
+  if (v === '') return undefined;
+  if (v.includes('\0')) throw invalidArgument(field, 'null_bytes', `${field} contains null bytes`);
+  if (codePointLength(v) > max) throw invalidArgument(field, 'max_length', `${field} exceeds maximum length of ${max} characters`);
+  return replaceLoneSurrogates(v);
+}
+
+/** Required free text (an id to act on): blank is refused as missing (`required`), else as validateOptionalText. */
+export function validateRequiredText(field: string, value: string | undefined, max: number): string {
+  const v = validateOptionalText(field, value, max);
+  if (v === undefined) throw invalidArgument(field, 'required', `${field} is required`);
+  return v;
+}
+
 export const CONTENT_MAX = 100_000;
 
 /** CONTENT: the untrimmed value is stored; lone surrogates are replaced. */

@@ -7,7 +7,7 @@
 import type { Request, Router } from 'express';
 import type { AddSourceInput } from '../../palace/sources/registered-sources.js';
 import { notificationsFor } from '../../palace/hooks/notifications.js';
-import { addSource, getSource, listSources, removeSource, startRefresh } from '../../palace/sources/registered-sources.js';
+import { addSource, getSource, listSources, removeSource, sourcesContext, startRefresh } from '../../palace/sources/registered-sources.js';
 import { sourcePolicy } from '../../palace/sources/sources.js';
 import { hasScope } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
@@ -17,8 +17,7 @@ import { validBody, validQuery } from '../validate.js';
 export function registerSourceRoutes(router: Router, deps: ApiDeps): void {
   const ctx = (req: Request) => {
     const rt = deps.runtimeFor(req);
-    return { sources: rt.stores.sources, jobs: rt.jobs, policy: sourcePolicy(rt.config, { tokenRoots: deps.caller(req).roots }),
-      credentials: rt.stores.credentials };
+    return sourcesContext(rt, sourcePolicy(rt.config, { tokenRoots: deps.caller(req).roots }));
   };
 
   router.get('/v1/sources', deps.authorize, async (req, res) => {

@@ -7,7 +7,7 @@ import { Option } from 'commander';
 import type { Command } from 'commander';
 import { MINE_MODES } from '../../jobs/job.js';
 import { sourcePolicy } from '../../palace/sources/sources.js';
-import { addSource, listSources, removeSource, startRefresh } from '../../palace/sources/registered-sources.js';
+import { addSource, listSources, removeSource, sourcesContext, startRefresh } from '../../palace/sources/registered-sources.js';
 import type { RegisteredSource } from '../../stores/ports/registered-sources.js';
 import { printJson, table } from '../output.js';
 import type { Runtime } from '../../palace/runtime.js';
@@ -17,7 +17,7 @@ export interface SourceCommandDeps {
   json(): boolean;
 }
 
-const ctx = (rt: Runtime) => ({ sources: rt.stores.sources, jobs: rt.jobs, policy: sourcePolicy(rt.config), credentials: rt.stores.credentials });
+const ctx = (rt: Runtime) => sourcesContext(rt, sourcePolicy(rt.config));
 
 function lastRefresh(s: RegisteredSource): string {
   const r = s.last_refresh;

@@ -9,7 +9,7 @@ import type { ToolDef } from '../types.js';
 export const kgTools: ToolDef[] = [
   toolOf(kgQueryOperation, {
     description:
-      'Everything the knowledge graph knows about one entity: its facts (outgoing first, then incoming), each with its validity window and whether it is current. Pass as_of to see only what was true at that date or instant. Use before answering about a person or project.',
+      'Everything the knowledge graph knows about one entity: its facts (outgoing first, then incoming), each with its validity window, whether it is current, who added it and who last ended it. Pass as_of to see only what was true at that date or instant. Use before answering about a person or project.',
     guards: {},
     errorShape: 'error',
   }),

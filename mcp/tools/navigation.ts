@@ -28,7 +28,7 @@ export const navigationTools: ToolDef[] = [
   }),
   toolOf(createTunnelOperation, {
     description:
-      'Link two locations (wing/room, optionally specific drawers) with an explicit tunnel and a label saying how they relate. Both rooms must exist. Creating the same pair again (in either order) relabels it.',
+      'Link two locations (wing/room, optionally specific drawers) with an explicit tunnel and a label saying how they relate. Both rooms must exist. Creating the same pair again (in either order) relabels it, recording who did beside who created it.',
     guards: { mutating: true, readOnlyRefused: true },
     idempotent: true,
     errorShape: 'error',

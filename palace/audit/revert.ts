@@ -16,6 +16,7 @@ import type { Embedder } from '../../embed/embedder.js';
 import type { AuditDraft, AuditLog, AuditRecord } from '../../stores/ports/audit-log.js';
 import type { GraphStore, KgTriple, TunnelRestore } from '../../stores/ports/graph-store.js';
 import type { DrawerStore, LogstreamStore } from '../../stores/ports/palace-stores.js';
+import { recordedAt } from '../kg/kg.js';
 import { eventDraft } from '../logstream/validate.js';
 import { auditRecords } from './list.js';
 
@@ -143,7 +144,8 @@ export async function planRevert(deps: Pick<RevertDeps, 'audit' | 'now'>, select
   return plan;
 }
 
-async function applyStep(deps: RevertDeps, step: RevertStep): Promise<void> {
+/** `by`: who asks for the revert, the changer of a fact it ends; a restored item gets its before-state's ownership verbatim. */
+async function applyStep(deps: RevertDeps, step: RevertStep, by: string): Promise<void> {
   const id = step.item.slice(step.item.indexOf(':') + 1);
   switch (step.action) {
     case 'remove_drawer':
@@ -157,11 +159,15 @@ async function applyStep(deps: RevertDeps, step: RevertStep): Promise<void> {
     case 'end_fact': {
       // Only a fact still open is ended: one this write found already there was never its own.
       const facts = await deps.graph.kgFacts({ entity_id: step.subject, direction: 'outgoing' });
-      if (facts.some((t) => t.id === id && t.to_key === null)) await deps.graph.kgSetEnd({ id, valid_to: step.ended, to_key: step.ended });
+      if (facts.some((t) => t.id === id && t.to_key === null)) {
+        await deps.graph.kgSetEnd({ id, valid_to: step.ended, to_key: step.ended, updated_by: by, updated_at: recordedAt(deps.now ? deps.now() : new Date()) });
+      }
       return;
     }
     case 'restore_fact':
-      await deps.graph.kgSetEnd({ id, valid_to: step.fact.valid_to, to_key: step.fact.to_key });
+      // Before-states recorded before facts had ownership fields name none: unchanged.
+      await deps.graph.kgSetEnd({ id, valid_to: step.fact.valid_to, to_key: step.fact.to_key, updated_by: step.fact.updated_by ?? null,
+        updated_at: step.fact.updated_at ?? null });
       return;
     case 'remove_tunnel':
       await deps.graph.tunnelDelete(id);
@@ -197,7 +203,7 @@ export async function runRevert(deps: RevertDeps, selection: RevertSelection, op
       d.meta.wing
     ), ...steps.flatMap((s) => (s.action === 'restore_drawer' ? [s.drawer.meta.wing] : []))])].sort(), ids: steps.map((s) => s.item),
       before: { drawers: current }, detail: { revert_id: opts.revertId, selection: chosen, steps: steps.map((s) => s.action) } });
-    for (const step of steps) await applyStep(deps, step);
+    for (const step of steps) await applyStep(deps, step, opts.caller.identity);
     onRecord?.(++done, plan.records.length);
   }
   const outcome: RevertOutcome = { ...plan, revert_id: opts.revertId, dry_run: false };

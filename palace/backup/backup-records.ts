@@ -33,13 +33,17 @@ export interface ExportHeader {
 export type PalaceRecord =
   | { kind: 'drawer'; id: string; content: string; meta: DrawerMeta; embedding: string }
   | { kind: 'file_state'; state: FileState }
-  | { kind: 'kg_triple'; triple: KgTriple }
+  | { kind: 'kg_triple'; triple: ExportedTriple }
   | { kind: 'tunnel'; tunnel: TunnelRecord }
   | { kind: 'hallway'; hallway: HallwayRecord }
   | { kind: 'artifact'; artifact: StoredArtifact }
   | { kind: 'event'; event: Omit<StoredEvent, 'seq'> }
   /** The audit trail, verbatim (seq and hashes), each with the anchor its chain starts from. */
   | { kind: 'audit'; record: AuditRecord; anchor: AuditAnchor };
+
+/** A triple as an export holds it: files written before issue 28 name no owner. */
+export type ExportedTriple = Omit<KgTriple, OwnershipField> & Partial<Pick<KgTriple, OwnershipField>>;
+type OwnershipField = 'created_by' | 'updated_by' | 'updated_at';
 
 export interface ExportFooter {
   kind: 'footer';

@@ -93,6 +93,12 @@ function kgTriple(r: Record<string, unknown>): void {
   text('source_file', t.source_file, PATH_MAX, false);
   text('source_drawer_id', t.source_drawer_id, ID_MAX, false);
   text('adapter_name', t.adapter_name, 128, false);
+  ownership(t, ['created_by', 'updated_by', 'updated_at']);
+}
+
+/** Who made and last changed a record, and when (issue 28): optional, absent in exports written before. */
+function ownership(r: Record<string, unknown>, fields: readonly string[]): void {
+  for (const field of fields) text(field, r[field], ID_MAX, false);
 }
 
 function tunnel(r: Record<string, unknown>): void {
@@ -106,6 +112,7 @@ function tunnel(r: Record<string, unknown>): void {
   }
   text('label', t.label, 1000, false);
   if (!['explicit', 'topic', 'entity'].includes(t.kind as string)) throw invalidArgument('kind', 'one_of', 'kind must be one of: explicit, topic, entity');
+  ownership(t, ['created_by', 'updated_by']);
 }
 
 function hallway(r: Record<string, unknown>): void {

@@ -167,7 +167,8 @@ async function applyBatch(stores: ImportStores, batch: { record: PalaceRecord; i
       await stores.drawers.putFileStates(of('file_state').map((r) => r.state));
       return;
     case 'kg_triple':
-      inserted.kg_triple += await stores.graph.kgRestore(of('kg_triple').map((r) => r.triple));
+      // Exports written before issue 28 name no owner: unknown, as for facts added outside a face.
+      inserted.kg_triple += await stores.graph.kgRestore(of('kg_triple').map((r) => ({ created_by: null, updated_by: null, updated_at: null, ...r.triple })));
       return;
     case 'tunnel':
       await stores.graph.tunnelRestore(

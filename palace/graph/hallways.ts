@@ -4,16 +4,14 @@
  * later spelling canonicalisation (`auth.py`, `Auth` and `auth` are one entity).
  */
 import { Type } from 'typebox';
-import { invalidArgument } from '../../core/errors.js';
 import { hallwayId } from '../../core/ids.js';
-import { INPUT_FORMATS } from '../../core/schema.js';
 import { codePointLength } from '../../core/text.js';
 import { NAME_RULES, validateName } from '../../core/validate.js';
 import type { HallwayRecord, HallwayWrite } from '../../stores/ports/graph-store.js';
 import { nowOf } from '../context.js';
 import { defineOperation } from '../operation.js';
 import type { GraphContext } from './room-graph.js';
-import { graphStoreContext } from './room-graph.js';
+import { graphStoreContext, recordIdOperation, wingFilterInput } from './room-graph.js';
 import { drawerMetadataPages } from './drawer-walk.js';
 import { connectionTimestamp } from './tunnels.js';
 
@@ -129,28 +127,13 @@ const HALLWAY = Type.Object({
 /** All hallways, or one wing's (exact match). */
 export const listHallwaysOperation = defineOperation({
   name: 'list_hallways',
-  input: Type.Object({ wing: Type.Optional(Type.String({ description: 'Only this wing (exact).', format: INPUT_FORMATS.name })) }, {
-    additionalProperties: false,
-  }),
+  input: wingFilterInput('Only this wing (exact).'),
   output: Type.Array(HALLWAY),
   rules: NAME_RULES,
   context: graphStoreContext,
   run: async (input, ctx): Promise<HallwayRecord[]> => ctx.graph.hallwayList(input.wing?.trim() || undefined),
 });
 
-export const deleteHallwayOperation = defineOperation({
-  name: 'delete_hallway',
-  input: Type.Object({ hallway_id: Type.String({ description: 'Hallway to delete.' }) }, { additionalProperties: false }),
-  output: Type.Object({ deleted: Type.Boolean() }),
-  /** A blank id is refused as missing (`required`); at most 1024 characters, no NUL. */
-  rules: ['required', 'null_bytes', 'max_length'],
-  context: graphStoreContext,
-  async run(input, ctx) {
-    const id = input.hallway_id.trim();
-    if (id === '') throw invalidArgument('hallway_id', 'required', 'hallway_id is required');
-    if (id.includes('\0')) throw invalidArgument('hallway_id', 'null_bytes', 'hallway_id contains null bytes');
-    if (codePointLength(id) > HALLWAY_ID_MAX)
-      throw invalidArgument('hallway_id', 'max_length', `hallway_id exceeds maximum length of ${HALLWAY_ID_MAX} characters`);
-    return { deleted: await ctx.graph.hallwayDelete(id) };
-  },
-});
+/** Reports whether a hallway had the id. */
+export const deleteHallwayOperation = recordIdOperation({ name: 'delete_hallway', field: 'hallway_id', description: 'Hallway to delete.', max: HALLWAY_ID_MAX,
+  output: Type.Object({ deleted: Type.Boolean() }), run: async (graph, id) => ({ deleted: await graph.hallwayDelete(id) }) });

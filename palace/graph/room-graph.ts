@@ -5,27 +5,50 @@
  * `general` rooms are nodes too (docs/decisions.md palace 6).
  */
 import { Type } from 'typebox';
-import type { Static } from 'typebox';
+import type { Static, TSchema, TString } from 'typebox';
 import { PalaceError } from '../../core/errors.js';
 import { countsSchema, INPUT_FORMATS, NON_BLANK } from '../../core/schema.js';
-import { NAME_RULES, validateKgValue, wingSlug } from '../../core/validate.js';
+import { NAME_RULES, validateKgValue, validateRequiredText, wingSlug } from '../../core/validate.js';
 import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
 import type { GraphStore } from '../../stores/ports/graph-store.js';
+import { callActor } from '../context.js';
+import type { CallActor } from '../context.js';
 import { clampToSchema, defineOperation } from '../operation.js';
 import type { Runtime } from '../runtime.js';
 import { drawerMetadataPages } from './drawer-walk.js';
 
-/** What the navigation operations need; `now` pins timestamps in tests. */
-export interface GraphContext {
+/** What the navigation operations need; `now` pins timestamps in tests, `actor` is who creates or changes a tunnel. */
+export interface GraphContext extends CallActor {
   graph: GraphStore;
   drawers: DrawerIndex;
   now?: () => Date;
 }
 
 /** The navigation operations' context, from the runtime every face holds. */
-export const graphContext = (rt: Runtime): GraphContext => ({ graph: rt.stores.graph, drawers: rt.stores.drawers });
+export const graphContext = (rt: Runtime): GraphContext => ({ graph: rt.stores.graph, drawers: rt.stores.drawers, ...callActor(rt) });
 /** The context of the operations that read or write only the graph store. */
 export const graphStoreContext = (rt: Runtime): Pick<GraphContext, 'graph'> => ({ graph: rt.stores.graph });
+
+/** The input of a graph listing that one wing may narrow (list_tunnels, list_hallways). */
+export const wingFilterInput = (description: string) =>
+  Type.Object({ wing: Type.Optional(Type.String({ description, format: INPUT_FORMATS.name })) }, { additionalProperties: false });
+
+/**
+ * An operation on one graph record named by its id (delete_tunnel, delete_hallway): a blank id is
+ * refused as missing (`required`), so is one longer than `max` characters or holding NUL.
+ */
+export function recordIdOperation<Field extends string, Out extends TSchema>(
+  spec: { name: string; field: Field; description: string; max: number; output: Out; run: (graph: GraphStore, id: string) => Promise<Static<Out>> },
+) {
+  return defineOperation({
+    name: spec.name,
+    input: Type.Object({ [spec.field]: Type.String({ description: spec.description }) } as Record<Field, TString>, { additionalProperties: false }),
+    output: spec.output,
+    rules: ['required', 'max_length', 'null_bytes'],
+    context: graphStoreContext,
+    run: (input, ctx) => spec.run(ctx.graph, validateRequiredText(spec.field, (input as Record<Field, string>)[spec.field], spec.max)),
+  });
+}
 
 export interface RoomNode {
   room: string;

@@ -5,18 +5,18 @@
  */
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
-import { invalidArgument, isPalaceError, PalaceError } from '../../core/errors.js';
+import { isPalaceError, PalaceError } from '../../core/errors.js';
 import { tunnelId } from '../../core/ids.js';
 import { INPUT_FORMATS, NON_BLANK, nullable } from '../../core/schema.js';
-import { codePointLength, codePointSlice, replaceLoneSurrogates } from '../../core/text.js';
-import { NAME_RULES, validateName, wingSlug } from '../../core/validate.js';
+import { codePointSlice } from '../../core/text.js';
+import { NAME_RULES, validateName, validateOptionalText, wingSlug } from '../../core/validate.js';
 import type { DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
-import type { TunnelEndpoint, TunnelKind, TunnelRecord, TunnelWrite } from '../../stores/ports/graph-store.js';
+import type { GraphStore, TunnelEndpoint, TunnelKind, TunnelRecord, TunnelWrite } from '../../stores/ports/graph-store.js';
 import { nowOf } from '../context.js';
 import { recordedAt } from '../kg/kg.js';
 import { defineOperation } from '../operation.js';
 import type { GraphContext } from './room-graph.js';
-import { graphContext, graphStoreContext } from './room-graph.js';
+import { graphContext, graphStoreContext, recordIdOperation, wingFilterInput } from './room-graph.js';
 
 const LABEL_MAX = 1000;
 const ID_MAX = 512;
@@ -28,20 +28,12 @@ export function connectionTimestamp(now: Date): string {
   return recordedAt(now).replace(/Z$/, '+00:00');
 }
 
-/** Optional free text (a label, a drawer id): undefined when absent or blank; no NUL, bounded length. */
-function optionalString(field: string, value: string | undefined, max: number): string | undefined {
-  const v = value?.trim() ?? '';
-  if (v === '') return undefined;
-  if (v.includes('\0')) throw invalidArgument(field, 'null_bytes', `${field} contains null bytes`);
-  if (codePointLength(v) > max) throw invalidArgument(field, 'max_length', `${field} exceeds maximum length of ${max} characters`);
-  return replaceLoneSurrogates(v);
-}
-
 function endpointOf(wing: string, room: string, drawerId: string | undefined): TunnelEndpoint {
   return drawerId === undefined ? { wing, room } : { wing, room, drawer_id: drawerId };
 }
 
-function tunnelWrite(kind: TunnelKind, source: TunnelEndpoint, target: TunnelEndpoint, label: string, at: string): TunnelWrite {
+/** `at` and `by`: when and by whom (null: unknown) the tunnel is created, or changed if it exists. */
+function tunnelWrite(kind: TunnelKind, source: TunnelEndpoint, target: TunnelEndpoint, label: string, at: string, by: string | undefined): TunnelWrite {
   return {
     id: tunnelId(`${source.wing}/${source.room}`, `${target.wing}/${target.room}`),
     source,
@@ -51,6 +43,7 @@ function tunnelWrite(kind: TunnelKind, source: TunnelEndpoint, target: TunnelEnd
     source_wing_key: wingSlug(source.wing),
     target_wing_key: wingSlug(target.wing),
     at,
+    by: by ?? null,
   };
 }
 
@@ -81,6 +74,9 @@ const TUNNEL = Type.Object({
   last_activated: Type.String(),
   access_count: Type.Integer(),
   updated_at: Type.Optional(Type.String()),
+  /** Who created it and who last changed it (issue 28); absent when unknown. */
+  created_by: Type.Optional(Type.String()),
+  updated_by: Type.Optional(Type.String()),
 });
 
 /** Create or relabel an explicit tunnel; the same two endpoints in either order are one tunnel. */
@@ -104,16 +100,16 @@ export const createTunnelOperation = defineOperation({
     const sourceRoom = input.source_room.trim();
     const targetWing = input.target_wing.trim();
     const targetRoom = input.target_room.trim();
-    const label = optionalString('label', input.label, LABEL_MAX) ?? '';
-    const sourceDrawer = optionalString('source_drawer_id', input.source_drawer_id, ID_MAX);
-    const targetDrawer = optionalString('target_drawer_id', input.target_drawer_id, ID_MAX);
+    const label = validateOptionalText('label', input.label, LABEL_MAX) ?? '';
+    const sourceDrawer = validateOptionalText('source_drawer_id', input.source_drawer_id, ID_MAX);
+    const targetDrawer = validateOptionalText('target_drawer_id', input.target_drawer_id, ID_MAX);
     for (const [side, field, wing, room] of [['Source', 'source_room', sourceWing, sourceRoom], ['Target', 'target_room', targetWing, targetRoom]] as const) {
       if (!(await roomExists(ctx.drawers, wing, room))) {
         throw new PalaceError('not_found', `${side} room '${room}' does not exist in wing '${wing}'`, { field, rule: 'room_exists' });
       }
     }
     const write = tunnelWrite('explicit', endpointOf(sourceWing, sourceRoom, sourceDrawer), endpointOf(targetWing, targetRoom, targetDrawer), label,
-      connectionTimestamp(nowOf(ctx)));
+      connectionTimestamp(nowOf(ctx)), ctx.actor);
     const [record] = await ctx.graph.tunnelUpsert([write]);
     return record!;
   },
@@ -122,9 +118,7 @@ export const createTunnelOperation = defineOperation({
 /** All tunnels, or those with an endpoint in `wing` (compared by slug), in storage order. */
 export const listTunnelsOperation = defineOperation({
   name: 'list_tunnels',
-  input: Type.Object({ wing: Type.Optional(Type.String({ description: 'Only tunnels with an endpoint in this wing.', format: INPUT_FORMATS.name })) }, {
-    additionalProperties: false,
-  }),
+  input: wingFilterInput('Only tunnels with an endpoint in this wing.'),
   output: Type.Array(TUNNEL),
   rules: NAME_RULES,
   context: graphStoreContext,
@@ -135,20 +129,13 @@ export const listTunnelsOperation = defineOperation({
 });
 
 /** Idempotent: reports the id whether or not a tunnel had it. */
-export const deleteTunnelOperation = defineOperation({
-  name: 'delete_tunnel',
-  input: Type.Object({ tunnel_id: Type.String({ description: 'Tunnel to delete.' }) }, { additionalProperties: false }),
-  output: Type.Object({ deleted: Type.String() }),
-  /** A blank id is refused as missing (`required`); at most 512 characters, no NUL. */
-  rules: ['required', 'max_length', 'null_bytes'],
-  context: graphStoreContext,
-  async run(input, ctx) {
-    const id = optionalString('tunnel_id', input.tunnel_id, ID_MAX);
-    if (id === undefined) throw invalidArgument('tunnel_id', 'required', 'tunnel_id is required');
-    await ctx.graph.tunnelDelete(id);
-    return { deleted: id };
-  },
-});
+async function deleteTunnel(graph: GraphStore, id: string): Promise<{ deleted: string }> {
+  await graph.tunnelDelete(id);
+  return { deleted: id };
+}
+
+export const deleteTunnelOperation = recordIdOperation({ name: 'delete_tunnel', field: 'tunnel_id', description: 'Tunnel to delete.', max: ID_MAX,
+  output: Type.Object({ deleted: Type.String() }), run: deleteTunnel });
 
 const CONNECTION = Type.Object({
   direction: Type.String(),
@@ -220,7 +207,7 @@ export const followTunnelsOperation = defineOperation({
  * per shared topic between the rooms `topic:<Topic>`. Wing keys are slugged; the wing whose slug
  * sorts first is the source and supplies the topic's spelling.
  */
-export async function buildTopicTunnels(ctx: Pick<GraphContext, 'graph' | 'now'>, wing: string, topicsByWing: Record<string, readonly string[]>,
+export async function buildTopicTunnels(ctx: Pick<GraphContext, 'graph' | 'now' | 'actor'>, wing: string, topicsByWing: Record<string, readonly string[]>,
   minCount = 1): Promise<TunnelRecord[]> {
   const mined = wingSlug(validateName('wing', wing));
   const threshold = Number.isInteger(minCount) && minCount >= 1 ? minCount : 1;
@@ -248,7 +235,7 @@ export async function buildTopicTunnels(ctx: Pick<GraphContext, 'graph' | 'now'>
     for (const key of shared) {
       const topic = spelling.get(key)!;
       const room = `topic:${topic}`;
-      writes.push(tunnelWrite('topic', { wing: first, room }, { wing: second, room }, `shared topic: ${topic}`, at));
+      writes.push(tunnelWrite('topic', { wing: first, room }, { wing: second, room }, `shared topic: ${topic}`, at, ctx.actor));
     }
   }
   return writes.length === 0 ? [] : ctx.graph.tunnelUpsert(writes);
@@ -259,7 +246,7 @@ export async function buildTopicTunnels(ctx: Pick<GraphContext, 'graph' | 'now'>
  * names it; for each entity of the mined wing and each other wing that has it, one tunnel
  * between the rooms `entity:<name>`, the wing whose slug sorts first as the source.
  */
-export async function buildEntityTunnels(ctx: Pick<GraphContext, 'graph' | 'now'>, wing: string): Promise<TunnelRecord[]> {
+export async function buildEntityTunnels(ctx: Pick<GraphContext, 'graph' | 'now' | 'actor'>, wing: string): Promise<TunnelRecord[]> {
   const mined = validateName('wing', wing);
   const entitiesByWing = new Map<string, Set<string>>();
   for (const h of await ctx.graph.hallwayList()) {
@@ -277,7 +264,7 @@ export async function buildEntityTunnels(ctx: Pick<GraphContext, 'graph' | 'now'
       if (!entitiesByWing.get(other)!.has(entity)) continue;
       const room = `entity:${entity}`;
       const [first, second] = wingSlug(mined) <= wingSlug(other) ? [mined, other] : [other, mined];
-      writes.push(tunnelWrite('entity', { wing: first, room }, { wing: second, room }, `shared entity: ${entity}`, at));
+      writes.push(tunnelWrite('entity', { wing: first, room }, { wing: second, room }, `shared entity: ${entity}`, at, ctx.actor));
     }
   }
   return writes.length === 0 ? [] : ctx.graph.tunnelUpsert(writes);

@@ -9,14 +9,16 @@ import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { invalidArgument, PalaceError } from '../../core/errors.js';
 import { INPUT_FORMATS, NON_BLANK, nullable } from '../../core/schema.js';
-import { codePointLength, hashN, lengthPrefixed, replaceLoneSurrogates } from '../../core/text.js';
-import { NAME_RULES, validateKgValue, validateTemporal } from '../../core/validate.js';
-import type { GraphStore, KgEntityRef, KgInvertedInterval, KgTripleWrite } from '../../stores/ports/graph-store.js';
-import { nowOf } from '../context.js';
+import { hashN, lengthPrefixed } from '../../core/text.js';
+import { NAME_RULES, validateKgValue, validateOptionalText, validateTemporal } from '../../core/validate.js';
+import type { GraphStore, KgEntityRef, KgInvertedInterval, KgTriple, KgTripleWrite } from '../../stores/ports/graph-store.js';
+import { callActor, nowOf } from '../context.js';
+import type { CallActor } from '../context.js';
 import { defineOperation } from '../operation.js';
 import type { Runtime } from '../runtime.js';
 
-export interface KgContext {
+/** `actor`: who adds a fact is its `created_by`, who ends one its `updated_by`. */
+export interface KgContext extends CallActor {
   graph: GraphStore;
   /** Injectable clock (tests pin "now" and "today"). */
   now?: () => Date;
@@ -97,13 +99,9 @@ function localDate(now: Date): string {
 // ---------------------------------------------------------------------------------------------
 // Validation helpers
 
-/** Optional free text (provenance): null when absent/blank; no NUL, bounded length. */
+/** Optional free text (provenance): null when absent or blank. */
 function optionalText(field: string, value: string | undefined, max: number): string | null {
-  const v = value?.trim() ?? '';
-  if (v === '') return null;
-  if (v.includes('\0')) throw invalidArgument(field, 'null_bytes', `${field} contains null bytes`);
-  if (codePointLength(v) > max) throw invalidArgument(field, 'max_length', `${field} exceeds maximum length of ${max} characters`);
-  return replaceLoneSurrogates(v);
+  return validateOptionalText(field, value, max) ?? null;
 }
 
 function confidenceOf(value: number | undefined): number {
@@ -129,7 +127,7 @@ function rejectIfInverted<T extends { status: string }>(field: string, end: stri
 // ---------------------------------------------------------------------------------------------
 // Operations (docs/tools.md §4)
 
-const kgContext = (rt: Runtime): KgContext => ({ graph: rt.stores.graph });
+const kgContext = (rt: Runtime): KgContext => ({ graph: rt.stores.graph, ...callActor(rt) });
 const DATE_HINT = 'YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ';
 /** A subject, object or entity: trimmed, at most 128 code points (or unbounded as a lookup key), no NUL. */
 const kgValue = (description: string) => Type.String({ description, pattern: NON_BLANK });
@@ -144,6 +142,12 @@ const TEMPORAL_RULE = 'iso_date_or_utc_instant';
 const predicateOf = (predicate: string) => predicate.trim();
 
 const NULLABLE_STRING = nullable(Type.String());
+/**
+ * Where a fact stands, in kg_query and kg_timeline: whether it holds now, who added it and who
+ * last changed it, and when (issue 28; null when unknown or unchanged).
+ */
+const FACT_STATE = { current: Type.Boolean(), created_by: NULLABLE_STRING, updated_by: NULLABLE_STRING, updated_at: NULLABLE_STRING };
+const factState = (t: KgTriple) => ({ current: t.valid_to === null, created_by: t.created_by, updated_by: t.updated_by, updated_at: t.updated_at });
 const FACT_WRITE = Type.Object({ success: Type.Literal(true), triple_id: Type.String(), fact: Type.String() });
 
 const KG_ADD_INPUT = Type.Object({
@@ -198,6 +202,7 @@ export async function addFact(ctx: KgContext, input: KgFactInput): Promise<Stati
     confidence,
     ...provenance,
     recorded_at: at,
+    created_by: ctx.actor ?? null,
   };
   const { triple_id } = await ctx.graph.kgAdd(write);
   return { success: true, triple_id, fact: factText(subject, predicateName, object) };
@@ -236,6 +241,7 @@ export const kgInvalidateOperation = defineOperation({
       ended,
       ended_key: endKey(ended),
       max_from_key: latestStartKey(ended),
+      change: { updated_by: ctx.actor ?? null, updated_at: recordedAt(nowOf(ctx)) },
     });
     rejectIfInverted('ended', ended, result);
     return { success: true as const, fact: factText(subject, predicateName, object), ended };
@@ -285,6 +291,7 @@ export const kgSupersedeOperation = defineOperation({
         source_drawer_id: null,
         adapter_name: null,
         recorded_at: stamp,
+        created_by: ctx.actor ?? null,
       },
     });
     rejectIfInverted('at', boundary, result);
@@ -313,7 +320,7 @@ export const kgQueryOperation = defineOperation({
       valid_to: NULLABLE_STRING,
       confidence: Type.Number(),
       source_closet: NULLABLE_STRING,
-      current: Type.Boolean(),
+      ...FACT_STATE,
     })),
     count: Type.Integer(),
   }),
@@ -337,7 +344,7 @@ export const kgQueryOperation = defineOperation({
       valid_to: r.valid_to,
       confidence: r.confidence,
       source_closet: r.source_closet,
-      current: r.valid_to === null,
+      ...factState(r),
     }));
     return { entity, as_of: asOf, facts, count: facts.length };
   },
@@ -352,7 +359,7 @@ export const kgTimelineOperation = defineOperation({
     entity: Type.String(),
     timeline: Type.Array(
       Type.Object({ subject: Type.String(), predicate: Type.String(), object: Type.String(), valid_from: NULLABLE_STRING, valid_to: NULLABLE_STRING,
-        current: Type.Boolean() }),
+        ...FACT_STATE }),
     ),
     count: Type.Integer(),
   }),
@@ -368,7 +375,7 @@ export const kgTimelineOperation = defineOperation({
       object: r.object_name,
       valid_from: r.valid_from,
       valid_to: r.valid_to,
-      current: r.valid_to === null,
+      ...factState(r),
     }));
     return { entity: entity ?? 'all', timeline, count: timeline.length };
   },

@@ -19,10 +19,14 @@ import type { RegisteredSource, RegisteredSources, SourceRefresh } from '../../s
 import type { SourceCredentials } from '../../stores/ports/source-credentials.js';
 import type { JobEngine, JobProgress, MineMode, MineSpec } from '../../stores/ports/job-engine.js';
 import { MINE_MODES } from '../../stores/ports/job-engine.js';
+import { callActor } from '../context.js';
+import type { CallActor } from '../context.js';
+import type { Runtime } from '../runtime.js';
 import type { RootBound, SourcePolicy } from './sources.js';
 import { assertGitRef, assertStoredSourceAllowed, resolveGitSource, resolveLocalSource } from './sources.js';
 
-export interface SourcesContext {
+/** `actor`: who registers a source again is its `updated_by`. */
+export interface SourcesContext extends CallActor {
   sources: RegisteredSources;
   jobs: JobEngine;
   /** What the caller may register, refresh or remove: the same bounds a mine of the source would have (palace/sources/sources.ts). */
@@ -43,6 +47,11 @@ export interface RefreshScheduler {
   /** Forget a claimed delivery whose handling failed, so the provider's redelivery is accepted. */
   releaseDelivery(keys: readonly string[]): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The sources operations' context for a call's runtime, bounded by `policy` (the caller's roots). */
+export function sourcesContext(rt: Runtime, policy: SourcePolicy): SourcesContext {
+  return { sources: rt.stores.sources, jobs: rt.jobs, policy, credentials: rt.stores.credentials, ...callActor(rt) };
 }
 
 export interface AddSourceInput {
@@ -134,7 +143,11 @@ export async function addSource(ctx: SourcesContext, input: AddSourceInput, adde
   }
   if (wing !== undefined) source.wing = wing;
   const existing = await ctx.sources.get(source.source_id);
-  if (existing) source.added_at = existing.added_at;
+  if (existing) {
+    // Registering again replaces the record: who added it and when stay (the store keeps them), who replaced it and when come beside them (issue 28).
+    source.updated_at = now;
+    if (ctx.actor !== undefined) source.updated_by = ctx.actor;
+  }
   await ctx.sources.put(source);
   return (await ctx.sources.get(source.source_id)) ?? source;
 }

@@ -9,14 +9,20 @@ import type Database from 'better-sqlite3';
 import { isPalaceError, storeUnavailable } from '../../core/errors.js';
 import { defaultDynamics, dynamicsById, hallwayRecord, storedTunnel, toHallwayRecord, toKgTriple, toTunnelRecord, tunnelWriteFields, type StoredHallway,
   type StoredTunnel } from '../shared/graph-records.js';
-import { openSharedSqlite } from './sqlite-open.js';
-import type { ConnectionDynamics, GraphStore, HallwayRecord, HallwayWrite, KgDirection, KgEntityRef, KgInvertedInterval, KgStatsRow, KgTriple, KgTripleWrite,
-  TunnelFilter, TunnelRecord, TunnelRestore, TunnelWrite } from '../ports/graph-store.js';
+import { migrateSqlite, openSharedSqlite } from './sqlite-open.js';
+import type { ConnectionDynamics, GraphStore, HallwayRecord, HallwayWrite, KgDirection, KgEntityRef, KgFactChange, KgInvertedInterval, KgStatsRow, KgTriple,
+  KgTripleWrite, TunnelFilter, TunnelRecord, TunnelRestore, TunnelWrite } from '../ports/graph-store.js';
 
 const STORE = 'sqlite';
 export const GRAPH_DB_FILE = 'graph.sqlite3';
 
-const SCHEMA = `
+// Tunnels and hallways both keep connection dynamics (docs/palace-behaviour.md §11.5).
+const DYNAMICS_COLUMNS = 'strength REAL NOT NULL, stability REAL NOT NULL, last_activated TEXT NOT NULL, access_count INTEGER NOT NULL';
+
+/** `MIGRATIONS[v]` takes the file from schema version v to v + 1 (migrateSqlite). */
+const MIGRATIONS: readonly string[] = [
+  // v1: the graph as first released.
+  `
 CREATE TABLE IF NOT EXISTS kg_entities (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -48,22 +54,13 @@ CREATE INDEX IF NOT EXISTS kg_triples_recorded ON kg_triples(recorded_at, id);
 
 CREATE TABLE IF NOT EXISTS tunnels (
   id TEXT PRIMARY KEY,
-  source_wing TEXT NOT NULL,
-  source_room TEXT NOT NULL,
-  source_drawer_id TEXT,
-  source_wing_key TEXT NOT NULL,
-  target_wing TEXT NOT NULL,
-  target_room TEXT NOT NULL,
-  target_drawer_id TEXT,
-  target_wing_key TEXT NOT NULL,
+  source_wing TEXT NOT NULL, source_room TEXT NOT NULL, source_drawer_id TEXT, source_wing_key TEXT NOT NULL,
+  target_wing TEXT NOT NULL, target_room TEXT NOT NULL, target_drawer_id TEXT, target_wing_key TEXT NOT NULL,
   label TEXT NOT NULL,
   kind TEXT NOT NULL,
   created_at TEXT NOT NULL,
   updated_at TEXT,
-  strength REAL NOT NULL,
-  stability REAL NOT NULL,
-  last_activated TEXT NOT NULL,
-  access_count INTEGER NOT NULL
+  ${DYNAMICS_COLUMNS}
 );
 CREATE INDEX IF NOT EXISTS tunnels_order ON tunnels(created_at, id);
 CREATE INDEX IF NOT EXISTS tunnels_source ON tunnels(source_wing_key, source_room);
@@ -72,22 +69,28 @@ CREATE INDEX IF NOT EXISTS tunnels_target ON tunnels(target_wing_key, target_roo
 CREATE TABLE IF NOT EXISTS hallways (
   id TEXT PRIMARY KEY,
   wing TEXT NOT NULL,
-  entity_a TEXT NOT NULL,
-  entity_b TEXT NOT NULL,
-  co_occurrence_count INTEGER NOT NULL,
+  entity_a TEXT NOT NULL, entity_b TEXT NOT NULL, co_occurrence_count INTEGER NOT NULL,
   rooms TEXT NOT NULL,
   label TEXT NOT NULL,
   created_at TEXT NOT NULL,
   created_by TEXT NOT NULL,
-  strength REAL NOT NULL,
-  stability REAL NOT NULL,
-  last_activated TEXT NOT NULL,
-  access_count INTEGER NOT NULL
+  ${DYNAMICS_COLUMNS}
 );
 CREATE INDEX IF NOT EXISTS hallways_wing ON hallways(wing, entity_a, entity_b);
-`;
-
-const SCHEMA_VERSION = 1;
+`,
+  // v2 (issue 28): who added a fact or created a tunnel, and who last changed it; null in records written before.
+  `
+ALTER TABLE kg_triples ADD COLUMN created_by TEXT;
+ALTER TABLE kg_triples ADD COLUMN updated_by TEXT;
+ALTER TABLE kg_triples ADD COLUMN updated_at TEXT;
+ALTER TABLE tunnels ADD COLUMN created_by TEXT;
+ALTER TABLE tunnels ADD COLUMN updated_by TEXT;
+`,
+];
+const TUNNEL_COLUMNS = `id, source_wing, source_room, source_drawer_id, source_wing_key, target_wing, target_room, target_drawer_id, target_wing_key,
+  label, kind, created_at, created_by, updated_at, updated_by, strength, stability, last_activated, access_count`;
+const TUNNEL_LINK_VALUES = `@id, @source_wing, @source_room, @source_drawer_id, @source_wing_key, @target_wing, @target_room, @target_drawer_id,
+  @target_wing_key, @label, @kind`;
 
 /** A `TRIPLE_SELECT` row: the stored columns, entity ids in `subject` / `object`, and both names. */
 interface TripleRow extends Omit<KgTriple, 'subject_id' | 'object_id'> {
@@ -128,8 +131,7 @@ class SqliteGraphStore implements GraphStore {
       synchronous: 'NORMAL',
       setup: (db) => {
         db.pragma('foreign_keys = ON');
-        db.exec(SCHEMA);
-        db.pragma(`user_version = ${SCHEMA_VERSION}`);
+        migrateSqlite(db, GRAPH_DB_FILE, MIGRATIONS);
       },
     });
   }
@@ -145,12 +147,13 @@ class SqliteGraphStore implements GraphStore {
     this.stmt('INSERT OR IGNORE INTO kg_entities (id, name, created_at) VALUES (?, ?, ?)').run(ref.id, ref.name, at);
   }
 
-  private insertTriple(t: KgTripleWrite): void {
+  /** A new fact has no change yet; a restored one keeps its own. */
+  private insertTriple(t: KgTripleWrite & Partial<KgFactChange>): void {
     this.stmt(`INSERT INTO kg_triples (id, subject, predicate, object, valid_from, valid_to, from_key, to_key, confidence,
-        source_closet, source_file, source_drawer_id, adapter_name, recorded_at)
+        source_closet, source_file, source_drawer_id, adapter_name, recorded_at, created_by, updated_by, updated_at)
         VALUES (@id, @subject, @predicate, @object, @valid_from, @valid_to, @from_key, @to_key, @confidence,
-        @source_closet, @source_file, @source_drawer_id, @adapter_name, @recorded_at)`)
-      .run({ ...t, subject: t.subject.id, object: t.object.id });
+        @source_closet, @source_file, @source_drawer_id, @adapter_name, @recorded_at, @created_by, @updated_by, @updated_at)`)
+      .run({ ...t, subject: t.subject.id, object: t.object.id, updated_by: t.updated_by ?? null, updated_at: t.updated_at ?? null });
   }
 
   private openTriple(subject: string, predicate: string, object: string): { id: string } | undefined {
@@ -167,9 +170,11 @@ class SqliteGraphStore implements GraphStore {
     return row && { status: 'inverted', triple_id: row.id, valid_from: row.valid_from };
   }
 
-  private closeOpen(subject: string, predicate: string, object: string, validTo: string, toKey: string): number {
-    return this.stmt('UPDATE kg_triples SET valid_to = ?, to_key = ? WHERE subject = ? AND predicate = ? AND object = ? AND to_key IS NULL')
-      .run(validTo, toKey, subject, predicate, object).changes;
+  private closeOpen(subject: string, predicate: string, object: string, validTo: string, toKey: string, change: KgFactChange): number {
+    return this.stmt(
+      'UPDATE kg_triples SET valid_to = ?, to_key = ?, updated_by = ?, updated_at = ? WHERE subject = ? AND predicate = ? AND object = ? AND to_key IS NULL',
+    )
+      .run(validTo, toKey, change.updated_by, change.updated_at, subject, predicate, object).changes;
   }
 
   kgAdd(t: KgTripleWrite): Promise<{ triple_id: string; inserted: boolean }> {
@@ -191,13 +196,13 @@ class SqliteGraphStore implements GraphStore {
   }
 
   kgInvalidate(
-    q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string },
+    q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string; change: KgFactChange },
   ): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval> {
     return guard(() =>
       this.db.transaction((): { status: 'ok'; closed: number } | KgInvertedInterval => {
         const inverted = this.startsAfter(q.subject_id, q.predicate, q.object_id, q.max_from_key);
         if (inverted) return inverted;
-        return { status: 'ok', closed: this.closeOpen(q.subject_id, q.predicate, q.object_id, q.ended, q.ended_key) };
+        return { status: 'ok', closed: this.closeOpen(q.subject_id, q.predicate, q.object_id, q.ended, q.ended_key, q.change) };
       }).immediate()
     );
   }
@@ -216,7 +221,8 @@ class SqliteGraphStore implements GraphStore {
         this.ensureEntity(s.subject, s.recorded_at);
         this.ensureEntity(q.old_object, s.recorded_at);
         this.ensureEntity(s.object, s.recorded_at);
-        const closed = this.closeOpen(s.subject.id, s.predicate, q.old_object.id, boundary, boundaryKey);
+        const closed = this.closeOpen(s.subject.id, s.predicate, q.old_object.id, boundary, boundaryKey, { updated_by: s.created_by,
+          updated_at: s.recorded_at });
         const existing = this.openTriple(s.subject.id, s.predicate, s.object.id);
         if (existing) return { status: 'ok', triple_id: existing.id, inserted: false, closed };
         this.insertTriple(s);
@@ -248,8 +254,11 @@ class SqliteGraphStore implements GraphStore {
     });
   }
 
-  kgSetEnd(q: { id: string; valid_to: string | null; to_key: string | null }): Promise<boolean> {
-    return guard(() => this.stmt('UPDATE kg_triples SET valid_to = ?, to_key = ? WHERE id = ?').run(q.valid_to, q.to_key, q.id).changes > 0);
+  kgSetEnd(q: { id: string; valid_to: string | null; to_key: string | null } & KgFactChange): Promise<boolean> {
+    return guard(() =>
+      this.stmt('UPDATE kg_triples SET valid_to = @valid_to, to_key = @to_key, updated_by = @updated_by, updated_at = @updated_at WHERE id = @id').run(q)
+        .changes > 0
+    );
   }
 
   kgStats(): Promise<KgStatsRow> {
@@ -270,14 +279,12 @@ class SqliteGraphStore implements GraphStore {
         const out: TunnelRecord[] = [];
         for (const w of writes) {
           const row = { ...tunnelWriteFields(w), ...defaultDynamics(w.at) };
-          this.stmt(`INSERT INTO tunnels (id, source_wing, source_room, source_drawer_id, source_wing_key, target_wing, target_room,
-              target_drawer_id, target_wing_key, label, kind, created_at, updated_at, strength, stability, last_activated, access_count)
-              VALUES (@id, @source_wing, @source_room, @source_drawer_id, @source_wing_key, @target_wing, @target_room,
-              @target_drawer_id, @target_wing_key, @label, @kind, @at, NULL, @strength, @stability, @last_activated, @access_count)
+          this.stmt(`INSERT INTO tunnels (${TUNNEL_COLUMNS})
+              VALUES (${TUNNEL_LINK_VALUES}, @at, @by, NULL, NULL, @strength, @stability, @last_activated, @access_count)
               ON CONFLICT(id) DO UPDATE SET source_wing = excluded.source_wing, source_room = excluded.source_room,
               source_drawer_id = excluded.source_drawer_id, source_wing_key = excluded.source_wing_key,
               target_wing = excluded.target_wing, target_room = excluded.target_room, target_drawer_id = excluded.target_drawer_id,
-              target_wing_key = excluded.target_wing_key, label = excluded.label, kind = excluded.kind, updated_at = @at`)
+              target_wing_key = excluded.target_wing_key, label = excluded.label, kind = excluded.kind, updated_at = @at, updated_by = @by`)
             .run(row);
           out.push(toTunnelRecord(this.stmt('SELECT * FROM tunnels WHERE id = ?').get(w.id) as StoredTunnel));
         }
@@ -379,10 +386,8 @@ class SqliteGraphStore implements GraphStore {
   tunnelRestore(records: TunnelRestore[]): Promise<void> {
     return guard(() =>
       this.db.transaction(() => {
-        const put = this.stmt(`INSERT OR REPLACE INTO tunnels (id, source_wing, source_room, source_drawer_id, source_wing_key, target_wing, target_room,
-            target_drawer_id, target_wing_key, label, kind, created_at, updated_at, strength, stability, last_activated, access_count)
-            VALUES (@id, @source_wing, @source_room, @source_drawer_id, @source_wing_key, @target_wing, @target_room,
-            @target_drawer_id, @target_wing_key, @label, @kind, @created_at, @updated_at, @strength, @stability, @last_activated, @access_count)`);
+        const put = this.stmt(`INSERT OR REPLACE INTO tunnels (${TUNNEL_COLUMNS})
+            VALUES (${TUNNEL_LINK_VALUES}, @created_at, @created_by, @updated_at, @updated_by, @strength, @stability, @last_activated, @access_count)`);
         for (const r of records) put.run(storedTunnel(r));
       }).immediate()
     );

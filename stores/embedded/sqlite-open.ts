@@ -42,3 +42,22 @@ export function openStoreSqlite(file: string, options: SqliteOpenOptions): Datab
     throw storeUnavailable(SQLITE_STORE, e);
   }
 }
+
+/**
+ * Bring a file's schema to `migrations.length`: `migrations[v]` takes version v to v + 1, and
+ * `PRAGMA user_version` records the version applied. A file of a newer build is refused rather
+ * than misread.
+ */
+export function migrateSqlite(db: Database.Database, fileName: string, migrations: readonly string[]): void {
+  const latest = migrations.length;
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > latest) throw new Error(`${fileName} has schema version ${current}, newer than this build (${latest})`);
+  // A current file is opened without a write transaction, so opening never waits for a writer.
+  if (current === latest) return;
+  db.transaction(() => {
+    // Re-read inside the write transaction: another process may have migrated meanwhile.
+    const version = db.pragma('user_version', { simple: true }) as number;
+    for (let v = version; v < latest; v++) db.exec(migrations[v]!);
+    if (version < latest) db.pragma(`user_version = ${latest}`);
+  }).immediate();
+}

@@ -29,7 +29,9 @@ export class SqliteRegisteredSources implements RegisteredSources {
   async put(source: RegisteredSource): Promise<void> {
     const { last_refresh: refresh, ...record } = source;
     this.db.prepare(
-      'INSERT INTO sources (source_id, record, last_refresh) VALUES (?, ?, ?) ON CONFLICT (source_id) DO UPDATE SET record = excluded.record, last_refresh = coalesce(excluded.last_refresh, sources.last_refresh)',
+      `INSERT INTO sources (source_id, record, last_refresh) VALUES (?, ?, ?) ON CONFLICT (source_id) DO UPDATE SET
+        record = json_set(excluded.record, '$.added_by', json_extract(sources.record, '$.added_by'), '$.added_at', json_extract(sources.record, '$.added_at')),
+        last_refresh = coalesce(excluded.last_refresh, sources.last_refresh)`,
     )
       .run(source.source_id, JSON.stringify(record), refresh ? JSON.stringify(refresh) : null);
   }

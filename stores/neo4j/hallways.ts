@@ -8,7 +8,7 @@ import neo4j, { type ManagedTransaction } from 'neo4j-driver';
 import { compareCodePoints } from '../../core/scan.js';
 import { dynamicsById, hallwayRecord, toHallwayRecord, type StoredHallway } from '../shared/graph-records.js';
 import type { ConnectionDynamics, HallwayRecord, HallwayWrite } from '../ports/graph-store.js';
-import { palaceKey } from './schema.js';
+import { LABEL_HALLWAY, palaceKey, restoreNodes } from './schema.js';
 
 /** The embedded adapter's order: (wing, entity_a, entity_b) by code point. */
 function byWingAndEntities(a: HallwayRecord, b: HallwayRecord): number {
@@ -17,6 +17,18 @@ function byWingAndEntities(a: HallwayRecord, b: HallwayRecord): number {
 
 export class HallwayCypher {
   constructor(private readonly palace: string) {}
+
+  /** A record as its node's properties: `rooms` as JSON text, counts as Neo4j integers. */
+  private stored(r: HallwayRecord) {
+    return {
+      ...r,
+      key: palaceKey(this.palace, r.id),
+      palace: this.palace,
+      rooms: JSON.stringify(r.rooms),
+      co_occurrence_count: neo4j.int(r.co_occurrence_count),
+      access_count: neo4j.int(r.access_count),
+    };
+  }
 
   async replaceWing(tx: ManagedTransaction, wing: string, writes: HallwayWrite[]): Promise<HallwayRecord[]> {
     const removed = await tx.run(
@@ -42,13 +54,7 @@ export class HallwayCypher {
            h.rooms = r.rooms, h.label = r.label, h.created_at = r.created_at, h.created_by = r.created_by`,
       {
         palace: this.palace,
-        records: records.map((r) => ({
-          ...r,
-          key: palaceKey(this.palace, r.id),
-          rooms: JSON.stringify(r.rooms),
-          co_occurrence_count: neo4j.int(r.co_occurrence_count),
-          access_count: neo4j.int(r.access_count),
-        })),
+        records: records.map((r) => this.stored(r)),
       },
     );
     return records;
@@ -62,22 +68,7 @@ export class HallwayCypher {
   }
 
   async restore(tx: ManagedTransaction, records: HallwayRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    await tx.run(
-      `UNWIND $records AS r
-       MERGE (h:Hallway {key: r.key})
-       SET h = r`,
-      {
-        records: records.map((r) => ({
-          ...r,
-          key: palaceKey(this.palace, r.id),
-          palace: this.palace,
-          rooms: JSON.stringify(r.rooms),
-          co_occurrence_count: neo4j.int(r.co_occurrence_count),
-          access_count: neo4j.int(r.access_count),
-        })),
-      },
-    );
+    await restoreNodes(tx, LABEL_HALLWAY, records.map((r) => this.stored(r)));
   }
 
   async delete(tx: ManagedTransaction, id: string): Promise<boolean> {

@@ -11,29 +11,14 @@
  */
 import neo4j, { type ManagedTransaction } from 'neo4j-driver';
 import { compareCodePoints } from '../../core/scan.js';
-import { toKgTriple } from '../shared/graph-records.js';
-import type { KgDirection, KgEntityRef, KgInvertedInterval, KgStatsRow, KgTriple, KgTripleWrite } from '../ports/graph-store.js';
+import { toKgTriple, type StoredFact } from '../shared/graph-records.js';
+import type { KgDirection, KgEntityRef, KgFactChange, KgInvertedInterval, KgStatsRow, KgTriple, KgTripleWrite } from '../ports/graph-store.js';
 import { Rollback } from './connection.js';
 import { palaceKey } from './schema.js';
 import { codePointSortKey } from './sort-key.js';
 
-interface FactProps {
-  id: string;
-  predicate: string;
-  valid_from?: string;
-  valid_to?: string;
-  from_key?: string;
-  to_key?: string;
-  confidence: number;
-  source_closet?: string;
-  source_file?: string;
-  source_drawer_id?: string;
-  adapter_name?: string;
-  recorded_at: string;
-}
-
 interface FactRow {
-  t: FactProps;
+  t: StoredFact;
   subject_id: string;
   subject_name: string;
   object_id: string;
@@ -65,23 +50,18 @@ export class KgCypher {
     return { key: palaceKey(this.palace, ref.id), id: ref.id, name: ref.name };
   }
 
-  /** The relationship's properties; nulls are left out (Neo4j stores no null properties). */
-  private factProps(t: KgTripleWrite): Record<string, unknown> {
+  /**
+   * The relationship's properties: the fact's own fields (a new fact has no change yet), its key
+   * and the sort keys; nulls are left out (Neo4j stores no null properties).
+   */
+  private factProps(t: KgTripleWrite & Partial<KgFactChange>): Record<string, unknown> {
+    const { subject: _subject, object: _object, ...fields } = t;
     return {
+      ...fields,
+      updated_by: t.updated_by ?? null,
+      updated_at: t.updated_at ?? null,
       key: palaceKey(this.palace, t.id),
       palace: this.palace,
-      id: t.id,
-      predicate: t.predicate,
-      valid_from: t.valid_from,
-      valid_to: t.valid_to,
-      from_key: t.from_key,
-      to_key: t.to_key,
-      confidence: t.confidence,
-      source_closet: t.source_closet,
-      source_file: t.source_file,
-      source_drawer_id: t.source_drawer_id,
-      adapter_name: t.adapter_name,
-      recorded_at: t.recorded_at,
       from_order: t.from_key === null ? null : codePointSortKey(t.from_key),
       recorded_order: codePointSortKey(t.recorded_at),
       id_order: codePointSortKey(t.id),
@@ -133,14 +113,15 @@ export class KgCypher {
     return rows(result);
   }
 
-  private async closeOpen(tx: ManagedTransaction, subjectId: string, predicate: string, objectId: string, validTo: string, toKey: string): Promise<number> {
+  private async closeOpen(tx: ManagedTransaction, subjectId: string, predicate: string, objectId: string, validTo: string, toKey: string,
+    change: KgFactChange): Promise<number> {
     const result = await tx.run(
       `MATCH (s:KgEntity {key: $subject_key})-[t:KG_FACT {palace: $palace, predicate: $predicate}]->(o:KgEntity {key: $object_key})
        WHERE t.to_key IS NULL
-       SET t.valid_to = $valid_to, t.to_key = $to_key
+       SET t.valid_to = $valid_to, t.to_key = $to_key, t.updated_by = $updated_by, t.updated_at = $updated_at
        RETURN count(t) AS closed`,
       { palace: this.palace, subject_key: palaceKey(this.palace, subjectId), object_key: palaceKey(this.palace, objectId), predicate, valid_to: validTo,
-        to_key: toKey },
+        to_key: toKey, ...change },
     );
     return result.records[0]!.get('closed') as number;
   }
@@ -154,13 +135,13 @@ export class KgCypher {
   }
 
   async invalidate(tx: ManagedTransaction,
-    q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string }
+    q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string; change: KgFactChange }
   ): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval> {
     const open = await this.openFacts(tx, q.subject_id, q.predicate, q.object_id);
     const inverted = KgCypher.startsAfter(open, q.max_from_key);
     if (inverted) throw new Rollback(inverted);
     if (open.length === 0) return { status: 'ok', closed: 0 };
-    return { status: 'ok', closed: await this.closeOpen(tx, q.subject_id, q.predicate, q.object_id, q.ended, q.ended_key) };
+    return { status: 'ok', closed: await this.closeOpen(tx, q.subject_id, q.predicate, q.object_id, q.ended, q.ended_key, q.change) };
   }
 
   async supersede(tx: ManagedTransaction, oldObject: KgEntityRef,
@@ -177,7 +158,9 @@ export class KgCypher {
     // Rolling back also undoes the entities merged above: an inverted call writes nothing.
     const inverted = KgCypher.startsAfter(open, s.from_key);
     if (inverted) throw new Rollback(inverted);
-    const closed = open.length === 0 ? 0 : await this.closeOpen(tx, s.subject.id, s.predicate, oldObject.id, s.valid_from, s.from_key);
+    const closed = open.length === 0
+      ? 0
+      : await this.closeOpen(tx, s.subject.id, s.predicate, oldObject.id, s.valid_from, s.from_key, { updated_by: s.created_by, updated_at: s.recorded_at });
     const current = await this.openFacts(tx, s.subject.id, s.predicate, s.object.id);
     if (current.length > 0) return { status: 'ok', triple_id: current[0]!.id, inserted: false, closed };
     await tx.run(
@@ -248,10 +231,10 @@ export class KgCypher {
   /** Inserts each triple whose key is not held (entities merged with the triple's names). */
   async restore(tx: ManagedTransaction, triples: KgTriple[]): Promise<number> {
     if (triples.length === 0) return 0;
-    const rows = triples.map((t) => {
-      const subject = { id: t.subject_id, name: t.subject_name };
-      const object = { id: t.object_id, name: t.object_name };
-      return { subject: this.entity(subject), object: this.entity(object), fact: this.factProps({ ...t, subject, object }) };
+    const rows = triples.map(({ subject_id, subject_name, object_id, object_name, ...fact }) => {
+      const subject = { id: subject_id, name: subject_name };
+      const object = { id: object_id, name: object_name };
+      return { subject: this.entity(subject), object: this.entity(object), fact: this.factProps({ ...fact, subject, object }) };
     });
     const result = await tx.run(
       `UNWIND $rows AS r
@@ -266,12 +249,12 @@ export class KgCypher {
     return result.records[0]!.get('inserted') as number;
   }
 
-  async setEnd(tx: ManagedTransaction, q: { id: string; valid_to: string | null; to_key: string | null }): Promise<boolean> {
+  async setEnd(tx: ManagedTransaction, q: { id: string; valid_to: string | null; to_key: string | null } & KgFactChange): Promise<boolean> {
     const result = await tx.run(
       `MATCH ()-[t:KG_FACT {key: $key}]->()
-       SET t.valid_to = $valid_to, t.to_key = $to_key
+       SET t.valid_to = $valid_to, t.to_key = $to_key, t.updated_by = $updated_by, t.updated_at = $updated_at
        RETURN count(t) AS n`,
-      { key: palaceKey(this.palace, q.id), valid_to: q.valid_to, to_key: q.to_key },
+      { ...q, key: palaceKey(this.palace, q.id) },
     );
     return (result.records[0]!.get('n') as number) > 0;
   }

@@ -4,8 +4,8 @@
  */
 import neo4j from 'neo4j-driver';
 import type { Config } from '../../core/config.js';
-import type { GraphStore, HallwayRecord, HallwayWrite, KgDirection, KgEntityRef, KgInvertedInterval, KgStatsRow, KgTriple, KgTripleWrite, TunnelFilter,
-  TunnelRecord, TunnelRestore, TunnelWrite } from '../ports/graph-store.js';
+import type { GraphStore, HallwayRecord, HallwayWrite, KgDirection, KgEntityRef, KgFactChange, KgInvertedInterval, KgStatsRow, KgTriple, KgTripleWrite,
+  TunnelFilter, TunnelRecord, TunnelRestore, TunnelWrite } from '../ports/graph-store.js';
 import { Neo4jConnection, NEO4J_STORE, type Neo4jConnectionOptions } from './connection.js';
 import { HallwayCypher } from './hallways.js';
 import { KgCypher } from './kg.js';
@@ -53,7 +53,7 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   kgInvalidate(
-    q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string },
+    q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string; change: KgFactChange },
   ): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval> {
     return this.conn.write((tx) => this.kg.invalidate(tx, q));
   }
@@ -75,7 +75,7 @@ export class Neo4jGraphStore implements GraphStore {
     return this.conn.read((tx) => this.kg.timeline(tx, q));
   }
 
-  kgSetEnd(q: { id: string; valid_to: string | null; to_key: string | null }): Promise<boolean> {
+  kgSetEnd(q: { id: string; valid_to: string | null; to_key: string | null } & KgFactChange): Promise<boolean> {
     return this.conn.write((tx) => this.kg.setEnd(tx, q));
   }
 

@@ -8,6 +8,7 @@
  * ever built from input.
  */
 import { invalidArgument } from '../../core/errors.js';
+import type { ManagedTransaction } from 'neo4j-driver';
 import type { Neo4jConnection } from './connection.js';
 
 export const LABEL_ENTITY = 'KgEntity';
@@ -59,4 +60,14 @@ export function checkPalaceName(palace: unknown): string {
 /** The unique identity property of a palace's node or relationship. */
 export function palaceKey(palace: string, id: string): string {
   return `${palace}\u0000${id}`;
+}
+
+/**
+ * Put records back verbatim as `label` nodes, one per `key` (palaceKey): each node's properties
+ * become exactly its record's, so a property the record leaves null is removed.
+ */
+export async function restoreNodes(tx: ManagedTransaction, label: typeof LABEL_TUNNEL | typeof LABEL_HALLWAY,
+  records: Array<Record<string, unknown> & { key: string }>): Promise<void> {
+  if (records.length === 0) return;
+  await tx.run(`UNWIND $records AS r MERGE (n:${label} {key: r.key}) SET n = r`, { records });
 }

@@ -7,7 +7,7 @@ import neo4j, { type ManagedTransaction } from 'neo4j-driver';
 import { compareCodePoints } from '../../core/scan.js';
 import { storedTunnel, toTunnelRecord, tunnelWriteFields, type StoredTunnel } from '../shared/graph-records.js';
 import type { TunnelFilter, TunnelRecord, TunnelRestore, TunnelWrite } from '../ports/graph-store.js';
-import { palaceKey } from './schema.js';
+import { LABEL_TUNNEL, palaceKey, restoreNodes } from './schema.js';
 
 /** Storage order of the embedded adapter: (created_at, id) by code point. */
 function byStorageOrder(a: TunnelRecord, b: TunnelRecord): number {
@@ -23,9 +23,9 @@ export class TunnelCypher {
     for (const w of writes) {
       const result = await tx.run(
         `MERGE (t:Tunnel {key: $key})
-         ON CREATE SET t.palace = $palace, t.id = $id, t.created_at = $at,
+         ON CREATE SET t.palace = $palace, t.id = $id, t.created_at = $at, t.created_by = $by,
                        t.strength = 1.0, t.stability = 1.0, t.last_activated = $at, t.access_count = 0
-         ON MATCH SET t.updated_at = $at
+         ON MATCH SET t.updated_at = $at, t.updated_by = $by
          SET t.source_wing = $source_wing, t.source_room = $source_room, t.source_drawer_id = $source_drawer_id,
              t.source_wing_key = $source_wing_key, t.target_wing = $target_wing, t.target_room = $target_room,
              t.target_drawer_id = $target_drawer_id, t.target_wing_key = $target_wing_key, t.label = $label, t.kind = $kind
@@ -56,15 +56,8 @@ export class TunnelCypher {
   }
 
   async restore(tx: ManagedTransaction, records: TunnelRestore[]): Promise<void> {
-    if (records.length === 0) return;
-    await tx.run(
-      `UNWIND $records AS r
-       MERGE (t:Tunnel {key: r.key})
-       SET t = r`,
-      {
-        records: records.map((r) => ({ ...storedTunnel(r), key: palaceKey(this.palace, r.id), palace: this.palace, access_count: neo4j.int(r.access_count) })),
-      },
-    );
+    await restoreNodes(tx, LABEL_TUNNEL,
+      records.map((r) => ({ ...storedTunnel(r), key: palaceKey(this.palace, r.id), palace: this.palace, access_count: neo4j.int(r.access_count) })));
   }
 
   async count(tx: ManagedTransaction): Promise<number> {

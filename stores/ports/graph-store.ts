@@ -16,12 +16,10 @@ export interface KgEntityRef {
   name: string;
 }
 
-/** A triple to store; the id and `recorded_at` are made by the palace so adapters agree. */
-export interface KgTripleWrite {
+/** What a fact stores about itself, as written and as read back. */
+interface KgFactFields {
   id: string;
-  subject: KgEntityRef;
   predicate: string;
-  object: KgEntityRef;
   /** As given by the caller (validated), returned verbatim. */
   valid_from: string | null;
   valid_to: string | null;
@@ -34,26 +32,31 @@ export interface KgTripleWrite {
   adapter_name: string | null;
   /** UTC instant with microseconds; with `id` it orders facts in storage order. */
   recorded_at: string;
+  /** Who added the fact (the call's actor); null when unknown (added outside a face, or before issue 28). */
+  created_by: string | null;
 }
 
-export interface KgTriple {
-  id: string;
+/** A triple to store; the id and `recorded_at` are made by the palace so adapters agree. */
+export interface KgTripleWrite extends KgFactFields {
+  subject: KgEntityRef;
+  object: KgEntityRef;
+}
+
+/**
+ * Who last changed a fact and when (its end set by an invalidation, a supersession or a revert);
+ * both null while it is as it was added, or when the change was made without an actor (`updated_by` only).
+ */
+export interface KgFactChange {
+  updated_by: string | null;
+  updated_at: string | null;
+}
+
+export interface KgTriple extends KgFactFields, KgFactChange {
   subject_id: string;
   /** The entity's stored (first) spelling. */
   subject_name: string;
-  predicate: string;
   object_id: string;
   object_name: string;
-  valid_from: string | null;
-  valid_to: string | null;
-  from_key: string | null;
-  to_key: string | null;
-  confidence: number;
-  source_closet: string | null;
-  source_file: string | null;
-  source_drawer_id: string | null;
-  adapter_name: string | null;
-  recorded_at: string;
 }
 
 /** An end that would fall before an open fact's start; nothing was written. */
@@ -98,7 +101,11 @@ export interface TunnelRecord extends ConnectionDynamics {
   label: string;
   kind: TunnelKind;
   created_at: string;
+  /** Who created it (the call's actor); absent when unknown (made outside a face, or before issue 28). */
+  created_by?: string;
   updated_at?: string;
+  /** Who last changed it; absent when it is unchanged or its last change had no actor. */
+  updated_by?: string;
 }
 
 export interface TunnelWrite {
@@ -112,6 +119,8 @@ export interface TunnelWrite {
   target_wing_key: string;
   /** The write's instant: `created_at` of a new record, `updated_at` of an existing one. */
   at: string;
+  /** The write's actor likewise: `created_by` or `updated_by`; null when unknown (the field is then absent). */
+  by: string | null;
 }
 
 export interface TunnelFilter {
@@ -153,15 +162,16 @@ export interface GraphStore {
   kgAdd(triple: KgTripleWrite): Promise<{ triple_id: string; inserted: boolean }>;
   /**
    * Close every open (subject, predicate, object) triple with `valid_to = ended`, `to_key =
-   * ended_key`. If any of them has `from_key > max_from_key` nothing is written and the first
+   * ended_key` and `change` as its `updated_by`/`updated_at`. If any of them has `from_key > max_from_key` nothing is written and the first
    * such triple is reported.
    */
   kgInvalidate(
-    q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string },
+    q: { subject_id: string; predicate: string; object_id: string; ended: string; ended_key: string; max_from_key: string; change: KgFactChange },
   ): Promise<{ status: 'ok'; closed: number } | KgInvertedInterval>;
   /**
    * One transaction: create missing entities (subject, old and new object); close every open
-   * (subject, predicate, old object) triple at `successor.valid_from`/`from_key` (the boundary);
+   * (subject, predicate, old object) triple at `successor.valid_from`/`from_key` (the boundary),
+   * changed by the successor's `created_by` at its `recorded_at`;
    * then return the open (subject, predicate, new object) triple if one exists, else insert
    * `successor`. If an open old triple starts after the boundary nothing is written.
    */
@@ -180,15 +190,16 @@ export interface GraphStore {
   kgTimeline(q: { entity_id?: string | undefined; limit: number }): Promise<KgTriple[]>;
   kgStats(): Promise<KgStatsRow>;
   /**
-   * Set one fact's end verbatim (`null` reopens it), for revert (issue 28); false when no fact
-   * has that id.
+   * Set one fact's end and who changed it verbatim (`null` reopens it), for revert (issue 28);
+   * false when no fact has that id.
    */
-  kgSetEnd(q: { id: string; valid_to: string | null; to_key: string | null }): Promise<boolean>;
+  kgSetEnd(q: { id: string; valid_to: string | null; to_key: string | null } & KgFactChange): Promise<boolean>;
 
   /**
    * Insert or update each tunnel by id, in order, atomically. An existing record gets the
-   * write's endpoints, label and kind and `updated_at = at`, keeping `created_at` and its
-   * dynamics; a new one gets `created_at = at` and default dynamics. Returns the stored records.
+   * write's endpoints, label and kind, `updated_at = at` and `updated_by = by`, keeping
+   * `created_at`, `created_by` and its dynamics; a new one gets `created_at = at`,
+   * `created_by = by` and default dynamics. Returns the stored records.
    */
   tunnelUpsert(writes: TunnelWrite[]): Promise<TunnelRecord[]>;
   /** Tunnels in storage order: (created_at, id) ascending. */
@@ -211,12 +222,12 @@ export interface GraphStore {
    */
   kgScan(after: { recorded_at: string; id: string } | undefined, limit: number): Promise<KgTriple[]>;
   /**
-   * Restore triples verbatim (id, validity, `recorded_at`, entity names), in one transaction; a
+   * Restore triples verbatim (id, validity, `recorded_at`, who added and changed them, entity names), in one transaction; a
    * triple whose id is held is left as it is, missing entities are created with the triple's
    * spelling. Returns how many were inserted.
    */
   kgRestore(triples: KgTriple[]): Promise<number>;
-  /** Restore tunnel records verbatim by id (timestamps and dynamics included), atomically. */
+  /** Restore tunnel records verbatim by id (timestamps, who created and changed them, and dynamics included), atomically. */
   tunnelRestore(records: TunnelRestore[]): Promise<void>;
   /** Restore hallway records verbatim by id (dynamics included), atomically. */
   hallwayRestore(records: HallwayRecord[]): Promise<void>;

@@ -32,11 +32,23 @@ export interface RegisteredSource {
   mode: string;
   added_by: string;
   added_at: string;
+  /**
+   * Who last replaced the record by registering the source again, and when (issue 28); absent
+   * while it is as first registered (`updated_by` also when the replacement had no actor). A
+   * refresh is not a change of the record: it has its own record (`last_refresh`, its trigger),
+   * and the audit trail names who started a manual one.
+   */
+  updated_by?: string;
+  updated_at?: string;
   last_refresh?: SourceRefresh;
 }
 
 export interface RegisteredSources {
-  /** Add or replace a source (its `last_refresh` is kept when the new record has none). */
+  /**
+   * Add a source, or replace the one registered under its id: a replaced source keeps who added it
+   * and when (`added_by`, `added_at` of its first registration, also under concurrent ones) and its
+   * `last_refresh` when the new record has none; every other field is the new record's, verbatim.
+   */
   put(source: RegisteredSource): Promise<void>;
   get(sourceId: string): Promise<RegisteredSource | undefined>;
   /** Every registered source, ordered by source id. */

@@ -2,18 +2,34 @@
  * The cluster profile's registered sources on Redis: JSON per source id in the hash
  * `mempalace:{<palace>}:jobs:sources`, the latest refresh in `…:jobs:source_refresh` (the keys
  * earlier versions wrote beside the job records, so a deployed palace keeps its sources).
- * Two hashes, so re-registering a source keeps its refresh, and a refresh recorded for a source
- * removed meanwhile is refused inside one function call.
+ * Two hashes, so re-registering a source keeps its refresh; a re-registration keeps who first
+ * added the source, and a refresh recorded for a source removed meanwhile is refused, each inside
+ * one function call.
  */
 import type { RegisteredSource, RegisteredSources, SourceRefresh } from '../ports/registered-sources.js';
 import type { RedisConnections } from './connection.js';
 import { guardRedis, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary, connectWithLibrary } from './functions.js';
 
-const VERSION = 'v1';
+const VERSION = 'v2';
+const PUT = `sources_put_${VERSION}`;
 const SET_REFRESH = `sources_set_refresh_${VERSION}`;
-// keys: sources hash, refresh hash. args: source id, refresh JSON.
+// keys: sources hash, refresh hash. PUT args: source id, record JSON, refresh JSON or ''; SET_REFRESH args: source id, refresh JSON.
 const library = new FunctionLibrary(`#!lua name=mempalace_sources_${VERSION}
+redis.register_function('${PUT}', function(keys, args)
+  local record = args[2]
+  local old = redis.call('HGET', keys[1], args[1])
+  if old then
+    local first = cjson.decode(old)
+    local replacing = cjson.decode(record)
+    replacing.added_by = first.added_by
+    replacing.added_at = first.added_at
+    record = cjson.encode(replacing)
+  end
+  redis.call('HSET', keys[1], args[1], record)
+  if args[3] ~= '' then redis.call('HSET', keys[2], args[1], args[3]) end
+  return 1
+end)
 redis.register_function('${SET_REFRESH}', function(keys, args)
   if redis.call('HEXISTS', keys[1], args[1]) == 0 then return 0 end
   redis.call('HSET', keys[2], args[1], args[2])
@@ -47,9 +63,9 @@ export class RedisRegisteredSources implements RegisteredSources {
 
   async put(source: RegisteredSource): Promise<void> {
     const { last_refresh: refresh, ...record } = source;
-    const tx = this.conn.multi().hset(this.sourcesKey, source.source_id, JSON.stringify(record));
-    if (refresh) tx.hset(this.refreshKey, source.source_id, JSON.stringify(refresh));
-    await guardRedis(() => tx.exec());
+    await guardRedis(() =>
+      library.call(this.conn, PUT, [this.sourcesKey, this.refreshKey], [source.source_id, JSON.stringify(record), refresh ? JSON.stringify(refresh) : ''])
+    );
   }
 
   async get(sourceId: string): Promise<RegisteredSource | undefined> {

@@ -37,6 +37,9 @@ export interface StoredFact {
   source_drawer_id?: string | null;
   adapter_name?: string | null;
   recorded_at: string;
+  created_by?: string | null;
+  updated_by?: string | null;
+  updated_at?: string | null;
 }
 
 /** A fact's entities: ids and stored (first) spellings. */
@@ -65,6 +68,9 @@ export function toKgTriple(fact: StoredFact, ends: FactEnds): KgTriple {
     source_drawer_id: fact.source_drawer_id ?? null,
     adapter_name: fact.adapter_name ?? null,
     recorded_at: fact.recorded_at,
+    created_by: fact.created_by ?? null,
+    updated_by: fact.updated_by ?? null,
+    updated_at: fact.updated_at ?? null,
   };
 }
 
@@ -80,52 +86,55 @@ export interface StoredTunnel extends ConnectionDynamics {
   label: string;
   kind: string;
   created_at: string;
+  created_by?: string | null;
   updated_at?: string | null;
+  updated_by?: string | null;
 }
 
-/** A tunnel write's fields as both stores take them: flat endpoints, null for no drawer. */
-export function tunnelWriteFields(w: TunnelWrite) {
+/** A tunnel's link as both stores keep it: flat endpoint fields, null for no drawer. */
+function flatLink(t: Pick<TunnelWrite, 'id' | 'source' | 'target' | 'label' | 'kind' | 'source_wing_key' | 'target_wing_key'>) {
   return {
-    id: w.id,
-    source_wing: w.source.wing,
-    source_room: w.source.room,
-    source_drawer_id: w.source.drawer_id ?? null,
-    source_wing_key: w.source_wing_key,
-    target_wing: w.target.wing,
-    target_room: w.target.room,
-    target_drawer_id: w.target.drawer_id ?? null,
-    target_wing_key: w.target_wing_key,
-    label: w.label,
-    kind: w.kind,
-    at: w.at,
+    id: t.id,
+    source_wing: t.source.wing,
+    source_room: t.source.room,
+    source_drawer_id: t.source.drawer_id ?? null,
+    source_wing_key: t.source_wing_key,
+    target_wing: t.target.wing,
+    target_room: t.target.room,
+    target_drawer_id: t.target.drawer_id ?? null,
+    target_wing_key: t.target_wing_key,
+    label: t.label,
+    kind: t.kind,
   };
+}
+
+/** A tunnel write's fields as both stores take them. */
+export function tunnelWriteFields(w: TunnelWrite) {
+  return { ...flatLink(w), at: w.at, by: w.by };
 }
 
 function endpoint(wing: string, room: string, drawerId: string | null | undefined): TunnelEndpoint {
   return drawerId === null || drawerId === undefined ? { wing, room } : { wing, room, drawer_id: drawerId };
 }
 
-/** A restored tunnel's stored fields: flat endpoints, null for no drawer or no update. */
+/** A restored tunnel's stored fields: null for no drawer, no update or an unknown actor. */
 export function storedTunnel(r: TunnelRestore) {
   return {
-    id: r.id,
-    source_wing: r.source.wing,
-    source_room: r.source.room,
-    source_drawer_id: r.source.drawer_id ?? null,
-    source_wing_key: r.source_wing_key,
-    target_wing: r.target.wing,
-    target_room: r.target.room,
-    target_drawer_id: r.target.drawer_id ?? null,
-    target_wing_key: r.target_wing_key,
-    label: r.label,
-    kind: r.kind,
+    ...flatLink(r),
     created_at: r.created_at,
+    created_by: r.created_by ?? null,
     updated_at: r.updated_at ?? null,
+    updated_by: r.updated_by ?? null,
     strength: r.strength,
     stability: r.stability,
     last_activated: r.last_activated,
     access_count: r.access_count,
   };
+}
+
+/** `{ [key]: value }` when the store holds a value, else nothing (the record's field is absent). */
+function present<K extends string>(key: K, value: string | null | undefined): { [k in K]?: string } {
+  return value === null || value === undefined ? {} : ({ [key]: value } as { [k in K]?: string });
 }
 
 export function toTunnelRecord(t: StoredTunnel): TunnelRecord {
@@ -136,7 +145,9 @@ export function toTunnelRecord(t: StoredTunnel): TunnelRecord {
     label: t.label,
     kind: t.kind as TunnelKind,
     created_at: t.created_at,
-    ...(t.updated_at === null || t.updated_at === undefined ? {} : { updated_at: t.updated_at }),
+    ...present('created_by', t.created_by),
+    ...present('updated_at', t.updated_at),
+    ...present('updated_by', t.updated_by),
     strength: t.strength,
     stability: t.stability,
     last_activated: t.last_activated,

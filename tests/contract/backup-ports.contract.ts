@@ -42,6 +42,10 @@ function triple(n: number, s: string, o: string, closed = false): KgTriple {
     adapter_name: null,
     // Two triples share an instant so the id breaks the tie.
     recorded_at: `2030-01-01T00:00:00.${String(Math.floor(n / 2)).padStart(6, '0')}Z`,
+    // Who added and ended it travels verbatim; some were added outside a face.
+    created_by: n % 3 === 0 ? null : 'alice',
+    updated_by: closed ? 'bob' : null,
+    updated_at: closed ? '2030-02-01T00:00:00.000000Z' : null,
   };
 }
 

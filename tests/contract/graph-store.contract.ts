@@ -5,11 +5,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GraphStore, HallwayWrite, KgEntityRef, KgTripleWrite, TunnelWrite } from '../../stores/ports/graph-store.js';
 import { kgFact } from '../helpers/kg.js';
+import { newTunnel } from '../helpers/tunnels.js';
 
 export interface OpenedGraphStore {
   graph: GraphStore;
   cleanup(): Promise<void>;
 }
+
+/** A change by nobody known, where who changed a fact is not what a test looks at. */
+const NO_CHANGE = { updated_by: null, updated_at: null };
 
 const ent = (name: string): KgEntityRef => ({ id: name.toLowerCase().replaceAll(' ', '_'), name });
 
@@ -41,6 +45,7 @@ function tunnel(id: string, a: [string, string], b: [string, string], at: string
     source_wing_key: a[0].toLowerCase(),
     target_wing_key: b[0].toLowerCase(),
     at,
+    by: null,
     ...extra,
   };
 }
@@ -95,6 +100,16 @@ export function describeGraphStoreContract(adapterName: string, open: () => Prom
         const [f] = await g.kgFacts({ entity_id: 'a', direction: 'outgoing' });
         expect(f).toMatchObject({ confidence: 0.25, source_closet: 'closet_1', source_file: '/x/y.md', source_drawer_id: 'drawer_w_r_1',
           adapter_name: 'extractor' });
+      });
+
+      it('records who added a fact, and no change yet', async () => {
+        const byAlice = { ...triple('A', 'p', 'B'), created_by: 'alice' };
+        await g.kgAdd(byAlice);
+        await g.kgAdd(triple('A', 'q', 'C'));
+        const facts = await g.kgFacts({ entity_id: 'a', direction: 'outgoing' });
+        expect(facts.map((f) => [f.id, f.created_by, f.updated_by, f.updated_at])).toEqual([[byAlice.id, 'alice', null, null], [facts[1]!.id, null, null,
+          null]]);
+        expect((await g.kgTimeline({ entity_id: 'a', limit: 10 }))[0]).toMatchObject({ created_by: 'alice', updated_by: null, updated_at: null });
       });
 
       it('returns the existing id for an identical open fact and writes nothing', async () => {
@@ -164,7 +179,7 @@ export function describeGraphStoreContract(adapterName: string, open: () => Prom
         await g.kgAdd(closed);
         await g.kgAdd(open1);
         const r = await g.kgInvalidate({ subject_id: 'a', predicate: 'p', object_id: 'b', ended: '2021-05-05', ended_key: '2021-05-06T00:00:00Z',
-          max_from_key: '2021-05-05T23:59:59Z' });
+          max_from_key: '2021-05-05T23:59:59Z', change: NO_CHANGE });
         expect(r).toEqual({ status: 'ok', closed: 1 });
         const facts = await g.kgFacts({ entity_id: 'a', direction: 'outgoing' });
         expect(facts.map((f) => [f.id, f.valid_to, f.to_key])).toEqual([
@@ -176,18 +191,42 @@ export function describeGraphStoreContract(adapterName: string, open: () => Prom
       it("kgSetEnd sets one fact's end verbatim, reopens it with null, and reports an unknown id", async () => {
         const fact = triple('A', 'p', 'B', { from: '2020-01-01T00:00:00Z' });
         await g.kgAdd(fact);
-        expect(await g.kgSetEnd({ id: fact.id, valid_to: '2021-05-05', to_key: '2021-05-06T00:00:00Z' })).toBe(true);
+        expect(await g.kgSetEnd({ id: fact.id, valid_to: '2021-05-05', to_key: '2021-05-06T00:00:00Z', ...NO_CHANGE })).toBe(true);
         expect((await g.kgFacts({ entity_id: 'a', direction: 'outgoing' })).map((f) => [f.valid_to, f.to_key])).toEqual([['2021-05-05',
           '2021-05-06T00:00:00Z']]);
-        expect(await g.kgSetEnd({ id: fact.id, valid_to: null, to_key: null })).toBe(true);
+        expect(await g.kgSetEnd({ id: fact.id, valid_to: null, to_key: null, ...NO_CHANGE })).toBe(true);
         expect((await g.kgFacts({ entity_id: 'a', direction: 'outgoing', as_of_key: '2030-01-01T00:00:00Z' })).map((f) => f.id)).toEqual([fact.id]);
-        expect(await g.kgSetEnd({ id: 'no_such_fact', valid_to: null, to_key: null })).toBe(false);
+        expect(await g.kgSetEnd({ id: 'no_such_fact', valid_to: null, to_key: null, ...NO_CHANGE })).toBe(false);
+      });
+
+      it("records the change on every fact it closes, keeping who added it, and leaves other facts' changes alone", async () => {
+        const closed = { ...triple('A', 'p', 'B', { from: '2018-01-01T00:00:00Z', to: '2019-01-01T00:00:00Z' }), created_by: 'alice' };
+        const open1 = { ...triple('A', 'p', 'B', { from: '2020-01-01T00:00:00Z' }), created_by: 'alice' };
+        await g.kgAdd(closed);
+        await g.kgAdd(open1);
+        await g.kgInvalidate({ subject_id: 'a', predicate: 'p', object_id: 'b', ended: '2021-05-05', ended_key: '2021-05-06T00:00:00Z',
+          max_from_key: '2021-05-05T23:59:59Z', change: { updated_by: 'bob', updated_at: '2030-03-01T00:00:00.000001Z' } });
+        const facts = await g.kgFacts({ entity_id: 'a', direction: 'outgoing' });
+        expect(facts.map((f) => [f.id, f.created_by, f.updated_by, f.updated_at])).toEqual([
+          [closed.id, 'alice', null, null],
+          [open1.id, 'alice', 'bob', '2030-03-01T00:00:00.000001Z'],
+        ]);
+      });
+
+      it('kgSetEnd puts back who changed a fact verbatim, none included', async () => {
+        const fact = { ...triple('A', 'p', 'B'), created_by: 'alice' };
+        await g.kgAdd(fact);
+        await g.kgSetEnd({ id: fact.id, valid_to: '2021-05-05', to_key: '2021-05-06T00:00:00Z', updated_by: 'bob', updated_at: '2030-03-01T00:00:00Z' });
+        const changed = async () => (await g.kgFacts({ entity_id: 'a', direction: 'outgoing' })).map((f) => [f.created_by, f.updated_by, f.updated_at]);
+        expect(await changed()).toEqual([['alice', 'bob', '2030-03-01T00:00:00Z']]);
+        await g.kgSetEnd({ id: fact.id, valid_to: null, to_key: null, ...NO_CHANGE });
+        expect(await changed()).toEqual([['alice', null, null]]);
       });
 
       it('is a no-op without a match', async () => {
         expect(
           await g.kgInvalidate({ subject_id: 'a', predicate: 'p', object_id: 'b', ended: '2021-01-01T00:00:00Z', ended_key: '2021-01-01T00:00:00Z',
-            max_from_key: '2021-01-01T00:00:00Z' }),
+            max_from_key: '2021-01-01T00:00:00Z', change: NO_CHANGE }),
         ).toEqual({ status: 'ok', closed: 0 });
       });
 
@@ -195,13 +234,13 @@ export function describeGraphStoreContract(adapterName: string, open: () => Prom
         const early = triple('A', 'p', 'B', { from: '2020-01-01T00:00:00Z' });
         await g.kgAdd(early);
         const r = await g.kgInvalidate({ subject_id: 'a', predicate: 'p', object_id: 'b', ended: '2019-01-01T00:00:00Z', ended_key: '2019-01-01T00:00:00Z',
-          max_from_key: '2019-01-01T00:00:00Z' });
+          max_from_key: '2019-01-01T00:00:00Z', change: NO_CHANGE });
         expect(r).toEqual({ status: 'inverted', triple_id: early.id, valid_from: '2020-01-01T00:00:00Z' });
         expect((await g.kgFacts({ entity_id: 'a', direction: 'outgoing' }))[0]!.valid_to).toBeNull();
         // A start equal to max_from_key is allowed.
         expect(
           await g.kgInvalidate({ subject_id: 'a', predicate: 'p', object_id: 'b', ended: '2020-01-01T00:00:00Z', ended_key: '2020-01-01T00:00:00Z',
-            max_from_key: '2020-01-01T00:00:00Z' }),
+            max_from_key: '2020-01-01T00:00:00Z', change: NO_CHANGE }),
         ).toEqual({ status: 'ok', closed: 1 });
       });
     });
@@ -220,6 +259,18 @@ export function describeGraphStoreContract(adapterName: string, open: () => Prom
         expect(all.map((f) => [f.object_name, f.valid_from, f.valid_to])).toEqual([
           ['M1', '2024-01-01T00:00:00Z', '2024-06-01T12:00:00Z'],
           ['M2', '2024-06-01T12:00:00Z', null],
+        ]);
+      });
+
+      it("records the successor's creator as who changed the closed fact, at its recorded_at", async () => {
+        const old = { ...triple('Bot', 'uses_model', 'M1', { from: '2024-01-01T00:00:00Z' }), created_by: 'alice' };
+        await g.kgAdd(old);
+        const next = { ...triple('Bot', 'uses_model', 'M2', { from: '2024-06-01T12:00:00Z' }), created_by: 'bob' };
+        await g.kgSupersede({ old_object: ent('M1'), successor: next });
+        const all = await g.kgFacts({ entity_id: 'bot', direction: 'outgoing' });
+        expect(all.map((f) => [f.object_name, f.created_by, f.updated_by, f.updated_at])).toEqual([
+          ['M1', 'alice', 'bob', next.recorded_at],
+          ['M2', 'bob', null, null],
         ]);
       });
 
@@ -274,18 +325,10 @@ export function describeGraphStoreContract(adapterName: string, open: () => Prom
     describe('tunnels', () => {
       it('creates with default dynamics and lists in (created_at, id) order', async () => {
         const [t1] = await g.tunnelUpsert([tunnel('bbbb', ['W1', 'r1'], ['W2', 'r2'], '2030-01-01T00:00:00.000001+00:00', { label: 'one' })]);
-        expect(t1).toEqual({
-          id: 'bbbb',
-          source: { wing: 'W1', room: 'r1' },
-          target: { wing: 'W2', room: 'r2' },
-          label: 'one',
-          kind: 'explicit',
-          created_at: '2030-01-01T00:00:00.000001+00:00',
-          strength: 1,
-          stability: 1,
-          last_activated: '2030-01-01T00:00:00.000001+00:00',
-          access_count: 0,
-        });
+        expect(t1).toEqual(
+          newTunnel({ id: 'bbbb', source: { wing: 'W1', room: 'r1' }, target: { wing: 'W2', room: 'r2' }, label: 'one', kind: 'explicit' },
+            '2030-01-01T00:00:00.000001+00:00'),
+        );
         await g.tunnelUpsert([
           tunnel('cccc', ['W3', 'r3'], ['W1', 'r9'], '2030-01-01T00:00:00.000002+00:00'),
           tunnel('aaaa', ['W4', 'r4'], ['W5', 'r5'], '2030-01-01T00:00:00.000002+00:00'),
@@ -318,6 +361,40 @@ export function describeGraphStoreContract(adapterName: string, open: () => Prom
         });
         expect((await g.tunnelList()).map((t) => t.id)).toEqual(['t1', 't2']);
         expect(await g.tunnelCount()).toBe(2);
+      });
+
+      it('records who created a tunnel and who last changed it; a change by nobody known leaves no changer', async () => {
+        const at = (n: number) => `2030-01-0${n}T00:00:00.000000+00:00`;
+        const [created] = await g.tunnelUpsert([tunnel('t1', ['W1', 'r1'], ['W2', 'r2'], at(1), { by: 'alice' })]);
+        expect(created).toEqual(
+          newTunnel({ id: 't1', source: { wing: 'W1', room: 'r1' }, target: { wing: 'W2', room: 'r2' }, label: '', kind: 'explicit', created_by: 'alice' },
+            at(1)),
+        );
+        const [changed] = await g.tunnelUpsert([tunnel('t1', ['W1', 'r1'], ['W2', 'r2'], at(2), { label: 'relabelled', by: 'bob' })]);
+        expect(changed).toMatchObject({ created_at: at(1), created_by: 'alice', updated_at: at(2), updated_by: 'bob', label: 'relabelled' });
+        const [unknown] = await g.tunnelUpsert([tunnel('t1', ['W1', 'r1'], ['W2', 'r2'], at(3))]);
+        expect(unknown).toMatchObject({ created_by: 'alice', updated_at: at(3) });
+        expect(unknown).not.toHaveProperty('updated_by');
+        const [made] = await g.tunnelUpsert([tunnel('t2', ['W3', 'r3'], ['W4', 'r4'], at(4))]);
+        expect(made).not.toHaveProperty('created_by');
+        expect(await g.tunnelList()).toEqual([unknown, made]);
+      });
+
+      it('restores tunnels verbatim, who created and changed them included, and drops what the record leaves out', async () => {
+        const at = '2030-01-01T00:00:00.000000+00:00';
+        await g.tunnelUpsert([tunnel('t1', ['W1', 'r1'], ['W2', 'r2'], at, { by: 'carol' })]);
+        await g.tunnelUpsert([tunnel('t1', ['W1', 'r1'], ['W2', 'r2'], '2030-01-02T00:00:00.000000+00:00', { by: 'dave' })]);
+        const restored = {
+          ...newTunnel({ id: 't1', source: { wing: 'W1', room: 'r1' }, target: { wing: 'W2', room: 'r2' }, label: 'back', kind: 'explicit',
+            created_by: 'alice' }, at),
+          updated_at: '2030-01-03T00:00:00.000000+00:00',
+          updated_by: 'bob',
+        };
+        await g.tunnelRestore([{ ...restored, source_wing_key: 'w1', target_wing_key: 'w2' }]);
+        expect(await g.tunnelList()).toEqual([restored]);
+        const { created_by: _c, updated_at: _a, updated_by: _b, ...unowned } = restored;
+        await g.tunnelRestore([{ ...unowned, source_wing_key: 'w1', target_wing_key: 'w2' }]);
+        expect(await g.tunnelList()).toEqual([unowned]);
       });
 
       it('filters by wing key on either endpoint, and by room on the same endpoint', async () => {

@@ -44,7 +44,8 @@ const names = ['a', `a${ASTRAL}`, `a${REPLACEMENT}`, `a${PRIVATE_USE}`, ASTRAL, 
   `${ASTRAL}x`, 'z', '\ud7ff', `\ud7ff${ASTRAL}`];
 
 function fact(s: string, p: string, o: string, recorded: string, from: string | null, id: string): KgTripleWrite {
-  return kgFact({ id, subject: { id: s, name: s }, predicate: p, object: { id: o, name: o }, valid_from: from, from_key: from, recorded_at: recorded });
+  return kgFact({ id, subject: { id: s, name: s }, predicate: p, object: { id: o, name: o }, valid_from: from, from_key: from, recorded_at: recorded,
+    created_by: s === 'hub' ? 'alice' : null });
 }
 
 /** The same writes on both adapters, for comparing everything they return. */
@@ -63,6 +64,7 @@ async function writeAstralData(g: GraphStore): Promise<void> {
     source_wing_key: `w${n}`,
     target_wing_key: 'other',
     at: '2030-01-01T00:00:00.000000+00:00',
+    by: n === 'z' ? null : `agent${n}`,
   }));
   await g.tunnelUpsert(tunnels);
   for (const n of names) {
@@ -153,9 +155,9 @@ describe('Neo4j GraphStore specifics', () => {
       await other.kgAdd(fact('a', 'p', 'b', '2030-01-01T00:00:00.000002Z', null, 't1'));
       await other.kgAdd(fact('a', 'q', 'c', '2030-01-01T00:00:00.000003Z', null, 't2'));
       await graph.tunnelUpsert([{ id: 'same', source: { wing: 'a', room: 'r' }, target: { wing: 'b', room: 'r' }, label: 'mine', kind: 'explicit',
-        source_wing_key: 'a', target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00' }]);
+        source_wing_key: 'a', target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00', by: null }]);
       await other.tunnelUpsert([{ id: 'same', source: { wing: 'a', room: 'r' }, target: { wing: 'b', room: 'r' }, label: 'theirs', kind: 'explicit',
-        source_wing_key: 'a', target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00' }]);
+        source_wing_key: 'a', target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00', by: null }]);
       expect(await graph.kgStats()).toEqual({ entities: 2, triples: 1, current_facts: 1, relationship_types: ['p'] });
       expect((await other.kgFacts({ entity_id: 'a', direction: 'outgoing' })).map((f) => f.id)).toEqual(['t1', 't2']);
       expect((await graph.tunnelList()).map((t) => t.label)).toEqual(['mine']);

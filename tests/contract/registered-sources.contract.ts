@@ -54,6 +54,27 @@ export function describeRegisteredSourcesContract(adapterName: string, open: () 
       expect((await sources.list()).map((s) => s.source_id)).toEqual(['src_a']);
     });
 
+    it('keeps who first added a source and when through every replacement, the rest being the new record', async () => {
+      await sources.put(registered('src_a', { kind: 'dir', location: '/data/ünï', match_key: undefined, ref: undefined }));
+      await sources.put(registered('src_a', { added_by: 'bob', added_at: '2026-03-05T00:00:00.000Z', mode: 'convos', wing: 'wïng/ü "q"' }));
+      await sources.put(registered('src_a', { added_by: 'carol', added_at: '2026-03-06T00:00:00.000Z', mode: 'convos', wing: 'wïng/ü "q"' }));
+      expect(await sources.get('src_a')).toEqual(registered('src_a', { mode: 'convos', wing: 'wïng/ü "q"' }));
+    });
+
+    it('keeps who replaced a source and when verbatim, and drops them when the replacing record has none', async () => {
+      await sources.put(registered('src_a'));
+      const refresh = { trigger: 'manual' as const, requested_at: '2026-03-01T10:01:00.000Z', state: 'waiting' as const };
+      await sources.setRefresh('src_a', refresh);
+      const replaced = registered('src_a', { mode: 'convos', updated_by: 'bob', updated_at: '2026-03-02T09:00:00.000Z' });
+      await sources.put(replaced);
+      expect(await sources.get('src_a')).toEqual({ ...replaced, last_refresh: refresh });
+      expect(await sources.list()).toEqual([{ ...replaced, last_refresh: refresh }]);
+      await sources.put(registered('src_a', { updated_at: '2026-03-03T09:00:00.000Z' }));
+      const unknownChanger = await sources.get('src_a');
+      expect(unknownChanger).toMatchObject({ added_by: 'alice', updated_at: '2026-03-03T09:00:00.000Z', mode: 'projects' });
+      expect(unknownChanger).not.toHaveProperty('updated_by');
+    });
+
     it('records the latest refresh, keeps it when the source is registered again, and refuses one for an unknown source', async () => {
       await sources.put(registered('src_a'));
       const refresh = { trigger: 'webhook' as const, requested_at: '2026-03-01T10:01:00.000Z', job_id: 'job_1', state: 'completed' as const, commit: 'abc123',

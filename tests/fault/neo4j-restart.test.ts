@@ -48,7 +48,7 @@ describe('Neo4j graph store across a kill -9 of Neo4j', () => {
     const g = graph;
     for (let i = 1; i <= 20; i++) await g.kgAdd(fact(i));
     await g.tunnelUpsert([{ id: 'tn', source: { wing: 'a', room: 'r' }, target: { wing: 'b', room: 'r' }, label: 'x', kind: 'explicit', source_wing_key: 'a',
-      target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00' }]);
+      target_wing_key: 'b', at: '2030-01-01T00:00:00.000000+00:00', by: null }]);
     const expectedFacts = (await g.kgFacts({ entity_id: 'bot', direction: 'both' })).map((f) => f.id);
     expect(expectedFacts).toHaveLength(20);
 

@@ -1,4 +1,4 @@
-/** Knowledge-graph facts as tests write them: certain, open-ended and without provenance unless told. */
+/** Knowledge-graph facts as tests write them: certain, open-ended, without provenance and by nobody known unless told. */
 import type { KgTripleWrite } from '../../stores/ports/graph-store.js';
 
 type FactIdentity = Pick<KgTripleWrite, 'id' | 'subject' | 'predicate' | 'object' | 'recorded_at'>;
@@ -15,6 +15,7 @@ export function kgFact(fact: FactIdentity & Partial<KgTripleWrite>): KgTripleWri
     source_file: null,
     source_drawer_id: null,
     adapter_name: null,
+    created_by: null,
     ...fact,
   };
 }

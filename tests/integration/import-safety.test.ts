@@ -213,4 +213,39 @@ describe.each(['embedded', 'cluster'] as const)('imports and restores, %s', (pro
       await stores.close();
     }
   });
+
+  it('I5: facts and tunnels of an export written before ownership import with no owner; later ones carry theirs verbatim', async () => {
+    const stores = await openStores(configFor(profile));
+    try {
+      const fact = (id: string, object: string, owner: Record<string, string | null> = {}) => ({
+        kind: 'kg_triple',
+        triple: { id, subject_id: 'svc', subject_name: 'Svc', predicate: 'uses', object_id: object.toLowerCase(), object_name: object, valid_from: null,
+          valid_to: null, from_key: null, to_key: null, confidence: 1, source_closet: null, source_file: null, source_drawer_id: null, adapter_name: null,
+          recorded_at: `2026-01-01T00:00:00.00000${id.length}Z`, ...owner },
+      });
+      const tunnel = (id: string, owner: Record<string, string> = {}) => ({
+        kind: 'tunnel',
+        tunnel: { id, source: { wing: 'a', room: 'r' }, target: { wing: 'b', room: id }, label: '', kind: 'explicit', created_at: '2026-01-01T00:00:00+00:00',
+          strength: 1, stability: 1, last_activated: '2026-01-01T00:00:00+00:00', access_count: 0, ...owner },
+      });
+      const file = path.join(tmp, `owners-${profile}.jsonl.gz`);
+      writeExport(file, [header(), fact('t_1', 'Old'),
+        fact('t_22', 'New', { created_by: 'alice', updated_by: 'bob', updated_at: '2026-02-01T00:00:00.000000Z' }), tunnel('tn_old'),
+        tunnel('tn_new', { created_by: 'alice', updated_at: '2026-02-01T00:00:00+00:00', updated_by: 'bob' }), footer({ kg_triple: 2, tunnel: 2 })]);
+      await importPalace(stores, MODEL, file);
+      expect((await stores.graph.kgFacts({ entity_id: 'svc', direction: 'outgoing' })).map((f) => [f.id, f.created_by, f.updated_by, f.updated_at])).toEqual([
+        ['t_1', null, null, null],
+        ['t_22', 'alice', 'bob', '2026-02-01T00:00:00.000000Z'],
+      ]);
+      const [later, old] = await stores.graph.tunnelList();
+      expect(old).toEqual(tunnel('tn_old').tunnel);
+      expect(later).toEqual(tunnel('tn_new', { created_by: 'alice', updated_at: '2026-02-01T00:00:00+00:00', updated_by: 'bob' }).tunnel);
+
+      const bad = path.join(tmp, `bad-owner-${profile}.jsonl.gz`);
+      writeExport(bad, [header(), { ...fact('t_333', 'Bad'), triple: { ...fact('t_333', 'Bad').triple, created_by: 7 } }, footer({ kg_triple: 1 })]);
+      expect(await rejectionOf(importPalace(stores, MODEL, bad))).toMatchObject({ field: 'created_by', rule: 'string', details: { record_kind: 'kg_triple' } });
+    } finally {
+      await stores.close();
+    }
+  });
 });

@@ -6,6 +6,7 @@ import { buildEntityTunnels, buildTopicTunnels, createTunnelOperation, deleteTun
 import type { GraphPalace } from './graph-fixtures.js';
 import { openGraphPalace } from './graph-fixtures.js';
 import { operationCall } from '../helpers/operation-call.js';
+import { newTunnel } from '../helpers/tunnels.js';
 
 const createTunnel = operationCall(createTunnelOperation);
 const deleteTunnel = operationCall(deleteTunnelOperation);
@@ -36,18 +37,11 @@ const base = { source_wing: 'alpha', source_room: 'auth', target_wing: 'beta', t
 describe('create_tunnel', () => {
   it('stores an explicit tunnel with a symmetric id and default dynamics', async () => {
     const t = await createTunnel(palace.ctx, { ...base, label: 'login pays' });
-    expect(t).toEqual({
-      id: hashN('alpha/auth↔beta/billing', 16),
-      source: { wing: 'alpha', room: 'auth' },
-      target: { wing: 'beta', room: 'billing' },
-      label: 'login pays',
-      kind: 'explicit',
-      created_at: '2031-05-01T10:00:00.000000+00:00',
-      strength: 1,
-      stability: 1,
-      last_activated: '2031-05-01T10:00:00.000000+00:00',
-      access_count: 0,
-    });
+    // Outside a face (no call actor) who made it is unknown: no created_by.
+    expect(t).toEqual(
+      newTunnel({ id: hashN('alpha/auth↔beta/billing', 16), source: { wing: 'alpha', room: 'auth' }, target: { wing: 'beta', room: 'billing' },
+        label: 'login pays', kind: 'explicit' }, '2031-05-01T10:00:00.000000+00:00'),
+    );
   });
 
   it('treats B→A as the same tunnel: relabels, keeps created_at and dynamics, sets updated_at', async () => {
@@ -63,6 +57,19 @@ describe('create_tunnel', () => {
       updated_at: '2031-06-01T00:00:00.000000+00:00',
     });
     expect(await listTunnels(palace.ctx)).toEqual([again]);
+  });
+
+  it("records the call's actor as who created a tunnel and who last changed it; a change outside a face names no changer", async () => {
+    const made = await createTunnel({ ...palace.ctx, actor: 'alice' }, { ...base, label: 'one' });
+    expect(made).toMatchObject({ created_by: 'alice' });
+    expect(made).not.toHaveProperty('updated_by');
+    // Later than every clock before: the timestamps' microseconds only increase within a process.
+    clock = new Date('2031-07-01T00:00:00.000Z');
+    const changed = await createTunnel({ ...palace.ctx, actor: 'bob' }, { ...base, label: 'two' });
+    expect(changed).toEqual({ ...made, label: 'two', updated_at: '2031-07-01T00:00:00.000000+00:00', updated_by: 'bob' });
+    const unknown = await createTunnel(palace.ctx, { ...base, label: 'three' });
+    expect(unknown).toMatchObject({ created_by: 'alice', label: 'three' });
+    expect(unknown).not.toHaveProperty('updated_by');
   });
 
   it('refuses an endpoint room without drawers and writes nothing', async () => {

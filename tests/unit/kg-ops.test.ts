@@ -31,6 +31,11 @@ afterEach(async () => {
   await palace.cleanup();
 });
 
+/** A fact added outside a face (no actor) and never changed. */
+const UNOWNED = { created_by: null, updated_by: null, updated_at: null };
+/** recorded_at's form; its microseconds only increase within a process, so tests that ran before move them on. */
+const RECORDED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
 /** Everything the store holds, to show a rejected call wrote nothing. */
 async function snapshot(): Promise<unknown> {
   return { stats: await graph.kgStats(), timeline: await graph.kgTimeline({ limit: 1000 }) };
@@ -46,7 +51,7 @@ describe('kg_add', () => {
     const q = await kgQuery(ctx, { entity: 'max smith' });
     expect(q.facts).toEqual([
       { direction: 'outgoing', subject: 'max smith', predicate: 'works_at', object: "O'Brien Ltd", valid_from: '2025-01-01', valid_to: null, confidence: 1,
-        source_closet: null, current: true },
+        source_closet: null, current: true, ...UNOWNED },
     ]);
   });
 
@@ -163,6 +168,17 @@ describe('kg_invalidate', () => {
     expect((await kgStats(ctx)).current_facts).toBe(0);
   });
 
+  it('records who ended a fact and when, keeping who added it; outside a face the changer is unknown', async () => {
+    await kgAdd({ ...ctx, actor: 'alice' }, { subject: 'a', predicate: 'p', object: 'b' });
+    await kgInvalidate({ ...ctx, actor: 'bob' }, { subject: 'a', predicate: 'p', object: 'b', ended: '2026-03-31' });
+    await kgAdd({ ...ctx, actor: 'alice' }, { subject: 'a', predicate: 'p', object: 'c' });
+    await kgInvalidate(ctx, { subject: 'a', predicate: 'p', object: 'c', ended: '2026-03-31' });
+    expect((await kgQuery(ctx, { entity: 'a' })).facts.map((f) => [f.object, f.created_by, f.updated_by, f.updated_at])).toEqual([
+      ['b', 'alice', 'bob', expect.stringMatching(RECORDED)],
+      ['c', 'alice', null, expect.stringMatching(RECORDED)],
+    ]);
+  });
+
   it('validates its inputs', async () => {
     expect((await rejectionOf(kgInvalidate(ctx, { subject: 'a', predicate: 'p', object: 'b', ended: 'yesterday' }))).field).toBe('ended');
     expect((await rejectionOf(kgInvalidate(ctx, { subject: 'a', predicate: 'p', object: 'b\0' }))).message).toBe('object contains null bytes');
@@ -179,6 +195,16 @@ describe('kg_supersede', () => {
     expect(await objectsAt('2025-06-01T08:59:59Z')).toEqual(['M1']);
     expect(await objectsAt('2025-06-01T09:00:00Z')).toEqual(['M2']);
     expect(await objectsAt('2025-06-01')).toEqual(['M1']);
+  });
+
+  it("records the call's actor: alice added the old fact, bob superseded it and added the new one", async () => {
+    await kgAdd({ ...ctx, actor: 'alice' }, { subject: 'Agent', predicate: 'uses_model', object: 'M1', valid_from: '2025-01-01' });
+    await kgSupersede({ ...ctx, actor: 'bob' }, { subject: 'Agent', predicate: 'uses_model', old_object: 'M1', new_object: 'M2', at: '2025-06-01T09:00:00Z' });
+    const t = (await kgTimeline(ctx, { entity: 'Agent' })).timeline;
+    expect(t.map((f) => [f.object, f.created_by, f.updated_by, f.updated_at])).toEqual([
+      ['M1', 'alice', 'bob', expect.stringMatching(RECORDED)],
+      ['M2', 'bob', null, null],
+    ]);
   });
 
   it('normalises a date-only boundary to 00:00:00Z on both sides', async () => {
@@ -252,9 +278,9 @@ describe('kg_query, kg_timeline, kg_stats', () => {
     const ann = await kgTimeline(ctx, { entity: 'ann' });
     expect(ann.entity).toBe('ann');
     expect(ann.timeline).toEqual([
-      { subject: 'Ann', predicate: 'lived_in', object: 'Paris', valid_from: '2010-01-01', valid_to: '2015-12-31', current: false },
-      { subject: 'Ann', predicate: 'knows', object: 'Bob', valid_from: '2020-01-01', valid_to: null, current: true },
-      { subject: 'Cat', predicate: 'mentors', object: 'Ann', valid_from: null, valid_to: null, current: true },
+      { subject: 'Ann', predicate: 'lived_in', object: 'Paris', valid_from: '2010-01-01', valid_to: '2015-12-31', current: false, ...UNOWNED },
+      { subject: 'Ann', predicate: 'knows', object: 'Bob', valid_from: '2020-01-01', valid_to: null, current: true, ...UNOWNED },
+      { subject: 'Cat', predicate: 'mentors', object: 'Ann', valid_from: null, valid_to: null, current: true, ...UNOWNED },
     ]);
     expect((await rejectionOf(kgTimeline(ctx, { entity: 'a\0' }))).field).toBe('entity');
   });

@@ -3,8 +3,7 @@
  * migrated idempotently; `PRAGMA user_version` records the applied version.
  */
 import type Database from 'better-sqlite3';
-
-export const DRAWER_SCHEMA_VERSION = 3;
+import { migrateSqlite } from '../sqlite-open.js';
 
 // `seq` is the drawer's row number and its label in the ANN index. AUTOINCREMENT keeps labels
 // from ever being reused, so a stale ANN entry can never point at a different drawer.
@@ -68,6 +67,7 @@ CREATE INDEX drawers_wing_id ON drawers (wing, id);
 `;
 
 const MIGRATIONS: readonly string[] = [V1, V2, V3];
+export const DRAWER_SCHEMA_VERSION = MIGRATIONS.length;
 
 /** The temp fts5vocab table over `drawer_fts`: one row per term with its document count. */
 export const FTS_VOCABULARY = 'drawer_fts_vocabulary';
@@ -78,16 +78,7 @@ export function prepareDrawerDatabase(db: Database.Database): void {
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > DRAWER_SCHEMA_VERSION) {
-    throw new Error(`drawers.sqlite3 has schema version ${current}, newer than this build (${DRAWER_SCHEMA_VERSION})`);
-  }
-  db.transaction(() => {
-    // Re-read inside the write transaction: another process may have migrated meanwhile.
-    const version = db.pragma('user_version', { simple: true }) as number;
-    for (let v = version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
-    if (version < DRAWER_SCHEMA_VERSION) db.pragma(`user_version = ${DRAWER_SCHEMA_VERSION}`);
-  }).immediate();
+  migrateSqlite(db, 'drawers.sqlite3', MIGRATIONS);
   // Per connection, not in the file: document frequencies of lexical tokens (lexical-tokens.ts).
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${FTS_VOCABULARY} USING fts5vocab(main, drawer_fts, 'row')`);
 }
