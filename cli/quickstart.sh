@@ -9,7 +9,7 @@ export MEMPALACE_PALACE="${MEMPALACE_PALACE:-$PWD/.palace}"
 node dist/cli/main.js init
 node dist/cli/main.js mine . --wing mempalace_repo
 node dist/cli/main.js status
-for q in "how are drawer ids made deterministic" "event_wait timeout" "parseHttpUrl"; do
+for q in "how are drawer ids made deterministic" "event_wait timeout" "splitUrlCredential"; do
   echo; echo "\$ mempalace search \"$q\""
   node dist/cli/main.js search "$q" --results 3
 done
