@@ -9,7 +9,7 @@ import { ActivityCancellationType, ActivityFailure, ApplicationFailure, defineQu
 import type { ProgressStep } from './progress.js';
 import { advanceProgress, failureFields, finishProgress, jobSubject, newJobRecord, newProgress } from './progress.js';
 import type { JobProgress, JobSpec } from './job.js';
-import type { Fence, JobTimeouts, WorkerActivities } from './workflow-types.js';
+import type { Carried, Fence, JobTimeouts, WorkerActivities } from './workflow-types.js';
 import { CANCEL_SIGNAL, PROGRESS_QUERY } from './workflow-types.js';
 
 export const progressQuery = defineQuery<JobProgress>(PROGRESS_QUERY);
@@ -82,6 +82,34 @@ export class JobRun {
     });
   }
 
+  /** The run of a job that may have been continued as new, where `stepOf` says what its cursor has done. */
+  static resume<Cursor>(input: { spec: JobSpec; lockKey: string; timeouts: JobTimeouts; carried?: Carried<Cursor> | undefined },
+    stepOf: (cursor: Cursor) => ProgressStep): JobRun {
+    const { carried } = input;
+    return new JobRun(input.spec, input.lockKey, input.timeouts, carried &&
+      { startedAt: carried.startedAt, step: stepOf(carried.cursor), ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled });
+  }
+
+  /** What the next run takes over when this one continues as new at `cursor`; the lease stays held across. */
+  carry<Cursor>(cursor: Cursor): Carried<Cursor> {
+    return { cursor, ...(this.fence ? { fence: this.fence } : {}), startedAt: this.progress.started_at, cancelled: this.cancelRequested };
+  }
+
+  /**
+   * The job's work, the lease taken first when `takeLease` (a continued run holds it already): an
+   * error gives the lease back and ends the job as failed; otherwise `then` ends it (or hands over).
+   */
+  async leased<T>(takeLease: boolean, work: () => Promise<T>, then: (value: T) => Promise<JobProgress>): Promise<JobProgress> {
+    let value: T;
+    try {
+      if (takeLease) await this.acquireLease();
+      value = await work();
+    } catch (e) {
+      return this.fail(e);
+    }
+    return then(value);
+  }
+
   /** Run `stop` when the job's cancel arrives (at once if it already has). */
   whenCancelled(stop: () => void): void {
     if (this.cancelRequested) stop();
@@ -103,8 +131,9 @@ export class JobRun {
     }
   }
 
-  /** Final state, recorded before the workflow returns (retried until the JobStore takes it). */
+  /** Final state, recorded before the workflow returns (retried until the JobStore takes it), the lease given back first. */
   async finish(state: 'completed' | 'cancelled' | 'failed', extra: Partial<JobProgress>): Promise<JobProgress> {
+    await this.releaseLease();
     this.progress = finishProgress(this.progress, state, extra, new Date().toISOString());
     await this.acts.record.jobRecordUpdate({ jobId: this.jobId, state, progress: this.progress });
     return this.progress;

@@ -41,12 +41,20 @@ interface JobInputBase {
   timeouts: JobTimeouts;
 }
 
+/** What a run continued as new takes over: where the last one stopped, the lease's fence, the job's start, whether a cancel had come. */
+export interface Carried<Cursor> {
+  cursor: Cursor;
+  fence?: Fence;
+  startedAt: string;
+  cancelled: boolean;
+}
+
 export interface MineWorkflowInput extends JobInputBase {
   spec: MineSpec;
   /** Batches in flight, chosen by the client when the job starts (carried across continue-as-new). */
   window?: number;
   /** Set when a run continues as new: where the previous run stopped. */
-  carried?: { cursor: MineCursor; fence?: Fence; startedAt: string; cancelled: boolean };
+  carried?: Carried<MineCursor>;
 }
 
 export interface SyncWorkflowInput extends JobInputBase {
@@ -60,7 +68,7 @@ export interface DeleteBySourceWorkflowInput extends JobInputBase {
 export interface ReembedWorkflowInput extends JobInputBase {
   spec: ReembedSpec;
   /** Set when a run continues as new: where the previous run stopped. */
-  carried?: { cursor: ReembedCursor; fence?: Fence; startedAt: string; cancelled: boolean };
+  carried?: Carried<ReembedCursor>;
 }
 
 export interface LeaseActivities {

@@ -16,14 +16,5 @@ export async function deleteBySourceWorkflow(input: DeleteBySourceWorkflowInput)
     deleteBySourceCount: (i) => work.deleteBySourceCount(i),
     deleteBySourceApply: (i) => run.fenced((fence) => work.deleteBySourceApply({ ...i, fence })),
   };
-  let result: Record<string, unknown>;
-  try {
-    if (input.writes) await run.acquireLease();
-    result = await deleteBySourceOrchestration(input.spec, acts);
-  } catch (e) {
-    await run.releaseLease();
-    return run.fail(e);
-  }
-  await run.releaseLease();
-  return run.finish('completed', { result });
+  return run.leased(input.writes, () => deleteBySourceOrchestration(input.spec, acts), (result) => run.finish('completed', { result }));
 }

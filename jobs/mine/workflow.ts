@@ -9,15 +9,13 @@
 import { CancellationScope, continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
 import type { JobProgress } from '../job.js';
 import type { MineActivities } from './types.js';
-import type { MineOutcome } from './orchestration.js';
 import { MINE_LOOKAHEAD_WINDOWS, mineOrchestration, mineResult, mineStep, newMineCursor } from './orchestration.js';
 import type { MineWorkflowInput } from '../workflow-types.js';
 import { JobRun } from '../workflow-run.js';
 
 export async function mineWorkflow(input: MineWorkflowInput): Promise<JobProgress> {
   const { spec, carried } = input;
-  const run = new JobRun(input.spec, input.lockKey, input.timeouts, carried &&
-    { startedAt: carried.startedAt, step: mineStep(carried.cursor), ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled });
+  const run = JobRun.resume(input, mineStep);
   if (!carried) await run.register(spec);
   const { work } = run.acts;
   // A cancel stops the scan and the batches in flight (their attempts stop at their signal and
@@ -34,27 +32,15 @@ export async function mineWorkflow(input: MineWorkflowInput): Promise<JobProgres
   // Histories recorded before the look-ahead existed replay with a look-ahead of one window, so a
   // mine in flight across a worker upgrade schedules the same batches it did.
   const lookaheadWindows = patched('mine-lookahead') ? MINE_LOOKAHEAD_WINDOWS : 1;
-  let outcome: MineOutcome;
-  try {
-    if (input.writes && !run.fence) await run.acquireLease();
-    outcome = await mineOrchestration(run.jobId, spec, acts, {
+  return run.leased(input.writes && !run.fence, () =>
+    mineOrchestration(run.jobId, spec, acts, {
       progress: (cursor) => run.report(mineStep(cursor)),
       cancelRequested: () => run.cancelRequested,
       ...(input.window === undefined ? {} : { window: input.window }),
       lookaheadWindows,
       handOverRequested: () => workflowInfo().continueAsNewSuggested,
-    }, carried?.cursor ?? newMineCursor());
-  } catch (e) {
-    await run.releaseLease();
-    return run.fail(e);
-  }
-  if (outcome.status === 'handover') {
-    // The lease stays held across the hand-over; the next run carries its fence.
-    return continueAsNew<typeof mineWorkflow>({
-      ...input,
-      carried: { cursor: outcome.cursor, ...(run.fence ? { fence: run.fence } : {}), startedAt: run.progress.started_at, cancelled: run.cancelRequested },
-    });
-  }
-  await run.releaseLease();
-  return run.finish(outcome.status, { result: mineResult(spec, outcome) });
+    }, carried?.cursor ?? newMineCursor()), (outcome) =>
+    outcome.status === 'handover'
+      ? continueAsNew<typeof mineWorkflow>({ ...input, carried: run.carry(outcome.cursor) })
+      : run.finish(outcome.status, { result: mineResult(spec, outcome) }));
 }

@@ -6,15 +6,14 @@
  */
 import { continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { JobProgress } from '../job.js';
-import type { ReembedActivities, ReembedOutcome } from './orchestration.js';
+import type { ReembedActivities } from './orchestration.js';
 import { reembedOrchestration, reembedStep, reembedSummary } from './orchestration.js';
 import type { ReembedWorkflowInput } from '../workflow-types.js';
 import { JobRun } from '../workflow-run.js';
 
 export async function reembedWorkflow(input: ReembedWorkflowInput): Promise<JobProgress> {
   const { spec, carried } = input;
-  const run = new JobRun(input.spec, input.lockKey, input.timeouts, carried &&
-    { startedAt: carried.startedAt, step: reembedStep(carried.cursor), ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled });
+  const run = JobRun.resume(input, reembedStep);
   if (!carried) await run.register(spec);
   const { work } = run.acts;
   const acts: ReembedActivities = {
@@ -22,24 +21,13 @@ export async function reembedWorkflow(input: ReembedWorkflowInput): Promise<JobP
     reembedPage: (i) => run.fenced((fence) => work.reembedPage({ ...i, fence })),
     reembedFinish: (i) => run.fenced((fence) => work.reembedFinish({ ...i, fence })),
   };
-  let outcome: ReembedOutcome;
-  try {
-    if (!run.fence) await run.acquireLease();
-    outcome = await reembedOrchestration(run.jobId, spec, acts, {
+  return run.leased(!run.fence, () =>
+    reembedOrchestration(run.jobId, spec, acts, {
       progress: (cursor) => run.report(reembedStep(cursor)),
       cancelRequested: () => run.cancelRequested,
       handOverRequested: () => workflowInfo().continueAsNewSuggested,
-    }, carried?.cursor);
-  } catch (e) {
-    await run.releaseLease();
-    return run.fail(e);
-  }
-  if (outcome.status === 'handover') {
-    return continueAsNew<typeof reembedWorkflow>({
-      ...input,
-      carried: { cursor: outcome.cursor, ...(run.fence ? { fence: run.fence } : {}), startedAt: run.progress.started_at, cancelled: run.cancelRequested },
-    });
-  }
-  await run.releaseLease();
-  return run.finish(outcome.status, { result: { success: outcome.status === 'completed', model: spec.model, output: reembedSummary(spec, outcome) } });
+    }, carried?.cursor), (outcome) =>
+    outcome.status === 'handover'
+      ? continueAsNew<typeof reembedWorkflow>({ ...input, carried: run.carry(outcome.cursor) })
+      : run.finish(outcome.status, { result: { success: outcome.status === 'completed', model: spec.model, output: reembedSummary(spec, outcome) } }));
 }

@@ -4,7 +4,7 @@
  * the scan activity and only its id travels through history.
  */
 import type { JobProgress } from '../job.js';
-import type { SyncActivities, SyncReport } from './types.js';
+import type { SyncActivities } from './types.js';
 import { syncOrchestration } from './orchestration.js';
 import type { SyncWorkflowInput } from '../workflow-types.js';
 import { JobRun } from '../workflow-run.js';
@@ -17,14 +17,6 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<JobProgres
     syncScan: (i) => work.syncScan(i),
     syncApply: (i) => run.fenced((fence) => work.syncApply({ ...i, fence })),
   };
-  let report: SyncReport;
-  try {
-    if (input.writes) await run.acquireLease();
-    report = await syncOrchestration(run.jobId, input.spec, acts);
-  } catch (e) {
-    await run.releaseLease();
-    return run.fail(e);
-  }
-  await run.releaseLease();
-  return run.finish('completed', { result: { success: true, ...report } });
+  return run.leased(input.writes, () => syncOrchestration(run.jobId, input.spec, acts),
+    (report) => run.finish('completed', { result: { success: true, ...report } }));
 }
