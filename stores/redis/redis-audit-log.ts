@@ -13,6 +13,7 @@ import type { AuditAnchor, AuditDraft, AuditLog, AuditRecord } from '../ports/au
 import type { RedisConnections } from './connection.js';
 import { guardRedis, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary, connectWithLibrary } from './functions.js';
+import { RedisLibraryStore } from './library-store.js';
 
 const VERSION = 'v1';
 const APPEND = `audit_append_${VERSION}`;
@@ -52,15 +53,13 @@ function recordOf(entry: StreamEntry): AuditRecord {
   return JSON.parse(fields[fields.indexOf('record') + 1]!) as AuditRecord;
 }
 
-export class RedisAuditLog implements AuditLog {
-  private constructor(private readonly connections: RedisConnections) {}
+export class RedisAuditLog extends RedisLibraryStore implements AuditLog {
+  private constructor(connections: RedisConnections) {
+    super(connections);
+  }
 
   static async open(options: RedisConnectionOptions): Promise<RedisAuditLog> {
     return connectWithLibrary(options, library, (connections) => new RedisAuditLog(connections));
-  }
-
-  private get conn() {
-    return this.connections.command();
   }
 
   private keys(): [string, string, string] {
@@ -133,10 +132,6 @@ export class RedisAuditLog implements AuditLog {
       if (await this.appendAfter(head, r)) written++;
     }
     return written;
-  }
-
-  async close(): Promise<void> {
-    await this.connections.close();
   }
 }
 

@@ -20,6 +20,7 @@ import type { JobRecord, JobStore, ManifestEntry } from '../ports/job-store.js';
 import type { RedisConnections } from './connection.js';
 import { REDIS_STORE, guardRedis, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary, connectWithLibrary } from './functions.js';
+import { RedisLibraryStore } from './library-store.js';
 
 const VERSION = 'v1';
 const CREATE = `jobs_create_${VERSION}`;
@@ -78,8 +79,10 @@ function prefixEnd(prefix: string): Buffer {
   return Buffer.concat([Buffer.from(`[${prefix}`, 'utf8'), Buffer.from([0xff])]);
 }
 
-export class RedisJobStore<Spec = unknown, Progress = unknown> implements JobStore<Spec, Progress> {
-  private constructor(readonly connections: RedisConnections) {}
+export class RedisJobStore<Spec = unknown, Progress = unknown> extends RedisLibraryStore implements JobStore<Spec, Progress> {
+  private constructor(connections: RedisConnections) {
+    super(connections);
+  }
 
   static async open<Spec = unknown, Progress = unknown>(options: RedisConnectionOptions): Promise<RedisJobStore<Spec, Progress>> {
     return connectWithLibrary(options, library, (connections) => new RedisJobStore<Spec, Progress>(connections));
@@ -87,10 +90,6 @@ export class RedisJobStore<Spec = unknown, Progress = unknown> implements JobSto
 
   private key(...parts: string[]): string {
     return this.connections.key('jobs', ...parts);
-  }
-
-  private get conn() {
-    return this.connections.command();
   }
 
   async create(r: JobRecord<Spec, Progress>): Promise<void> {
@@ -203,10 +202,6 @@ export class RedisJobStore<Spec = unknown, Progress = unknown> implements JobSto
         }
       }
     });
-  }
-
-  async close(): Promise<void> {
-    await this.connections.close();
   }
 }
 

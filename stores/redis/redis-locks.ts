@@ -11,6 +11,7 @@ import type { LeaseInfo, Locks } from '../ports/locks.js';
 import type { RedisConnections } from './connection.js';
 import { REDIS_STORE, guardRedis, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary, connectWithLibrary } from './functions.js';
+import { RedisLibraryStore } from './library-store.js';
 
 // v2 added the last-lease key and `reclaim`; v1 processes in a mixed deploy keep their own library.
 const VERSION = 'v2';
@@ -62,10 +63,12 @@ redis.register_function{function_name = '${HOLDER}', flags = {'no-writes'}, call
 end}
 `);
 
-export class RedisLocks implements Locks {
+export class RedisLocks extends RedisLibraryStore implements Locks {
   readonly storeName = REDIS_STORE;
 
-  private constructor(readonly connections: RedisConnections) {}
+  private constructor(connections: RedisConnections) {
+    super(connections);
+  }
 
   static async open(options: RedisConnectionOptions): Promise<RedisLocks> {
     return connectWithLibrary(options, library, (connections) => new RedisLocks(connections));
@@ -114,10 +117,6 @@ export class RedisLocks implements Locks {
     // Expiry on the server's clock, the one every process's lease decisions use.
     const serverNowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
     return { holder: value.slice(colon + 1), token: Number(value.slice(0, colon)), expiresAtMs: serverNowMs + pttl };
-  }
-
-  async close(): Promise<void> {
-    await this.connections.close();
   }
 }
 

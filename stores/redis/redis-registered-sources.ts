@@ -10,6 +10,7 @@ import type { RegisteredSource, RegisteredSources, SourceRefresh } from '../port
 import type { RedisConnections } from './connection.js';
 import { guardRedis, type RedisConnectionOptions } from './connection.js';
 import { FunctionLibrary, connectWithLibrary } from './functions.js';
+import { RedisLibraryStore } from './library-store.js';
 
 const VERSION = 'v2';
 const PUT = `sources_put_${VERSION}`;
@@ -42,15 +43,13 @@ function withRefresh(record: string, refresh: string | null): RegisteredSource {
   return refresh === null ? source : { ...source, last_refresh: JSON.parse(refresh) as SourceRefresh };
 }
 
-export class RedisRegisteredSources implements RegisteredSources {
-  private constructor(private readonly connections: RedisConnections) {}
+export class RedisRegisteredSources extends RedisLibraryStore implements RegisteredSources {
+  private constructor(connections: RedisConnections) {
+    super(connections);
+  }
 
   static async open(options: RedisConnectionOptions): Promise<RedisRegisteredSources> {
     return connectWithLibrary(options, library, (connections) => new RedisRegisteredSources(connections));
-  }
-
-  private get conn() {
-    return this.connections.command();
   }
 
   private get sourcesKey(): string {
@@ -91,10 +90,6 @@ export class RedisRegisteredSources implements RegisteredSources {
   async setRefresh(sourceId: string, refresh: SourceRefresh): Promise<boolean> {
     const set = await guardRedis(() => library.call(this.conn, SET_REFRESH, [this.sourcesKey, this.refreshKey], [sourceId, JSON.stringify(refresh)]));
     return set === 1;
-  }
-
-  async close(): Promise<void> {
-    await this.connections.close();
   }
 }
 
