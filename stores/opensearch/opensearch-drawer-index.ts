@@ -43,12 +43,10 @@ import { LexicalStatistics } from './lexical-statistics.js';
 import type { LexicalMatch } from './lexical-rank.js';
 import { OpenSearchModelRecord } from './model-record.js';
 import { ComposedDrawerStore } from '../shared/drawers/composed-drawer-store.js';
+import { exactScanBound } from '../shared/drawers/exact-scan.js';
 import { asciiLower, informativeTokenPositions } from '../shared/drawers/lexical-tokens.js';
 import { checkDrawerBatch, checkInt, checkStrings } from '../shared/drawers/port-args.js';
 
-/** The embedded adapter's exact-scan bound: filters matching at most this many rows (or k·50). */
-const EXACT_SCAN_MAX = 4000;
-const EXACT_SCAN_PER_K = 50;
 /** OpenSearch's ceiling for `k`, `size` and `from + size`. */
 const ENGINE_MAX = 10_000;
 /** HNSW candidates asked for when the search is approximate (the embedded graph's ef). */
@@ -166,7 +164,7 @@ export class OpenSearchDrawerIndex extends ComposedDrawerStore implements Drawer
     ]);
     const matching = counted!.hits.total?.value ?? 0;
     if (matching === 0) return [];
-    const exact = matching <= Math.min(ENGINE_MAX, Math.max(EXACT_SCAN_MAX, k * EXACT_SCAN_PER_K));
+    const exact = matching <= Math.min(ENGINE_MAX, exactScanBound(k));
     const engineK = exact ? matching : approximateK;
     // A filter (match_all when there is none) makes Lucene score every row exactly once the
     // filter passes no more rows than k.

@@ -11,6 +11,7 @@ import { cosineDistance } from '../../../core/vector.js';
 import { decodeCursor, encodeCursor, pageWithCursor } from '../../shared/drawers/cursor.js';
 import type { DrawerFilter, DrawerIndex, DrawerMetadataRow, DrawerPage, SourceRow, TaxonomyRow, VectorHit } from '../../ports/drawers/drawer-index.js';
 import { ComposedDrawerStore } from '../../shared/drawers/composed-drawer-store.js';
+import { exactScanBound } from '../../shared/drawers/exact-scan.js';
 import { asciiLower, informativeTokenPositions } from '../../shared/drawers/lexical-tokens.js';
 import { checkDrawerBatch, checkInt, checkStrings } from '../../shared/drawers/port-args.js';
 import { SqliteDrawerBulk } from './drawer-bulk.js';
@@ -25,15 +26,9 @@ import type { DrawerRow } from './rows.js';
 import { FTS_VOCABULARY } from './schema.js';
 
 /**
- * Filters matching at most this many rows (or k·50) are answered by an exact scan, the bound
- * both profiles share (so both are exact, and equal, below it).
- */
-const EXACT_SCAN_MAX = 4000;
-const EXACT_SCAN_PER_K = 50;
-/**
- * Beyond that bound the cheaper of the two plans: a filtered graph walk needs an ef of about
- * 100·total/matching (ann-hnsw-index.ts), an exact scan reads `matching` rows, and one unit of
- * ef cost about as much as nine scanned rows (300k rows: a 2 % filter took 308 ms walking, the
+ * Beyond the exact-scan bound both profiles share (exact-scan.ts), the cheaper of the two plans:
+ * a filtered graph walk needs an ef of about 100·total/matching (ann-hnsw-index.ts), an exact
+ * scan reads `matching` rows, and one unit of ef cost about as much as nine scanned rows (300k rows: a 2 % filter took 308 ms walking, the
  * scan of its 6,000 rows ~35 ms). The costs meet at matching ≈ 30·√total.
  */
 const EXACT_SCAN_SQRT_FACTOR = 30;
@@ -148,7 +143,7 @@ export class SqliteDrawerIndex extends ComposedDrawerStore implements DrawerInde
       const matching = this.base.db.prepare(`SELECT count(*) FROM drawers d WHERE ${cond.sql}`).pluck().get(...cond.params) as number;
       if (matching === 0) return [];
       const total = filterIsEmpty(filter) ? matching : Math.max(this.base.ann.size, matching);
-      const exactBound = Math.max(EXACT_SCAN_MAX, k * EXACT_SCAN_PER_K, Math.floor(EXACT_SCAN_SQRT_FACTOR * Math.sqrt(total)));
+      const exactBound = Math.max(exactScanBound(k), Math.floor(EXACT_SCAN_SQRT_FACTOR * Math.sqrt(total)));
       const scored = matching <= exactBound ? this.exactNearest(vector, k, cond) : this.approximateNearest(vector, k, cond, filterIsEmpty(filter), matching);
       return scored.map((s) => ({ drawer: rowToDrawer(s.row), distance: s.distance }));
     });
