@@ -82,12 +82,17 @@ export class JobRun {
     });
   }
 
-  /** The run of a job that may have been continued as new, where `stepOf` says what its cursor has done. */
-  static resume<Cursor>(input: { spec: JobSpec; lockKey: string; timeouts: JobTimeouts; carried?: Carried<Cursor> | undefined },
-    stepOf: (cursor: Cursor) => ProgressStep): JobRun {
+  /**
+   * The run of a job: a new one registered in the JobStore, or one continued as new taking over
+   * where the last stopped (`stepOf` says what its cursor has done).
+   */
+  static async open<Cursor>(input: { spec: JobSpec; lockKey: string; timeouts: JobTimeouts; carried?: Carried<Cursor> | undefined },
+    stepOf?: (cursor: Cursor) => ProgressStep): Promise<JobRun> {
     const { carried } = input;
-    return new JobRun(input.spec, input.lockKey, input.timeouts, carried &&
+    const run = new JobRun(input.spec, input.lockKey, input.timeouts, carried && stepOf &&
       { startedAt: carried.startedAt, step: stepOf(carried.cursor), ...(carried.fence ? { fence: carried.fence } : {}), cancelled: carried.cancelled });
+    if (!carried) await run.register(input.spec);
+    return run;
   }
 
   /** What the next run takes over when this one continues as new at `cursor`; the lease stays held across. */

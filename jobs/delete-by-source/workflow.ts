@@ -9,8 +9,7 @@ import type { DeleteBySourceWorkflowInput } from '../workflow-types.js';
 import { JobRun } from '../workflow-run.js';
 
 export async function deleteBySourceWorkflow(input: DeleteBySourceWorkflowInput): Promise<JobProgress> {
-  const run = new JobRun(input.spec, input.lockKey, input.timeouts);
-  await run.register(input.spec);
+  const run = await JobRun.open(input);
   const { work } = run.acts;
   const acts: DeleteBySourceActivities = {
     deleteBySourceCount: (i) => work.deleteBySourceCount(i),

@@ -15,8 +15,7 @@ import { JobRun } from '../workflow-run.js';
 
 export async function mineWorkflow(input: MineWorkflowInput): Promise<JobProgress> {
   const { spec, carried } = input;
-  const run = JobRun.resume(input, mineStep);
-  if (!carried) await run.register(spec);
+  const run = await JobRun.open(input, mineStep);
   const { work } = run.acts;
   // A cancel stops the scan and the batches in flight (their attempts stop at their signal and
   // report back); the finish step, once started, completes. Histories recorded before this

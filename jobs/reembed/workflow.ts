@@ -13,8 +13,7 @@ import { JobRun } from '../workflow-run.js';
 
 export async function reembedWorkflow(input: ReembedWorkflowInput): Promise<JobProgress> {
   const { spec, carried } = input;
-  const run = JobRun.resume(input, reembedStep);
-  if (!carried) await run.register(spec);
+  const run = await JobRun.open(input, reembedStep);
   const { work } = run.acts;
   const acts: ReembedActivities = {
     reembedStart: (i) => work.reembedStart(i),

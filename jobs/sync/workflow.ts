@@ -10,8 +10,7 @@ import type { SyncWorkflowInput } from '../workflow-types.js';
 import { JobRun } from '../workflow-run.js';
 
 export async function syncWorkflow(input: SyncWorkflowInput): Promise<JobProgress> {
-  const run = new JobRun(input.spec, input.lockKey, input.timeouts);
-  await run.register(input.spec);
+  const run = await JobRun.open(input);
   const { work } = run.acts;
   const acts: SyncActivities = {
     syncScan: (i) => work.syncScan(i),
