@@ -18,19 +18,19 @@ import { checkpoint } from '../../palace/drawers/checkpoint.js';
 import { deliveryError } from '../../palace/hooks/notifications.js';
 import type { JobProgress } from '../../jobs/job.js';
 import type { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
-import type { JobWorker } from '../../jobs/engines/temporal/worker.js';
 import type { AutoSaveRequest, JobNotification } from '../../jobs/engines/queues/queues.js';
 import { NotificationQueue, TriggerQueue, refreshWithJobEngine, startNotificationDeliveryWorker,
   startTriggerWorker } from '../../jobs/engines/queues/queues.js';
 import type { ClusterTestStores } from './temporal-harness.js';
-import { REDIS_URL, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName } from './temporal-harness.js';
+import { REDIS_URL, generateSmallFiles, mineSpec, uniquePalaceName } from './temporal-harness.js';
+import type { OpenTemporalRig } from '../helpers/temporal-rig.js';
+import { openTemporalRig } from '../helpers/temporal-rig.js';
 
 let tmp: string;
 let embedder: MiniLmEmbedder;
 let stores: ClusterTestStores;
+let rig: OpenTemporalRig;
 let engine: TemporalJobEngine;
-let jobWorker: JobWorker;
-let jobWorkerRun: Promise<void>;
 let embedded: Runtime;
 let triggers: TriggerQueue;
 let notifications: NotificationQueue;
@@ -41,14 +41,11 @@ const received: JobNotification[] = [];
 beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-bullmq-'));
   embedder = new MiniLmEmbedder(loadConfig());
-  const name = uniquePalaceName('queues');
-  stores = await openClusterTestStores(path.join(tmp, 'palace'), name);
-  const settings = { redisUrl: REDIS_URL, palaceName: name, attempts: 12, backoffMs: 300 };
+  rig = await openTemporalRig({ dir: tmp, label: 'queues' });
+  ({ stores, engine } = rig);
+  const settings = { redisUrl: REDIS_URL, palaceName: stores.palaceName, attempts: 12, backoffMs: 300 };
   notifications = new NotificationQueue(settings);
-  const taskQueue = `tq-${name}`;
-  jobWorker = await inProcessWorker(stores, embedder, taskQueue, { notify: (p) => notifications.publish(p) });
-  jobWorkerRun = jobWorker.run();
-  engine = await openEngine(stores, taskQueue);
+  await rig.runWorker(embedder, { notify: (p) => notifications.publish(p) });
   embedded = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, 'palace-embedded') }), {
     embedder,
   });
@@ -70,12 +67,8 @@ afterAll(async () => {
   await notifications?.queue.obliterate({ force: true }).catch(() => undefined);
   await triggers?.close();
   await notifications?.close();
-  jobWorker?.shutdown();
-  await jobWorkerRun;
-  await engine?.close();
+  await rig?.close();
   await embedded?.close();
-  await stores?.dropRedis();
-  await stores?.close();
   await embedder?.close();
   await fs.rm(tmp, { recursive: true, force: true });
 });

@@ -11,40 +11,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobProgress, JobSpec } from '../../jobs/job.js';
-import type { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
-import type { JobWorker } from '../../jobs/engines/temporal/worker.js';
 import type { ClusterTestStores } from './temporal-harness.js';
-import { inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName } from './temporal-harness.js';
+import { mineSpec, openEngine } from './temporal-harness.js';
+import type { OpenTemporalRig } from '../helpers/temporal-rig.js';
+import { openTemporalRig, runJob } from '../helpers/temporal-rig.js';
 
 let tmp: string;
 let embedder: MiniLmEmbedder;
+let rig: OpenTemporalRig;
 let stores: ClusterTestStores;
-let engine: TemporalJobEngine;
-let worker: JobWorker;
-let workerRun: Promise<void>;
 
-async function run(spec: JobSpec): Promise<JobProgress> {
-  const started = await engine.start(spec);
-  return engine.wait(started.job_id, 300_000);
-}
+const run = (spec: JobSpec): Promise<JobProgress> => runJob(rig.engine, spec);
 
 beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-temporal-'));
   embedder = new MiniLmEmbedder(loadConfig());
-  const name = uniquePalaceName('jobs');
-  stores = await openClusterTestStores(path.join(tmp, 'palace-cluster'), name);
-  const taskQueue = `tq-${name}`;
-  worker = await inProcessWorker(stores, embedder, taskQueue);
-  workerRun = worker.run();
-  engine = await openEngine(stores, taskQueue);
+  rig = await openTemporalRig({ dir: tmp, label: 'jobs' });
+  stores = rig.stores;
+  await rig.runWorker(embedder);
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await workerRun;
-  await engine?.close();
-  await stores?.dropRedis();
-  await stores?.close();
+  await rig?.close();
   await embedder?.close();
   await fs.rm(tmp, { recursive: true, force: true });
 });
