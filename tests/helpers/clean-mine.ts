@@ -3,14 +3,13 @@
  * embedded profile's in-process runner in a palace of its own: its drawer ids, sorted
  * (cleanMineDrawerIds), and the test file's whole setting around it (useCleanMineSource).
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../app/config.js';
 import type { Embedder } from '../../embed/embedder.js';
-import { MiniLmEmbedder } from '../../embed/minilm.js';
+import type { EmbedderInTempDir } from './real-embedder.js';
+import { useEmbedderInTempDir } from './real-embedder.js';
 import { drawerIds, generateSmallFiles, mineSpec } from '../integration/temporal-harness.js';
 
 /** `env` adds settings to the clean run's configuration (a mine window of 1, say). */
@@ -44,34 +43,25 @@ export interface CleanMineSourceOptions {
   cleanEnv?: Record<string, string>;
 }
 
-export interface CleanMineSource {
-  /** The file's temp directory (palaces go under it), removed after all its tests. */
-  tmp: string;
+export interface CleanMineSource extends EmbedderInTempDir {
   source: string;
-  /** The real MiniLM embedder, closed after all the file's tests. */
-  embedder: MiniLmEmbedder;
   /** The clean run's drawer ids, sorted. */
   expected: string[];
 }
 
 /**
  * The setting every mine-under-faults test file starts from, built once in its beforeAll and torn
- * down in its afterAll: a temp directory with a generated source, the real embedder, and the drawer
- * ids of an undisturbed mine of that source. The fields are set once the file's beforeAll has run.
+ * down after its afterAll: a temp directory with a generated source, the real embedder, and the
+ * drawer ids of an undisturbed mine of that source. The fields are set once the file's first
+ * beforeAll hooks have run.
  */
 export function useCleanMineSource(options: CleanMineSourceOptions): CleanMineSource {
-  const fixture = {} as CleanMineSource;
+  const fixture = useEmbedderInTempDir(options.prefix) as CleanMineSource;
   beforeAll(async () => {
-    fixture.tmp = await fs.mkdtemp(path.join(os.tmpdir(), options.prefix));
     fixture.source = path.join(fixture.tmp, 'source');
     await generateSmallFiles(fixture.source, options.files, options.seed);
     await options.addFiles?.(fixture.source);
-    fixture.embedder = new MiniLmEmbedder(loadConfig());
     fixture.expected = await cleanMineDrawerIds(path.join(fixture.tmp, 'palace-clean'), fixture.source, options.wing, fixture.embedder, options.cleanEnv);
-  });
-  afterAll(async () => {
-    await fixture.embedder?.close();
-    if (fixture.tmp) await fs.rm(fixture.tmp, { recursive: true, force: true });
   });
   return fixture;
 }
