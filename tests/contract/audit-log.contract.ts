@@ -3,9 +3,10 @@
  * seq order, one chain kept by writers on separate connections appending at once, retention that
  * moves the anchor the chain is verified from, and import of records verbatim.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GENESIS_HASH, chainHash } from '../../core/audit-chain.js';
 import type { AuditDraft, AuditLog, AuditRecord } from '../../stores/ports/audit-log.js';
+import { openForEachTest } from '../helpers/each-test.js';
 
 export interface OpenedAuditLog {
   log: AuditLog;
@@ -53,15 +54,8 @@ async function all(log: AuditLog): Promise<AuditRecord[]> {
 
 export function describeAuditLogContract(adapterName: string, open: () => Promise<OpenedAuditLog>): void {
   describe(`AuditLog contract — ${adapterName}`, () => {
-    let opened: OpenedAuditLog;
     let log: AuditLog;
-    beforeEach(async () => {
-      opened = await open();
-      log = opened.log;
-    });
-    afterEach(async () => {
-      await opened.cleanup();
-    });
+    const opened = openForEachTest(open, (opened) => (log = opened.log));
 
     it('appends records chained by hash from the genesis hash, and scans them in seq order', async () => {
       expect(await log.head()).toEqual({ seq: 0, hash: GENESIS_HASH });
@@ -78,7 +72,7 @@ export function describeAuditLogContract(adapterName: string, open: () => Promis
     });
 
     it('keeps one chain when three writers on separate connections append at once', async () => {
-      const writers = [log, await opened.another(), await opened.another()];
+      const writers = [log, await opened().another(), await opened().another()];
       await Promise.all(writers.map(async (w, k) => {
         for (let i = 0; i < 15; i++) await w.append(draft(k * 100 + i, { identity: `agent${k}` }));
       }));
@@ -109,7 +103,7 @@ export function describeAuditLogContract(adapterName: string, open: () => Promis
       for (let i = 1; i <= 4; i++) source.push(await log.append(draft(i)));
       await log.prune(draft(2).at);
       const exported = { anchor: await log.anchor(), records: await all(log) };
-      const target = await opened.another();
+      const target = await opened().another();
       expect(exported.records.map((r) => r.seq)).toEqual([2, 3, 4]);
       // The same palace: everything is already held.
       expect(await target.restore(exported.records, exported.anchor)).toBe(0);

@@ -9,20 +9,28 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { aliasName, aliasTarget, dropPalaceIndices, reindexTo, versionedName, withBulkLoadSettings } from '../../stores/opensearch/drawer-mapping.js';
+import type { OpenSearchDrawerIndexOptions } from '../../stores/opensearch/drawer-indices.js';
 import { OpenSearchDrawerIndex } from '../../stores/opensearch/opensearch-drawer-index.js';
 import type { DrawerWrite } from '../../core/drawer.js';
 import type { DrawerFilter, DrawerIndex } from '../../stores/ports/drawers/drawer-index.js';
 import { describeDrawerIndexContract } from './drawer-index.contract.js';
 import { codePointCompare, drawer, filedAt, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
 
-function freshPalace(): { palaceName: string; open: () => Promise<OpenSearchDrawerIndex>; cleanup: () => Promise<void> } {
+interface FreshPalace {
+  palaceName: string;
+  /** Opens the palace's index (with `overrides` of the options); cleanup closes it. */
+  open: (overrides?: Partial<OpenSearchDrawerIndexOptions>) => Promise<OpenSearchDrawerIndex>;
+  cleanup: () => Promise<void>;
+}
+
+function freshPalace(): FreshPalace {
   const palaceName = `contract-di-${randomBytes(5).toString('hex')}`;
   const options = { url: loadConfig().opensearch.url, palaceName };
   const handles: DrawerIndex[] = [];
   return {
     palaceName,
-    open: async () => {
-      const index = await OpenSearchDrawerIndex.open(options);
+    open: async (overrides = {}) => {
+      const index = await OpenSearchDrawerIndex.open({ ...options, ...overrides });
       handles.push(index);
       return index;
     },
@@ -35,15 +43,24 @@ function freshPalace(): { palaceName: string; open: () => Promise<OpenSearchDraw
   };
 }
 
+/** A test's own palace, its indices dropped whatever the body does. */
+async function withFreshPalace(body: (palace: FreshPalace) => Promise<void>): Promise<void> {
+  const palace = freshPalace();
+  try {
+    await body(palace);
+  } finally {
+    await palace.cleanup();
+  }
+}
+
 describeDrawerIndexContract('cluster (OpenSearch)', async () => {
   const palace = freshPalace();
-  return { index: await palace.open(), reopen: palace.open, cleanup: palace.cleanup };
+  return { index: await palace.open(), reopen: () => palace.open(), cleanup: palace.cleanup };
 });
 
 describe('OpenSearchDrawerIndex specifics', () => {
-  it('serves reads and writes through the alias across reindexTo, with nothing lost', async () => {
-    const palace = freshPalace();
-    try {
+  it('serves reads and writes through the alias across reindexTo, with nothing lost', async () =>
+    withFreshPalace(async (palace) => {
       const index = await palace.open();
       const conn = index.connection;
       const rnd = seededRandom(21);
@@ -65,9 +82,7 @@ describe('OpenSearchDrawerIndex specifics', () => {
       expect(await aliasTarget(conn, alias)).toBe(versionedName(conn, 'drawers', 1));
       const before = {
         knn: await index.knn(rows[5]!.embedding, 7, { wing: 'odd' }),
-        lexical: (await index.lexical(['token3'], 50)).map((d) =>
-          d.id
-        ),
+        lexical: (await index.lexical(['token3'], 50)).map((d) => d.id),
         list: await index.list({}, 0, 200),
         taxonomy: await index.taxonomy(),
         states: await index.fileStates('odd', ['/f.md']),
@@ -95,15 +110,11 @@ describe('OpenSearchDrawerIndex specifics', () => {
       await index.upsert([drawer('rx_new', 'written after the swap', randomUnitVector(rnd, index.dimension))]);
       expect(await index.count()).toBe(122);
       expect(await reindexTo(conn, 'drawers', 2, index.dimension)).toMatchObject({ copied: 0 });
-    } finally {
-      await palace.cleanup();
-    }
-  });
+    }));
 
-  it('loads with refresh off and an async translog, then restores both and shows the load, even when it fails', async () => {
-    const palace = freshPalace();
-    try {
-      const index = await OpenSearchDrawerIndex.open({ url: loadConfig().opensearch.url, palaceName: palace.palaceName, dimension: 4, refresh: false });
+  it('loads with refresh off and an async translog, then restores both and shows the load, even when it fails', async () =>
+    withFreshPalace(async (palace) => {
+      const index = await palace.open({ dimension: 4, refresh: false });
       const conn = index.connection;
       const target = versionedName(conn, 'drawers', 1);
       const settings = async () => {
@@ -128,15 +139,11 @@ describe('OpenSearchDrawerIndex specifics', () => {
       expect(failure).toMatchObject({ message: 'load interrupted' });
       expect(await settings()).toEqual({ refresh: undefined, translog: undefined });
       expect(await index.count()).toBe(30);
-    } finally {
-      await palace.cleanup();
-    }
-  });
+    }));
 
-  it('pages logical drawers exactly past the engine’s 10 000-bucket and 10 000-hit windows', async () => {
-    const palace = freshPalace();
-    try {
-      const index = await OpenSearchDrawerIndex.open({ url: loadConfig().opensearch.url, palaceName: palace.palaceName, dimension: 4, refresh: false });
+  it('pages logical drawers exactly past the engine’s 10 000-bucket and 10 000-hit windows', async () =>
+    withFreshPalace(async (palace) => {
+      const index = await palace.open({ dimension: 4, refresh: false });
       const rnd = seededRandom(22);
       // 10 060 groups: singles, plus every 50th group a logical drawer of three chunk rows.
       const rows: DrawerWrite[] = [];
@@ -169,23 +176,14 @@ describe('OpenSearchDrawerIndex specifics', () => {
       await expectPage({ wing: 'b' }, (d) => d.meta.wing === 'b', 2_000, 3_000);
       await expectPage({ wing: 'c' }, (d) => d.meta.wing === 'c', 0, 500);
       expect(await index.list({}, 10_060, 10)).toEqual({ items: [], total: 10_060 });
-    } finally {
-      await palace.cleanup();
-    }
-  });
+    }));
 
-  it('refuses to open a palace with another dimension, naming the field', async () => {
-    const palace = freshPalace();
-    try {
+  it('refuses to open a palace with another dimension, naming the field', async () =>
+    withFreshPalace(async (palace) => {
       await palace.open();
-      const err = await OpenSearchDrawerIndex.open({ url: loadConfig().opensearch.url, palaceName: palace.palaceName, dimension: 512 }).catch((e: unknown) =>
-        e
-      );
+      const err = await palace.open({ dimension: 512 }).catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'invalid_argument', field: 'dimension', rule: 'matches_palace' });
-    } finally {
-      await palace.cleanup();
-    }
-  });
+    }));
 
   it('fails with a retryable store_unavailable error naming opensearch when nothing listens', async () => {
     const err = await OpenSearchDrawerIndex.open({ url: 'http://127.0.0.1:9', palaceName: 'nowhere', attempts: 2 }).catch((e: unknown) => e);

@@ -2,9 +2,10 @@
  * The GraphStore contract: what every adapter (SQLite now, Neo4j later) must do identically.
  * Written against the port only; each adapter's test file calls `describeGraphStoreContract`.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { GraphStore, HallwayWrite, KgEntityRef, KgTripleWrite, TunnelWrite } from '../../stores/ports/graph-store.js';
 import { kgFact } from '../helpers/kg.js';
+import { openForEachTest } from '../helpers/each-test.js';
 import { newTunnel } from '../helpers/tunnels.js';
 
 export interface OpenedGraphStore {
@@ -66,15 +67,8 @@ function hallway(wing: string, a: string, b: string, count: number, createdAt: s
 
 export function describeGraphStoreContract(adapterName: string, open: () => Promise<OpenedGraphStore>): void {
   describe(`GraphStore contract: ${adapterName}`, () => {
-    let opened: OpenedGraphStore;
     let g: GraphStore;
-    beforeEach(async () => {
-      opened = await open();
-      g = opened.graph;
-    });
-    afterEach(async () => {
-      await opened.cleanup();
-    });
+    openForEachTest(open, (opened) => (g = opened.graph));
 
     describe('kgAdd', () => {
       it('stores a fact, creates both entities with their first spelling, and returns it in both directions', async () => {

@@ -4,8 +4,9 @@
  * once whole), blobs, and dropping a finished job's manifests and blobs by prefix. Each test
  * gets a fresh store.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobRecord, JobStore, ManifestEntry } from '../../stores/ports/job-store.js';
+import { openForEachTest } from '../helpers/each-test.js';
 
 /** The contract stores arbitrary JSON objects as specs and progress. */
 export type Json = Record<string, unknown>;
@@ -55,15 +56,8 @@ function manifest(n: number, tag = ''): ManifestEntry[] {
 
 export function describeJobStoreContract(adapterName: string, open: () => Promise<OpenedJobStore>): void {
   describe(`JobStore contract — ${adapterName}`, () => {
-    let opened: OpenedJobStore;
     let jobs: JobStore<Json, Json>;
-    beforeEach(async () => {
-      opened = await open();
-      jobs = opened.jobs;
-    });
-    afterEach(async () => {
-      await opened.cleanup();
-    });
+    openForEachTest(open, (opened) => (jobs = opened.jobs));
 
     describe('records', () => {
       it('round-trips a record, with and without a cursor', async () => {

@@ -2,9 +2,10 @@
  * The lease contract of the `Locks` port, written once and run against every adapter: one holder
  * per key, expiry, fencing tokens that only grow, and stale tokens refused.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rejectionOf } from '../helpers/errors.js';
 import type { Locks } from '../../stores/ports/locks.js';
+import { openForEachTest } from '../helpers/each-test.js';
 
 export interface OpenedLocks {
   locks: Locks;
@@ -16,15 +17,8 @@ const staleError = (p: Promise<unknown>) => rejectionOf(p, 'a stale_lease Palace
 
 export function describeLocksContract(adapterName: string, open: () => Promise<OpenedLocks>): void {
   describe(`Locks contract — ${adapterName}`, () => {
-    let opened: OpenedLocks;
     let locks: Locks;
-    beforeEach(async () => {
-      opened = await open();
-      locks = opened.locks;
-    });
-    afterEach(async () => {
-      await opened.cleanup();
-    });
+    openForEachTest(open, (opened) => (locks = opened.locks));
 
     it('grants a key to one holder at a time, even to the same holder twice', async () => {
       const a = await locks.acquire('palace/src', 'worker-a', 10_000);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openSqliteLocks } from '../../stores/embedded/sqlite-locks.js';
 import { openSqliteLogstream } from '../../stores/embedded/logstream/sqlite-logstream.js';
-import { makeTempDir, removeDir } from '../helpers/tmp.js';
+import { makeTempDir, removeDir, withCleanup } from '../helpers/tmp.js';
 import { describeLogstreamSyncContract } from './logstream-sync.contract.js';
 
 describeLogstreamSyncContract('embedded (SQLite)', async (identity) => {
@@ -13,13 +13,5 @@ describeLogstreamSyncContract('embedded (SQLite)', async (identity) => {
   }
   const logstream = await openSqliteLogstream(dir);
   const locks = await openSqliteLocks(dir);
-  return {
-    logstream,
-    locks,
-    async cleanup() {
-      await logstream.close();
-      await locks.close();
-      removeDir(dir);
-    },
-  };
+  return withCleanup({ logstream, locks }, () => removeDir(dir));
 });

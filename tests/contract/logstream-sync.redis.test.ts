@@ -3,6 +3,8 @@ import { loadConfig } from '../../app/config.js';
 import { RedisConnections } from '../../stores/redis/connection.js';
 import { openRedisLocks } from '../../stores/redis/redis-locks.js';
 import { openRedisLogstream } from '../../stores/redis/logstream/redis-logstream.js';
+import { dropRedisPalace } from '../helpers/redis.js';
+import { withCleanup } from '../helpers/tmp.js';
 import { describeLogstreamSyncContract } from './logstream-sync.contract.js';
 
 // No skip when Redis is down: opening fails with store_unavailable and every test fails.
@@ -16,15 +18,5 @@ describeLogstreamSyncContract('cluster (Redis)', async (identity) => {
   }
   const logstream = await openRedisLogstream(options);
   const locks = await openRedisLocks(options);
-  return {
-    logstream,
-    locks,
-    async cleanup() {
-      await logstream.close();
-      await locks.close();
-      const admin = new RedisConnections(options);
-      await admin.dropPalace();
-      await admin.close();
-    },
-  };
+  return withCleanup({ logstream, locks }, () => dropRedisPalace(options));
 });

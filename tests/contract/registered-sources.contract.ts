@@ -3,8 +3,9 @@
  * listed in id order, replaced and removed, and their latest refresh, which survives a
  * re-registration and is refused for a source that is not registered. Each test gets a fresh store.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RegisteredSource, RegisteredSources } from '../../stores/ports/registered-sources.js';
+import { openForEachTest } from '../helpers/each-test.js';
 
 export interface OpenedRegisteredSources {
   sources: RegisteredSources;
@@ -28,15 +29,8 @@ function registered(id: string, overrides: Partial<RegisteredSource> = {}): Regi
 
 export function describeRegisteredSourcesContract(adapterName: string, open: () => Promise<OpenedRegisteredSources>): void {
   describe(`RegisteredSources contract — ${adapterName}`, () => {
-    let opened: OpenedRegisteredSources;
     let sources: RegisteredSources;
-    beforeEach(async () => {
-      opened = await open();
-      sources = opened.sources;
-    });
-    afterEach(async () => {
-      await opened.cleanup();
-    });
+    openForEachTest(open, (opened) => (sources = opened.sources));
 
     it('adds, lists in id order, replaces, and removes sources', async () => {
       expect(await sources.list()).toEqual([]);

@@ -25,8 +25,8 @@ import { memoriesFiledAway } from '../../palace/system/system.js';
 import { openStores } from '../../stores/open.js';
 import type { FixtureHarness } from '../fixtures/agent-sessions.js';
 import { exchangeText, hookInput, writeSession } from '../fixtures/agent-sessions.js';
+import { CLI_ARGS, ROOT, runCli } from '../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-hooks-'));
 const home = path.join(tmp, 'home');
 const palace = path.join(tmp, 'palace');
@@ -49,16 +49,8 @@ afterAll(async () => {
 
 /** The `mempalace hook run` process, as a host runs it, over its own palace and home. */
 function hookProcess(name: string, harness: FixtureHarness, input: string, processHome: string, processPalace: string) {
-  const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace',
-    processPalace, 'hook', 'run', '--hook', name, '--harness', harness], {
-    cwd: ROOT,
-    input,
-    encoding: 'utf8',
-    timeout: 240_000,
-    env: { ...process.env, HOME: processHome, MEMPALACE_MODEL_DIR: MODEL_DIR, MEMPALACE_PROFILE: 'embedded',
-      MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') },
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+  return runCli(['--palace', processPalace, 'hook', 'run', '--hook', name, '--harness', harness], { input,
+    env: { HOME: processHome, MEMPALACE_MODEL_DIR: MODEL_DIR, MEMPALACE_PROFILE: 'embedded', MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') } });
 }
 
 /** One hook through the command's own code, in this process. */
@@ -262,12 +254,11 @@ describe('the installed hook command', () => {
     const pwned = path.join(tmp, 'pwned-xyz');
     const palaceDir = path.join(tmp, `odd $(touch ${pwned}) \`touch ${pwned}\` "q" it's`, 'palace');
     const settings = path.join(tmp, 'odd-host', 'settings.json');
-    const command = [process.execPath, path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts')].map(shellQuote).join(' ');
+    const command = [process.execPath, ...CLI_ARGS].map(shellQuote).join(' ');
     const env = { ...process.env, HOME: path.join(tmp, 'odd-home'), MEMPALACE_MODEL_DIR: MODEL_DIR, MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') };
     fs.mkdirSync(env.HOME, { recursive: true });
-    const install = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace',
-      palaceDir, '--json', 'hooks', 'install', '--settings', settings, '--command', command], { cwd: ROOT, encoding: 'utf8', env, timeout: 120_000 });
-    expect(install.status).toBe(0);
+    const install = runCli(['--palace', palaceDir, '--json', 'hooks', 'install', '--settings', settings, '--command', command], { env, timeoutMs: 120_000 });
+    expect(install.code).toBe(0);
     const installed = JSON.parse(fs.readFileSync(settings, 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
     const line = installed.hooks.SessionStart!.flatMap((g) => g.hooks).map((h) => h.command).find((c) => c.includes('hook run'))!;
     const project = path.join(tmp, 'odd-project');

@@ -5,28 +5,22 @@
  * deleted ANN file with exit code 1 and changes nothing, `repair` fixes it; `migrate --to
  * cluster` copies into the running engines and reports the copy identical, and back.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import { dropClusterPalace } from '../helpers/cluster-palace.js';
+import type { JsonCliRun } from '../helpers/cli.js';
+import { embeddedJsonCli } from '../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-backup-cli-'));
 const palaceName = `cli-bk-${process.pid}-${Date.now().toString(36)}`;
 
-function mempalace(palace: string, ...args: string[]): { code: number | null; json: Record<string, unknown>; stderr: string } {
-  const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palace,
-    '--json', ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 240_000,
-    env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE_NAME: palaceName, MEMPALACE_ALLOWED_ROOTS: tmp,
-      MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') },
-  });
-  return { code: res.status, json: res.stdout.trim() ? (JSON.parse(res.stdout) as Record<string, unknown>) : {}, stderr: res.stderr };
+function mempalace(palace: string, ...args: string[]): JsonCliRun {
+  return embeddedJsonCli(palace, { MEMPALACE_PALACE_NAME: palaceName, MEMPALACE_ALLOWED_ROOTS: tmp, MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') })(
+    ...args,
+  );
 }
 
 afterAll(async () => {

@@ -4,27 +4,17 @@
  * `mine` files drawers into those rooms, `search` finds them, and bad input exits 2 with a
  * structured error, creating nothing.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadProjectConfig } from '../../palace/sources/project-config.js';
+import { embeddedJsonCli } from '../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-cli-'));
 const palace = path.join(tmp, 'palace');
 
-function mempalace(...args: string[]): { code: number | null; json: Record<string, unknown>; stderr: string } {
-  const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palace,
-    '--json', ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 240_000,
-    env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') },
-  });
-  return { code: res.status, json: res.stdout.trim() ? (JSON.parse(res.stdout) as Record<string, unknown>) : {}, stderr: res.stderr };
-}
+const mempalace = embeddedJsonCli(palace, { MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') });
 
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 

@@ -14,8 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import { dropClusterPalace } from '../helpers/cluster-palace.js';
 import type { StrategyScores } from '../../palace/eval/run-eval.js';
+import { runCli, ROOT } from '../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const SET = path.join(ROOT, 'tests', 'fixtures', 'eval', 'conversations.json');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-eval-'));
 
@@ -31,12 +31,7 @@ interface Report {
 }
 
 function mempalace(env: Record<string, string>, ...args: string[]): { code: number | null; report: Report | undefined; stdout: string; stderr: string } {
-  const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--json', ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 280_000,
-    env: { ...process.env, ...env },
-  });
+  const res = runCli(['--json', ...args], { env, timeoutMs: 280_000 });
   const last = res.stdout.trim().split('\n').pop();
   let report: Report | undefined;
   try {
@@ -44,7 +39,7 @@ function mempalace(env: Record<string, string>, ...args: string[]): { code: numb
   } catch {
     report = undefined;
   }
-  return { code: res.status, report, stdout: res.stdout, stderr: res.stderr };
+  return { code: res.code, report, stdout: res.stdout, stderr: res.stderr };
 }
 
 function opensearchIndices(): string[] {

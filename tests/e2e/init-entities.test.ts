@@ -4,27 +4,24 @@
  * `--yes` they go to the entity registry, the projects becoming the wing's topics, and mining two
  * wings that share a topic links them by a topic tunnel.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { embeddedJsonCli } from '../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-init-entities-'));
 const palace = path.join(tmp, 'palace');
 const registry = path.join(tmp, 'known_entities.json');
 
+const cli = embeddedJsonCli(palace, { MEMPALACE_ENTITY_REGISTRY: registry });
+
+/** A command that must succeed and print JSON. */
 function mempalace(...args: string[]): { code: number | null; json: Record<string, unknown> } {
-  const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palace,
-    '--json', ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 240_000,
-    env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_ENTITY_REGISTRY: registry },
-  });
-  if (res.status !== 0) throw new Error(`mempalace ${args.join(' ')} exited ${res.status}: ${res.stderr}`);
-  return { code: res.status, json: JSON.parse(res.stdout) as Record<string, unknown> };
+  const res = cli(...args);
+  if (res.code !== 0) throw new Error(`mempalace ${args.join(' ')} exited ${res.code}: ${res.stderr}`);
+  return { code: res.code, json: JSON.parse(res.stdout) as Record<string, unknown> };
 }
 
 /** A git repository whose manifest names `project`, with commits by the given authors. */

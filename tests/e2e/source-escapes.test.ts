@@ -6,7 +6,7 @@
  * loopback listener that the git URLs point at never receives a connection. Then the network
  * server's default (no roots = no local sources unless --allow-any-source) and per-token roots.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -17,8 +17,8 @@ import type { Caller } from '../../core/caller.js';
 import type { ApiHarness } from './api-harness.js';
 import { API_TOKENS, readSse, startApi } from './api-harness.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
+import { CLI_ARGS, ROOT, runCli } from '../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const SECRET = 'OUTSIDE-SECRET-c41e';
 const tmp = fs.realpathSync(makeTempDir('mempalace-escapes-'));
 const allowed = path.join(tmp, 'allowed');
@@ -125,13 +125,9 @@ describe('every escape is refused through every transport', () => {
     const palace = path.join(tmp, 'cli-palace');
     for (const e of escapes()) {
       const args = ['--palace', palace, '--json', 'mine', e.source, ...(e.ref ? ['--ref', e.ref] : []), ...(e.mode ? ['--mode', e.mode] : [])];
-      const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), ...args], {
-        cwd: ROOT,
-        encoding: 'utf8',
-        timeout: 120_000,
-        env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_ALLOWED_ROOTS: allowed, MEMPALACE_GIT_ALLOWED_HOSTS: `*,*:${port}` },
-      });
-      expect(res.status, `${e.name}: ${res.stderr}`).toBe(2);
+      const res = runCli(args, { timeoutMs: 120_000,
+        env: { MEMPALACE_PROFILE: 'embedded', MEMPALACE_ALLOWED_ROOTS: allowed, MEMPALACE_GIT_ALLOWED_HOSTS: `*,*:${port}` } });
+      expect(res.code, `${e.name}: ${res.stderr}`).toBe(2);
       expect(JSON.parse(res.stdout), e.name).toMatchObject({ code: 'invalid_argument', field: 'source', rule: e.rule });
     }
     expect(fs.existsSync(palace)).toBe(false);
@@ -184,8 +180,8 @@ describe('mempalace serve without MEMPALACE_ALLOWED_ROOTS', () => {
     delete env.MEMPALACE_TOKENS_FILE;
     delete env.MEMPALACE_API_TOKENS;
     delete env.MEMPALACE_MCP_HTTP_TOKEN;
-    const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palace,
-      'serve', '--port', '0', ...extra], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI_ARGS, '--palace', palace, 'serve', '--port', '0', ...extra], { cwd: ROOT, env,
+      stdio: ['ignore', 'ignore', 'pipe'] });
     const url = await new Promise<string>((resolve, reject) => {
       let err = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => {

@@ -5,7 +5,6 @@
  * job-end notification retried after a 500 with a valid signature, and a dead letter retried
  * from the API.
  */
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,8 +14,8 @@ import type { Listener, LocalRepo } from '../helpers/hooks.js';
 import { failFirstAttempt, listener, localRepo, proseFiles, until, validSignature } from '../helpers/hooks.js';
 import type { ApiHarness } from './api-harness.js';
 import { startApi, tempDir } from './api-harness.js';
+import { embeddedJsonCli } from '../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const SECRET = 'gitlab-token-for-tests';
 
 describe('mempalace sources (CLI)', () => {
@@ -25,16 +24,7 @@ describe('mempalace sources (CLI)', () => {
   const project = path.join(tmp, 'project');
   afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  function mempalace(...args: string[]): { code: number | null; json: Record<string, unknown> } {
-    const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace', palace,
-      '--json', ...args], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 240_000,
-      env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_ALLOWED_ROOTS: tmp, MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') },
-    });
-    return { code: res.status, json: res.stdout.trim() ? (JSON.parse(res.stdout) as Record<string, unknown>) : {} };
-  }
+  const mempalace = embeddedJsonCli(palace, { MEMPALACE_ALLOWED_ROOTS: tmp, MEMPALACE_ENTITY_REGISTRY: path.join(tmp, 'none.json') });
 
   // Each command is a process that opens the palace (tens of seconds on a loaded machine).
   const LONG = 900_000;

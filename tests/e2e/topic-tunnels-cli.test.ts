@@ -3,26 +3,16 @@
  * profile): wings whose `topics_by_wing` in the entity registry share a topic are joined by a
  * `topic:<Topic>` tunnel once one of them is mined; a conversations mine makes none.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { embeddedJsonCli } from '../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mempalace-topics-'));
 const registry = path.join(tmp, 'known_entities.json');
 
-function mempalace(...args: string[]): { code: number | null; json: unknown } {
-  const res = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'cli', 'main.ts'), '--palace',
-    path.join(tmp, 'palace'), '--json', ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 240_000,
-    env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_ENTITY_REGISTRY: registry },
-  });
-  return { code: res.status, json: res.stdout.trim() ? (JSON.parse(res.stdout) as unknown) : undefined };
-}
+const mempalace = embeddedJsonCli<unknown>(path.join(tmp, 'palace'), { MEMPALACE_ENTITY_REGISTRY: registry });
 
 const tunnels = () => mempalace('tunnels', 'list').json as { source: { wing: string; room: string }; target: { wing: string; room: string }; label: string }[];
 

@@ -13,20 +13,18 @@
  * holds one call (tests/helpers/holding-embedder.ts); Temporal, Redis and SQLite are real.
  */
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../app/config.js';
-import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobEngine, JobProgress } from '../../jobs/job.js';
 import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import type { Locks } from '../../stores/ports/locks.js';
 import { MINE_BATCH_FILES } from '../../jobs/mine/orchestration.js';
-import { cleanMineDrawerIds } from '../helpers/clean-mine.js';
+import { useCleanMineSource } from '../helpers/clean-mine.js';
 import { HoldingEmbedder } from '../helpers/holding-embedder.js';
 import { withTemporalRig } from '../helpers/temporal-rig.js';
-import { drawerIds, generateSmallFiles, mineSpec } from '../integration/temporal-harness.js';
+import { drawerIds, mineSpec } from '../integration/temporal-harness.js';
 
 const MARKER = 'held-attempt-marker';
 const WING = 'held';
@@ -36,24 +34,13 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Longer than the attempt limit plus the heartbeat throttle, so the attempt is given up during the stall. */
 const STALL_MS = 25_000;
 
-let tmp: string;
-let source: string;
-let embedder: MiniLmEmbedder;
-let expected: string[];
+/** The one file whose batch the holding embedder holds. */
+const writeStalledFile = (source: string) =>
+  fs.writeFile(path.join(source, 'stalled.md'), `The batch holding this file is held on its first attempt (${MARKER}) until its runner stops it.\n`);
 
-beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-attempt-stop-'));
-  source = path.join(tmp, 'source');
-  await generateSmallFiles(source, FILES - 1, 23);
-  await fs.writeFile(path.join(source, 'stalled.md'), `The batch holding this file is held on its first attempt (${MARKER}) until its runner stops it.\n`);
-  embedder = new MiniLmEmbedder(loadConfig());
-  expected = await cleanMineDrawerIds(path.join(tmp, 'palace-clean'), source, WING, embedder);
-  expect(expected).toHaveLength(FILES);
-});
-
-afterAll(async () => {
-  await embedder?.close();
-  await fs.rm(tmp, { recursive: true, force: true });
+const fx = useCleanMineSource({ prefix: 'mempalace-attempt-stop-', wing: WING, files: FILES - 1, seed: 23, addFiles: writeStalledFile });
+beforeAll(() => {
+  expect(fx.expected).toHaveLength(FILES);
 });
 
 /** The cancel came while the marked batch was held: it stopped there, wrote nothing, and counts match drawers. */
@@ -62,28 +49,28 @@ async function expectStoppedInFlight(cancelled: JobProgress, holding: HoldingEmb
   expect(await holding.heldCallEnded(30_000)).toMatchObject({ abortedAfterHold: true, outcome: 'cancelled' });
   expect(cancelled.files_seen).toBeLessThan(FILES);
   expect(await drawers.count({ wing })).toBe(cancelled.files_mined);
-  expect(await drawers.count({ wing, sourceFile: path.join(source, 'stalled.md') })).toBe(0);
+  expect(await drawers.count({ wing, sourceFile: path.join(fx.source, 'stalled.md') })).toBe(0);
   expect(await locks.holder(cancelled.lock_key)).toBeNull();
 }
 
 /** A mine after the cancelled one completes the source with the clean run's drawers. */
 async function expectResumed(engine: JobEngine, drawers: DrawerStore, wing: string): Promise<void> {
-  const again = await engine.start(mineSpec(source, wing));
+  const again = await engine.start(mineSpec(fx.source, wing));
   const done = await engine.wait(again.job_id, 300_000);
   expect(done).toMatchObject({ state: 'completed', files_seen: FILES, errors: 0 });
-  expect(await drawerIds(drawers, wing)).toEqual(expected);
+  expect(await drawerIds(drawers, wing)).toEqual(fx.expected);
 }
 
 describe('mine steps stopped by their runner', () => {
   it('Temporal: an attempt given up on (start-to-close) stops at its signal instead of embedding and writing beside its retry', async () => {
-    const stalling = new HoldingEmbedder(embedder, MARKER, STALL_MS);
+    const stalling = new HoldingEmbedder(fx.embedder, MARKER, STALL_MS);
     const timeouts = { leaseMs: 8_000, heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS, activityTimeoutMs: ATTEMPT_TIMEOUT_MS };
-    await withTemporalRig({ dir: tmp, label: 'stall', timeouts }, async ({ engine, stores, runWorker }) => {
+    await withTemporalRig({ dir: fx.tmp, label: 'stall', timeouts }, async ({ engine, stores, runWorker }) => {
       await runWorker(stalling);
-      const started = await engine.start(mineSpec(source, WING));
+      const started = await engine.start(mineSpec(fx.source, WING));
       const done = await engine.wait(started.job_id, 300_000);
       expect(done).toMatchObject({ state: 'completed', files_seen: FILES, files_mined: FILES, drawers_written: FILES, errors: 0 });
-      expect(await drawerIds(stores.drawers, WING)).toEqual(expected);
+      expect(await drawerIds(stores.drawers, WING)).toEqual(fx.expected);
       // The retry embedded the marked batch while the first attempt stalled; once the stall ended,
       // that attempt found its signal aborted (Temporal timed it out) and embedded nothing.
       expect(await stalling.heldCallEnded(20_000)).toMatchObject({ abortedAfterHold: true, outcome: 'cancelled' });
@@ -93,10 +80,10 @@ describe('mine steps stopped by their runner', () => {
   });
 
   it('Temporal: a cancel stops the batches in flight; the next mine completes the source', async () => {
-    const holding = new HoldingEmbedder(embedder, MARKER, 'until-aborted');
-    await withTemporalRig({ dir: tmp, label: 'stop' }, async ({ engine, stores, runWorker }) => {
+    const holding = new HoldingEmbedder(fx.embedder, MARKER, 'until-aborted');
+    await withTemporalRig({ dir: fx.tmp, label: 'stop' }, async ({ engine, stores, runWorker }) => {
       await runWorker(holding);
-      const started = await engine.start(mineSpec(source, WING));
+      const started = await engine.start(mineSpec(fx.source, WING));
       await holding.holdStarted;
       await expectStoppedInFlight(await engine.cancel(started.job_id), holding, stores.drawers, stores.locks, WING);
       await expectResumed(engine, stores.drawers, WING);
@@ -104,12 +91,12 @@ describe('mine steps stopped by their runner', () => {
   });
 
   it('embedded runner: a cancel stops the batches in flight; the next mine completes the source', async () => {
-    const holding = new HoldingEmbedder(embedder, MARKER, 'until-aborted');
-    const rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, 'palace-stop-embedded') }), {
+    const holding = new HoldingEmbedder(fx.embedder, MARKER, 'until-aborted');
+    const rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(fx.tmp, 'palace-stop-embedded') }), {
       embedder: holding,
     });
     try {
-      const started = await rt.jobs.start(mineSpec(source, WING));
+      const started = await rt.jobs.start(mineSpec(fx.source, WING));
       await holding.holdStarted;
       await expectStoppedInFlight(await rt.jobs.cancel(started.job_id), holding, rt.stores.drawers, rt.stores.locks, WING);
       await expectResumed(rt.jobs, rt.stores.drawers, WING);

@@ -7,40 +7,22 @@
  * still ends with the clean run's drawers and counts. Kills only worker processes this file
  * starts; the continue-as-new case runs its own dev server, never the shared one.
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../app/config.js';
-import { MiniLmEmbedder } from '../../embed/minilm.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobProgress } from '../../jobs/job.js';
 import { MINE_BATCH_FILES } from '../../jobs/mine/orchestration.js';
 import type { MineWorkflowInput } from '../../jobs/workflow-types.js';
-import { cleanMineDrawerIds } from '../helpers/clean-mine.js';
+import { useCleanMineSource } from '../helpers/clean-mine.js';
 import { waitForFilesSeen, withTemporalRig } from '../helpers/temporal-rig.js';
-import { drawerIds, generateSmallFiles, mineSpec } from '../integration/temporal-harness.js';
+import { drawerIds, mineSpec } from '../integration/temporal-harness.js';
 import { exited } from '../helpers/processes.js';
 
 const FILES = 20 * MINE_BATCH_FILES;
 
-let tmp: string;
-let source: string;
-let embedder: MiniLmEmbedder;
-let expected: string[];
-
-beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-temporal-window-'));
-  source = path.join(tmp, 'source');
-  await generateSmallFiles(source, FILES, 29);
-  embedder = new MiniLmEmbedder(loadConfig());
-  expected = await cleanMineDrawerIds(path.join(tmp, 'palace-clean'), source, 'win', embedder, { MEMPALACE_MINE_PARALLEL_BATCHES: '1' });
-  expect(expected).toHaveLength(FILES);
-});
-
-afterAll(async () => {
-  await embedder?.close();
-  await fs.rm(tmp, { recursive: true, force: true });
+const fx = useCleanMineSource({ prefix: 'mempalace-temporal-window-', wing: 'win', files: FILES, seed: 29,
+  cleanEnv: { MEMPALACE_MINE_PARALLEL_BATCHES: '1' } });
+beforeAll(() => {
+  expect(fx.expected).toHaveLength(FILES);
 });
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
@@ -92,12 +74,12 @@ function expectExact(done: JobProgress): void {
 
 describe('Temporal mine with a window of batches', () => {
   it('two workers run batches at once; one killed with SIGKILL midway, the other finishes with the clean drawers and exact counts', async () => {
-    await withTemporalRig({ dir: tmp, label: 'crash' }, async ({ engine, stores, spawnWorker }) => {
+    await withTemporalRig({ dir: fx.tmp, label: 'crash' }, async ({ engine, stores, spawnWorker }) => {
       const a = await spawnWorker({ WORKER_MAX_ACTIVITIES: '2' });
       await spawnWorker({ WORKER_MAX_ACTIVITIES: '2' });
       // Both workers poll before the start, so the default window counts both: 2 × 2 slots.
       await new Promise((r) => setTimeout(r, 3_000));
-      const started = await engine.start(mineSpec(source, 'win'));
+      const started = await engine.start(mineSpec(fx.source, 'win'));
       await waitForFilesSeen(engine, started.job_id, 6 * MINE_BATCH_FILES);
       a.kill('SIGKILL');
       await exited(a);
@@ -106,7 +88,7 @@ describe('Temporal mine with a window of batches', () => {
 
       const done = await engine.wait(started.job_id, 600_000);
       expectExact(done);
-      expect(await drawerIds(stores.drawers, 'win')).toEqual(expected);
+      expect(await drawerIds(stores.drawers, 'win')).toEqual(fx.expected);
       expect(await stores.locks.holder(done.lock_key)).toBeNull();
       const history = (await engine.temporalClient.workflow.getHandle(done.lock_key, done.job_id).fetchHistory()).events ?? [];
       expect(windowOf(history)).toBeGreaterThanOrEqual(4);
@@ -119,9 +101,9 @@ describe('Temporal mine with a window of batches', () => {
 
   it('cancel stops within the window and releases the lease', async () => {
     const window = 4;
-    await withTemporalRig({ dir: tmp, label: 'cancel', mineWindow: window }, async ({ engine, stores, runWorker }) => {
-      await runWorker(embedder, { maxConcurrentActivities: window });
-      const started = await engine.start(mineSpec(source, 'cancel'));
+    await withTemporalRig({ dir: fx.tmp, label: 'cancel', mineWindow: window }, async ({ engine, stores, runWorker }) => {
+      await runWorker(fx.embedder, { maxConcurrentActivities: window });
+      const started = await engine.start(mineSpec(fx.source, 'cancel'));
       const seen = await waitForFilesSeen(engine, started.job_id, MINE_BATCH_FILES);
       const cancelled = await engine.cancel(started.job_id);
       expect(cancelled.state).toBe('cancelled');
@@ -135,12 +117,12 @@ describe('Temporal mine with a window of batches', () => {
   it('with continue-as-new suggested after 100 events, a windowed mine hands over between runs and completes exactly', async () => {
     const window = 4;
     const ownDevServer = ['limit.historyCount.suggestContinueAsNew=100'];
-    await withTemporalRig({ dir: tmp, label: 'can', mineWindow: window, ownDevServer }, async ({ engine, stores, runWorker }) => {
-      await runWorker(embedder, { maxConcurrentActivities: window });
-      const started = await engine.start(mineSpec(source, 'win'));
+    await withTemporalRig({ dir: fx.tmp, label: 'can', mineWindow: window, ownDevServer }, async ({ engine, stores, runWorker }) => {
+      await runWorker(fx.embedder, { maxConcurrentActivities: window });
+      const started = await engine.start(mineSpec(fx.source, 'win'));
       const done = await engine.wait(started.job_id, 600_000);
       expectExact(done);
-      expect(await drawerIds(stores.drawers, 'win')).toEqual(expected);
+      expect(await drawerIds(stores.drawers, 'win')).toEqual(fx.expected);
       const client = engine.temporalClient;
       const runs: { status: string; events: HistoryEvent[] }[] = [];
       for await (const info of client.workflow.list({ query: `WorkflowId = "${done.lock_key}"` })) {

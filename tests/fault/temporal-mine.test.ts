@@ -4,43 +4,24 @@
  * worker) with exactly the drawers of a clean run; and the same mine on a dev server told to
  * suggest continue-as-new after 200 history events completes in several small runs.
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../app/config.js';
-import { MiniLmEmbedder } from '../../embed/minilm.js';
-import { cleanMineDrawerIds } from '../helpers/clean-mine.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useCleanMineSource } from '../helpers/clean-mine.js';
 import { waitForFilesSeen, withTemporalRig } from '../helpers/temporal-rig.js';
-import { drawerIds, generateSmallFiles, mineSpec } from '../integration/temporal-harness.js';
+import { drawerIds, mineSpec } from '../integration/temporal-harness.js';
 import { exited } from '../helpers/processes.js';
 
 const FILES = 2_000;
 
-let tmp: string;
-let source: string;
-let embedder: MiniLmEmbedder;
-let expected: string[];
-
-beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-temporal-fault-'));
-  source = path.join(tmp, 'source');
-  await generateSmallFiles(source, FILES, 17);
-  embedder = new MiniLmEmbedder(loadConfig());
-  expected = await cleanMineDrawerIds(path.join(tmp, 'palace-clean'), source, 'big', embedder);
-  expect(expected).toHaveLength(FILES);
-});
-
-afterAll(async () => {
-  await embedder?.close();
-  await fs.rm(tmp, { recursive: true, force: true });
+const fx = useCleanMineSource({ prefix: 'mempalace-temporal-fault-', wing: 'big', files: FILES, seed: 17 });
+beforeAll(() => {
+  expect(fx.expected).toHaveLength(FILES);
 });
 
 describe('Temporal mine and its workers', () => {
   it('a worker killed with SIGKILL, then one stopped with SIGTERM, mid-run: a third finishes with the drawers of a clean run', async () => {
-    await withTemporalRig({ dir: tmp, label: 'crash' }, async ({ engine, stores, spawnWorker }) => {
+    await withTemporalRig({ dir: fx.tmp, label: 'crash' }, async ({ engine, stores, spawnWorker }) => {
       const first = await spawnWorker();
-      const started = await engine.start(mineSpec(source, 'big'));
+      const started = await engine.start(mineSpec(fx.source, 'big'));
       const seenAtKill = await waitForFilesSeen(engine, started.job_id, 256);
       first.kill('SIGKILL');
       await exited(first);
@@ -67,20 +48,20 @@ describe('Temporal mine and its workers', () => {
       expect(done.files_seen).toBe(FILES);
       expect(done.files_total).toBe(FILES);
       expect(await stores.drawers.count({ wing: 'big' })).toBe(FILES);
-      expect(await drawerIds(stores.drawers, 'big')).toEqual(expected);
+      expect(await drawerIds(stores.drawers, 'big')).toEqual(fx.expected);
       expect(await stores.locks.holder(done.lock_key)).toBeNull();
     });
   });
 
   it('with continue-as-new suggested after 200 events, the mine runs as a chain of small histories and completes', async () => {
     const ownDevServer = ['limit.historyCount.suggestContinueAsNew=200'];
-    await withTemporalRig({ dir: tmp, label: 'can', ownDevServer }, async ({ engine, stores, runWorker }) => {
-      await runWorker(embedder);
-      const started = await engine.start(mineSpec(source, 'big'));
+    await withTemporalRig({ dir: fx.tmp, label: 'can', ownDevServer }, async ({ engine, stores, runWorker }) => {
+      await runWorker(fx.embedder);
+      const started = await engine.start(mineSpec(fx.source, 'big'));
       const done = await engine.wait(started.job_id, 600_000);
       expect(done.state).toBe('completed');
       expect(done.files_seen).toBe(FILES);
-      expect(await drawerIds(stores.drawers, 'big')).toEqual(expected);
+      expect(await drawerIds(stores.drawers, 'big')).toEqual(fx.expected);
 
       const client = engine.temporalClient;
       const runs: { runId: string; status: string; events: number }[] = [];

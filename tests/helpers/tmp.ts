@@ -22,16 +22,25 @@ export interface TempStore<S> {
   cleanup(): Promise<void>;
 }
 
+/**
+ * Opened stores with the cleanup a test gives back: each store closed in order, then `after`
+ * (removing their directory, dropping their keys).
+ */
+export function withCleanup<T extends Record<string, { close(): Promise<void> }>>(stores: T, after: () => Promise<void> | void): T & {
+  cleanup(): Promise<void>;
+} {
+  return {
+    ...stores,
+    async cleanup() {
+      for (const store of Object.values(stores)) await store.close();
+      await after();
+    },
+  };
+}
+
 /** A store opened by `open` in a fresh temp directory. */
 export async function openInTempDir<S extends { close(): Promise<void> }>(prefix: string, open: (dir: string) => Promise<S>): Promise<TempStore<S>> {
   const dir = makeTempDir(prefix);
   const store = await open(dir);
-  return {
-    dir,
-    store,
-    async cleanup() {
-      await store.close();
-      removeDir(dir);
-    },
-  };
+  return { dir, ...withCleanup({ store }, () => removeDir(dir)) };
 }

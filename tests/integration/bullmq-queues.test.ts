@@ -4,8 +4,6 @@
  * source runs, job-end notifications published once by the worker, auto-save requests that file
  * once per session state, and dead letters listed and retried.
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,24 +11,23 @@ import { until } from '../helpers/hooks.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../app/config.js';
-import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { checkpoint } from '../../palace/drawers/checkpoint.js';
 import { deliveryError } from '../../palace/hooks/notifications.js';
 import type { JobProgress } from '../../jobs/job.js';
 import type { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
-import type { JobWorker } from '../../jobs/engines/temporal/worker.js';
 import type { AutoSaveRequest, JobNotification } from '../../jobs/engines/queues/queues.js';
 import { NotificationQueue, TriggerQueue, refreshWithJobEngine, startNotificationDeliveryWorker,
   startTriggerWorker } from '../../jobs/engines/queues/queues.js';
 import type { ClusterTestStores } from './temporal-harness.js';
-import { REDIS_URL, generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName } from './temporal-harness.js';
+import { REDIS_URL, generateSmallFiles, mineSpec, uniquePalaceName } from './temporal-harness.js';
+import type { OpenTemporalRig } from '../helpers/temporal-rig.js';
+import { openTemporalRig } from '../helpers/temporal-rig.js';
+import { useEmbedderInTempDir } from '../helpers/real-embedder.js';
 
-let tmp: string;
-let embedder: MiniLmEmbedder;
+const fx = useEmbedderInTempDir('mempalace-bullmq-');
 let stores: ClusterTestStores;
+let rig: OpenTemporalRig;
 let engine: TemporalJobEngine;
-let jobWorker: JobWorker;
-let jobWorkerRun: Promise<void>;
 let embedded: Runtime;
 let triggers: TriggerQueue;
 let notifications: NotificationQueue;
@@ -39,18 +36,13 @@ let notificationWorker: Worker;
 const received: JobNotification[] = [];
 
 beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-bullmq-'));
-  embedder = new MiniLmEmbedder(loadConfig());
-  const name = uniquePalaceName('queues');
-  stores = await openClusterTestStores(path.join(tmp, 'palace'), name);
-  const settings = { redisUrl: REDIS_URL, palaceName: name, attempts: 12, backoffMs: 300 };
+  rig = await openTemporalRig({ dir: fx.tmp, label: 'queues' });
+  ({ stores, engine } = rig);
+  const settings = { redisUrl: REDIS_URL, palaceName: stores.palaceName, attempts: 12, backoffMs: 300 };
   notifications = new NotificationQueue(settings);
-  const taskQueue = `tq-${name}`;
-  jobWorker = await inProcessWorker(stores, embedder, taskQueue, { notify: (p) => notifications.publish(p) });
-  jobWorkerRun = jobWorker.run();
-  engine = await openEngine(stores, taskQueue);
-  embedded = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(tmp, 'palace-embedded') }), {
-    embedder,
+  await rig.runWorker(fx.embedder, { notify: (p) => notifications.publish(p) });
+  embedded = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(fx.tmp, 'palace-embedded') }), {
+    embedder: fx.embedder,
   });
   triggers = new TriggerQueue(settings, 1_500);
   triggerWorker = startTriggerWorker(settings, {
@@ -70,22 +62,16 @@ afterAll(async () => {
   await notifications?.queue.obliterate({ force: true }).catch(() => undefined);
   await triggers?.close();
   await notifications?.close();
-  jobWorker?.shutdown();
-  await jobWorkerRun;
-  await engine?.close();
+  await rig?.close();
   await embedded?.close();
-  await stores?.dropRedis();
-  await stores?.close();
-  await embedder?.close();
-  await fs.rm(tmp, { recursive: true, force: true });
 });
 
 const minesOf = async (lockKey: string): Promise<JobProgress[]> => (await engine.list(1000)).filter((p) => p.kind === 'mine' && p.lock_key === lockKey);
 
 describe('BullMQ trigger and notification queues', () => {
   it('refresh requests are debounced and de-duplicated per source, start one mine each, and each end is notified once', async () => {
-    const a = path.join(tmp, 'a');
-    const b = path.join(tmp, 'b');
+    const a = path.join(fx.tmp, 'a');
+    const b = path.join(fx.tmp, 'b');
     await generateSmallFiles(a, 20, 1);
     await generateSmallFiles(b, 20, 2);
     const ids: string[] = [];
@@ -118,7 +104,7 @@ describe('BullMQ trigger and notification queues', () => {
   });
 
   it('a refresh arriving while its source is being mined is retried with backoff and mines after that mine ends', async () => {
-    const c = path.join(tmp, 'c');
+    const c = path.join(fx.tmp, 'c');
     await generateSmallFiles(c, 300, 3);
     const first = await engine.start(mineSpec(c, 'c'));
     const { id } = await triggers.requestRefresh({ spec: mineSpec(c, 'c') }, 0);

@@ -4,25 +4,22 @@
  * runs, sync, delete_by_source) is the JobEngine contract (tests/contract/job-engine.contract.ts).
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
-import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobProgress, JobSpec, MineSpec } from '../../jobs/job.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { generateProject } from '../fixtures/generate-project.js';
 import { dirMineSpec } from '../helpers/mine-spec.js';
+import { useEmbedderInTempDir } from '../helpers/real-embedder.js';
 
-let tmp: string;
-let embedder: MiniLmEmbedder;
+const fx = useEmbedderInTempDir('mempalace-jobs-');
 
 const mineSpec = (source: string, wing: string): MineSpec => dirMineSpec(source, wing, 'crash-test');
 
 async function runtimeAt(palace: string): Promise<Runtime> {
-  return openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: palace, MEMPALACE_JOB_LEASE_MS: '8000' }), { embedder });
+  return openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: palace, MEMPALACE_JOB_LEASE_MS: '8000' }), { embedder: fx.embedder });
 }
 
 async function run(rt: Runtime, spec: JobSpec): Promise<JobProgress> {
@@ -40,26 +37,19 @@ async function ids(rt: Runtime, wing: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-jobs-'));
-  embedder = new MiniLmEmbedder(loadConfig());
-});
-
-afterAll(async () => {
-  await embedder?.close();
-  await fs.rm(tmp, { recursive: true, force: true });
 });
 
 describe('jobs on the embedded profile', () => {
   it('a mine killed with SIGKILL mid-run resumes and ends with the same drawers as a clean run', async () => {
-    const source = path.join(tmp, 'big');
+    const source = path.join(fx.tmp, 'big');
     await generateProject(source, 260, 7);
-    const clean = await runtimeAt(path.join(tmp, 'palace-clean'));
+    const clean = await runtimeAt(path.join(fx.tmp, 'palace-clean'));
     const cleanRun = await run(clean, mineSpec(source, 'big'));
     expect(cleanRun.state).toBe('completed');
     const expected = await ids(clean, 'big');
     await clean.close();
 
-    const palace = path.join(tmp, 'palace-crash');
+    const palace = path.join(fx.tmp, 'palace-crash');
     const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/mine-child.ts', palace, source, 'big'], {
       env: { ...process.env, MEMPALACE_JOB_LEASE_MS: '8000' },
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -3,22 +3,20 @@
  * in-process job runner. Checks the incremental promises of the drawers issue and bad input.
  */
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import { PalaceError } from '../../core/errors.js';
-import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { MineSpec } from '../../jobs/job.js';
 import { search } from '../../palace/search/search.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { dirMineSpec } from '../helpers/mine-spec.js';
+import { useEmbedderInTempDir } from '../helpers/real-embedder.js';
 
-let tmp: string;
+const fx = useEmbedderInTempDir('mempalace-mine-');
 let project: string;
 let rt: Runtime;
-let embedder: MiniLmEmbedder;
 
 const mineSpec = (over: Partial<MineSpec> = {}): MineSpec => dirMineSpec(project, 'sample', 'tester', over);
 
@@ -33,8 +31,7 @@ async function allIds(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-mine-'));
-  project = path.join(tmp, 'project');
+  project = path.join(fx.tmp, 'project');
   await fs.mkdir(path.join(project, 'backend'), { recursive: true });
   await fs.mkdir(path.join(project, 'docs'), { recursive: true });
   await fs.writeFile(path.join(project, 'backend', 'auth.py'),
@@ -51,15 +48,12 @@ beforeAll(async () => {
   await fs.writeFile(path.join(project, '.gitignore'), 'secret/\n');
   await fs.mkdir(path.join(project, 'secret'));
   await fs.writeFile(path.join(project, 'secret', 'keys.md'), 'the password is hunter2 '.repeat(10));
-  const config = loadConfig({ ...process.env, MEMPALACE_PALACE: path.join(tmp, 'palace') });
-  embedder = new MiniLmEmbedder(config);
-  rt = await openRuntime(config, { embedder });
+  const config = loadConfig({ ...process.env, MEMPALACE_PALACE: path.join(fx.tmp, 'palace') });
+  rt = await openRuntime(config, { embedder: fx.embedder });
 });
 
 afterAll(async () => {
   await rt?.close();
-  await embedder?.close();
-  await fs.rm(tmp, { recursive: true, force: true });
 });
 
 describe('mining a project on the embedded profile', () => {
@@ -119,15 +113,15 @@ describe('mining a project on the embedded profile', () => {
 
   it('rejects a missing source, a source outside the allowed roots and an illegal wing, writing nothing', async () => {
     const before = await allIds();
-    const missing = await mine({ source: { kind: 'dir', path: path.join(tmp, 'nope') } });
+    const missing = await mine({ source: { kind: 'dir', path: path.join(fx.tmp, 'nope') } });
     expect(missing.state).toBe('failed');
     expect(missing.error).toContain('source directory not found');
     const bad = await mine({ wing: '../etc' });
     expect(bad.state).toBe('failed');
     expect(bad.error).toContain('wing');
     expect(await allIds()).toEqual(before);
-    const limited = loadConfig({ ...process.env, MEMPALACE_PALACE: path.join(tmp, 'palace2'), MEMPALACE_ALLOWED_ROOTS: path.join(tmp, 'elsewhere') });
-    const rt2 = await openRuntime(limited, { embedder });
+    const limited = loadConfig({ ...process.env, MEMPALACE_PALACE: path.join(fx.tmp, 'palace2'), MEMPALACE_ALLOWED_ROOTS: path.join(fx.tmp, 'elsewhere') });
+    const rt2 = await openRuntime(limited, { embedder: fx.embedder });
     try {
       const outside = await rt2.jobs.start(mineSpec());
       const done = await rt2.jobs.wait(outside.job_id, 30_000);
@@ -148,14 +142,14 @@ describe('mining a project on the embedded profile', () => {
   });
 
   it("labels drawers with the entity registry's names, re-read when it changes, and refuses a broken registry before writing", async () => {
-    const registry = path.join(tmp, 'known_entities.json');
-    const src = path.join(tmp, 'entities-project');
+    const registry = path.join(fx.tmp, 'known_entities.json');
+    const src = path.join(fx.tmp, 'entities-project');
     await fs.mkdir(src);
     const notes = path.join(src, 'notes.md');
     // Lower case and said once per chunk: the capitalised-word rule alone never finds it.
     await fs.writeFile(notes, 'The ingest pipeline hands each batch to zephyrdb and replays it after a failure.\n'.repeat(6));
-    const rt3 = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: path.join(tmp, 'palace-entities'), MEMPALACE_ENTITY_REGISTRY: registry }), {
-      embedder,
+    const rt3 = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: path.join(fx.tmp, 'palace-entities'), MEMPALACE_ENTITY_REGISTRY: registry }), {
+      embedder: fx.embedder,
     });
     try {
       const run = async () => rt3.jobs.wait((await rt3.jobs.start(mineSpec({ source: { kind: 'dir', path: src }, wing: 'ent' }))).job_id, 60_000);
@@ -179,7 +173,7 @@ describe('mining a project on the embedded profile', () => {
   });
 
   it('mines chat exports in convos mode into exchange drawers with rooms', async () => {
-    const chats = path.join(tmp, 'chats');
+    const chats = path.join(fx.tmp, 'chats');
     await fs.cp(path.join(__dirname, '..', 'fixtures', 'chat'), chats, { recursive: true });
     const p = await mine({ source: { kind: 'dir', path: chats }, mode: 'convos', wing: 'chats' });
     expect(p.state).toBe('completed');
@@ -194,7 +188,7 @@ describe('mining a project on the embedded profile', () => {
   });
 
   it('extracts office and PDF documents in extract mode, recording why the others were skipped', async () => {
-    const docs = path.join(tmp, 'docs');
+    const docs = path.join(fx.tmp, 'docs');
     await fs.cp(path.join(__dirname, '..', 'fixtures', 'docs'), docs, { recursive: true });
     const p = await mine({ source: { kind: 'dir', path: docs }, mode: 'extract', wing: 'docs' });
     expect(p.state).toBe('completed');

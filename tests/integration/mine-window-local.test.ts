@@ -5,60 +5,37 @@
  * run and exact counts; cancel stops within the window.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
 import { loadConfig } from '../../app/config.js';
-import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { MineCursor } from '../../jobs/mine/orchestration.js';
 import { MINE_BATCH_FILES, MINE_LOOKAHEAD_WINDOWS } from '../../jobs/mine/orchestration.js';
-import { drawerIds, generateSmallFiles, mineSpec } from './temporal-harness.js';
+import { useCleanMineSource } from '../helpers/clean-mine.js';
+import { drawerIds, mineSpec } from './temporal-harness.js';
 
 const FILES = 12 * MINE_BATCH_FILES;
 const WINDOW = 3;
 
-let tmp: string;
-let source: string;
-let embedder: MiniLmEmbedder;
-let expected: string[];
+const fx = useCleanMineSource({ prefix: 'mempalace-window-', wing: 'win', files: FILES, seed: 23, // The clean run, one batch at a time.
+  cleanEnv: { MEMPALACE_JOB_LEASE_MS: '4000', MEMPALACE_MINE_PARALLEL_BATCHES: '1' } });
+beforeAll(() => {
+  expect(fx.expected).toHaveLength(FILES);
+});
 
 function runtimeAt(palace: string, window = WINDOW): Promise<Runtime> {
   return openRuntime(
     loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: palace, MEMPALACE_JOB_LEASE_MS: '4000',
       MEMPALACE_MINE_PARALLEL_BATCHES: String(window) }),
-    { embedder },
+    { embedder: fx.embedder },
   );
 }
 
-beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-window-'));
-  source = path.join(tmp, 'source');
-  await generateSmallFiles(source, FILES, 23);
-  embedder = new MiniLmEmbedder(loadConfig());
-  // The clean run, one batch at a time.
-  const clean = await runtimeAt(path.join(tmp, 'palace-clean'), 1);
-  try {
-    const started = await clean.jobs.start(mineSpec(source, 'win'));
-    expect((await clean.jobs.wait(started.job_id, 600_000)).state).toBe('completed');
-    expected = await drawerIds(clean.stores.drawers, 'win');
-  } finally {
-    await clean.close();
-  }
-  expect(expected).toHaveLength(FILES);
-});
-
-afterAll(async () => {
-  await embedder?.close();
-  await fs.rm(tmp, { recursive: true, force: true });
-});
-
 describe('local runner with a window of batches', () => {
   it('killed with SIGKILL with batches in flight, resumes to the drawers and counts of a clean run', async () => {
-    const palace = path.join(tmp, 'palace-crash');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/mine-child.ts', palace, source, 'win'], {
+    const palace = path.join(fx.tmp, 'palace-crash');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/mine-child.ts', palace, fx.source, 'win'], {
       env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_JOB_LEASE_MS: '4000', MEMPALACE_MINE_PARALLEL_BATCHES: String(WINDOW) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -92,11 +69,11 @@ describe('local runner with a window of batches', () => {
 
       await new Promise((r) => setTimeout(r, 4500)); // the dead runner's lease expires
       // The spec tests/fixtures/mine-child.ts started.
-      const resumed = await rt.jobs.start(mineSpec(source, 'win', { agent: 'crash-test' }));
+      const resumed = await rt.jobs.start(mineSpec(fx.source, 'win', { agent: 'crash-test' }));
       expect(resumed.job_id).toBe(stale!.job_id);
       const done = await rt.jobs.wait(resumed.job_id, 600_000);
       expect(done.state).toBe('completed');
-      expect(await drawerIds(rt.stores.drawers, 'win')).toEqual(expected);
+      expect(await drawerIds(rt.stores.drawers, 'win')).toEqual(fx.expected);
       // Exact: every file counted once, as mined, even those of batches redone after the kill.
       expect(done).toMatchObject({ files_total: FILES, files_seen: FILES, files_mined: FILES, files_skipped: 0, drawers_written: FILES, errors: 0 });
     } finally {
@@ -105,9 +82,9 @@ describe('local runner with a window of batches', () => {
   });
 
   it('cancel stops within the window and the next start completes the source', async () => {
-    const rt = await runtimeAt(path.join(tmp, 'palace-cancel'));
+    const rt = await runtimeAt(path.join(fx.tmp, 'palace-cancel'));
     try {
-      const started = await rt.jobs.start(mineSpec(source, 'cancel'));
+      const started = await rt.jobs.start(mineSpec(fx.source, 'cancel'));
       let seen = 0;
       for (;;) {
         const p = await rt.jobs.progress(started.job_id);
@@ -120,7 +97,7 @@ describe('local runner with a window of batches', () => {
       expect(cancelled.files_seen).toBeLessThan(FILES);
       expect(cancelled.files_seen - seen).toBeLessThanOrEqual(WINDOW * MINE_BATCH_FILES);
       expect(await rt.stores.locks.holder(cancelled.lock_key)).toBeNull();
-      const again = await rt.jobs.start(mineSpec(source, 'cancel'));
+      const again = await rt.jobs.start(mineSpec(fx.source, 'cancel'));
       const done = await rt.jobs.wait(again.job_id, 600_000);
       expect(done.state).toBe('completed');
       expect(done.files_seen).toBe(FILES);

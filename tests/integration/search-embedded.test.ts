@@ -2,28 +2,22 @@
  * palace/search on the embedded profile with the real embedder: filters, max_distance, the union
  * strategy's lexical candidates, copy folding, the date window and bad input.
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import type { PalaceError } from '../../core/errors.js';
-import { MiniLmEmbedder } from '../../embed/minilm.js';
 import { addDrawer } from '../../palace/drawers/drawers.js';
 import { search } from '../../palace/search/search.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { openRuntime } from '../../app/runtime.js';
+import { useEmbedderInTempDir } from '../helpers/real-embedder.js';
 
-let tmp: string;
+const fx = useEmbedderInTempDir('mempalace-search-');
 let rt: Runtime;
-let embedder: MiniLmEmbedder;
 const tool = { sanitize: true, defaultMaxDistance: 1.5 };
 
 beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-search-'));
-  embedder = new MiniLmEmbedder(loadConfig());
   let clock = Date.parse('2026-03-01T10:00:00Z');
-  rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: tmp }), { embedder });
+  rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PALACE: fx.tmp }), { embedder: fx.embedder });
   rt.drawerContext.now = () => new Date(clock += 86_400_000);
   const file = (wing: string, room: string, content: string, source = '') => addDrawer(rt.drawerContext, { wing, room, content, source_file: source });
   await file('proj', 'backend', 'The API gateway validates bearer tokens before routing each request to a service.', '/src/gateway.ts');
@@ -37,8 +31,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await rt?.close();
-  await embedder?.close();
-  await fs.rm(tmp, { recursive: true, force: true });
 });
 
 describe('search', () => {

@@ -5,61 +5,42 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../app/config.js';
-import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { JobProgress, JobSpec } from '../../jobs/job.js';
-import type { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
-import type { JobWorker } from '../../jobs/engines/temporal/worker.js';
 import type { ClusterTestStores } from './temporal-harness.js';
-import { inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName } from './temporal-harness.js';
+import { mineSpec, openEngine } from './temporal-harness.js';
+import type { OpenTemporalRig } from '../helpers/temporal-rig.js';
+import { openTemporalRig, runJob } from '../helpers/temporal-rig.js';
+import { useEmbedderInTempDir } from '../helpers/real-embedder.js';
 
-let tmp: string;
-let embedder: MiniLmEmbedder;
+const fx = useEmbedderInTempDir('mempalace-temporal-');
+let rig: OpenTemporalRig;
 let stores: ClusterTestStores;
-let engine: TemporalJobEngine;
-let worker: JobWorker;
-let workerRun: Promise<void>;
 
-async function run(spec: JobSpec): Promise<JobProgress> {
-  const started = await engine.start(spec);
-  return engine.wait(started.job_id, 300_000);
-}
+const run = (spec: JobSpec): Promise<JobProgress> => runJob(rig.engine, spec);
 
 beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-temporal-'));
-  embedder = new MiniLmEmbedder(loadConfig());
-  const name = uniquePalaceName('jobs');
-  stores = await openClusterTestStores(path.join(tmp, 'palace-cluster'), name);
-  const taskQueue = `tq-${name}`;
-  worker = await inProcessWorker(stores, embedder, taskQueue);
-  workerRun = worker.run();
-  engine = await openEngine(stores, taskQueue);
+  rig = await openTemporalRig({ dir: fx.tmp, label: 'jobs' });
+  stores = rig.stores;
+  await rig.runWorker(fx.embedder);
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await workerRun;
-  await engine?.close();
-  await stores?.dropRedis();
-  await stores?.close();
-  await embedder?.close();
-  await fs.rm(tmp, { recursive: true, force: true });
+  await rig?.close();
 });
 
 describe('jobs on Temporal', () => {
   it('a mine of a git repository at a ref records the commit it mined', async () => {
-    const bare = path.join(tmp, 'repo.git');
-    const clone = path.join(tmp, 'repo-work');
+    const bare = path.join(fx.tmp, 'repo.git');
+    const clone = path.join(fx.tmp, 'repo-work');
     const git = (cwd: string, ...args: string[]) =>
       execFileSync('git', args, { cwd, encoding: 'utf8',
         env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't',
           GIT_COMMITTER_EMAIL: 't@example.invalid' } }).trim();
     await fs.mkdir(bare);
     git(bare, 'init', '--quiet', '--bare', '--initial-branch=main');
-    git(tmp, 'clone', '--quiet', bare, clone);
+    git(fx.tmp, 'clone', '--quiet', bare, clone);
     await fs.writeFile(path.join(clone, 'first.md'), 'The first commit holds this note about leases, fences and cursors in the job engine.\n');
     git(clone, 'add', '.');
     git(clone, 'commit', '--quiet', '-m', 'first');
@@ -90,7 +71,7 @@ describe('jobs on Temporal', () => {
     // No worker polls this queue: the first job's workflow stays open until the test ends it, as
     // one does between its last activity (which writes the final record) and its last task.
     const idle = await openEngine(stores, `tq-idle-${stores.palaceName}`);
-    const dir = await fs.mkdtemp(path.join(tmp, 'ended-'));
+    const dir = await fs.mkdtemp(path.join(fx.tmp, 'ended-'));
     const spec = mineSpec(dir, 'ended');
     try {
       const first = await idle.start(spec);

@@ -6,25 +6,21 @@
  * Temporal server and Redis; the faults come from a wrapper around the real drawer index's
  * batch write.
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../app/config.js';
 import { PalaceError } from '../../core/errors.js';
-import { MiniLmEmbedder } from '../../embed/minilm.js';
 import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import type { TemporalJobEngine } from '../../jobs/engines/temporal/job-engine.js';
-import type { JobWorker } from '../../jobs/engines/temporal/worker.js';
 import type { ClusterTestStores } from './temporal-harness.js';
-import { generateSmallFiles, inProcessWorker, mineSpec, openClusterTestStores, openEngine, uniquePalaceName } from './temporal-harness.js';
+import { generateSmallFiles, mineSpec } from './temporal-harness.js';
+import type { OpenTemporalRig } from '../helpers/temporal-rig.js';
+import { openTemporalRig } from '../helpers/temporal-rig.js';
+import { useEmbedderInTempDir } from '../helpers/real-embedder.js';
 
-let tmp: string;
-let embedder: MiniLmEmbedder;
+const fx = useEmbedderInTempDir('mempalace-temporal-retry-');
 let stores: ClusterTestStores;
+let rig: OpenTemporalRig;
 let engine: TemporalJobEngine;
-let worker: JobWorker;
-let workerRun: Promise<void>;
 
 /** Errors the next batch writes throw, in order; `always` is thrown once they are used up. */
 const faults: { next: PalaceError[]; always: PalaceError | undefined; writes: number } = { next: [], always: undefined, writes: 0 };
@@ -47,29 +43,19 @@ function faultyWrites(drawers: DrawerStore): DrawerStore {
 }
 
 beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mempalace-temporal-retry-'));
-  embedder = new MiniLmEmbedder(loadConfig());
-  const name = uniquePalaceName('retry');
-  stores = await openClusterTestStores(path.join(tmp, 'palace'), name);
-  const taskQueue = `tq-${name}`;
-  worker = await inProcessWorker({ ...stores, drawers: faultyWrites(stores.drawers) }, embedder, taskQueue);
-  workerRun = worker.run();
-  engine = await openEngine(stores, taskQueue, undefined, undefined, 1);
+  rig = await openTemporalRig({ dir: fx.tmp, label: 'retry', mineWindow: 1 });
+  stores = rig.stores;
+  engine = rig.engine;
+  await rig.runWorker(fx.embedder, { stores: { ...stores, drawers: faultyWrites(stores.drawers) } });
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await workerRun;
-  await engine?.close();
-  await stores?.dropRedis();
-  await stores?.close();
-  await embedder?.close();
-  await fs.rm(tmp, { recursive: true, force: true });
+  await rig?.close();
 });
 
 /** Mine three small files (one batch) into `wing` with the given faults armed. */
 async function mineWith(wing: string, next: PalaceError[], always?: PalaceError) {
-  const dir = path.join(tmp, wing);
+  const dir = path.join(fx.tmp, wing);
   await generateSmallFiles(dir, 3, wing.length);
   Object.assign(faults, { next, always, writes: 0 });
   try {
