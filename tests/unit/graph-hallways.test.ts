@@ -34,11 +34,8 @@ afterEach(async () => {
 
 describe('spelling keys and labels', () => {
   it('keys an entity by its last path segment without a code extension, lowercased', () => {
-    expect(spellingKey('src/Auth.PY')).toBe('auth');
-    expect(spellingKey('C:\\x\\Parser.rs')).toBe('parser');
-    expect(spellingKey('Node.js')).toBe('node');
-    expect(spellingKey('v1.2')).toBe('v1.2');
-    expect(spellingKey('.env')).toBe('.env');
+    const keys = { 'src/Auth.PY': 'auth', 'C:\\x\\Parser.rs': 'parser', 'Node.js': 'node', 'v1.2': 'v1.2', '.env': '.env' };
+    for (const [name, key] of Object.entries(keys)) expect(spellingKey(name), name).toBe(key);
   });
 
   it('labels with up to three rooms, counting the rest, or says there are no room tags', () => {

@@ -2,16 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_HALL_KEYWORDS, detectHall } from '../../core/halls.js';
 
 describe('detectHall (docs/palace-behaviour.md §4.7.1)', () => {
+  const hallOf = (halls: Record<string, string>) => {
+    for (const [text, hall] of Object.entries(halls)) expect(detectHall(text), text).toBe(hall);
+  };
+
   it('picks the hall with most distinct keywords, counting each keyword once', () => {
-    expect(detectHall('The server threw an error in this function; bug bug bug.')).toBe('technical');
-    expect(detectHall('I remember the palace; happy, happy, happy, happy.')).toBe('memory');
-    expect(detectHall('Nothing to see.')).toBe('general');
+    hallOf({ 'The server threw an error in this function; bug bug bug.': 'technical', 'I remember the palace; happy, happy, happy, happy.': 'memory',
+      'Nothing to see.': 'general' });
   });
 
   it('matches substrings, as the original does', () => {
-    expect(detectHall('really')).toBe('consciousness');
-    expect(detectHall('a person')).toBe('family');
-    expect(detectHall('it will happen')).toBe('creative');
+    hallOf({ really: 'consciousness', 'a person': 'family', 'it will happen': 'creative' });
   });
 
   it('breaks ties by configuration order and is case-insensitive', () => {

@@ -31,11 +31,9 @@ describe('hybrid logical clock (docs/logstream.md §2)', () => {
 
 describe('quoting, slugs, canonical metadata', () => {
   it('quotes like the original', () => {
-    expect(pyRepr('abc')).toBe("'abc'");
-    expect(pyRepr("it's")).toBe('"it\'s"');
-    expect(pyRepr('both \' and "')).toBe("'both \\' and \"'");
-    expect(pyRepr('a\nb\\')).toBe("'a\\nb\\\\'");
-    expect(pyRepr(null)).toBe('None');
+    const quoted: [unknown, string][] = [['abc', "'abc'"], ["it's", '"it\'s"'], ['both \' and "', "'both \\' and \"'"], ['a\nb\\', "'a\\nb\\\\'"], [null,
+      'None']];
+    for (const [value, text] of quoted) expect(pyRepr(value)).toBe(text);
   });
   it('slugs per docs/logstream.md §5.9', () => {
     expect(slug('Add CSV export to the billing page.', 'work')).toBe('add_csv_export_to_the_billing_page');

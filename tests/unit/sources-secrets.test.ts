@@ -46,11 +46,9 @@ describe('credentials in source URLs', () => {
 
 describe('repository identity', () => {
   it("keeps a non-default port, and drops the scheme's default one", () => {
-    expect(repoMatchKey('https://host:8443/team/repo.git')).toBe('host:8443/team/repo');
-    expect(repoMatchKey('https://host/team/repo')).toBe('host/team/repo');
-    expect(repoMatchKey('https://host:443/team/repo')).toBe('host/team/repo');
-    expect(repoMatchKey('ssh://git@host:22/Team/Repo')).toBe('host/team/repo');
-    expect(repoMatchKey('ssh://git@host:2222/team/repo')).toBe('host:2222/team/repo');
+    const keys = { 'https://host:8443/team/repo.git': 'host:8443/team/repo', 'https://host/team/repo': 'host/team/repo',
+      'https://host:443/team/repo': 'host/team/repo', 'ssh://git@host:22/Team/Repo': 'host/team/repo', 'ssh://git@host:2222/team/repo': 'host:2222/team/repo' };
+    for (const [url, key] of Object.entries(keys)) expect(repoMatchKey(url), url).toBe(key);
   });
 });
 
