@@ -14,7 +14,7 @@ import { encodersOf, sameModel } from '../../embed/model-identity.js';
 import { checkPalaceModel, modelMismatch } from '../../palace/drawers/palace-model.js';
 import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 import { rejectionOf, thrownBy } from '../helpers/errors.js';
-import { makeTempDir, removeDir } from '../helpers/tmp.js';
+import { openInTempDir } from '../helpers/tmp.js';
 
 /** A deterministic fake encoder: a unit vector from the text's character codes, different per name. */
 class FakeEncoder implements Embedder {
@@ -110,13 +110,9 @@ describe('the fused embedder', () => {
 
 describe('a palace and its encoder set', () => {
   async function freshIndex() {
-    const dir = makeTempDir('encoder-set-');
-    const index = await openSqliteDrawerIndex(dir);
-    cleanups.push(async () => {
-      await index.close();
-      removeDir(dir);
-    });
-    return index;
+    const { store, cleanup } = await openInTempDir('encoder-set-', openSqliteDrawerIndex);
+    cleanups.push(cleanup);
+    return store;
   }
 
   const pair = new EncoderSetEmbedder([{ embedder: new FakeEncoder('enc-a', 384), weight: 0.5 }, { embedder: new FakeEncoder('enc-b', 384), weight: 0.5 }]);

@@ -5,7 +5,7 @@ import { checkPalaceModel, modelBoundDrawers, UNRECORDED_PALACE_MODEL } from '..
 import { openSqliteDrawerIndex } from '../../stores/embedded/drawers/sqlite-drawer-index.js';
 import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import { rejectionOf } from '../helpers/errors.js';
-import { makeTempDir, removeDir } from '../helpers/tmp.js';
+import { openInTempDir } from '../helpers/tmp.js';
 
 const modelA = { name: 'model-a', dimension: 384, weightsSha256: 'a'.repeat(64) };
 const modelB = { name: 'model-b', dimension: 384, weightsSha256: 'b'.repeat(64) };
@@ -25,13 +25,9 @@ afterEach(async () => {
 });
 
 async function freshIndex(): Promise<DrawerStore> {
-  const dir = makeTempDir('palace-model-');
-  const index = await openSqliteDrawerIndex(dir);
-  cleanups.push(async () => {
-    await index.close();
-    removeDir(dir);
-  });
-  return index;
+  const { store, cleanup } = await openInTempDir('palace-model-', openSqliteDrawerIndex);
+  cleanups.push(cleanup);
+  return store;
 }
 
 describe('palace model record', () => {

@@ -3,6 +3,9 @@ import { drawerKind, fusedScores, LEXICAL_WEIGHT, queryShape, type FusionInput }
 
 const meta = (source_file: string, extra: Record<string, string> = {}) => ({ wing: 'w', room: 'r', source_file, chunk_index: 0, added_by: 'a',
   filed_at: '2026-01-01T00:00:00.000000Z', ...extra });
+/** Candidates of one kind, as [similarity, bm25] pairs. */
+const candidates = (kind: FusionInput['kind'], pairs: [similarity: number, bm25: number][]): FusionInput[] =>
+  pairs.map(([similarity, bm25]) => ({ similarity, bm25, kind }));
 const rank = (query: string, pool: FusionInput[]) => fusedScores(query, pool).map((s, i) => ({ s, i })).sort((a, b) => b.s - a.s).map((x) => x.i);
 
 describe('queryShape', () => {
@@ -30,12 +33,7 @@ describe('fusedScores', () => {
   });
 
   it('lets words decide between semantically close candidates', () => {
-    const pool: FusionInput[] = [
-      { similarity: 0.61, bm25: 0, kind: 'prose' },
-      { similarity: 0.6, bm25: 4, kind: 'prose' },
-      { similarity: 0.2, bm25: 0, kind: 'prose' },
-      { similarity: 0.25, bm25: 0, kind: 'prose' },
-    ];
+    const pool = candidates('prose', [[0.61, 0], [0.6, 4], [0.2, 0], [0.25, 0]]);
     expect(rank('when did Mira join the ledger team', pool)[0]).toBe(1);
   });
 
@@ -51,12 +49,7 @@ describe('fusedScores', () => {
   });
 
   it('gives an identifier query its exact match over closer embeddings', () => {
-    const pool: FusionInput[] = [
-      { similarity: 0.45, bm25: 0, kind: 'code' },
-      { similarity: 0.42, bm25: 0.3, kind: 'code' },
-      { similarity: 0.36, bm25: 6, kind: 'code' },
-      { similarity: 0.3, bm25: 0, kind: 'code' },
-    ];
+    const pool = candidates('code', [[0.45, 0], [0.42, 0.3], [0.36, 6], [0.3, 0]]);
     expect(rank('parseHttpUrl', pool)[0]).toBe(2);
     // The same pool under a natural-language question keeps the closer embedding first.
     expect(LEXICAL_WEIGHT.natural.code).toBeLessThan(LEXICAL_WEIGHT.identifier.code);
@@ -101,12 +94,7 @@ describe('conversation context', () => {
 
 describe('words only add', () => {
   it('does not push a semantically close candidate down for missing the query words', () => {
-    const pool: FusionInput[] = [
-      { similarity: 0.7, bm25: 0, kind: 'prose' },
-      { similarity: 0.4, bm25: 3, kind: 'prose' },
-      { similarity: 0.4, bm25: 3, kind: 'prose' },
-      { similarity: 0.3, bm25: 3, kind: 'prose' },
-    ];
+    const pool = candidates('prose', [[0.7, 0], [0.4, 3], [0.4, 3], [0.3, 3]]);
     const scores = fusedScores('a paraphrase of the passage', pool);
     const semantic = fusedScores('a paraphrase of the passage', pool.map((c) => ({ ...c, bm25: 0 })));
     expect(scores[0]).toBe(semantic[0]);
