@@ -31,16 +31,9 @@ const kgTimeline = operationCall(kgTimelineOperation);
 const listHallways = operationCall(listHallwaysOperation);
 const listTunnels = operationCall(listTunnelsOperation);
 
-const ENTITIES = 300;
 const PREDICATES = ['works_on', 'knows', 'uses', 'owns', 'reviews', 'depends_on', 'mentors', 'blocks'];
-const FACTS = 3_000;
-const CLIENTS = 4;
-const PER_CLIENT = 500;
-const SUPERSEDES = 300;
-const WINGS = 20;
-const TUNNELS = 400;
-const HALLWAYS_PER_WING = 100;
-const READS = 1_000;
+/** The workload, the same on both profiles: sizes of the graph built and of each timed phase. */
+const WORKLOAD = { entities: 300, facts: 3_000, clients: 4, perClient: 500, supersedes: 300, wings: 20, tunnels: 400, hallwaysPerWing: 100, reads: 1_000 };
 
 interface Profile {
   name: string;
@@ -48,7 +41,7 @@ interface Profile {
   drop(graph: GraphStore): Promise<void>;
 }
 
-const entity = (i: number) => `Entity ${i % ENTITIES}`;
+const entity = (i: number) => `Entity ${i % WORKLOAD.entities}`;
 const factArgs = (i: number) => ({
   subject: entity(i),
   predicate: PREDICATES[i % PREDICATES.length]!,
@@ -66,34 +59,34 @@ async function measure(p: Profile) {
   const graph = await p.open();
   const ctx: KgContext = { graph };
   try {
-    const addSequential = await rate(FACTS, (i) => kgAdd(ctx, factArgs(i)));
+    const addSequential = await rate(WORKLOAD.facts, (i) => kgAdd(ctx, factArgs(i)));
     const concurrentStarted = performance.now();
-    await Promise.all(Array.from({ length: CLIENTS }, (_, c) =>
+    await Promise.all(Array.from({ length: WORKLOAD.clients }, (_, c) =>
       (async () => {
-        for (let i = 0; i < PER_CLIENT; i++) await kgAdd(ctx, factArgs(FACTS + c * PER_CLIENT + i));
+        for (let i = 0; i < WORKLOAD.perClient; i++) await kgAdd(ctx, factArgs(WORKLOAD.facts + c * WORKLOAD.perClient + i));
       })()));
-    const addConcurrent = ratePerSecond(CLIENTS * PER_CLIENT, concurrentStarted);
-    const supersede = await rate(SUPERSEDES, (i) =>
+    const addConcurrent = ratePerSecond(WORKLOAD.clients * WORKLOAD.perClient, concurrentStarted);
+    const supersede = await rate(WORKLOAD.supersedes, (i) =>
       kgSupersede(ctx, { subject: `Bot ${i % 30}`, predicate: 'uses_model', old_object: `Model ${i}`, new_object: `Model ${i + 30}`,
         at: `2025-01-01T00:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}Z` }));
 
     const rnd = seeded(7);
     const pick = () =>
-      entity(Math.floor(rnd() * ENTITIES));
-    const query = await rate(READS, () => kgQuery(ctx, { entity: pick() }));
-    const queryAsOf = await rate(READS, () => kgQuery(ctx, { entity: pick(), as_of: '2018-06-01' }));
-    const timeline = await rate(READS, () => kgTimeline(ctx, { entity: pick() }));
+      entity(Math.floor(rnd() * WORKLOAD.entities));
+    const query = await rate(WORKLOAD.reads, () => kgQuery(ctx, { entity: pick() }));
+    const queryAsOf = await rate(WORKLOAD.reads, () => kgQuery(ctx, { entity: pick(), as_of: '2018-06-01' }));
+    const timeline = await rate(WORKLOAD.reads, () => kgTimeline(ctx, { entity: pick() }));
     const stats = await rate(100, () => kgStats(ctx));
 
-    const tunnels: TunnelWrite[] = Array.from({ length: TUNNELS }, (_, i) => {
-      const a = `wing-${i % WINGS}`;
-      const b = `wing-${(i * 3 + 1) % WINGS}`;
+    const tunnels: TunnelWrite[] = Array.from({ length: WORKLOAD.tunnels }, (_, i) => {
+      const a = `wing-${i % WORKLOAD.wings}`;
+      const b = `wing-${(i * 3 + 1) % WORKLOAD.wings}`;
       return { id: `tn${i}`, source: { wing: a, room: `room-${i % 13}` }, target: { wing: b, room: `room-${i % 11}` }, label: `t${i}`, kind: 'explicit',
         source_wing_key: a, target_wing_key: b, at: `2030-01-01T00:00:00.${String(i).padStart(6, '0')}+00:00`, by: null };
     });
-    for (let i = 0; i < TUNNELS; i += 50) await graph.tunnelUpsert(tunnels.slice(i, i + 50));
-    for (let w = 0; w < WINGS; w++) {
-      const hallways: HallwayWrite[] = Array.from({ length: HALLWAYS_PER_WING }, (_, i) => ({
+    for (let i = 0; i < WORKLOAD.tunnels; i += 50) await graph.tunnelUpsert(tunnels.slice(i, i + 50));
+    for (let w = 0; w < WORKLOAD.wings; w++) {
+      const hallways: HallwayWrite[] = Array.from({ length: WORKLOAD.hallwaysPerWing }, (_, i) => ({
         id: `h${w}_${i}`,
         wing: `wing-${w}`,
         entity_a: `Person ${i}`,
@@ -106,8 +99,8 @@ async function measure(p: Profile) {
       }));
       await graph.hallwaysReplaceWing(`wing-${w}`, hallways);
     }
-    const tunnelsOfWing = await rate(READS, (i) => listTunnels({ graph }, { wing: `wing-${i % WINGS}` }));
-    const hallwaysOfWing = await rate(READS, (i) => listHallways({ graph }, { wing: `wing-${i % WINGS}` }));
+    const tunnelsOfWing = await rate(WORKLOAD.reads, (i) => listTunnels({ graph }, { wing: `wing-${i % WORKLOAD.wings}` }));
+    const hallwaysOfWing = await rate(WORKLOAD.reads, (i) => listHallways({ graph }, { wing: `wing-${i % WORKLOAD.wings}` }));
     return { addSequential, addConcurrent, supersede, query, queryAsOf, timeline, stats, tunnelsOfWing, hallwaysOfWing };
   } finally {
     await p.drop(graph);
@@ -151,20 +144,24 @@ async function main(): Promise<void> {
     `Measured ${machine()}, 1-min load average ${
       os.loadavg()[0]!.toFixed(1)
     } at the end; Neo4j 5.26.31 Community (embedded launcher, deploy/local, 512 MiB heap, 64 MiB page cache) on localhost over Bolt, neo4j-driver 6.3.0; embedded: SQLite WAL, synchronous=NORMAL. Same data for both, through the palace operations: ${
-      FACTS + CLIENTS * PER_CLIENT
-    } facts over ${ENTITIES} entities and ${PREDICATES.length} predicates (every third with a valid_from), ${TUNNELS} tunnels over ${WINGS} wings, ${HALLWAYS_PER_WING} hallways per wing.`,
+      WORKLOAD.facts + WORKLOAD.clients * WORKLOAD.perClient
+    } facts over ${WORKLOAD.entities} entities and ${PREDICATES.length} predicates (every third with a valid_from), ${WORKLOAD.tunnels} tunnels over ${WORKLOAD.wings} wings, ${WORKLOAD.hallwaysPerWing} hallways per wing.`,
     '',
     '| measure | Neo4j | embedded |',
     '|---|---|---|',
-    row(`kg_add, one client, sequential (${FACTS} facts)`, 'addSequential', 'adds/s'),
-    row(`kg_add, ${CLIENTS} concurrent callers × ${PER_CLIENT}, one process`, 'addConcurrent', 'adds/s'),
-    row(`kg_supersede, sequential (${SUPERSEDES})`, 'supersede', 'ops/s'),
-    row(`kg_query, direction both, random entity (~${Math.round((2 * (FACTS + CLIENTS * PER_CLIENT)) / ENTITIES)} facts each)`, 'query', 'queries/s'),
+    row(`kg_add, one client, sequential (${WORKLOAD.facts} facts)`, 'addSequential', 'adds/s'),
+    row(`kg_add, ${WORKLOAD.clients} concurrent callers × ${WORKLOAD.perClient}, one process`, 'addConcurrent', 'adds/s'),
+    row(`kg_supersede, sequential (${WORKLOAD.supersedes})`, 'supersede', 'ops/s'),
+    row(
+      `kg_query, direction both, random entity (~${Math.round((2 * (WORKLOAD.facts + WORKLOAD.clients * WORKLOAD.perClient)) / WORKLOAD.entities)} facts each)`,
+      'query',
+      'queries/s',
+    ),
     row('kg_query with as_of', 'queryAsOf', 'queries/s'),
     row('kg_timeline of an entity (limit 100)', 'timeline', 'reads/s'),
     row('kg_stats', 'stats', 'reads/s'),
     row('list_tunnels of a wing (traverse / follow_tunnels read)', 'tunnelsOfWing', 'reads/s'),
-    row(`hallways of a wing (${HALLWAYS_PER_WING} records)`, 'hallwaysOfWing', 'reads/s'),
+    row(`hallways of a wing (${WORKLOAD.hallwaysPerWing} records)`, 'hallwaysOfWing', 'reads/s'),
     '',
     NOTE,
   ].join('\n');
