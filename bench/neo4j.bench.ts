@@ -16,13 +16,18 @@ import { loadConfig } from '../app/config.js';
 import { kgAddOperation, kgQueryOperation, kgStatsOperation, kgSupersedeOperation, kgTimelineOperation, type KgContext } from '../palace/kg/kg.js';
 import { listHallwaysOperation } from '../palace/graph/hallways.js';
 import { listTunnelsOperation } from '../palace/graph/tunnels.js';
-import { operationCall } from '../tests/helpers/operation-call.js';
 import { openSqliteGraphStore } from '../stores/embedded/sqlite-graph-store.js';
 import { openNeo4jGraphStore } from '../stores/neo4j/neo4j-graph-store.js';
 import type { GraphStore, HallwayWrite, TunnelWrite } from '../stores/ports/graph-store.js';
+import type { Static, TObject, TSchema } from 'typebox';
+import type { Operation } from '../palace/operation.js';
+import { invoke } from '../palace/operation.js';
 import { publishTable } from './lib/report.js';
 import { machine, ratePerSecond, seeded } from './lib/stats.js';
 
+/** An operation called as a face calls it: its input checked against its schema first. */
+const operationCall = <In extends TObject, Out extends TSchema, Ctx>(op: Operation<In, Out, Ctx>) => (ctx: Ctx, input: Partial<Static<In>> = {}) =>
+  invoke(op, input, ctx, undefined);
 const kgAdd = operationCall(kgAddOperation);
 const kgQuery = operationCall(kgQueryOperation);
 const kgStats = operationCall(kgStatsOperation);
