@@ -29,10 +29,6 @@ import { join } from 'node:path';
 import { loadConfig } from '../app/config.js';
 import type { DrawerWrite } from '../core/drawer.js';
 import { lexicalTokens } from '../core/lexical.js';
-import type { Embedder } from '../embed/embedder.js';
-import type { ModelIdentity } from '../embed/model-identity.js';
-import { MINILM_FP32_SHA256 } from '../embed/model-locator.js';
-import { MiniLmEmbedder } from '../embed/minilm.js';
 import { search } from '../palace/search/search.js';
 import type { SearchResult } from '../palace/search/search.js';
 import { openSqliteDrawerIndex } from '../stores/embedded/drawers/sqlite-drawer-index.js';
@@ -45,8 +41,8 @@ import { dot } from '../core/vector.js';
 import { nearVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
 import { minedTextCorpus } from './lib/mined-text-corpus.js';
 import type { MinedCorpus } from './lib/mined-text-corpus.js';
+import { PrecomputedEmbedder } from './lib/precomputed-embedder.js';
 import { machine, percentile } from './lib/stats.js';
-import { DIM } from './lib/synthetic-drawers.js';
 
 const BATCH = 500;
 /** Bulk requests in flight during a load: one per core of this machine's OpenSearch node. */
@@ -58,22 +54,6 @@ const QUERY_COUNT = 300;
 const WARM_UP = 20;
 const REPOSITORY = join(import.meta.dirname, '..');
 const corpus = (n: number) => minedTextCorpus(n, [REPOSITORY, join(REPOSITORY, 'node_modules')]);
-
-/** The query vectors computed once by MiniLM, served by text so search() does no model work. */
-class PrecomputedEmbedder implements Embedder {
-  readonly model = 'all-MiniLM-L6-v2 (precomputed)';
-  readonly dimension = DIM;
-  readonly identity: ModelIdentity = { name: 'all-MiniLM-L6-v2', dimension: DIM, weightsSha256: MINILM_FP32_SHA256 };
-  constructor(private readonly vectors: Map<string, Float32Array>) {}
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    return texts.map((t) => {
-      const v = this.vectors.get(t);
-      if (!v) throw new Error(`no precomputed vector for ${JSON.stringify(t)}`);
-      return v;
-    });
-  }
-  async close(): Promise<void> {}
-}
 
 interface Latency {
   p50_ms: number;
@@ -231,10 +211,7 @@ async function measure(n: number, lines: string[], out: Figures): Promise<void> 
 
     const queries = data.queries.slice(0, WARM_UP + QUERY_COUNT);
     if (queries.length < WARM_UP + QUERY_COUNT) throw new Error(`only ${queries.length} held-out queries; a larger corpus is needed`);
-    const minilm = new MiniLmEmbedder(config);
-    const vectors = new Map((await minilm.embed(queries)).map((v, i) => [queries[i]!, v]));
-    await minilm.close();
-    const embedder = new PrecomputedEmbedder(vectors);
+    const embedder = await PrecomputedEmbedder.of(config, queries);
 
     const stores: [string, DrawerStore][] = cluster ? [['embedded', embedded], ['opensearch', cluster]] : [['embedded', embedded]];
     if (cluster) {

@@ -14,6 +14,8 @@
  * score descending (FTS5 returns its negation, ascending), then by id in byte order. The
  * arithmetic is grouped as in FTS5's C code (fts5_aux.c), so the doubles are the same.
  */
+import { utf8Compare } from '../shared/drawers/utf8-order.js';
+
 const K1 = 1.2;
 const B = 0.75;
 const MIN_IDF = 1e-6;
@@ -60,11 +62,6 @@ export function lexicalMatch(id: string, stream: string, terms: readonly string[
     if (i !== undefined) frequency[i]!++;
   }
   return { id, length: tokens.length, frequency };
-}
-
-/** Byte order of the UTF-8 encodings (SQLite's BINARY collation; Lucene's keyword order). */
-export function utf8Compare(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
 /** The `k` best matches in FTS5 `bm25()` order, ties by id. */

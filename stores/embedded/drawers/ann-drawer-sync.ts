@@ -30,9 +30,14 @@ const CATCH_UP_SLICE = 256;
 
 export type AnnOpenOutcome = 'loaded' | 'repaired' | 'rebuilt';
 
+/** The generation of the last write transaction. */
+export function currentGeneration(db: Database.Database): number {
+  return Number(readMeta(db, GENERATION) ?? 0);
+}
+
 /** Starts a write: the next generation, to stamp on every embedding the transaction writes. */
 export function bumpGeneration(db: Database.Database): number {
-  const next = Number(readMeta(db, GENERATION) ?? 0) + 1;
+  const next = currentGeneration(db) + 1;
   writeMeta(db, GENERATION, next);
   return next;
 }

@@ -12,18 +12,18 @@ import { decodeCursor, encodeCursor, pageWithCursor } from '../../shared/drawers
 import type { DrawerFilter, DrawerIndex, DrawerMetadataRow, DrawerPage, SourceRow, TaxonomyRow, VectorHit } from '../../ports/drawers/drawer-index.js';
 import { ComposedDrawerStore } from '../../shared/drawers/composed-drawer-store.js';
 import { exactScanBound } from '../../shared/drawers/exact-scan.js';
-import { asciiLower, informativeTokenPositions } from '../../shared/drawers/lexical-tokens.js';
 import { checkDrawerBatch, checkInt, checkStrings } from '../../shared/drawers/port-args.js';
 import { SqliteDrawerBulk } from './drawer-bulk.js';
 import { PAGE_MAX, SqliteDrawerDb } from './drawer-db.js';
 import { SqliteFileStates } from './file-states.js';
 import { filterCondition } from './filter-sql.js';
+import { lexicalSeqs } from './fts-lexical.js';
+import { FtsStatistics } from './fts-statistics.js';
 import { filterIsEmpty } from '../../shared/drawers/filter-rules.js';
 import type { SqlCondition } from './filter-sql.js';
 import { SqliteModelRecord } from './model-record.js';
 import { DRAWER_COLUMNS, decodeVector, rowToDrawer } from './rows.js';
 import type { DrawerRow } from './rows.js';
-import { FTS_VOCABULARY } from './schema.js';
 
 /**
  * Beyond the exact-scan bound both profiles share (exact-scan.ts), the cheaper of the two plans:
@@ -53,8 +53,11 @@ function byDistance(a: Scored, b: Scored): number {
 export class SqliteDrawerIndex extends ComposedDrawerStore implements DrawerIndex {
   readonly storeName = SQLITE_STORE;
 
+  private readonly statistics: FtsStatistics;
+
   private constructor(private readonly base: SqliteDrawerDb) {
     super(new SqliteFileStates(base), new SqliteModelRecord(base), new SqliteDrawerBulk(base));
+    this.statistics = new FtsStatistics(base.db);
   }
 
   /** Opens (creating if needed) the drawer store of `palaceDir`. */
@@ -140,7 +143,9 @@ export class SqliteDrawerIndex extends ComposedDrawerStore implements DrawerInde
       }
       checkInt('k', k, 1, K_MAX);
       const cond = filterCondition(filter);
-      const matching = this.base.db.prepare(`SELECT count(*) FROM drawers d WHERE ${cond.sql}`).pluck().get(...cond.params) as number;
+      const matching = filterIsEmpty(filter)
+        ? this.statistics.rows()
+        : this.base.db.prepare(`SELECT count(*) FROM drawers d WHERE ${cond.sql}`).pluck().get(...cond.params) as number;
       if (matching === 0) return [];
       const total = filterIsEmpty(filter) ? matching : Math.max(this.base.ann.size, matching);
       const exactBound = Math.max(exactScanBound(k), Math.floor(EXACT_SCAN_SQRT_FACTOR * Math.sqrt(total)));
@@ -216,20 +221,7 @@ export class SqliteDrawerIndex extends ComposedDrawerStore implements DrawerInde
       checkInt('k', k, 1, K_MAX);
       const unique = [...new Set(tokens.filter((t) => t.trim() !== ''))];
       if (unique.length === 0) return [];
-      const rows = this.base.db.prepare('SELECT count(*) FROM drawers').pluck().get() as number;
-      const frequency = this.base.db.prepare(`SELECT doc FROM temp.${FTS_VOCABULARY} WHERE term = ?`).pluck();
-      const documentFrequency = unique.map((t) => (frequency.get(asciiLower(t)) as number | undefined) ?? 0);
-      const kept = informativeTokenPositions(documentFrequency, rows);
-      const cond = filterCondition(filter);
-      // Rank on (seq, score, id) alone, then read the k winners: with every column in the ranked
-      // rows, SQLite's sorter read each matching row's text, most of the cost on a large palace.
-      const winners = this.base.db
-        .prepare(
-          `SELECT d.seq FROM drawer_fts JOIN drawers d ON d.seq = drawer_fts.rowid
-           WHERE drawer_fts MATCH ? AND ${cond.sql} ORDER BY bm25(drawer_fts), d.id LIMIT ?`,
-        )
-        .pluck()
-        .all(kept.map((i) => `"${unique[i]!.replaceAll('"', '""')}"`).join(' OR '), ...cond.params, k) as number[];
+      const winners = lexicalSeqs(this.base.db, this.statistics, unique, k, filter);
       const found = this.base.db
         .prepare(`SELECT ${DRAWER_COLUMNS} FROM json_each(?) AS j CROSS JOIN drawers d ON d.seq = j.value ORDER BY j.key`)
         .all(JSON.stringify(winners)) as DrawerRow[];
@@ -301,7 +293,9 @@ export class SqliteDrawerIndex extends ComposedDrawerStore implements DrawerInde
 
   /** Repair: rewrites every FTS row from the drawers' text and rebuilds the ANN graph from SQLite. */
   rebuildDerived(): { fts_rows: number; ann_labels: number } {
-    return this.base.rebuildDerived();
+    const rebuilt = this.base.rebuildDerived();
+    this.statistics.forget();
+    return rebuilt;
   }
 
   /** Persists the ANN graph and closes the database. Closing twice is harmless. */
