@@ -1,11 +1,12 @@
 /**
- * The embedded lexical leg, exact against bounded (stores/embedded/drawers/fts-lexical.ts), on
- * one palace of mined text (bench/lib/mined-text-corpus.ts) and in one process. Each held-out
- * query runs through the exact fetch (every row holding a kept token ranked by FTS5 `bm25()`,
- * the adapter's query before issue 27's bound) and through the adapter, one after the other
- * (alternating which goes first), so both see the same machine load; then the same for a palace
- * search (union, limit 5) with each lexical leg. Reports p50/p95 after 20 warm-up queries, the
- * bounded leg's overlap@k with the exact top k, and how many answers are identical.
+ * The embedded lexical leg before and after issue 27's bound (stores/embedded/drawers/fts-lexical.ts),
+ * on one palace of mined text (bench/lib/mined-text-corpus.ts) and in one process. Each held-out
+ * query runs through three fetches, one after the other (rotating which goes first), so all see
+ * the same machine load: the former query (the adapter's before the bound: counts read per call,
+ * every matching row joined to its drawer and ranked), the current code with no scoring budget
+ * (its exact plan), and the adapter (bounded above the exact-scan bound and the budget); then a
+ * palace search (union, limit 5) with each as its lexical leg. Reports p50/p95 after 20 warm-up
+ * queries, how many answers equal the exact plan's, and the bounded leg's overlap@k with it.
  *
  *   npx tsx bench/embedded-lexical.bench.ts 100000 [--palace DIR]
  *
@@ -18,16 +19,19 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../app/config.js';
+import type { Drawer } from '../core/drawer.js';
 import { lexicalTokens } from '../core/lexical.js';
 import { search } from '../palace/search/search.js';
 import type { SearchResult } from '../palace/search/search.js';
 import { DRAWER_DB_FILE } from '../stores/embedded/drawers/drawer-db.js';
+import { filterCondition } from '../stores/embedded/drawers/filter-sql.js';
 import { lexicalSeqs } from '../stores/embedded/drawers/fts-lexical.js';
 import { FtsStatistics } from '../stores/embedded/drawers/fts-statistics.js';
 import { FTS_VOCABULARY } from '../stores/embedded/drawers/schema.js';
 import { openSqliteDrawerIndex } from '../stores/embedded/drawers/sqlite-drawer-index.js';
 import type { DrawerFilter } from '../stores/ports/drawers/drawer-index.js';
 import type { DrawerStore } from '../stores/ports/palace-stores.js';
+import { asciiLower, informativeTokenPositions } from '../stores/shared/drawers/lexical-tokens.js';
 import { minedTextCorpus } from './lib/mined-text-corpus.js';
 import { PrecomputedEmbedder } from './lib/precomputed-embedder.js';
 import { machine, percentile } from './lib/stats.js';
@@ -59,27 +63,45 @@ try {
   db.exec(`CREATE VIRTUAL TABLE temp.${FTS_VOCABULARY} USING fts5vocab(main, drawer_fts, 'row')`);
   const idOf = db.prepare('SELECT id FROM drawers WHERE seq = ?').pluck();
   const statistics = new FtsStatistics(db);
-  /** The exact fetch: no scoring budget, so the plan is always the exact one. */
-  const exactLexical = async (tokens: string[], k: number, filter?: DrawerFilter) => {
-    const unique = [...new Set(tokens.filter((t) => t.trim() !== ''))];
-    return unique.length === 0 ? [] : index.get(lexicalSeqs(db, statistics, unique, k, filter, Infinity).map((seq) => idOf.get(seq) as string));
-  };
-  const exactStore: DrawerStore = Object.assign(Object.create(index) as DrawerStore, { lexical: exactLexical });
+  const withTokens =
+    (fetch: (unique: string[], k: number, filter?: DrawerFilter) => number[]) => async (tokens: string[], k: number, filter?: DrawerFilter) => {
+      const unique = [...new Set(tokens.filter((t) => t.trim() !== ''))];
+      return unique.length === 0 ? [] : index.get(fetch(unique, k, filter).map((seq) => idOf.get(seq) as string));
+    };
+  /** The adapter's query before issue 27's bound: counts read per call, every matching row joined to its drawer and ranked. */
+  const formerLexical = withTokens((unique, k, filter) => {
+    const rows = db.prepare('SELECT count(*) FROM drawers').pluck().get() as number;
+    const frequency = db.prepare(`SELECT doc FROM temp.${FTS_VOCABULARY} WHERE term = ?`).pluck();
+    const kept = informativeTokenPositions(unique.map((t) => (frequency.get(asciiLower(t)) as number | undefined) ?? 0), rows);
+    const cond = filterCondition(filter);
+    return db
+      .prepare(
+        `SELECT d.seq FROM drawer_fts JOIN drawers d ON d.seq = drawer_fts.rowid WHERE drawer_fts MATCH ? AND ${cond.sql} ORDER BY bm25(drawer_fts), d.id LIMIT ?`,
+      )
+      .pluck()
+      .all(kept.map((i) => `"${unique[i]!.replaceAll('"', '""')}"`).join(' OR '), ...cond.params, k) as number[];
+  });
+  /** The current fetch without a scoring budget: its plan is always the exact one. */
+  const exactLexical = withTokens((unique, k, filter) => lexicalSeqs(db, statistics, unique, k, filter, Infinity));
+  const storeWith = (lexical: DrawerStore['lexical']): DrawerStore => Object.assign(Object.create(index) as DrawerStore, { lexical });
   const config = loadConfig();
   const embedder = await PrecomputedEmbedder.of(config, queries);
 
-  /** Times `exact` and `bounded` on every query, alternating which runs first. */
-  const pair = async <T>(exact: (q: string) => Promise<T>, bounded: (q: string) => Promise<T>) => {
-    const times = { exact: [] as number[], bounded: [] as number[] };
-    const answers: [T, T][] = [];
+  const VARIANTS = ['former', 'exact', 'bounded'] as const;
+  type Variant = (typeof VARIANTS)[number];
+  /** Times every variant on every query, rotating which runs first. */
+  const compare = async <T>(run: Record<Variant, (q: string) => Promise<T>>) => {
+    const times: Record<Variant, number[]> = { former: [], exact: [], bounded: [] };
+    const answers: Record<Variant, T>[] = [];
     for (const [i, q] of queries.entries()) {
-      const got = {} as { exact: T; bounded: T };
-      for (const side of i % 2 === 0 ? (['exact', 'bounded'] as const) : (['bounded', 'exact'] as const)) {
+      const got = {} as Record<Variant, T>;
+      for (let j = 0; j < VARIANTS.length; j++) {
+        const variant = VARIANTS[(i + j) % VARIANTS.length]!;
         const t = performance.now();
-        got[side] = await (side === 'exact' ? exact : bounded)(q);
-        if (i >= WARM_UP) times[side].push(performance.now() - t);
+        got[variant] = await run[variant](q);
+        if (i >= WARM_UP) times[variant].push(performance.now() - t);
       }
-      if (i >= WARM_UP) answers.push([got.exact, got.bounded]);
+      if (i >= WARM_UP) answers.push(got);
     }
     return { times, answers };
   };
@@ -87,32 +109,41 @@ try {
   const loadAtStart = os.loadavg()[0]!;
 
   const tokensOf = (q: string) => [...new Set(lexicalTokens(q))];
-  const lexical = await pair((q) => exactLexical(tokensOf(q), K), (q) => index.lexical(tokensOf(q), K));
+  const lexical = await compare({
+    former: (q) => formerLexical(tokensOf(q), K),
+    exact: (q) => exactLexical(tokensOf(q), K),
+    bounded: (q) => index.lexical(tokensOf(q), K),
+  });
+  const same = <T>(answers: Record<Variant, T>[], a: Variant, b: Variant, key: (x: T) => string) => answers.filter((x) => key(x[a]) === key(x[b])).length;
+  const lexicalIds = (found: Drawer[]) => JSON.stringify(found.map((d) => d.id));
   let overlap = 0;
-  let identical = 0;
-  for (const [exact, bounded] of lexical.answers) {
+  for (const { exact, bounded } of lexical.answers) {
     const truth = new Set(exact.map((d) => d.id));
     overlap += exact.length === 0 ? 1 : bounded.filter((d) => truth.has(d.id)).length / exact.length;
-    if (JSON.stringify(exact.map((d) => d.id)) === JSON.stringify(bounded.map((d) => d.id))) identical++;
   }
   const searchOf = (store: DrawerStore) => (q: string) =>
     search({ config, drawers: store, embedder }, { query: q, limit: 5, candidate_strategy: 'union' }, { sanitize: true, defaultMaxDistance: 1.5 });
-  const union = await pair(searchOf(exactStore), searchOf(index));
-  const ids = (r: SearchResult) => JSON.stringify(r.results.map((x) => x.drawer_id));
-  const sameUnion = union.answers.filter(([exact, bounded]) => ids(exact) === ids(bounded)).length;
+  const union = await compare({ former: searchOf(storeWith(formerLexical)), exact: searchOf(storeWith(exactLexical)), bounded: searchOf(index) });
+  const unionIds = (r: SearchResult) => JSON.stringify(r.results.map((x) => x.drawer_id));
   db.close();
 
   console.log(machine());
   console.log(
     `${n} drawers of mined text, ${QUERY_COUNT} queries after ${WARM_UP} warm-up; load average ${loadAtStart.toFixed(1)} → ${os.loadavg()[0]!.toFixed(1)}`,
   );
-  console.log(`| measure | exact | bounded |\n|---|---|---|`);
-  console.log(`| lexical k=${K} | ${fmt(lexical.times.exact)} | ${fmt(lexical.times.bounded)} |`);
+  console.log(`| measure | former query | exact plan | bounded (adapter) |\n|---|---|---|---|`);
+  console.log(`| lexical k=${K} | ${fmt(lexical.times.former)} | ${fmt(lexical.times.exact)} | ${fmt(lexical.times.bounded)} |`);
   console.log(
-    `| lexical k=${K}: mean overlap@${K} with the exact top ${K}; identical lists | — | ${(overlap / QUERY_COUNT).toFixed(3)}; ${identical}/${QUERY_COUNT} |`,
+    `| lexical k=${K}: identical to the exact plan's list; mean overlap@${K} with it | ${
+      same(lexical.answers, 'former', 'exact', lexicalIds)
+    }/${QUERY_COUNT} | — | ${same(lexical.answers, 'bounded', 'exact', lexicalIds)}/${QUERY_COUNT}; ${(overlap / QUERY_COUNT).toFixed(3)} |`,
   );
-  console.log(`| palace search, union, limit 5 | ${fmt(union.times.exact)} | ${fmt(union.times.bounded)} |`);
-  console.log(`| palace search, union, limit 5: identical results | — | ${sameUnion}/${QUERY_COUNT} |`);
+  console.log(`| palace search, union, limit 5 | ${fmt(union.times.former)} | ${fmt(union.times.exact)} | ${fmt(union.times.bounded)} |`);
+  console.log(
+    `| palace search, union, limit 5: identical to the exact plan's results | ${same(union.answers, 'former', 'exact', unionIds)}/${QUERY_COUNT} | — | ${
+      same(union.answers, 'bounded', 'exact', unionIds)
+    }/${QUERY_COUNT} |`,
+  );
 } finally {
   await index.close();
   if (kept === undefined) rmSync(dir, { recursive: true, force: true });

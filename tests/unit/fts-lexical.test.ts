@@ -25,37 +25,46 @@ const rows = (entries: [string, number][]) => entries.map(([token, n]) => ({ tok
 
 describe('lexicalPlan', () => {
   it('is exact at or below the exact-scan bound, whatever the budget', () => {
-    expect(lexicalPlan(rows([['a', 10], ['b', 1500], ['c', 3000]]), 4000, 4000, 20, 1)).toEqual({ exact: true, tokens: ['a', 'b'] });
-    expect(lexicalPlan(rows([['a', 10], ['b', 1500]]), 1_000_000, 4000, 20, 1)).toEqual({ exact: true, tokens: ['a', 'b'] });
+    expect(lexicalPlan(rows([['a', 10], ['b', 1500], ['c', 3000]]), 4000, () => 4000, 20, 1)).toEqual({ exact: true, tokens: ['a', 'b'] });
+    expect(lexicalPlan(rows([['a', 10], ['b', 1500]]), 1_000_000, () => 4000, 20, 1)).toEqual({ exact: true, tokens: ['a', 'b'] });
     // The bound grows with k (exact-scan.ts): 50 rows a candidate.
-    expect(lexicalPlan(rows([['a', 100], ['b', 5000]]), 1_000_000, 10_000, 200, 1).exact).toBe(true);
-    expect(lexicalPlan(rows([['a', 100], ['b', 5000]]), 1_000_000, 10_001, 200, 1).exact).toBe(false);
+    expect(lexicalPlan(rows([['a', 100], ['b', 5000]]), 1_000_000, () => 10_000, 200, 1).exact).toBe(true);
+    expect(lexicalPlan(rows([['a', 100], ['b', 5000]]), 1_000_000, () => 10_001, 200, 1).exact).toBe(false);
   });
 
   it("is exact when every kept token's rows fit the budget", () => {
-    expect(lexicalPlan(rows([['a', 100], ['b', 19_900]]), 1_000_000, 1_000_000, 20, 20_000)).toEqual({ exact: true, tokens: ['a', 'b'] });
+    expect(lexicalPlan(rows([['a', 100], ['b', 19_900]]), 1_000_000, () => 1_000_000, 20, 20_000)).toEqual({ exact: true, tokens: ['a', 'b'] });
   });
 
   it('ranks the rows holding the rarest tokens whose rows fit the budget, scored on all kept tokens, in query order', () => {
     const tokens = rows([['x', 300_000], ['y', 150], ['z', 12_000], ['w', 9000], ['common', 600_000]]);
     const expected: LexicalPlan = { exact: false, join: 'OR', essential: ['y', 'w'], rest: ['x', 'z'] };
-    expect(lexicalPlan(tokens, 1_000_000, 1_000_000, 20, 20_000)).toEqual(expected);
+    expect(lexicalPlan(tokens, 1_000_000, () => 1_000_000, 20, 20_000)).toEqual(expected);
+  });
+
+  it('counts the rows a filter passes only when the plan depends on them', () => {
+    const uncounted = () => {
+      throw new Error('counted');
+    };
+    expect(lexicalPlan(rows([['a', 10], ['b', 1500]]), 4000, uncounted, 20, 1).exact).toBe(true);
+    expect(lexicalPlan(rows([['a', 100], ['b', 19_900]]), 1_000_000, uncounted, 20, 20_000).exact).toBe(true);
+    expect(() => lexicalPlan(rows([['a', 100], ['b', 19_901]]), 1_000_000, uncounted, 20, 20_000)).toThrow('counted');
   });
 
   it("scales the counts by the filter's share of the rows", () => {
     const tokens = rows([['x', 300_000], ['y', 150], ['z', 12_000], ['w', 9000]]);
-    expect(lexicalPlan(tokens, 1_000_000, 10_000, 20, 20_000).exact).toBe(true);
-    expect(lexicalPlan(tokens, 1_000_000, 100_000, 20, 20_000)).toEqual({ exact: false, join: 'OR', essential: ['y', 'z', 'w'], rest: ['x'] });
+    expect(lexicalPlan(tokens, 1_000_000, () => 10_000, 20, 20_000).exact).toBe(true);
+    expect(lexicalPlan(tokens, 1_000_000, () => 100_000, 20, 20_000)).toEqual({ exact: false, join: 'OR', essential: ['y', 'z', 'w'], rest: ['x'] });
   });
 
   it('ranks the rows holding all of the rarest few when not even the rarest token fits', () => {
-    expect(lexicalPlan(rows([['r', 300_000], ['p', 100_000], ['q', 200_000]]), 1_000_000, 1_000_000, 20, 20_000)).toEqual({
+    expect(lexicalPlan(rows([['r', 300_000], ['p', 100_000], ['q', 200_000]]), 1_000_000, () => 1_000_000, 20, 20_000)).toEqual({
       exact: false,
       join: 'AND',
       essential: ['p', 'q'],
       rest: ['r'],
     });
-    expect(lexicalPlan(rows([['p', 400_000], ['q', 450_000], ['r', 420_000]]), 1_000_000, 1_000_000, 20, 20_000)).toEqual({
+    expect(lexicalPlan(rows([['p', 400_000], ['q', 450_000], ['r', 420_000]]), 1_000_000, () => 1_000_000, 20, 20_000)).toEqual({
       exact: false,
       join: 'AND',
       essential: ['p', 'q', 'r'],
@@ -64,9 +73,9 @@ describe('lexicalPlan', () => {
   });
 
   it('stays exact with one common token, and never stands a token found nowhere for the rarest', () => {
-    expect(lexicalPlan(rows([['t', 300_000]]), 1_000_000, 1_000_000, 20, 20_000)).toEqual({ exact: true, tokens: ['t'] });
+    expect(lexicalPlan(rows([['t', 300_000]]), 1_000_000, () => 1_000_000, 20, 20_000)).toEqual({ exact: true, tokens: ['t'] });
     // No informative token: all are kept (lexical-tokens.ts), the one found nowhere included.
-    expect(lexicalPlan(rows([['nowhere', 0], ['b', 600_000]]), 1_000_000, 1_000_000, 20, 20_000)).toEqual({ exact: true, tokens: ['nowhere', 'b'] });
+    expect(lexicalPlan(rows([['nowhere', 0], ['b', 600_000]]), 1_000_000, () => 1_000_000, 20, 20_000)).toEqual({ exact: true, tokens: ['nowhere', 'b'] });
   });
 });
 
@@ -128,7 +137,7 @@ describe('lexicalSeqs on a palace above the exact-scan bound', () => {
     const total = db.prepare('SELECT count(*) FROM drawers').pluck().get() as number;
     const cond = filterCondition(filter);
     const scope = db.prepare(`SELECT count(*) FROM drawers d WHERE ${cond.sql}`).pluck().get(...cond.params) as number;
-    return lexicalPlan(tokens.map((token) => ({ token, rows: (frequency.get(token) as number | undefined) ?? 0 })), total, scope, K, budget);
+    return lexicalPlan(tokens.map((token) => ({ token, rows: (frequency.get(token) as number | undefined) ?? 0 })), total, () => scope, K, budget);
   };
 
   const checkAll = () => {

@@ -52,16 +52,19 @@ export type LexicalPlan =
   | { exact: false; essential: string[]; join: 'OR' | 'AND'; rest: string[] };
 
 /**
- * Which rows to rank for a top `k` among `scope` rows (those the filter passes) of a palace of
- * `rows` rows. A filter's share of the rows scales each token's count (FTS5 scores only the
- * rows the filter passes).
+ * Which rows to rank for a top `k` among the rows a filter passes (`scope`, counted only when
+ * needed) of a palace of `rows` rows. A filter's share of the rows scales each token's count
+ * (FTS5 scores only the rows the filter passes).
  */
-export function lexicalPlan(tokens: readonly TokenRows[], rows: number, scope: number, k: number, budget = SCORED_ROWS_MAX): LexicalPlan {
+export function lexicalPlan(tokens: readonly TokenRows[], rows: number, scope: () => number, k: number, budget = SCORED_ROWS_MAX): LexicalPlan {
   const kept = informativeTokenPositions(tokens.map((t) => t.rows), rows).map((i) => tokens[i]!);
-  const share = rows === 0 ? 0 : scope / rows;
-  const scored = (t: TokenRows): number => t.rows * share;
   const exact: LexicalPlan = { exact: true, tokens: kept.map((t) => t.token) };
-  if (scope <= exactScanBound(k) || kept.reduce((sum, t) => sum + scored(t), 0) <= budget) return exact;
+  const total = kept.reduce((sum, t) => sum + t.rows, 0);
+  if (rows <= exactScanBound(k) || total <= budget) return exact;
+  const passing = scope();
+  const share = passing / rows;
+  if (passing <= exactScanBound(k) || total * share <= budget) return exact;
+  const scored = (t: TokenRows): number => t.rows * share;
   // A token found nowhere matches no row and adds nothing to a score (informativeTokenPositions
   // keeps it only when no token is informative), so it never stands for the rarest.
   const rarest = kept.flatMap((t, position) => (t.rows > 0 ? [{ ...t, position }] : [])).sort((a, b) => a.rows - b.rows || a.position - b.position);
@@ -152,6 +155,6 @@ export function lexicalSeqs(
   const rows = statistics.rows();
   const counted = tokens.map((token) => ({ token, rows: statistics.documentFrequency(asciiLower(token)) }));
   const cond = filterCondition(filter);
-  const scope = filterIsEmpty(filter) ? rows : db.prepare(`SELECT count(*) FROM drawers d WHERE ${cond.sql}`).pluck().get(...cond.params) as number;
+  const scope = () => filterIsEmpty(filter) ? rows : db.prepare(`SELECT count(*) FROM drawers d WHERE ${cond.sql}`).pluck().get(...cond.params) as number;
   return lexicalWinners(db, lexicalPlan(counted, rows, scope, k, budget), k, cond);
 }
