@@ -7,6 +7,7 @@ import type { Embedder } from '../../embed/embedder.js';
 import type { ModelIdentity } from '../../embed/model-identity.js';
 import { MINILM_FP32_SHA256 } from '../../embed/model-locator.js';
 import { MiniLmEmbedder } from '../../embed/minilm.js';
+import { sanitizeQuery } from '../../palace/search/query-sanitizer.js';
 import { DIM } from './synthetic-drawers.js';
 
 export class PrecomputedEmbedder implements Embedder {
@@ -15,11 +16,12 @@ export class PrecomputedEmbedder implements Embedder {
   readonly identity: ModelIdentity = { name: 'all-MiniLM-L6-v2', dimension: DIM, weightsSha256: MINILM_FP32_SHA256 };
   private constructor(private readonly vectors: Map<string, Float32Array>) {}
 
-  /** Embeds `queries` with MiniLM now, once. */
+  /** Embeds `queries` with MiniLM now, once, as a search that sanitizes its query will ask for them. */
   static async of(config: Config, queries: readonly string[]): Promise<PrecomputedEmbedder> {
     const minilm = new MiniLmEmbedder(config);
+    const texts = [...new Set(queries.map((q) => sanitizeQuery(q).query))];
     try {
-      return new PrecomputedEmbedder(new Map((await minilm.embed([...queries])).map((v, i) => [queries[i]!, v])));
+      return new PrecomputedEmbedder(new Map((await minilm.embed(texts)).map((v, i) => [texts[i]!, v])));
     } finally {
       await minilm.close();
     }
