@@ -4,17 +4,20 @@
  * FTS5 computes `bm25()` for every row its MATCH yields (~2 µs a row here: a length lookup and a
  * position-list walk per row), so ranking every row that holds a query word found in up to half
  * of a large palace's rows was most of a union search's time (bench/README.md, issue 27).
- * Where the scope is small, or every kept token's rows fit the scoring budget, the fetch is the
- * exact one: every row holding a kept token, ranked by `bm25()` then id. Above that the rows
+ * At or below the exact-scan bound (exact-scan.ts), or where every kept token's rows fit the
+ * scoring budget, the fetch is the exact one: every row holding a kept token, ranked by `bm25()`
+ * then id, so both profiles still return the same candidates there. Above that the rows
  * ranked are bounded: those holding one of the rarest kept tokens, as many of the rarest as
  * their rows fit `SCORED_ROWS_MAX` (when even the rarest alone does not fit, those holding all
  * of the few rarest, enough of them that their estimated common rows fit). Each of those rows
- * gets its exact score on every kept token, from the same `bm25()` over the same statistics,
- * so within them the order is the exact order; only rows holding none of the rarest tokens (or
- * not all of them) are left out. This is the embedded counterpart of the OpenSearch leg's window
+ * gets its exact score on every kept token, from the same `bm25()` over the same statistics
+ * (adding the rarest tokens' terms first, so a score may differ from the exact one in its last
+ * bit), so within
+ * them the order is the exact order; only rows holding none of the rarest tokens (or not all of
+ * them) are left out. This is the embedded counterpart of the OpenSearch leg's window
  * (stores/opensearch/lexical-rank.ts): a bounded set of the likeliest rows, ranked exactly.
  *
- * Exact scores for "rows holding X" on all tokens, in FTS5: `bm25()` sums over every phrase of
+ * Exact scores for "rows holding X" (X: the rarest tokens, joined by OR or AND) on all tokens, in FTS5: `bm25()` sums over every phrase of
  * the MATCH expression, so X must not be repeated. Rows holding X and another token R are
  * matched by `(X) AND (R1 OR R2 …)` and get their full score; rows holding X alone by `X`, whose
  * score is then full too (no R occurs in them). Taking the top k of each suffices: a row of the
