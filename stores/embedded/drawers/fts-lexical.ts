@@ -12,17 +12,17 @@
  * of the few rarest, enough of them that their estimated common rows fit). Each of those rows
  * gets its exact score on every kept token, from the same `bm25()` over the same statistics
  * (adding the rarest tokens' terms first, so a score may differ from the exact one in its last
- * bit), so within
- * them the order is the exact order; only rows holding none of the rarest tokens (or not all of
- * them) are left out. This is the embedded counterpart of the OpenSearch leg's window
- * (stores/opensearch/lexical-rank.ts): a bounded set of the likeliest rows, ranked exactly.
+ * bit), so within them the order is the exact order; only rows holding none of the rarest
+ * tokens (or not all of them) are left out. This is the embedded counterpart of the OpenSearch
+ * leg's window (stores/opensearch/lexical-rank.ts): a bounded set of the likeliest rows, ranked
+ * exactly.
  *
- * Exact scores for "rows holding X" (X: the rarest tokens, joined by OR or AND) on all tokens, in FTS5: `bm25()` sums over every phrase of
- * the MATCH expression, so X must not be repeated. Rows holding X and another token R are
- * matched by `(X) AND (R1 OR R2 …)` and get their full score; rows holding X alone by `X`, whose
- * score is then full too (no R occurs in them). Taking the top k of each suffices: a row of the
- * second set in the true top k has fewer than k rows above it in `X`'s own order, because a
- * row's score on X alone is at most its full score.
+ * Exact scores for "rows holding X" (X: the rarest tokens, joined by OR or AND) on all tokens,
+ * in FTS5: `bm25()` sums over every phrase of the MATCH expression, so X must not be repeated.
+ * Rows holding X and another token R are matched by `(X) AND (R1 OR R2 …)` and get their full
+ * score; rows holding X alone by `X`, whose score is then full too (no R occurs in them). Taking
+ * the top k of each suffices: a row of the second set in the true top k has fewer than k rows
+ * above it in `X`'s own order, because a row's score on X alone is at most its full score.
  */
 import type Database from 'better-sqlite3';
 import type { DrawerFilter } from '../../ports/drawers/drawer-index.js';
