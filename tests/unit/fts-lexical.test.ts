@@ -177,3 +177,30 @@ describe('lexicalSeqs on a palace above the exact-scan bound', () => {
     checkAll();
   });
 });
+
+describe('FtsStatistics', () => {
+  it('follows writes made through its own connection and through another one', async () => {
+    const dir = mkdtempSync(join(os.tmpdir(), 'fts-statistics-'));
+    const index = SqliteDrawerIndex.open(dir, { dimension: 8 });
+    const reader = new Database(join(dir, DRAWER_DB_FILE), { readonly: true });
+    try {
+      reader.exec(`CREATE VIRTUAL TABLE temp.${FTS_VOCABULARY} USING fts5vocab(main, drawer_fts, 'row')`);
+      const statistics = new FtsStatistics(reader);
+      const rnd = seededRandom(5);
+      const v = randomUnitVector(rnd, 8);
+      // The adapter keeps its own counts: an empty palace's count must not outlive the first write.
+      expect(await index.knn(v, 3)).toEqual([]);
+      expect([statistics.rows(), statistics.documentFrequency('kept')]).toEqual([0, 0]);
+      await index.upsert([drawer('a', 'kept words', v), drawer('b', 'kept', randomUnitVector(rnd, 8))]);
+      expect((await index.knn(v, 3)).map((h) => h.drawer.id)).toEqual(['a', 'b']);
+      expect([statistics.rows(), statistics.documentFrequency('kept'), statistics.documentFrequency('words')]).toEqual([2, 2, 1]);
+      await index.delete(['a']);
+      expect([statistics.rows(), statistics.documentFrequency('kept'), statistics.documentFrequency('words')]).toEqual([1, 1, 0]);
+      expect((await index.knn(v, 3)).map((h) => h.drawer.id)).toEqual(['b']);
+    } finally {
+      reader.close();
+      await index.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
