@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { PalaceError } from '../../../core/errors.js';
 import { advanceProgress, failureFields, finishProgress, jobSubject, newJobRecord, newProgress } from '../../progress.js';
-import type { Fence, JobEngine, JobProgress, JobSpec, MineSpec, ReembedSpec } from '../../job.js';
+import type { Fence, JobEngine, JobProgress, JobSpec, MineSpec, ReembedSpec, RevertSpec } from '../../job.js';
 import { alreadyRunning, jobLockKey, specWrites, waitForJob } from '../../job.js';
 import type { JobRecord, JobStore } from '../../../stores/ports/job-store.js';
 import type { Locks } from '../../../stores/ports/locks.js';
@@ -22,12 +22,14 @@ import { mineOrchestration, mineResult, mineStep, newMineCursor } from '../../mi
 import { syncOrchestration } from '../../sync/orchestration.js';
 import type { ReembedActivities, ReembedCursor } from '../../reembed/orchestration.js';
 import { reembedOrchestration, reembedStep, reembedSummary } from '../../reembed/orchestration.js';
+import type { RevertActivities, RevertCursor } from '../../revert/orchestration.js';
+import { revertOrchestration, revertResult, revertStep } from '../../revert/orchestration.js';
 
 export interface LocalRunnerDeps {
   palace: string;
   jobs: JobStore<JobSpec, JobProgress>;
   locks: Locks;
-  activities: Cancellable<MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities>;
+  activities: Cancellable<MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities & RevertActivities>;
   leaseMs?: number;
   pollMs?: number;
   /** Mine batches in flight (default 2: reading and chunking the next overlaps embedding one). */
@@ -125,6 +127,7 @@ export class LocalJobEngine implements JobEngine {
     try {
       if (spec.kind === 'mine') await this.runMine(record, spec, entry, fence);
       else if (spec.kind === 'reembed') await this.runReembed(record, spec, entry, fence);
+      else if (spec.kind === 'revert') await this.runRevert(record, spec, entry, fence);
       else if (spec.kind === 'sync') {
         const report = await syncOrchestration(record.job_id, spec, this.deps.activities, fence);
         await this.finish(record, 'completed', { result: { success: true, ...report } });
@@ -177,6 +180,26 @@ export class LocalJobEngine implements JobEngine {
     }, (record.cursor as ReembedCursor | undefined) ?? { offset: 0, rows: 0 });
     const result = { success: outcome.status === 'completed', model: spec.model, output: reembedSummary(spec, outcome) };
     await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result }, outcome.cursor);
+  }
+
+  private async runRevert(record: JobRecord<JobSpec, JobProgress>, spec: RevertSpec, entry: Running, fence: Fence | undefined): Promise<void> {
+    const { activities } = this.deps;
+    const { signal } = entry.abort;
+    const acts: RevertActivities = {
+      revertStart: (input) => activities.revertStart(input, signal),
+      revertBatch: (input) => activities.revertBatch(input, signal),
+      revertFinish: (input) => activities.revertFinish(input),
+    };
+    const outcome = await revertOrchestration(record.job_id, spec, acts, {
+      cancelRequested: () => entry.cancel,
+      ...(fence ? { fence } : {}),
+      progress: async (cursor) => {
+        if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) stopJob(entry);
+        record.progress = advanceProgress(record.progress, revertStep(cursor), Date.now());
+        await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
+      },
+    }, record.cursor as RevertCursor | undefined);
+    await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result: revertResult(spec, outcome) }, outcome.cursor);
   }
 
   async progress(jobId: string): Promise<JobProgress> {
