@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { PalaceError } from '../../../core/errors.js';
+import type { ProgressStep } from '../../progress.js';
 import { advanceProgress, failureFields, finishProgress, jobSubject, newJobRecord, newProgress } from '../../progress.js';
 import type { Fence, JobEngine, JobProgress, JobSpec, MineSpec, ReembedSpec, RevertSpec } from '../../job.js';
 import { alreadyRunning, jobLockKey, specWrites, waitForJob } from '../../job.js';
@@ -145,6 +146,20 @@ export class LocalJobEngine implements JobEngine {
     }
   }
 
+  /**
+   * The progress hook of a job with a cursor: the new counters and the cursor recorded together
+   * (what a resumed job starts from), the lease renewed at every batch boundary too (a long batch
+   * can delay the renewal timer; a lease lost stops the job).
+   */
+  private recordProgress<Cursor>(record: JobRecord<JobSpec, JobProgress>, entry: Running, fence: Fence | undefined,
+    stepOf: (cursor: Cursor) => ProgressStep): (cursor: Cursor) => Promise<void> {
+    return async (cursor) => {
+      if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) stopJob(entry);
+      record.progress = advanceProgress(record.progress, stepOf(cursor), Date.now());
+      await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
+    };
+  }
+
   private async runMine(record: JobRecord<JobSpec, JobProgress>, spec: MineSpec, entry: Running, fence: Fence | undefined): Promise<void> {
     const start = (record.cursor as MineCursor | undefined) ?? newMineCursor();
     const { activities } = this.deps;
@@ -158,12 +173,7 @@ export class LocalJobEngine implements JobEngine {
       cancelRequested: () => entry.cancel,
       window: this.deps.mineWindow || LOCAL_MINE_WINDOW,
       ...(fence ? { fence } : {}),
-      progress: async (cursor) => {
-        // Renew at every batch boundary too: a long batch can delay the renewal timer.
-        if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) stopJob(entry);
-        record.progress = advanceProgress(record.progress, mineStep(cursor), Date.now());
-        await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
-      },
+      progress: this.recordProgress(record, entry, fence, mineStep),
     }, start);
     await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result: mineResult(spec, outcome) }, outcome.cursor);
   }
@@ -172,11 +182,7 @@ export class LocalJobEngine implements JobEngine {
     const outcome = await reembedOrchestration(record.job_id, spec, this.deps.activities, {
       cancelRequested: () => entry.cancel,
       ...(fence ? { fence } : {}),
-      progress: async (cursor) => {
-        if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) stopJob(entry);
-        record.progress = advanceProgress(record.progress, reembedStep(cursor), Date.now());
-        await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
-      },
+      progress: this.recordProgress(record, entry, fence, reembedStep),
     }, (record.cursor as ReembedCursor | undefined) ?? { offset: 0, rows: 0 });
     const result = { success: outcome.status === 'completed', model: spec.model, output: reembedSummary(spec, outcome) };
     await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result }, outcome.cursor);
@@ -193,11 +199,7 @@ export class LocalJobEngine implements JobEngine {
     const outcome = await revertOrchestration(record.job_id, spec, acts, {
       cancelRequested: () => entry.cancel,
       ...(fence ? { fence } : {}),
-      progress: async (cursor) => {
-        if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) stopJob(entry);
-        record.progress = advanceProgress(record.progress, revertStep(cursor), Date.now());
-        await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
-      },
+      progress: this.recordProgress(record, entry, fence, revertStep),
     }, record.cursor as RevertCursor | undefined);
     await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result: revertResult(spec, outcome) }, outcome.cursor);
   }
