@@ -83,8 +83,11 @@ const NOT_ITEMWISE: Record<string, string> = {
   'logstream.submitPatch': 'the logstream is append-only: the correction event names this record',
 };
 
+/** The record a run of a revert appends when it has ended: nothing of the revert is in flight after it. */
+const FINISHED = 'revert.finish';
+
 function selected(r: AuditRecord, s: RevertSelection): boolean {
-  return r.reverts === undefined && r.identity === s.agent && (s.session === undefined || r.session === s.session)
+  return r.reverts === undefined && r.op !== FINISHED && r.identity === s.agent && (s.session === undefined || r.session === s.session)
     && (s.since === undefined || r.at >= s.since) && (s.wing === undefined || r.wings.includes(s.wing));
 }
 
@@ -139,8 +142,9 @@ export async function planRevert(deps: Pick<RevertDeps, 'audit' | 'now'>, select
   const ours = revertRecordsOf(all, revertId);
   const done = new Set(ours.map((r) => r.reverts!));
   // The last record this revert wrote may precede a write that never happened: apply it again,
-  // unless the run knows its steps finished.
-  const last = ours.length > 0 ? ours[ours.length - 1]!.reverts : undefined;
+  // unless a run ended after it or this run knows its steps finished.
+  const lastMark = all.findLast((r) => r.detail?.revert_id === revertId && (r.op === 'revert.record' || r.op === FINISHED));
+  const last = lastMark?.op === FINISHED ? undefined : lastMark?.reverts;
   const inFlight = last === bounds.confirmed ? undefined : last;
   const ended = (deps.now ? deps.now() : new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const plan: RevertPlan = { records: [], steps: [], conflicts: [], not_reverted: [], already_reverted: [] };
@@ -264,8 +268,9 @@ export interface RevertOutcome {
 }
 
 /**
- * The end of a revert: its outcome read back from the trail and, when this run reverted anything,
- * one correction event on the logstream (append-only, so it names the records instead).
+ * The end of a run of a revert: its outcome read back from the trail, a `revert.finish` audit
+ * record (after it, a run of the same id has nothing in flight) and, when this run reverted
+ * anything, one correction event on the logstream (append-only, so it names the records instead).
  */
 export async function finishRevert(deps: RevertDeps, selection: RevertSelection,
   opts: { revertId: string; caller: RevertCaller; upTo?: number | undefined; announce: boolean }): Promise<RevertOutcome> {
@@ -279,6 +284,8 @@ export async function finishRevert(deps: RevertDeps, selection: RevertSelection,
     not_reverted: all.filter((r) => selected(r, selection) && (opts.upTo === undefined || r.seq <= opts.upTo) && NOT_ITEMWISE[r.op] !== undefined)
       .reverse().map((r) => ({ seq: r.seq, op: r.op, reason: NOT_ITEMWISE[r.op]! })),
   };
+  await deps.audit.append({ ...opts.caller, at: new Date().toISOString(), op: FINISHED, wings: [], ids: [],
+    detail: { revert_id: opts.revertId, selection: storedSelection(selection), reverted: outcome.reverted.length, conflicts: outcome.conflicts.length } });
   if (!opts.announce || outcome.reverted.length === 0) return outcome;
   const event = await deps.logstream.append(eventDraft({
     type: 'audit.revert',

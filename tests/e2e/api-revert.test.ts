@@ -74,10 +74,17 @@ describe('POST /v1/revert', () => {
       ['ops', 'rest', started.job_id, 'ops-console'],
     ]);
 
-    // The same request again: the same revert id, nothing left but the last record, applied again without a second record.
+    expect(trail.filter((r) => r.op === 'revert.finish')).toEqual([
+      expect.objectContaining({ identity: 'ops', request_id: started.job_id, detail: expect.objectContaining({ revert_id: started.revert_id, reverted: 2 }) }),
+    ]);
+
+    // The same request again: the same revert id, which has ended, so nothing is applied again.
     const again = (await (await h.call('/v1/revert', { body: { agent: 'alice' }, headers })).json()) as { job_id: string; revert_id: string };
     expect(again.revert_id).toBe(started.revert_id);
-    expect(await h.runtime.jobs.wait(again.job_id, 120_000)).toMatchObject({ state: 'completed', files_total: 2, files_skipped: 1, files_seen: 2 });
-    expect((await h.runtime.stores.audit.scan(0, 10_000)).filter((r) => r.op === 'revert.record')).toHaveLength(2);
+    expect(await h.runtime.jobs.wait(again.job_id, 120_000)).toMatchObject({ state: 'completed', files_total: 2, files_skipped: 2, files_seen: 2,
+      drawers_written: 0 });
+    const after = await h.runtime.stores.audit.scan(0, 10_000);
+    expect(after.filter((r) => r.op === 'revert.record')).toHaveLength(2);
+    expect(after.filter((r) => r.op === 'revert.finish')).toHaveLength(2);
   });
 });
