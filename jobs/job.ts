@@ -31,8 +31,9 @@ export function sourceIdentity(source: SourceSpec): string {
 }
 
 /**
- * One lock per (palace, source), shared by the three job kinds. Sync and delete_by_source lock
- * what they touch: sync its project directory or wing, delete_by_source the stored source value.
+ * One lock per (palace, source), shared by mine, sync and delete_by_source. Sync and
+ * delete_by_source lock what they touch: sync its project directory or wing, delete_by_source the
+ * stored source value. A re-embed locks the palace, a revert the agent whose writes it undoes.
  */
 export function lockKey(palace: string, spec: JobSpec): string {
   // A re-embed touches every drawer: one lock per palace, whatever the target model.

@@ -212,8 +212,9 @@ const storedSelection = (selection: RevertSelection) => Object.fromEntries(Objec
 /** What one batch of a revert did: the records it reverted (newest first) and how many are left. */
 export interface RevertBatch {
   reverted: number[];
-  /** Items set back, and items kept because someone outside the selection wrote them later. */
+  /** Items set back. */
   items: number;
+  /** Items kept because someone outside the selection wrote them later. */
   conflicts: number;
   remaining: number;
 }
@@ -221,9 +222,9 @@ export interface RevertBatch {
 /**
  * Plans the revert and applies up to `count` of its records, each behind its own write-ahead audit
  * record (the record in flight, already behind one, is applied again without another); `signal`
- * stops it between two records. The plan
- * is made again for every batch: the trail is the checkpoint, and a write made meanwhile by
- * someone outside the selection turns into a conflict instead of being overwritten.
+ * stops it between two records. The plan is made again for every batch: the trail is the
+ * checkpoint, and a write made meanwhile by someone outside the selection turns into a conflict
+ * instead of being overwritten.
  */
 export async function revertBatch(deps: RevertDeps, selection: RevertSelection,
   opts: { revertId: string; caller: RevertCaller; count: number; signal?: AbortSignal | undefined } & RevertBounds): Promise<RevertBatch> {
