@@ -40,10 +40,14 @@ const tokenSum = (res: SearchBody<never>) => (res.aggregations as { tokens: { va
 
 export class LexicalStatistics {
   private cached: { mark: string; tokens: number } | undefined;
-  /** The palace's live rows at the last read, undefined before the first. */
-  lastRows: number | undefined;
+  private rowsAtLastRead: number | undefined;
 
   constructor(private readonly base: OpenSearchDrawerIndices) {}
+
+  /** The palace's live rows at the last read, undefined before the first. */
+  get lastRows(): number | undefined {
+    return this.rowsAtLastRead;
+  }
 
   /** Rows, total tokens and each term's document frequency (terms already case-folded). */
   async read(terms: readonly string[]): Promise<CorpusStats> {
@@ -58,7 +62,7 @@ export class LexicalStatistics {
   /** The statistics from the answers to `searches(terms)`, in order (one more search when the index changed). */
   async fromAnswers([head, ...counts]: readonly SearchBody<never>[]): Promise<CorpusStats> {
     const { mark, rows } = markOf(head!);
-    this.lastRows = rows;
+    this.rowsAtLastRead = rows;
     const summed = (head!.aggregations as { tokens?: { value: number } } | undefined)?.tokens;
     if (summed !== undefined) this.cached = { mark, tokens: summed.value };
     else if (this.cached?.mark !== mark) {
