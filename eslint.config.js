@@ -59,10 +59,8 @@ const LAYERS = [
   { files: ['jobs/engines/temporal/**/*.ts'], why: 'the Temporal engine receives its ports; workflow code is orchestration',
     banned: [folders('mcp', 'api', 'app', 'cli'), '^\\.\\./(?:local|queues)/', ADAPTERS, STORE_PICKER,
       packages([...DATABASE_CLIENTS, '@temporalio/workflow', ...QUEUE_ENGINE])] },
-  // BullMQ keeps its keys under the palace's Redis prefix, so the queues share that one naming rule of stores/redis/connection.ts.
   { files: ['jobs/engines/queues/**/*.ts'], why: 'the BullMQ engine receives its ports',
-    banned: [folders('mcp', 'api', 'app', 'cli'), '^\\.\\./(?:local|temporal)/', '^(?:\\.\\./)+stores/(?:embedded|opensearch|neo4j)/',
-      '^(?:\\.\\./)+stores/redis/(?!connection\\.js$)', STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL])] },
+    banned: [folders('mcp', 'api', 'app', 'cli'), '^\\.\\./(?:local|temporal)/', ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL])] },
   { files: ['mcp/**/*.ts'], why: 'mcp/ calls palace/ through interfaces declared inward, and starts jobs through their requests and the JobEngine port',
     banned: [folders('api', 'app', 'cli'), JOB_KIND_OR_ENGINE, ADAPTERS, STORE_PICKER, packages([...DATABASE_CLIENTS, ...TEMPORAL, ...QUEUE_ENGINE])] },
   { files: ['api/**/*.ts'],

@@ -9,7 +9,7 @@
  */
 import { ERROR_CODES } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
-import { DELETE_BY_SOURCE_REQUEST, MINE_REQUEST, SYNC_REQUEST } from '../jobs/requests.js';
+import { DELETE_BY_SOURCE_REQUEST, JOB_REQUEST_RULES, MINE_REQUEST, REVERT_REQUEST, SYNC_REQUEST } from '../jobs/requests.js';
 import { JOB_STARTED } from '../jobs/operations.js';
 import { JOB_KINDS, JOB_TRIGGERS, MINE_MODES } from '../jobs/job.js';
 import { jsonSchemaOf } from '../core/schema.js';
@@ -18,7 +18,7 @@ import { SEARCH_HIT, searchOperation } from '../palace/search/search.js';
 import { taxonomyOperation } from '../palace/system/status.js';
 import { EVENT, meshPeersOperation } from '../palace/logstream/operations.js';
 import type { RouteBinding } from './bind.js';
-import { ADD_SOURCE_REQUEST, ADD_SOURCE_RULES, AUDIT_QUERY, LIST_QUERY, REVERT_REQUEST } from './requests.js';
+import { ADD_SOURCE_REQUEST, ADD_SOURCE_RULES, AUDIT_QUERY, LIST_QUERY } from './requests.js';
 import { JOB_ROUTES } from './routes/jobs.js';
 import { PALACE_ROUTES } from './routes/palace.js';
 
@@ -38,7 +38,7 @@ const SCHEMAS: Record<string, Schema> = {
   DeleteBySourceRequest: jsonSchemaOf(DELETE_BY_SOURCE_REQUEST),
   SearchRequest: jsonSchemaOf(searchOperation.input),
   AddSourceRequest: ADD_SOURCE_REQUEST,
-  RevertRequest: REVERT_REQUEST,
+  RevertRequest: jsonSchemaOf(REVERT_REQUEST),
   Error: {
     type: 'object',
     description: 'Every error: a message, a machine code, and for bad input the field and the rule it broke.',
@@ -66,6 +66,9 @@ const SCHEMAS: Record<string, Schema> = {
       ref: str('The git ref mined.'),
       wing: str('The wing the job was given.'),
       mode: str('The mine mode.', { enum: [...MINE_MODES] }),
+      agent: str('Whose writes a revert undoes.'),
+      session: str('The session whose writes a revert undoes.'),
+      since: str('A revert undoes the writes at or after this instant.', { format: 'date-time' }),
       trigger: str('What started the job: a user (CLI, REST, MCP), a push webhook, or a refresh of a registered source.', { enum: [...JOB_TRIGGERS] }),
       state: str(undefined, { enum: ['running', 'completed', 'failed', 'cancelled'] }),
       started_at: str(undefined, { format: 'date-time' }),
@@ -414,13 +417,18 @@ export const OPENAPI_DOCUMENT = {
     },
     '/v1/revert': {
       post: {
-        summary:
-          "Undo one agent's writes (by session, time, wing), newest first; later writes by others are reported as conflicts and kept. Resumable by revert_id.",
+        summary: "Start a revert job: undo one agent's writes (by session, time, wing), newest first; later writes by others are reported as "
+          + 'conflicts and kept. The same request (or revert_id) goes on with an interrupted revert; a dry run answers at once with the plan.',
         tags: ['ops'],
         'x-scope': 'admin',
         requestBody: body('RevertRequest'),
-        responses: { 200: json({ type: 'object' }, 'What was (or, on a dry run, would be) changed, and the conflicts.'),
-          400: badInput(['iso_date_or_utc_instant', 'non_empty_string']), ...WRITE_ERRORS },
+        responses: {
+          200: json({ type: 'object' }, 'Dry run: what would be changed, and the conflicts.'),
+          202: json({ allOf: [ref('JobStarted'), { type: 'object', required: ['revert_id'], properties: { revert_id: str() } }] }, 'Started.'),
+          400: badInput(JOB_REQUEST_RULES.revert),
+          409: err("A revert of this agent's writes already runs; job_id names it."),
+          ...WRITE_ERRORS,
+        },
       },
     },
     '/v1/dashboard/stream': {

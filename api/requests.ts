@@ -32,13 +32,3 @@ export const AUDIT_QUERY: JsonSchema = input({
   until: text('Only writes before this ISO 8601 date or instant.'),
   limit: int('How many (default 100).', { minimum: 1, maximum: 10_000 }),
 });
-
-/** `POST /v1/revert`: undo one agent's writes (palace/audit/revert.ts). */
-export const REVERT_REQUEST: JsonSchema = input({
-  agent: text('The agent whose writes to undo.'),
-  session: text('Only the writes of this session.'),
-  since: text('Only the writes at or after this ISO 8601 date or instant.'),
-  wing: text('Only the writes that touched this wing.'),
-  dry_run: { type: 'boolean', description: 'List what would change and change nothing (default false).' },
-  revert_id: text('Resume the revert with this id (as returned by an earlier, interrupted call).'),
-}, ['agent']);

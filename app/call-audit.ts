@@ -160,7 +160,8 @@ function auditedJobs(jobs: JobEngine, record: Record): JobEngine {
         ? spec.projectDir
         : undefined;
       await record({ op: 'jobs.start', wings: wing ? [wing] : [], ids: [`job:${started.job_id}`],
-        detail: { kind: spec.kind, ...(source === undefined ? {} : { source }), ...(wing === undefined ? {} : { wing }) } });
+        detail: { kind: spec.kind, ...(source === undefined ? {} : { source }), ...(wing === undefined ? {} : { wing }),
+          ...(spec.kind === 'revert' ? { agent: spec.agent, revert_id: spec.revertId } : {}) } });
       return started;
     },
   });

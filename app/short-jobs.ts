@@ -12,7 +12,7 @@ import { runAutoSave } from '../palace/hooks/session-save.js';
 import type { JobEngine } from '../jobs/job.js';
 import type { DeadLetter, Notifications } from '../palace/hooks/notifications.js';
 import { deliveryError } from '../palace/hooks/notifications.js';
-import type { RefreshScheduler } from '../palace/sources/registered-sources.js';
+import type { RefreshScheduler } from '../stores/ports/refresh-scheduler.js';
 import { refreshRegisteredSource, refreshSpec } from '../palace/sources/registered-sources.js';
 import type { PalaceStores } from '../stores/ports/palace-stores.js';
 import type { AutoSaveRequest, NotificationQueue, QueueSettings } from '../jobs/engines/queues/queues.js';

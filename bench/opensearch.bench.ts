@@ -19,7 +19,9 @@
  * With `--json` the refresh-policy lines are skipped and the last line of stdout is one object,
  * `{"n", "load_avg", "cluster": P, "embedded": P}`, each P `{"load_per_s", "disk_bytes", "knn":
  * {"none", "wing95", "room2"} each {"p50_ms", "p95_ms", "recall_at_20"}, "lexical": {"p50_ms",
- * "p95_ms"}, "union": {"p50_ms", "p95_ms"}}` (issue 27), so two runs compare field by field;
+ * "p95_ms"}, "union": {"p50_ms", "p95_ms"}}` (issue 27), and for OpenSearch `"union_variants": {"pool", "separate"}` each
+ * {"p50_ms", "p95_ms", "round_trips"} plus `"identical"` (the union search through candidatePool and
+ * through the separate calls, query by query side by side), so two runs compare field by field;
  * `load_avg` is the 1-minute load average at the start and at the end of the run.
  */
 import { randomBytes } from 'node:crypto';
@@ -37,17 +39,21 @@ import { OpenSearchDrawerIndex } from '../stores/opensearch/opensearch-drawer-in
 import type { RefreshPolicy } from '../stores/opensearch/drawer-indices.js';
 import type { DrawerFilter } from '../stores/ports/drawers/drawer-index.js';
 import type { DrawerStore } from '../stores/ports/palace-stores.js';
-import { dot } from '../core/vector.js';
+import { poolOfParts } from '../stores/shared/drawers/pool-of-parts.js';
+import { withOverrides } from '../app/access/with-overrides.js';
 import { nearVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
 import { minedTextCorpus } from './lib/mined-text-corpus.js';
-import type { MinedCorpus } from './lib/mined-text-corpus.js';
 import { PrecomputedEmbedder } from './lib/precomputed-embedder.js';
+import { exactTruths } from './lib/exact-truths.js';
+import type { FilterCase } from './lib/exact-truths.js';
 import { machine, percentile } from './lib/stats.js';
 
 const BATCH = 500;
 /** Bulk requests in flight during a load: one per core of this machine's OpenSearch node. */
 const IN_FLIGHT = 2;
 const config = loadConfig();
+/** The held-out queries' vectors of the size being measured. */
+let precomputed: PrecomputedEmbedder | undefined;
 
 /** Queries per line after the warm-up, and the warm-up queries run first and not timed. */
 const QUERY_COUNT = 300;
@@ -59,12 +65,18 @@ interface Latency {
   p50_ms: number;
   p95_ms: number;
 }
+interface UnionVariants {
+  pool: Latency & { round_trips: number };
+  separate: Latency & { round_trips: number };
+}
 interface ProfileFigures {
   load_per_s: number;
   disk_bytes: number;
   knn: Record<'none' | 'wing95' | 'room2', Latency & { recall_at_20: number }>;
   lexical: Latency;
   union: Latency;
+  /** OpenSearch only: the union search by candidatePool and by the separate calls, side by side, and how many of their results were identical. */
+  union_variants: UnionVariants & { identical: number };
 }
 type Figures = Record<'cluster' | 'embedded', Partial<ProfileFigures>>;
 
@@ -96,30 +108,6 @@ async function timedAfterWarmUp<I, T>(items: readonly I[], fn: (item: I, i: numb
     else answers.push(await timed(times, () => fn(item, i)));
   }
   return { times, answers };
-}
-
-type FilterCase = 'none' | 'wing95' | 'room2';
-
-/** Exact top-20 ids of each query vector per filter case, in one streamed pass over the corpus's vectors. */
-function exactTruths(corpus: MinedCorpus, queries: readonly Float32Array[]): Record<FilterCase, Set<string>[]> {
-  const best = { none: queries.map(() => [] as { id: string; d: number }[]), wing95: queries.map(() => [] as { id: string; d: number }[]),
-    room2: queries.map(() => [] as { id: string; d: number }[]) };
-  const keep = (list: { id: string; d: number }[], id: string, d: number) => {
-    if (list.length === 20 && d >= list[19]!.d) return;
-    list.push({ id, d });
-    list.sort((a, b) => a.d - b.d);
-    if (list.length > 20) list.pop();
-  };
-  for (const row of corpus.vectors()) {
-    for (const [q, vector] of queries.entries()) {
-      const d = 1 - dot(row.embedding, vector);
-      keep(best.none[q]!, row.id, d);
-      if (row.wing === 'common') keep(best.wing95[q]!, row.id, d);
-      if (row.room === 'room_7') keep(best.room2[q]!, row.id, d);
-    }
-  }
-  const ids = (lists: { id: string }[][]) => lists.map((l) => new Set(l.map((x) => x.id)));
-  return { none: ids(best.none), wing95: ids(best.wing95), room2: ids(best.room2) };
 }
 
 function line(lines: string[], what: string, embedded: string, opensearch: string): void {
@@ -176,6 +164,50 @@ async function load(name: string, store: DrawerStore, batches: Iterator<DrawerWr
   await Promise.all(Array.from({ length: inFlight }, lane));
 }
 
+function searchOf(store: DrawerStore, query: string, strategy: 'union' | 'vector'): Promise<SearchResult> {
+  return search({ config, drawers: store, embedder: precomputed! }, { query, limit: 5, candidate_strategy: strategy }, { sanitize: true,
+    defaultMaxDistance: 1.5 });
+}
+
+/**
+ * The union search on OpenSearch two ways, query by query in alternating order so both see the
+ * same load: the pool in one `_msearch` and one fetch (the adapter's candidatePool), and the
+ * separate calls one after the other (knn, lexical, the lexical rows' vectors, count: the search
+ * path before candidatePool), with the HTTP requests each made.
+ */
+async function unionSideBySide(n: number, cluster: OpenSearchDrawerIndex, queries: readonly string[], lines: string[], out: Figures): Promise<void> {
+  const separate = withOverrides<DrawerStore>(cluster, { candidatePool: (request) => poolOfParts(cluster, request) });
+  const variants: [keyof UnionVariants, DrawerStore][] = [['pool', cluster], ['separate', separate]];
+  let requests = 0;
+  cluster.connection.client.on('response', () => requests++);
+  const times = { pool: [] as number[], separate: [] as number[] };
+  const trips = { pool: [] as number[], separate: [] as number[] };
+  let identical = 0;
+  for (const [i, q] of queries.entries()) {
+    const answers: Partial<Record<keyof UnionVariants, string>> = {};
+    for (const [name, store] of i % 2 === 0 ? variants : [...variants].reverse()) {
+      requests = 0;
+      const t = performance.now();
+      const result = await searchOf(store, q, 'union');
+      if (i < WARM_UP) continue;
+      times[name].push(performance.now() - t);
+      trips[name].push(requests);
+      answers[name] = JSON.stringify(result);
+    }
+    if (i >= WARM_UP && answers.pool === answers.separate) identical++;
+  }
+  const mean = (xs: number[]) => round(xs.reduce((a, b) => a + b, 0) / xs.length, 2);
+  out.cluster.union_variants = {
+    pool: { ...figures(times.pool), round_trips: mean(trips.pool) },
+    separate: { ...figures(times.separate), round_trips: mean(trips.separate) },
+    identical: identical,
+  };
+  const cell = (name: keyof UnionVariants) =>
+    `${latency(times[name])}, ${mean(trips[name])} requests per search (${Math.min(...trips[name])}–${Math.max(...trips[name])})`;
+  line(lines, `${n} drawers: OpenSearch union search, limit 5, pool in one _msearch / separate calls (identical results ${identical}/${QUERY_COUNT})`,
+    cell('pool'), cell('separate'));
+}
+
 async function measure(n: number, lines: string[], out: Figures): Promise<void> {
   const data = corpus(n);
   const dir = mkdtempSync(join(os.tmpdir(), 'opensearch-bench-'));
@@ -211,7 +243,7 @@ async function measure(n: number, lines: string[], out: Figures): Promise<void> 
 
     const queries = data.queries.slice(0, WARM_UP + QUERY_COUNT);
     if (queries.length < WARM_UP + QUERY_COUNT) throw new Error(`only ${queries.length} held-out queries; a larger corpus is needed`);
-    const embedder = await PrecomputedEmbedder.of(config, queries);
+    precomputed = await PrecomputedEmbedder.of(config, queries);
 
     const stores: [string, DrawerStore][] = cluster ? [['embedded', embedded], ['opensearch', cluster]] : [['embedded', embedded]];
     if (cluster) {
@@ -273,8 +305,7 @@ async function measure(n: number, lines: string[], out: Figures): Promise<void> 
       const results = new Map<string, SearchResult[]>();
       const cells: string[] = [];
       for (const [profile, store] of stores) {
-        const { times, answers } = await timedAfterWarmUp(queries, (q) =>
-          search({ config, drawers: store, embedder }, { query: q, limit: 5, candidate_strategy: strategy }, { sanitize: true, defaultMaxDistance: 1.5 }));
+        const { times, answers } = await timedAfterWarmUp(queries, (q) => searchOf(store, q, strategy));
         cells.push(latency(times));
         results.set(profile, answers);
         if (strategy === 'union')
@@ -285,6 +316,7 @@ async function measure(n: number, lines: string[], out: Figures): Promise<void> 
       line(lines, `${n} drawers: palace search, ${strategy}, limit 5${same === undefined ? '' : ` (identical results: ${same}/${QUERY_COUNT})`}`, cells[0]!,
         cells[1] ?? '—');
     }
+    if (cluster) await unionSideBySide(n, cluster, queries, lines, out);
   } finally {
     await embedded.close();
     rmSync(dir, { recursive: true, force: true });

@@ -8,5 +8,10 @@ export function dot(a: Float32Array, b: Float32Array): number {
 
 /** Cosine distance of two unit vectors, clamped to the metric's range [0, 2]. */
 export function cosineDistance(a: Float32Array, b: Float32Array): number {
-  return Math.min(2, Math.max(0, 1 - dot(a, b)));
+  return distanceOfDot(dot(a, b));
+}
+
+/** The cosine distance of two unit vectors whose `dot` is given (computed elsewhere in the same arithmetic). */
+export function distanceOfDot(d: number): number {
+  return Math.min(2, Math.max(0, 1 - d));
 }

@@ -8,6 +8,7 @@ import type { DeleteBySourceActivities } from './delete-by-source/types.js';
 import type { MineActivities } from './mine/types.js';
 import type { SyncActivities } from './sync/types.js';
 import type { ReembedActivities } from './reembed/orchestration.js';
+import type { RevertActivities } from './revert/orchestration.js';
 import { deleteBySourceApply, deleteBySourceCount } from './delete-by-source/activities.js';
 import type { ActivityDeps } from './activity-deps.js';
 import { finishMine } from './mine/finish.js';
@@ -16,9 +17,10 @@ import { GitWorkspace } from './source/git-workspace.js';
 import { EntityRegistryLabels } from './mine/labels.js';
 import { mineBatch, scanSource } from './mine/activities.js';
 import { createReembedActivities } from './reembed/activities.js';
+import { createRevertActivities } from './revert/activities.js';
 import { syncApply, syncScan } from './sync/activities.js';
 
-export type JobActivities = Cancellable<MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities>;
+export type JobActivities = Cancellable<MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities & RevertActivities>;
 
 /** `git` replaces the workspace built from `deps.workspace` (tests that count git commands). */
 export function createJobActivities(deps: ActivityDeps, git?: GitWorkspace): JobActivities {
@@ -30,6 +32,7 @@ export function createJobActivities(deps: ActivityDeps, git?: GitWorkspace): Job
   });
   return {
     ...createReembedActivities({ stores: deps.stores, embedderFor }),
+    ...createRevertActivities(deps),
     scanSource: (input, signal) => scanSource(mine, input, signal),
     mineBatch: (input, signal) => mineBatch(mine, input, signal),
     finishMine: (input) => finishMine(deps, input),

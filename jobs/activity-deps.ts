@@ -5,8 +5,11 @@ import type { PalaceStores } from '../stores/ports/palace-stores.js';
 
 export interface ActivityDeps {
   config: Config;
-  /** `credentials`: the kept source credentials; stores without any (test stores) clone without one. */
-  stores: Pick<PalaceStores, 'drawers' | 'graph' | 'locks' | 'jobs'> & Partial<Pick<PalaceStores, 'credentials'>>;
+  /**
+   * `credentials`: the kept source credentials; stores without any (test stores) clone without one.
+   * `audit` and `logstream`: what a revert reads and announces on; stores without them run no revert.
+   */
+  stores: Pick<PalaceStores, 'drawers' | 'graph' | 'locks' | 'jobs'> & Partial<Pick<PalaceStores, 'credentials' | 'audit' | 'logstream'>>;
   embedder: Embedder;
   /** Directory of this worker's git workspace (jobs/source/git-workspace.ts). */
   workspace: string;

@@ -9,7 +9,7 @@ import { hashN } from '../core/text.js';
 import type { JobProgress, JobSpec, SourceSpec } from '../stores/ports/job-engine.js';
 
 export { JOB_KINDS, JOB_TRIGGERS, MINE_MODES } from '../stores/ports/job-engine.js';
-export type { DeleteBySourceSpec, JobCounters, JobEngine, JobKind, JobProgress, JobSpec, JobState, JobSubject, MineSpec, ReembedSpec, SourceSpec,
+export type { DeleteBySourceSpec, JobCounters, JobEngine, JobKind, JobProgress, JobSpec, JobState, JobSubject, MineSpec, ReembedSpec, RevertSpec, SourceSpec,
   SyncSpec } from '../stores/ports/job-engine.js';
 
 /** A lease held on a lock key, carried by every write that must still hold it (a stale token is refused). */
@@ -31,12 +31,17 @@ export function sourceIdentity(source: SourceSpec): string {
 }
 
 /**
- * One lock per (palace, source), shared by the three job kinds. Sync and delete_by_source lock
- * what they touch: sync its project directory or wing, delete_by_source the stored source value.
+ * One lock per (palace, source), shared by mine, sync and delete_by_source. Sync and
+ * delete_by_source lock what they touch: sync its project directory or wing, delete_by_source the
+ * stored source value. A re-embed locks the palace, a revert the agent whose writes it undoes.
  */
 export function lockKey(palace: string, spec: JobSpec): string {
   // A re-embed touches every drawer: one lock per palace, whatever the target model.
   if (spec.kind === 'reembed') return `mempalace:${palace}:reembed`;
+  // Two reverts of one agent's writes can select the same records (a session inside a time range,
+  // say) and would revert them twice; reverts of different agents select disjoint records, and
+  // where they meet on an item the plan's conflict rule keeps the later write.
+  if (spec.kind === 'revert') return `mempalace:${palace}:revert:${hashN(spec.agent, 24)}`;
   const target = spec.kind === 'mine'
     ? sourceIdentity(spec.source)
     : spec.kind === 'sync'
@@ -54,6 +59,7 @@ export function specWrites(spec: JobSpec): boolean {
     case 'sync':
       return spec.apply;
     case 'reembed':
+    case 'revert':
       return true;
   }
 }

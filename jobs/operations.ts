@@ -77,9 +77,13 @@ export const JOB_STARTED = Type.Object({
   events_url: Type.String({ description: "SSE stream of this job's progress." }),
 });
 
-async function startJob(ctx: JobContext, spec: JobSpec): Promise<Static<typeof JOB_STARTED>> {
-  const started = await ctx.jobs.start(spec);
+/** The handle a route answers with once its job has started. */
+export function jobStarted(started: JobProgress): Static<typeof JOB_STARTED> {
   return { job_id: started.job_id, progress: progressView(started), events_url: `/v1/jobs/${started.job_id}/events` };
+}
+
+async function startJob(ctx: JobContext, spec: JobSpec): Promise<Static<typeof JOB_STARTED>> {
+  return jobStarted(await ctx.jobs.start(spec));
 }
 
 /**

@@ -26,6 +26,9 @@ export function jobSubject(spec: JobSpec): JobSubject {
       return { source: spec.sourceFile, trigger: 'user' };
     case 'reembed':
       return { trigger: 'user' };
+    case 'revert':
+      return { agent: spec.agent, ...(spec.session === undefined ? {} : { session: spec.session }), ...(spec.since === undefined ? {} : { since: spec.since }),
+        ...(spec.wing === undefined ? {} : { wing: spec.wing }), trigger: 'user' };
   }
 }
 

@@ -1,13 +1,13 @@
 /**
  * One request model per job kind: the TypeBox schema of what a caller may send to start a mine, a
- * sync, a delete by source or a re-embed (it validates and gives the type), and the functions
+ * sync, a delete by source, a re-embed or a revert (it validates and gives the type), and the functions
  * that turn a checked request into the job's spec. The job operations (jobs/operations.ts) take
  * these as their input, so the MCP tools (restricted to the fields a tool offers) and the REST
  * routes publish and check the same schema; the CLI's own commands use `parseJobRequest`.
  * Validation is core/validate-input.ts, so a bad field gets the same message over each; sources
  * are resolved here, by palace/sources/sources.ts, and nowhere else.
  */
-import { stripLoneSurrogates } from '../core/text.js';
+import { hashN, stripLoneSurrogates } from '../core/text.js';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
 import { INPUT_FORMATS, jsonSchemaOf, NON_BLANK } from '../core/schema.js';
@@ -17,8 +17,10 @@ import { splitUrlCredential } from '../core/url-credentials.js';
 import type { SourceCredentials } from '../stores/ports/source-credentials.js';
 import { parseInput } from '../core/validate-input.js';
 import { NAME_RULES, validateOptionalName } from '../core/validate.js';
-import type { DeleteBySourceSpec, JobKind, JobSpec, MineSpec, ReembedSpec, SyncSpec } from './job.js';
+import type { RevertCaller } from '../stores/ports/job-engine.js';
+import type { DeleteBySourceSpec, JobKind, JobSpec, MineSpec, ReembedSpec, RevertSpec, SyncSpec } from './job.js';
 import { MINE_MODES } from './job.js';
+import { auditInstant } from '../palace/audit/list.js';
 import type { SourcePolicy } from '../palace/sources/sources.js';
 import { SOURCE_RULES, assertStoredSourceAllowed, resolveLocalSource, resolveMineSource } from '../palace/sources/sources.js';
 
@@ -66,10 +68,23 @@ export const REEMBED_REQUEST = Type.Object({
   model: text('The model or encoder set to convert to: a MEMPALACE_EMBED_MODEL value, or a MEMPALACE_ENCODERS value (name:weight,name:weight).'),
 }, { additionalProperties: false });
 
+/** `mempalace revert` and `POST /v1/revert`: whose writes to undo, narrowed by session, instant and wing. */
+export const REVERT_REQUEST = Type.Object({
+  agent: text('The agent whose writes to undo.'),
+  session: Type.Optional(text('Only the writes of this session.')),
+  since: Type.Optional(text('Only the writes at or after this ISO 8601 date or instant.')),
+  wing: Type.Optional(Type.String({ description: 'Only the writes that touched this wing.', format: INPUT_FORMATS.name })),
+  dry_run: Type.Optional(Type.Boolean({ description: 'List what would change and change nothing (default false); answered at once, without a job.' })),
+  revert_id: Type.Optional(text(
+    'Go on with the revert of this id (default: the id of this selection, so the same request goes on where an interrupted one stopped).',
+  )),
+}, { additionalProperties: false });
+
 export type MineRequest = Static<typeof MINE_REQUEST>;
 export type SyncRequest = Static<typeof SYNC_REQUEST>;
 export type DeleteBySourceRequest = Static<typeof DELETE_BY_SOURCE_REQUEST>;
 type ReembedRequest = Static<typeof REEMBED_REQUEST>;
+type RevertRequest = Static<typeof REVERT_REQUEST>;
 
 /** Spec-exact enum messages of the request models, by field (docs/tools.md §3.4). */
 export const JOB_REQUEST_ENUM_MESSAGES: Readonly<Record<JobKind, Record<string, (value: unknown) => string>>> = {
@@ -77,6 +92,7 @@ export const JOB_REQUEST_ENUM_MESSAGES: Readonly<Record<JobKind, Record<string, 
   sync: {},
   delete_by_source: {},
   reembed: {},
+  revert: {},
 };
 
 /** The rules beyond the schema by which `parseJobRequest` may refuse a request of each kind. */
@@ -85,6 +101,7 @@ export const JOB_REQUEST_RULES: Readonly<Record<JobKind, readonly string[]>> = {
   sync: [...NAME_RULES, ...SOURCE_RULES, 'scope_required'],
   delete_by_source: SOURCE_RULES,
   reembed: ['encoder_set'],
+  revert: [...NAME_RULES, 'iso_date_or_utc_instant'],
 };
 
 /** Who sends a request: what they may read, and who files drawers when the request names no agent. */
@@ -146,15 +163,33 @@ export async function deleteBySourceSpec(r: DeleteBySourceRequest, caller: Reque
 }
 
 /**
+ * The spec of a revert from a request of any transport (checked like the other kinds', nothing
+ * written when refused) and whether it is a dry run. `by`: who asks, as the revert's audit
+ * records name them. Without `revert_id` the id is the selection's own, so asking again for the
+ * same selection goes on with the same revert.
+ */
+export function parseRevertRequest(request: unknown, by: RevertCaller): { spec: RevertSpec; dryRun: boolean } {
+  const r = parseInput<RevertRequest>(jsonSchemaOf(REVERT_REQUEST), request, { where: 'body', enumMessages: JOB_REQUEST_ENUM_MESSAGES.revert });
+  const wing = validateOptionalName('wing', r.wing);
+  const since = auditInstant('since', r.since);
+  const selection = { agent: r.agent.trim(), session: present(r.session), since, wing };
+  const revertId = present(r.revert_id) ?? `revert_${hashN(JSON.stringify(Object.values(selection).map((v) => v ?? null)), 16)}`;
+  return { spec: { kind: 'revert', revertId, ...selection, by }, dryRun: r.dry_run === true };
+}
+
+/**
  * The spec of a job from a request of any transport: validated against the kind's model, its
  * source resolved against the caller's policy. Bad input is an `invalid_argument` error naming
  * the field and the rule; nothing has started.
  */
-export async function parseJobRequest<K extends JobKind>(kind: K, request: unknown, caller: RequestCaller): Promise<Extract<JobSpec, { kind: K }>> {
+export async function parseJobRequest<K extends SourceJobKind>(kind: K, request: unknown, caller: RequestCaller): Promise<Extract<JobSpec, { kind: K }>> {
   return (await specOf(kind, request, caller)) as Extract<JobSpec, { kind: K }>;
 }
 
-async function specOf(kind: JobKind, request: unknown, caller: RequestCaller): Promise<JobSpec> {
+/** The kinds whose request `parseJobRequest` reads: a revert names its caller instead (`parseRevertRequest`). */
+type SourceJobKind = Exclude<JobKind, 'revert'>;
+
+async function specOf(kind: SourceJobKind, request: unknown, caller: RequestCaller): Promise<JobSpec> {
   const opts = { where: 'body', enumMessages: JOB_REQUEST_ENUM_MESSAGES[kind] };
   switch (kind) {
     case 'mine':

@@ -4,8 +4,8 @@
  * JobStore records it, the `cancel` signal, and the lease (acquire, re-acquire after a stale
  * fence, release). Deterministic: time is workflow time, I/O happens only in activities.
  */
-import { ActivityCancellationType, ActivityFailure, ApplicationFailure, defineQuery, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep,
-  workflowInfo } from '@temporalio/workflow';
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, continueAsNew, defineQuery, defineSignal, proxyActivities, proxyLocalActivities,
+  setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ProgressStep } from './progress.js';
 import { advanceProgress, failureFields, finishProgress, jobSubject, newJobRecord, newProgress } from './progress.js';
 import type { JobProgress, JobSpec } from './job.js';
@@ -204,4 +204,41 @@ export class JobRun {
       // The lease expires on its own; nothing else can be done from here.
     }
   }
+}
+
+/** How a run of a cursor-driven orchestration ends: done, stopped by a cancel, or handing over to a run continued as new. */
+interface CursorOutcome<Cursor> {
+  status: 'completed' | 'cancelled' | 'handover';
+  cursor: Cursor;
+}
+
+/** What a cursor-driven orchestration is told by its workflow. */
+export interface CursorHooks<Cursor> {
+  progress(cursor: Cursor): Promise<void>;
+  cancelRequested(): boolean;
+  handOverRequested(): boolean;
+}
+
+/**
+ * The workflow of a job whose orchestration carries a cursor (re-embed, revert): the lease taken
+ * by its first run, progress reported at every cursor, the run continued as new when the server
+ * suggests it (history stays small), and the job ended with `resultOf`'s result.
+ */
+export async function cursorWorkflow<Cursor, Outcome extends CursorOutcome<Cursor>,
+  Input extends { spec: JobSpec; lockKey: string; timeouts: JobTimeouts; carried?: Carried<Cursor> | undefined }>(
+  input: Input,
+  stepOf: (cursor: Cursor) => ProgressStep,
+  orchestrate: (run: JobRun, hooks: CursorHooks<Cursor>, start: Cursor | undefined) => Promise<Outcome>,
+  resultOf: (outcome: Outcome) => Record<string, unknown>,
+): Promise<JobProgress> {
+  const run = await JobRun.open(input, stepOf);
+  return run.leased(!run.fence, () =>
+    orchestrate(run, {
+      progress: (cursor) => run.report(stepOf(cursor)),
+      cancelRequested: () => run.cancelRequested,
+      handOverRequested: () => workflowInfo().continueAsNewSuggested,
+    }, input.carried?.cursor), (outcome) =>
+    outcome.status === 'handover'
+      ? continueAsNew<(next: Input) => Promise<JobProgress>>({ ...input, carried: run.carry(outcome.cursor) })
+      : run.finish(outcome.status as 'completed' | 'cancelled', { result: resultOf(outcome) }));
 }

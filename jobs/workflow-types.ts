@@ -3,18 +3,20 @@
  * signal and query names, the extra activities the workflows call (lease, job record) and the
  * timeouts. Types and constants only, so both the workflow sandbox and Node code import it.
  */
-import type { DeleteBySourceSpec, Fence, JobProgress, JobSpec, MineSpec, ReembedSpec, SyncSpec } from './job.js';
+import type { DeleteBySourceSpec, Fence, JobProgress, JobSpec, MineSpec, ReembedSpec, RevertSpec, SyncSpec } from './job.js';
 import type { JobRecord } from '../stores/ports/job-store.js';
 import type { DeleteBySourceActivities } from './delete-by-source/types.js';
 import type { MineActivities } from './mine/types.js';
 import type { SyncActivities } from './sync/types.js';
 import type { MineCursor } from './mine/orchestration.js';
 import type { ReembedActivities, ReembedCursor } from './reembed/orchestration.js';
+import type { RevertActivities, RevertCursor } from './revert/orchestration.js';
 
 export const PROGRESS_QUERY = 'progress';
 export const CANCEL_SIGNAL = 'cancel';
 
-export const WORKFLOW_TYPES = { mine: 'mineWorkflow', sync: 'syncWorkflow', delete_by_source: 'deleteBySourceWorkflow', reembed: 'reembedWorkflow' } as const;
+export const WORKFLOW_TYPES = { mine: 'mineWorkflow', sync: 'syncWorkflow', delete_by_source: 'deleteBySourceWorkflow', reembed: 'reembedWorkflow',
+  revert: 'revertWorkflow' } as const;
 
 export type { Fence } from './job.js';
 
@@ -71,6 +73,12 @@ export interface ReembedWorkflowInput extends JobInputBase {
   carried?: Carried<ReembedCursor>;
 }
 
+export interface RevertWorkflowInput extends JobInputBase {
+  spec: RevertSpec;
+  /** Set when a run continues as new: where the previous run stopped. */
+  carried?: Carried<RevertCursor>;
+}
+
 export interface LeaseActivities {
   /** Acquire the lease of `key` for the workflow `workflowId`; null while another holder has it. */
   leaseAcquire(input: { key: string; workflowId: string; ttlMs: number }): Promise<Fence | null>;
@@ -84,7 +92,8 @@ export interface JobRecordActivities {
   jobRecordUpdate(input: { jobId: string; state: JobProgress['state']; progress: JobProgress }): Promise<void>;
 }
 
-export type WorkerActivities = MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities & LeaseActivities & JobRecordActivities;
+export type WorkerActivities = MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities & RevertActivities & LeaseActivities
+  & JobRecordActivities;
 
 /**
  * A worker's identity on the task queue names its activity slots, so a client sizing a mine's

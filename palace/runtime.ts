@@ -11,7 +11,7 @@ import type { DrawerContext } from './context.js';
 import type { JobEngine, JobProgress, JobSpec } from '../stores/ports/job-engine.js';
 import type { LogstreamContext } from './logstream/logstream.js';
 import type { Notifications } from './hooks/notifications.js';
-import type { RefreshScheduler } from './sources/registered-sources.js';
+import type { RefreshScheduler } from '../stores/ports/refresh-scheduler.js';
 import type { Call } from './call.js';
 
 export interface Runtime {

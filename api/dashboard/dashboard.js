@@ -34,6 +34,8 @@ function formatEta(seconds) {
 
 /** A job's source and git ref; records older than these fields show a dash. */
 function jobSource(j) {
+  // A revert works on an agent's writes (narrowed by session and instant), not on a source.
+  if (j.agent) return [`agent ${j.agent}`, j.session && `session ${j.session}`, j.since && `since ${j.since}`].filter(Boolean).join(' · ');
   if (!j.source) return '–';
   return j.ref ? `${j.source} @ ${j.ref}` : j.source;
 }

@@ -1,28 +1,22 @@
 /**
  * `GET /v1/audit` (the audit trail, filtered) and `POST /v1/revert` (undo one agent's writes),
- * both for `admin` tokens only (core/scopes.ts). A revert runs with the stores themselves, not
- * the audited view, because it writes its own audit records (palace/audit/revert.ts).
+ * both for `admin` tokens only (core/scopes.ts). A revert starts a job (jobs/revert/) and answers
+ * 202 with its handle and revert id, like the job routes; the job writes its own audit records
+ * with the stores themselves, its start is recorded through the request's audited view. A dry
+ * run writes nothing and is answered at once with the plan.
  */
-import { randomUUID } from 'node:crypto';
 import type { Router } from 'express';
+import { jobStarted } from '../../jobs/operations.js';
+import { parseRevertRequest } from '../../jobs/requests.js';
 import type { AuditQuery } from '../../palace/audit/list.js';
 import { auditInstant, listAudit } from '../../palace/audit/list.js';
-import { runRevert } from '../../palace/audit/revert.js';
+import { planRevert } from '../../palace/audit/revert.js';
 import { SESSION_HEADER } from '../../palace/audit/session.js';
 import type { ApiDeps } from '../deps.js';
-import { AUDIT_QUERY, REVERT_REQUEST } from '../requests.js';
-import { validBody, validQuery } from '../validate.js';
+import { AUDIT_QUERY } from '../requests.js';
+import { validQuery } from '../validate.js';
 
 type AuditQueryInput = Omit<AuditQuery, 'limit'> & { limit?: number };
-
-interface RevertInput {
-  agent: string;
-  session?: string;
-  since?: string;
-  wing?: string;
-  dry_run?: boolean;
-  revert_id?: string;
-}
 
 export function registerAuditRoutes(router: Router, deps: ApiDeps): void {
   router.get('/v1/audit', deps.authorize, async (req, res) => {
@@ -33,12 +27,13 @@ export function registerAuditRoutes(router: Router, deps: ApiDeps): void {
   });
 
   router.post('/v1/revert', deps.authorize, async (req, res) => {
-    const body = validBody<RevertInput>(REVERT_REQUEST, req.body);
-    const rt = deps.runtime();
     const caller = deps.caller(req);
-    const outcome = await runRevert({ ...rt.stores, embedder: rt.embedder }, { agent: body.agent, session: body.session,
-      since: auditInstant('since', body.since), wing: body.wing }, { revertId: body.revert_id ?? `revert_${randomUUID()}`, dryRun: body.dry_run ?? false,
-      caller: { identity: caller.identity, transport: 'rest', action: 'POST /v1/revert', request_id: String(req.id), session: req.get(SESSION_HEADER) } });
-    res.json(outcome);
+    // Checked before anything starts: a refused request writes no job record.
+    const { spec, dryRun } = parseRevertRequest(req.body, { identity: caller.identity, transport: 'rest', action: 'POST /v1/revert',
+      session: req.get(SESSION_HEADER) });
+    const rt = deps.runtimeFor(req);
+    if (dryRun) return void res.json({ ...(await planRevert(rt.stores, spec, spec.revertId)), revert_id: spec.revertId, dry_run: true });
+    const started = await rt.jobs.start(spec);
+    res.status(202).location(`/v1/jobs/${started.job_id}`).json({ ...jobStarted(started), revert_id: spec.revertId });
   });
 }

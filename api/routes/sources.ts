@@ -5,6 +5,7 @@
  * notification URLs are shown whole to admin tokens only (palace/hooks/notifications.ts).
  */
 import type { Request, Router } from 'express';
+import { jobStarted } from '../../jobs/operations.js';
 import type { AddSourceInput } from '../../palace/sources/registered-sources.js';
 import { notificationsFor } from '../../palace/hooks/notifications.js';
 import { addSource, getSource, listSources, removeSource, sourcesContext, startRefresh } from '../../palace/sources/registered-sources.js';
@@ -40,8 +41,7 @@ export function registerSourceRoutes(router: Router, deps: ApiDeps): void {
 
   router.post('/v1/sources/:id/refresh', deps.authorize, async (req, res) => {
     const started = await startRefresh(ctx(req), req.params.id as string);
-    const { result: _result, ...progress } = started;
-    res.status(202).location(`/v1/jobs/${started.job_id}`).json({ job_id: started.job_id, progress, events_url: `/v1/jobs/${started.job_id}/events` });
+    res.status(202).location(`/v1/jobs/${started.job_id}`).json(jobStarted(started));
   });
 
   router.get('/v1/notifications', deps.authorize, async (req, res) => {

@@ -7,7 +7,9 @@
  */
 import type { Drawer, DrawerWrite } from '../../core/drawer.js';
 import { logicalDrawerId } from '../../core/drawer.js';
-import type { DrawerFilter, DrawerMetadataRow, DrawerPage, VectorHit } from '../../stores/ports/drawers/drawer-index.js';
+import type { DrawerFilter, DrawerMetadataRow, DrawerPage, PoolRequest, VectorHit } from '../../stores/ports/drawers/drawer-index.js';
+import { poolOfParts } from '../../stores/shared/drawers/pool-of-parts.js';
+import type { PoolParts } from '../../stores/shared/drawers/pool-of-parts.js';
 import type { FileReplacement, FileState } from '../../stores/ports/drawers/file-states.js';
 import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import type { WingView } from './wing-view.js';
@@ -75,6 +77,10 @@ export function grantedDrawers(inner: DrawerStore, view: WingView): DrawerStore 
     async lexical(tokens: string[], k: number, filter?: DrawerFilter) {
       const per = await Promise.all((await view.narrowed(filter)).map((f) => inner.lexical(tokens, k, f)));
       return interleave(per.map(visible), k);
+    },
+    // Composed of the narrowed calls above, so no row of a hidden wing joins the pool.
+    async candidatePool(request: PoolRequest) {
+      return poolOfParts(overrides as PoolParts, request);
     },
     async list(filter: DrawerFilter, offset: number, limit: number): Promise<DrawerPage> {
       const filters = await view.narrowed(filter);

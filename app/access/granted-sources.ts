@@ -4,7 +4,7 @@
  * adding, replacing, removing or refreshing one needs write on its wing.
  */
 import type { RegisteredSource, RegisteredSources } from '../../stores/ports/registered-sources.js';
-import type { RefreshScheduler } from '../../palace/sources/registered-sources.js';
+import type { RefreshScheduler } from '../../stores/ports/refresh-scheduler.js';
 import type { WingView } from './wing-view.js';
 import { withOverrides } from './with-overrides.js';
 

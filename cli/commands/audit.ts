@@ -1,17 +1,21 @@
 /**
- * `mempalace audit verify`, `mempalace audit list` and `mempalace revert` (issue 28). Revert
- * opens the runtime itself rather than the audited view of `withRuntime`, because it writes its
- * own audit records (palace/audit/revert.ts); an interrupted revert resumes with `--resume <id>`.
+ * `mempalace audit verify`, `mempalace audit list` and `mempalace revert` (issue 28). A revert
+ * runs as a job (jobs/revert/) and is followed to its end like a mine; the job writes its own
+ * audit records with the stores themselves, its start is recorded through the audited view. An
+ * interrupted revert goes on when the same command runs again (its id is the selection's), or
+ * with `--resume <id>`. A dry run writes nothing and is answered here, without a job.
  */
-import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { openRuntime } from '../../app/runtime.js';
+import type { JobProgress } from '../../jobs/job.js';
+import { parseRevertRequest } from '../../jobs/requests.js';
 import type { AuditQuery } from '../../palace/audit/list.js';
 import { auditInstant, listAudit } from '../../palace/audit/list.js';
-import { runRevert } from '../../palace/audit/revert.js';
+import type { RevertConflict, RevertPlan } from '../../palace/audit/revert.js';
+import { planRevert } from '../../palace/audit/revert.js';
 import { verifyAudit } from '../../palace/audit/verify.js';
 import type { CliContext } from './context.js';
 import { printJson, table } from '../output.js';
+import { watchJob } from './jobs.js';
 
 /** The trail's filter as options: the limit arrives as text. */
 type ListOptions = Omit<AuditQuery, 'limit'> & { limit: string };
@@ -56,34 +60,58 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
       })
     );
 
-  program.command('revert').description("undo one agent's writes, newest first; later writes by others are reported as conflicts and kept")
+  program.command('revert').description("undo one agent's writes, newest first, as a job; later writes by others are reported as conflicts and kept")
     .requiredOption('--agent <agent>', 'whose writes').option('--session <session>').option('--since <instant>').option('--wing <wing>')
-    .option('--dry-run', 'list what would change, change nothing').option('--resume <revert-id>', 'continue an interrupted revert')
+    .option('--dry-run', 'list what would change, change nothing (no job)')
+    .option('--resume <revert-id>', 'go on with the revert of this id (default: the id of this selection, so the same command goes on)')
     .action(async (o: RevertOptions) => {
       const config = ctx.config();
-      const rt = await openRuntime(config);
-      try {
-        const revertId = o.resume ?? `revert_${randomUUID()}`;
-        const outcome = await runRevert({ ...rt.stores, embedder: rt.embedder }, { agent: o.agent, session: o.session, since: auditInstant('since', o.since),
-          wing: o.wing }, { revertId, dryRun: Boolean(o.dryRun),
-          caller: { identity: config.audit.localAgent, transport: 'cli', action: 'cli revert', request_id: randomUUID(), session: config.audit.session } },
-          (done, total) => process.stderr.write(`reverted ${done}/${total} records\r`));
-        if (ctx.globals().json) printJson(outcome);
-        else {
-          console.log(`${outcome.dry_run ? 'Dry run: would revert' : 'Reverted'} ${outcome.records.length} records (${outcome.steps.length} items); `
-            + `${outcome.already_reverted.length} already reverted; revert id ${outcome.revert_id}`);
-          if (outcome.steps.length > 0) console.log(table(['record', 'item', 'action'], outcome.steps.map((s) => [String(s.seq), s.item, s.action])));
-          if (outcome.conflicts.length > 0) {
-            console.log('Conflicts (kept as the later writer left them):');
-            console.log(
-              table(['record', 'item', 'later record', 'by', 'action'],
-                outcome.conflicts.map((c) => [String(c.seq), c.item, String(c.later_seq), c.later_identity, c.later_action])),
-            );
-          }
-          for (const n of outcome.not_reverted) console.log(`record ${n.seq} (${n.op}) not reverted: ${n.reason}`);
-        }
-      } finally {
-        await rt.close();
-      }
+      // Checked before the runtime opens: a refused request starts nothing and writes nothing.
+      const request = Object.fromEntries(
+        Object.entries({ agent: o.agent, session: o.session, since: o.since, wing: o.wing, dry_run: o.dryRun, revert_id: o.resume }).filter(([, v]) =>
+          v !== undefined
+        ),
+      );
+      const { spec, dryRun } = parseRevertRequest(request, { identity: config.audit.localAgent, transport: 'cli', action: 'cli revert',
+        session: config.audit.session });
+      await ctx.withRuntime(async (rt) => {
+        if (dryRun) return printDryRun(await planRevert(rt.stores, spec, spec.revertId), spec.revertId, Boolean(ctx.globals().json));
+        const final = await watchJob(rt, (await rt.jobs.start(spec)).job_id, Boolean(ctx.globals().json));
+        printRevertJob(final, Boolean(ctx.globals().json));
+      });
     });
+}
+
+function printDryRun(plan: RevertPlan, revertId: string, json: boolean): void {
+  if (json) return printJson({ ...plan, revert_id: revertId, dry_run: true });
+  console.log(`Dry run: would revert ${plan.records.length} records (${plan.steps.length} items); ${plan.already_reverted.length} already reverted; `
+    + `revert id ${revertId}`);
+  if (plan.steps.length > 0) console.log(table(['record', 'item', 'action'], plan.steps.map((s) => [String(s.seq), s.item, s.action])));
+  printConflicts(plan.conflicts);
+  for (const n of plan.not_reverted) console.log(`record ${n.seq} (${n.op}) not reverted: ${n.reason}`);
+}
+
+function printConflicts(conflicts: RevertConflict[]): void {
+  if (conflicts.length === 0) return;
+  console.log('Conflicts (kept as the later writer left them):');
+  console.log(
+    table(['record', 'item', 'later record', 'by', 'action'],
+      conflicts.map((c) => [String(c.seq), c.item, String(c.later_seq), c.later_identity, c.later_action])),
+  );
+}
+
+/** The end of a revert job: its summary (the first conflicts; the trail holds every one) and the exit code. */
+function printRevertJob(final: JobProgress, json: boolean): void {
+  const result = final.result as
+    | { output?: string; conflicts?: RevertConflict[]; conflicts_total?: number; not_reverted?: RevertPlan['not_reverted'] }
+    | undefined;
+  if (json) printJson(final);
+  else {
+    console.log(result?.output ?? final.error ?? final.state);
+    printConflicts(result?.conflicts ?? []);
+    if ((result?.conflicts_total ?? 0) > (result?.conflicts?.length ?? 0)) console.log(`… ${result!.conflicts_total} conflicts in all (mempalace audit list)`);
+    for (const n of result?.not_reverted ?? []) console.log(`record ${n.seq} (${n.op}) not reverted: ${n.reason}`);
+  }
+  if (final.state === 'failed') process.exitCode = 1;
+  if (final.state === 'cancelled') process.exitCode = 130;
 }

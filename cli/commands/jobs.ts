@@ -1,5 +1,5 @@
 /**
- * `mempalace jobs list|show|cancel|watch`: the jobs of the palace (mine, sync, delete_by_source)
+ * `mempalace jobs list|show|cancel|watch`: the jobs of the palace (mine, sync, delete_by_source, reembed, revert)
  * through the JobEngine port — the local runner's SQLite records or Temporal's workflows. `watch`
  * (and every command that starts a job) follows it with a live progress bar on a terminal, one
  * line per change otherwise.
@@ -45,10 +45,14 @@ export async function watchJob(rt: Runtime, jobId: string, json: boolean): Promi
   }
 }
 
-/** What a job works on, in one cell: source (and git ref) and mine mode; records older than these fields have none. */
+/**
+ * What a job works on, in one cell: source (and git ref) and mine mode, or the agent, session and
+ * instant whose writes a revert undoes; records older than these fields have none.
+ */
 function subjectCell(j: JobProgress): string {
   const source = j.source === undefined ? '' : j.ref === undefined ? j.source : `${j.source} @ ${j.ref}`;
-  return [source, j.mode ?? ''].filter(Boolean).join(' · ');
+  const reverted = [j.agent && `agent ${j.agent}`, j.session && `session ${j.session}`, j.since && `since ${j.since}`];
+  return [source, j.mode, ...reverted].filter(Boolean).join(' · ');
 }
 
 function jobRows(jobs: JobProgress[]): (string | number)[][] {
@@ -58,7 +62,7 @@ function jobRows(jobs: JobProgress[]): (string | number)[][] {
 }
 
 export function registerJobCommands(program: Command, ctx: CliContext): void {
-  const jobs = program.command('jobs').description('mine, sync and delete_by_source jobs');
+  const jobs = program.command('jobs').description('mine, sync, delete_by_source, reembed and revert jobs');
   const json = () => Boolean(ctx.globals().json);
   jobs.command('list').option('--limit <n>', 'most recent n jobs', '20').action((o: { limit: string }) =>
     ctx.withRuntime(async (rt) => {

@@ -5,10 +5,11 @@
  * drawers. Logstream writes are append-only, so the revert appends one correction event. An item
  * that someone outside the selection wrote later is a conflict: reported, never overwritten.
  *
- * Every reverted record gets a write-ahead record of its own (`reverts`: its seq, `detail.revert_id`),
- * so the trail is the revert's checkpoint: a run started again with the same id skips the records
- * already reverted, except the last one, whose write may have been cut short and is applied again
- * (each step sets an item to a given state, so applying it twice is applying it once).
+ * Every reverted record gets a write-ahead record of its own (`reverts`: its seq, `detail.revert_id`,
+ * the conflicts it kept), so the trail is the revert's checkpoint: a run started again with the
+ * same id skips the records already reverted, except the last one, whose write may have been cut
+ * short and is applied again under the record it has (each step sets an item to a given state, so
+ * applying it twice is applying it once). The revert job (jobs/revert/) runs it batch by batch.
  */
 import type { Drawer } from '../../core/drawer.js';
 import { invalidArgument } from '../../core/errors.js';
@@ -56,6 +57,8 @@ export interface RevertPlan {
   not_reverted: { seq: number; op: string; reason: string }[];
   /** Records reverted by an earlier run of this revert (resume). */
   already_reverted: number[];
+  /** The record an earlier run was cut short in: applied again, under the audit record it already has. */
+  in_flight?: number;
 }
 
 export interface RevertDeps {
@@ -80,8 +83,11 @@ const NOT_ITEMWISE: Record<string, string> = {
   'logstream.submitPatch': 'the logstream is append-only: the correction event names this record',
 };
 
+/** The record a run of a revert appends when it has ended: nothing of the revert is in flight after it. */
+const FINISHED = 'revert.finish';
+
 function selected(r: AuditRecord, s: RevertSelection): boolean {
-  return r.reverts === undefined && r.identity === s.agent && (s.session === undefined || r.session === s.session)
+  return r.reverts === undefined && r.op !== FINISHED && r.identity === s.agent && (s.session === undefined || r.session === s.session)
     && (s.since === undefined || r.at >= s.since) && (s.wing === undefined || r.wings.includes(s.wing));
 }
 
@@ -108,17 +114,38 @@ function stepsOf(r: AuditRecord, ended: string): RevertStep[] {
   return steps;
 }
 
-/** The revert of `selection` as run `revertId` would apply it now (also what the dry run shows). */
-export async function planRevert(deps: Pick<RevertDeps, 'audit' | 'now'>, selection: RevertSelection, revertId: string): Promise<RevertPlan> {
-  if (selection.agent.trim() === '') throw invalidArgument('agent', 'non_empty_string', 'agent must name the agent whose writes to revert');
+/** Where a run of a revert stands, as the job carries it: the last record of the trail it undoes, the last record it knows finished. */
+export interface RevertBounds {
+  /** Only records up to this seq are selected (the trail's head when the revert job began); later ones are only conflicts. */
+  upTo?: number | undefined;
+  /** The reverted record whose steps this run has seen finish: it is done, not in flight. */
+  confirmed?: number | undefined;
+}
+
+/** Every record of the trail, in seq order. */
+async function wholeTrail(audit: AuditLog): Promise<AuditRecord[]> {
   const all: AuditRecord[] = [];
-  for await (const r of auditRecords(deps.audit)) all.push(r);
-  const chosen = all.filter((r) => selected(r, selection));
+  for await (const r of auditRecords(audit)) all.push(r);
+  return all;
+}
+
+/** The records of revert `revertId`, in the order it wrote them. */
+const revertRecordsOf = (all: AuditRecord[], revertId: string) => all.filter((r) => r.reverts !== undefined && r.detail?.revert_id === revertId);
+
+/** The revert of `selection` as run `revertId` would apply it now (also what the dry run shows). */
+export async function planRevert(deps: Pick<RevertDeps, 'audit' | 'now'>, selection: RevertSelection, revertId: string,
+  bounds: RevertBounds = {}): Promise<RevertPlan> {
+  if (selection.agent.trim() === '') throw invalidArgument('agent', 'non_empty_string', 'agent must name the agent whose writes to revert');
+  const all = await wholeTrail(deps.audit);
+  const chosen = all.filter((r) => selected(r, selection) && (bounds.upTo === undefined || r.seq <= bounds.upTo));
   const chosenSeqs = new Set(chosen.map((r) => r.seq));
-  const ours = all.filter((r) => r.reverts !== undefined && r.detail?.revert_id === revertId);
+  const ours = revertRecordsOf(all, revertId);
   const done = new Set(ours.map((r) => r.reverts!));
-  // The last record this revert wrote may precede a write that never happened: apply it again.
-  const inFlight = ours.length > 0 ? ours[ours.length - 1]!.reverts : undefined;
+  // The last record this revert wrote may precede a write that never happened: apply it again,
+  // unless a run ended after it or this run knows its steps finished.
+  const lastMark = all.findLast((r) => r.detail?.revert_id === revertId && (r.op === 'revert.record' || r.op === FINISHED));
+  const last = lastMark?.op === FINISHED ? undefined : lastMark?.reverts;
+  const inFlight = last === bounds.confirmed ? undefined : last;
   const ended = (deps.now ? deps.now() : new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const plan: RevertPlan = { records: [], steps: [], conflicts: [], not_reverted: [], already_reverted: [] };
   // Items each record touched later by writes outside the selection (this revert's own writes excluded).
@@ -133,6 +160,7 @@ export async function planRevert(deps: Pick<RevertDeps, 'audit' | 'now'>, select
       plan.not_reverted.push({ seq: r.seq, op: r.op, reason });
       continue;
     }
+    if (r.seq === inFlight) plan.in_flight = r.seq;
     plan.records.push(r.seq);
     for (const step of stepsOf(r, ended)) {
       const later = outsiders.find((o) => o.seq > r.seq && o.ids.includes(step.item));
@@ -178,45 +206,97 @@ async function applyStep(deps: RevertDeps, step: RevertStep, by: string): Promis
   }
 }
 
-export interface RevertOutcome extends RevertPlan {
+/** The selection as a stored record holds it: the faces pass absent filters as undefined. */
+const storedSelection = (selection: RevertSelection) => Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined));
+
+/** What one batch of a revert did: the records it reverted (newest first) and how many are left. */
+export interface RevertBatch {
+  reverted: number[];
+  /** Items set back. */
+  items: number;
+  /** Items kept because someone outside the selection wrote them later. */
+  conflicts: number;
+  remaining: number;
+}
+
+/**
+ * Plans the revert and applies up to `count` of its records, each behind its own write-ahead audit
+ * record (the record in flight, already behind one, is applied again without another); `signal`
+ * stops it between two records. The plan is made again for every batch: the trail is the
+ * checkpoint, and a write made meanwhile by someone outside the selection turns into a conflict
+ * instead of being overwritten.
+ */
+export async function revertBatch(deps: RevertDeps, selection: RevertSelection,
+  opts: { revertId: string; caller: RevertCaller; count: number; signal?: AbortSignal | undefined } & RevertBounds): Promise<RevertBatch> {
+  const plan = await planRevert(deps, selection, opts.revertId, opts);
+  const bySeq = new Map<number, RevertStep[]>();
+  for (const step of plan.steps) bySeq.set(step.seq, [...(bySeq.get(step.seq) ?? []), step]);
+  const batch: RevertBatch = { reverted: [], items: 0, conflicts: 0, remaining: plan.records.length };
+  for (const seq of plan.records.slice(0, opts.count)) {
+    // Stopped (a cancelled job, a worker shutting down): between two records, each whole.
+    if (opts.signal?.aborted) break;
+    const steps = bySeq.get(seq) ?? [];
+    const conflicts = plan.conflicts.filter((c) => c.seq === seq).map(({ seq: _, ...c }) => c);
+    if (seq !== plan.in_flight) {
+      const drawerIds = steps.filter((s) => s.item.startsWith('drawer:')).map((s) => s.item.slice('drawer:'.length));
+      const current = drawerIds.length > 0 ? await deps.drawers.get(drawerIds) : [];
+      await deps.audit.append({ ...opts.caller, at: new Date().toISOString(), op: 'revert.record', reverts: seq, wings: [...new Set([...current.map((d) =>
+        d.meta.wing
+      ), ...steps.flatMap((s) => (s.action === 'restore_drawer' ? [s.drawer.meta.wing] : []))])].sort(), ids: steps.map((s) => s.item),
+        before: { drawers: current }, detail: { revert_id: opts.revertId, selection: storedSelection(selection), steps: steps.map((s) =>
+          s.action
+        ), ...(conflicts.length > 0 ? { conflicts } : {}) } });
+    }
+    for (const step of steps) await applyStep(deps, step, opts.caller.identity);
+    batch.reverted.push(seq);
+    batch.items += steps.length;
+    batch.conflicts += conflicts.length;
+    batch.remaining--;
+  }
+  return batch;
+}
+
+/** What a revert did over all its runs, as its audit records tell it. */
+export interface RevertOutcome {
   revert_id: string;
-  dry_run: boolean;
-  /** The correction event appended to the logstream (not on a dry run, nor when nothing was reverted). */
+  /** Records reverted, newest first. */
+  reverted: number[];
+  items: number;
+  conflicts: RevertConflict[];
+  not_reverted: RevertPlan['not_reverted'];
+  /** The correction event appended to the logstream (not when this run reverted nothing). */
   correction_event_id?: string;
 }
 
-/** Plans the revert and, unless `dryRun`, applies it record by record, each behind its own audit record. */
-export async function runRevert(deps: RevertDeps, selection: RevertSelection, opts: { revertId: string; dryRun: boolean; caller: RevertCaller },
-  onRecord?: (done: number, total: number) => void): Promise<RevertOutcome> {
-  const plan = await planRevert(deps, selection, opts.revertId);
-  // The faces pass absent filters as undefined, which a stored record cannot hold.
-  const chosen = Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined));
-  if (opts.dryRun) return { ...plan, revert_id: opts.revertId, dry_run: true };
-  const bySeq = new Map<number, RevertStep[]>();
-  for (const step of plan.steps) bySeq.set(step.seq, [...(bySeq.get(step.seq) ?? []), step]);
-  let done = 0;
-  for (const seq of plan.records) {
-    const steps = bySeq.get(seq) ?? [];
-    const drawerIds = steps.filter((s) => s.item.startsWith('drawer:')).map((s) => s.item.slice('drawer:'.length));
-    const current = drawerIds.length > 0 ? await deps.drawers.get(drawerIds) : [];
-    await deps.audit.append({ ...opts.caller, at: new Date().toISOString(), op: 'revert.record', reverts: seq, wings: [...new Set([...current.map((d) =>
-      d.meta.wing
-    ), ...steps.flatMap((s) => (s.action === 'restore_drawer' ? [s.drawer.meta.wing] : []))])].sort(), ids: steps.map((s) => s.item),
-      before: { drawers: current }, detail: { revert_id: opts.revertId, selection: chosen, steps: steps.map((s) => s.action) } });
-    for (const step of steps) await applyStep(deps, step, opts.caller.identity);
-    onRecord?.(++done, plan.records.length);
-  }
-  const outcome: RevertOutcome = { ...plan, revert_id: opts.revertId, dry_run: false };
-  if (plan.records.length === 0) return outcome;
+/**
+ * The end of a run of a revert: its outcome read back from the trail, a `revert.finish` audit
+ * record (after it, a run of the same id has nothing in flight) and, when this run reverted
+ * anything, one correction event on the logstream (append-only, so it names the records instead).
+ */
+export async function finishRevert(deps: RevertDeps, selection: RevertSelection,
+  opts: { revertId: string; caller: RevertCaller; upTo?: number | undefined; announce: boolean }): Promise<RevertOutcome> {
+  const all = await wholeTrail(deps.audit);
+  const ours = revertRecordsOf(all, opts.revertId);
+  const outcome: RevertOutcome = {
+    revert_id: opts.revertId,
+    reverted: [...new Set(ours.map((r) => r.reverts!))],
+    items: ours.reduce((n, r) => n + r.ids.length, 0),
+    conflicts: ours.flatMap((r) => ((r.detail?.conflicts ?? []) as Omit<RevertConflict, 'seq'>[]).map((c) => ({ ...c, seq: r.reverts! }))),
+    not_reverted: all.filter((r) => selected(r, selection) && (opts.upTo === undefined || r.seq <= opts.upTo) && NOT_ITEMWISE[r.op] !== undefined)
+      .reverse().map((r) => ({ seq: r.seq, op: r.op, reason: NOT_ITEMWISE[r.op]! })),
+  };
+  await deps.audit.append({ ...opts.caller, at: new Date().toISOString(), op: FINISHED, wings: [], ids: [],
+    detail: { revert_id: opts.revertId, selection: storedSelection(selection), reverted: outcome.reverted.length, conflicts: outcome.conflicts.length } });
+  if (!opts.announce || outcome.reverted.length === 0) return outcome;
   const event = await deps.logstream.append(eventDraft({
     type: 'audit.revert',
     stream: 'audit',
     room: 'revert',
     from_agent: opts.caller.identity,
     body: `revert ${opts.revertId}: the writes of ${selection.agent}${selection.session ? ` in session ${selection.session}` : ''} were undone `
-      + `(${plan.records.length + plan.already_reverted.length} records, ${plan.conflicts.length} conflicts)`,
-    metadata: { revert_id: opts.revertId, selection: chosen, reverted: [...plan.already_reverted, ...plan.records],
-      conflicts: plan.conflicts.map((c) => c.item), not_reverted: plan.not_reverted.map((n) => n.seq) },
+      + `(${outcome.reverted.length} records, ${outcome.conflicts.length} conflicts)`,
+    metadata: { revert_id: opts.revertId, selection: storedSelection(selection), reverted: outcome.reverted, conflicts: outcome.conflicts.map((c) => c.item),
+      not_reverted: outcome.not_reverted.map((n) => n.seq) },
   }));
   return { ...outcome, correction_event_id: event.id };
 }

@@ -121,7 +121,7 @@ function queryModelMismatch(record: PalaceModelRecord, model: ModelIdentity): Pa
 }
 
 /** The reads that compare a query vector with the stored ones: each checks the palace's record beside the read. */
-const VECTOR_READS = new Set<PropertyKey>(['knn']);
+const VECTOR_READS = new Set<PropertyKey>(['knn', 'candidatePool']);
 /** The writes that add vectors: each checks the palace's record first. */
 const VECTOR_WRITES = new Set<PropertyKey>(['upsert', 'replaceFile', 'replaceFiles']);
 /** Deletes add no vectors but would shift the pages a re-embed walks by offset: refused meanwhile. */

@@ -12,9 +12,8 @@ import { INPUT_FORMATS, NON_BLANK, nullable } from '../../core/schema.js';
 import { maskUrlCredentials } from '../../core/url-credentials.js';
 import { bm25ScoresOfTokens, lexicalTokens } from '../../core/lexical.js';
 import { codePointLength } from '../../core/text.js';
-import { dot } from '../../core/vector.js';
 import { NAME_RULES, validateDateWindow } from '../../core/validate.js';
-import type { DrawerFilter } from '../../stores/ports/drawers/drawer-index.js';
+import type { CandidatePool, DrawerFilter, PoolRequest, VectorHit } from '../../stores/ports/drawers/drawer-index.js';
 import type { DrawerContext } from '../context.js';
 import { clampToSchema, defineOperation, invoke } from '../operation.js';
 import { sanitizeQuery } from './query-sanitizer.js';
@@ -154,6 +153,13 @@ function foldCopies(ranked: Candidate[]): SearchHit[] {
   return out;
 }
 
+/** A vector-only search's pool: the vector leg and the scope's size; the tokens still score the pool. */
+async function vectorOnly(ctx: DrawerContext, vector: Float32Array, k: number, filter: DrawerFilter,
+  lexicalTokensOf: PoolRequest['lexicalTokens']): Promise<CandidatePool> {
+  const hits = await ctx.drawers.knn(vector, k, filter);
+  return { vector: hits, tokens: lexicalTokensOf(hits), lexical: [], inScope: await ctx.drawers.count(filter) };
+}
+
 async function runSearch(input: SearchInput, ctx: DrawerContext, opts: SearchOptions): Promise<SearchResult> {
   const limit = clampToSchema(SEARCH_INPUT.properties.limit, input.limit);
   const wing = input.wing?.trim() || undefined;
@@ -168,32 +174,28 @@ async function runSearch(input: SearchInput, ctx: DrawerContext, opts: SearchOpt
     : { query: input.query.trim(), method: 'passthrough' as const, originalLength: codePointLength(input.query) };
   const query = sanitized.query;
   const filter: DrawerFilter = { wing, room, sourceFile, since: window.since, before: window.before };
-  const pool = POOL_FACTOR * limit;
+  const poolSize = POOL_FACTOR * limit;
 
   const [vector] = await ctx.embedder.embed([query]);
   if (!vector) throw new Error('embedder returned no vector for the query');
-  const vectorHits = await ctx.drawers.knn(vector, pool, filter);
+  // The words the lexical leg searches and scores: without function words and common speaker names (query-terms.ts).
+  const shape = queryShape(query);
+  const lexicalTokensOf = (hits: readonly VectorHit[]) => lexicalQueryTokens(query, shape, commonSpeakerTokens(hits.map((h) => h.drawer)));
+  // A union search asks for both legs and the scope's size at once; the lexical rows come with their exact distances.
+  const pool: CandidatePool = strategy === 'union'
+    ? await ctx.drawers.candidatePool({ vector, k: poolSize, filter, lexicalTokens: lexicalTokensOf })
+    : await vectorOnly(ctx, vector, poolSize, filter, lexicalTokensOf);
+  const vectorHits = pool.vector;
+  const tokens = pool.tokens;
   const candidates = new Map<string, Candidate>();
   for (const h of vectorHits) {
     if (maxDistance > 0 && h.distance > maxDistance) continue;
     candidates.set(h.drawer.id, { drawer: h.drawer, distance: h.distance, via: 'drawer', bm25: 0, score: 0 });
   }
-
-  // The words the lexical leg searches and scores: without function words and common speaker names (query-terms.ts).
-  const shape = queryShape(query);
-  const tokens = lexicalQueryTokens(query, shape, commonSpeakerTokens(vectorHits.map((h) => h.drawer)));
-  if (strategy === 'union') {
-    const lexical = tokens.length > 0 ? await ctx.drawers.lexical(tokens, pool, filter) : [];
-    const fresh = lexical.filter((d) => !candidates.has(d.id));
-    const vectors = await ctx.drawers.embeddings(fresh.map((d) => d.id));
-    for (const d of fresh) {
-      const v = vectors.get(d.id);
-      if (!v) continue;
-      // Lexical candidates get their exact distance too, and obey max_distance (docs/decisions.md palace 13).
-      const distance = 1 - dot(vector, v);
-      if (maxDistance > 0 && distance > maxDistance) continue;
-      candidates.set(d.id, { drawer: d, distance, via: 'bm25', bm25: 0, score: 0 });
-    }
+  for (const { drawer, distance } of pool.lexical) {
+    // Lexical candidates get their exact distance too, and obey max_distance (docs/decisions.md palace 13).
+    if (candidates.has(drawer.id) || (maxDistance > 0 && distance > maxDistance)) continue;
+    candidates.set(drawer.id, { drawer, distance, via: 'bm25', bm25: 0, score: 0 });
   }
 
   const pooled = [...candidates.values()];
@@ -217,14 +219,13 @@ async function runSearch(input: SearchInput, ctx: DrawerContext, opts: SearchOpt
   );
 
   const results = foldCopies(pooled).slice(0, limit);
-  const available = await ctx.drawers.count(filter);
   const result: SearchResult = {
     query,
     filters: { wing: wing ?? null, room: room ?? null, source_file: sourceFile ?? null, since: window.since ?? null, before: window.before ?? null },
     candidate_strategy: strategy,
     results,
     total_before_filter: vectorHits.length,
-    available_in_scope: available,
+    available_in_scope: pool.inScope,
   };
   if (sanitized.method !== 'passthrough') {
     result.query_sanitized = true;

@@ -5,7 +5,7 @@
  * normalised repository identity, so `https://host/team/repo`, `git@host:team/repo.git` and
  * `ssh://git@host:22/Team/Repo` are the same repository.
  *
- * Who schedules a refresh differs by profile (the `RefreshScheduler` port): the cluster puts it on
+ * Who schedules a refresh differs by profile (the `RefreshScheduler` port, stores/ports/refresh-scheduler.ts): the cluster puts it on
  * the BullMQ trigger queue, the embedded profile debounces it in-process; both run
  * `refreshRegisteredSource` per source, which waits for its mine to end so that a push arriving
  * meanwhile gives exactly one more refresh after it.
@@ -33,20 +33,6 @@ export interface SourcesContext extends CallActor {
   policy: SourcePolicy;
   /** Where credentials written into repository URLs are kept, apart from the source record. */
   credentials: SourceCredentials;
-}
-
-/**
- * The intake of push webhooks, per profile. `request` asks for a refresh of a registered source:
- * requests for one source within the debounce window become one, and none waits longer than the
- * maximum wait after the first push not yet processed. `claimDelivery` remembers a delivery's
- * keys (its id, its body's digest) for the replay window: false when any was seen within it.
- */
-export interface RefreshScheduler {
-  request(source: RegisteredSource): Promise<{ request_id: string }>;
-  claimDelivery(keys: readonly string[], windowMs: number): Promise<boolean>;
-  /** Forget a claimed delivery whose handling failed, so the provider's redelivery is accepted. */
-  releaseDelivery(keys: readonly string[]): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** The sources operations' context for a call's runtime, bounded by `policy` (the caller's roots). */

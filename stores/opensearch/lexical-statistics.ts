@@ -40,22 +40,35 @@ const tokenSum = (res: SearchBody<never>) => (res.aggregations as { tokens: { va
 
 export class LexicalStatistics {
   private cached: { mark: string; tokens: number } | undefined;
+  private rowsAtLastRead: number | undefined;
 
   constructor(private readonly base: OpenSearchDrawerIndices) {}
 
+  /** The palace's live rows at the last read, undefined before the first. */
+  get lastRows(): number | undefined {
+    return this.rowsAtLastRead;
+  }
+
   /** Rows, total tokens and each term's document frequency (terms already case-folded). */
   async read(terms: readonly string[]): Promise<CorpusStats> {
-    const withSum = this.cached === undefined;
-    const [head, ...counts] = await this.base.msearch<never>(this.base.drawers, [
-      markSearch(withSum),
-      ...terms.map((t) => ({ size: 0, track_total_hits: true, query: { term: { lexical: t } } })),
-    ]);
+    return this.fromAnswers(await this.base.msearch<never>(this.base.drawers, this.searches(terms)));
+  }
+
+  /** The searches of `read(terms)`, for a caller that sends them with others in one `_msearch`. */
+  searches(terms: readonly string[]): Record<string, unknown>[] {
+    return [markSearch(this.cached === undefined), ...terms.map((t) => ({ size: 0, track_total_hits: true, query: { term: { lexical: t } } }))];
+  }
+
+  /** The statistics from the answers to `searches(terms)`, in order (one more search when the index changed). */
+  async fromAnswers([head, ...counts]: readonly SearchBody<never>[]): Promise<CorpusStats> {
     const { mark, rows } = markOf(head!);
-    if (withSum) this.cached = { mark, tokens: tokenSum(head!) };
-    else if (this.cached!.mark !== mark) {
+    this.rowsAtLastRead = rows;
+    const summed = (head!.aggregations as { tokens?: { value: number } } | undefined)?.tokens;
+    if (summed !== undefined) this.cached = { mark, tokens: summed.value };
+    else if (this.cached?.mark !== mark) {
       const fresh = await this.base.search<never>(this.base.drawers, markSearch(true));
       this.cached = { mark: markOf(fresh).mark, tokens: tokenSum(fresh) };
     }
-    return { rows, tokens: this.cached!.tokens, documentFrequency: counts.map((r) => r.hits.total?.value ?? 0) };
+    return { rows, tokens: this.cached.tokens, documentFrequency: counts.map((r) => r.hits.total?.value ?? 0) };
   }
 }

@@ -5,16 +5,16 @@
  * Observable behaviour is the embedded adapter's (the contract suite checks it):
  *
  * - Vector search pushes the filter into the `knn` query (efficient filtering), sent in one
- *   `_msearch` with the count of the rows in scope. When the filter
- *   matches few enough rows (the embedded adapter's exact-scan bound) the engine is asked for all
- *   of them, which makes Lucene score every filtered row exactly; otherwise HNSW gives at least
- *   `EF_SEARCH` candidates. Either way distances are recomputed from the stored vectors and the
- *   candidates re-sorted by (exact distance, id); the fetch widens until no row the engine ranked
- *   lower could beat the k-th by exact distance.
+ *   `_msearch` with the count of the rows in scope; exact for a scope of up to the embedded
+ *   adapter's exact-scan bound, distances exact, rows re-sorted by (exact distance, id)
+ *   (knn-leg.ts). No vector is read back: the engine computes each returned row's exact distance
+ *   (exact-distance.ts).
  * - Lexical candidates: rows matching any token (BM25 term queries on the token field, filters
  *   pushed down), chosen and ordered like the embedded FTS5 `bm25()` (lexical-rank.ts) from
  *   statistics read without a pass over every row (lexical-statistics.ts) and each window row's
- *   own token stream; exact whenever the matches fit the re-ranked window. No script runs.
+ *   own token stream (lexical-window.ts); exact whenever the matches fit the re-ranked window.
+ * - A union search's pool (both legs, the lexical rows' distances, the scope's size) is one
+ *   `_msearch` and one fetch (candidate-pool.ts).
  * - Writes are bulk requests keyed by the drawer id with `require_alias`, and refresh before they
  *   return (`refresh` option), so the caller that wrote reads its writes.
  * - Bulk deletes are `_delete_by_query` with the filter; listings, taxonomy and sources are
@@ -26,50 +26,30 @@
  */
 import type { Drawer, DrawerMeta, DrawerWrite } from '../../core/drawer.js';
 import { invalidArgument } from '../../core/errors.js';
-import { cosineDistance } from '../../core/vector.js';
 import { decodeCursor, encodeCursor, pageWithCursor } from '../shared/drawers/cursor.js';
-import type { DrawerFilter, DrawerIndex, DrawerMetadataRow, DrawerPage, SourceRow, TaxonomyRow, VectorHit } from '../ports/drawers/drawer-index.js';
+import type { CandidatePool, DrawerFilter, DrawerIndex, DrawerMetadataRow, DrawerPage, PoolRequest, SourceRow, TaxonomyRow,
+  VectorHit } from '../ports/drawers/drawer-index.js';
 import { OPENSEARCH_STORE } from './connection.js';
 import type { OpenSearchConnection } from './connection.js';
 import { DRAWER_SOURCE, documentId, fromSource, vectorFromSource } from './drawer-documents.js';
+import { openSearchCandidatePool } from './candidate-pool.js';
 import { OpenSearchDrawerBulk } from './drawer-bulk.js';
-import { OpenSearchDrawerIndices, PAGE_MAX, type DrawerSource, type OpenSearchDrawerIndexOptions } from './drawer-indices.js';
+import { OpenSearchDrawerIndices, PAGE_MAX, type DrawerSource, type OpenSearchDrawerIndexOptions, type SearchBody } from './drawer-indices.js';
 import { filterClauses, filterQuery } from './drawer-filter-query.js';
 import { filterIsEmpty } from '../shared/drawers/filter-rules.js';
 import type { FilterClause } from './drawer-filter-query.js';
 import { OpenSearchFileStates } from './file-states.js';
-import { lexicalMatch, rankLikeFts5 } from './lexical-rank.js';
 import { LexicalStatistics } from './lexical-statistics.js';
-import type { LexicalMatch } from './lexical-rank.js';
+import { distinctTokens, informativeTerms, rankWindow, windowSearch } from './lexical-window.js';
+import { ENGINE_MAX, K_MAX, knnLeg } from './knn-leg.js';
 import { OpenSearchModelRecord } from './model-record.js';
 import { ComposedDrawerStore } from '../shared/drawers/composed-drawer-store.js';
-import { exactScanBound } from '../shared/drawers/exact-scan.js';
-import { asciiLower, informativeTokenPositions } from '../shared/drawers/lexical-tokens.js';
+import { asciiLower } from '../shared/drawers/lexical-tokens.js';
 import { checkDrawerBatch, checkInt, checkStrings } from '../shared/drawers/port-args.js';
 
-/** OpenSearch's ceiling for `k`, `size` and `from + size`. */
-const ENGINE_MAX = 10_000;
-/** HNSW candidates asked for when the search is approximate (the embedded graph's ef). */
-const EF_SEARCH = 100;
-/** Rows fetched beyond k before the exact re-sort; widened when the bound below needs it. */
-const KNN_SLACK = 16;
-/** Lucene's float cosine may differ from the exact one by this much on the score scale [0, 1]. */
-const ENGINE_SCORE_ERROR = 1e-5;
-/**
- * Lexical matches re-ranked exactly per call: Lucene's BM25 (same k1 and b) picks this window,
- * the FTS5 function picks k from it. Every match takes part up to this many; beyond, a row Lucene
- * ranks below the window cannot be chosen (both rank by BM25 with k1 1.2, b 0.75, so the FTS5
- * top k lies far inside it in practice). Reading a window row cost 0.1–0.25 ms on the 2-core
- * test machine, hence not more.
- */
-const LEXICAL_WINDOW_MIN = 200;
-const LEXICAL_WINDOW_PER_K = 10;
-const K_MAX = 10_000;
 const COMPOSITE_PAGE = 1000;
 /** Groups per request while `list` walks the logical drawers. */
 const GROUP_WALK = 10_000;
-
-type KnnSource = DrawerSource & { embedding: number[] };
 
 function withFilter(query: FilterClause, clauses: FilterClause[]): FilterClause {
   return clauses.length === 0 ? query : { bool: { must: [query], filter: clauses } };
@@ -144,71 +124,27 @@ export class OpenSearchDrawerIndex extends ComposedDrawerStore implements Drawer
   }
 
   async knn(vector: Float32Array, k: number, filter?: DrawerFilter): Promise<VectorHit[]> {
-    if (!(vector instanceof Float32Array) || vector.length !== this.base.dimension) {
-      throw invalidArgument('vector', 'dimension', `vector must be a Float32Array of ${this.base.dimension} numbers`);
-    }
-    checkInt('k', k, 1, K_MAX);
-    const clauses = filterClauses(filter);
-    const filtered = clauses.length > 0 ? { bool: { filter: clauses } } : undefined;
-    const knnQuery = (engineK: number, knnFilter: FilterClause | undefined) => ({
-      knn: { embedding: { vector: Array.from(vector), k: engineK, ...(knnFilter ? { filter: knnFilter } : {}) } },
-    });
-    const page = (size: number, query: FilterClause) => ({ size, query, _source: [...DRAWER_SOURCE, 'embedding'] });
-    // The scope's size and the approximate search in one round trip; most searches of a large
-    // palace need nothing else. A scope small enough to scan is searched again, exactly.
-    const approximateK = Math.min(ENGINE_MAX, Math.max(k, EF_SEARCH));
-    const firstSize = Math.min(approximateK, k + KNN_SLACK);
-    const [counted, approximate] = await this.base.msearch<KnnSource>(this.base.drawers, [
-      { size: 0, track_total_hits: true, query: filtered ?? { match_all: {} } },
-      page(firstSize, knnQuery(approximateK, filtered)),
-    ]);
-    const matching = counted!.hits.total?.value ?? 0;
-    if (matching === 0) return [];
-    const exact = matching <= Math.min(ENGINE_MAX, exactScanBound(k));
-    const engineK = exact ? matching : approximateK;
-    // A filter (match_all when there is none) makes Lucene score every row exactly once the
-    // filter passes no more rows than k.
-    const query = knnQuery(engineK, exact ? filtered ?? { match_all: {} } : filtered);
-    let size = Math.min(engineK, k + KNN_SLACK);
-    let hits = exact ? undefined : approximate!.hits.hits;
-    for (;;) {
-      hits ??= (await this.base.search<KnnSource>(this.base.drawers, page(size, query))).hits.hits;
-      const scored = hits
-        .map((h) => ({ drawer: fromSource(h._source!), distance: cosineDistance(vector, vectorFromSource(h._source!)) }))
-        .sort((a, b) => a.distance - b.distance || (a.drawer.id < b.drawer.id ? -1 : a.drawer.id > b.drawer.id ? 1 : 0));
-      const top = scored.slice(0, k);
-      if (hits.length < size || size >= engineK || top.length < k) return top;
-      // Rows the engine ranked below the last fetched one have cosine ≤ 2·score − 1 (+ error).
-      const lowestScore = hits[hits.length - 1]!._score ?? 0;
-      const unseenDistance = 2 - 2 * lowestScore - 2 * ENGINE_SCORE_ERROR;
-      if (unseenDistance > top[k - 1]!.distance) return top;
-      size = Math.min(engineK, size * 2);
-      hits = undefined;
-    }
+    const leg = knnLeg(this.base.dimension, vector, k, filterClauses(filter), this.statistics.lastRows);
+    const [counted, first] = await this.base.msearch<DrawerSource>(this.base.drawers, leg.first());
+    return leg.finish(counted as SearchBody<never>, first!, (body) => this.base.search<DrawerSource>(this.base.drawers, body));
   }
 
   async lexical(tokens: string[], k: number, filter?: DrawerFilter): Promise<Drawer[]> {
     checkStrings('tokens', tokens);
     checkInt('k', k, 1, K_MAX);
-    const unique = [...new Set(tokens.filter((t) => t.trim() !== ''))];
+    const unique = distinctTokens(tokens);
     if (unique.length === 0) return [];
-    const all = await this.statistics.read(unique.map(asciiLower));
-    const kept = informativeTokenPositions(all.documentFrequency, all.rows);
-    const terms = kept.map((i) => asciiLower(unique[i]!));
-    const stats = { ...all, documentFrequency: kept.map((i) => all.documentFrequency[i]!) };
-    const clauses = filterClauses(filter);
-    const window = Math.min(ENGINE_MAX, Math.max(LEXICAL_WINDOW_MIN, k * LEXICAL_WINDOW_PER_K));
+    const chosen = informativeTerms(unique, await this.statistics.read(unique.map(asciiLower)));
     // The window's rows come with their token streams, so each query token's exact frequency
     // and the row's length are counted here, and with their content, so nothing is fetched again.
-    const res = await this.base.search<DrawerSource & { lexical: string }>(this.base.drawers, {
-      size: window,
-      _source: [...DRAWER_SOURCE, 'lexical'],
-      query: { bool: { filter: clauses, should: terms.map((t) => ({ term: { lexical: t } })), minimum_should_match: 1 } },
-      sort: [{ _score: 'desc' }, { id: 'asc' }],
-    });
+    const res = await this.base.search<DrawerSource & { lexical: string }>(this.base.drawers,
+      windowSearch(chosen.terms, filterClauses(filter), k, DRAWER_SOURCE));
     const rows = new Map(res.hits.hits.map((h) => [h._source!.id, h._source!]));
-    const matches: LexicalMatch[] = [...rows.values()].map((row) => lexicalMatch(row.id, row.lexical, terms));
-    return rankLikeFts5(matches, stats, k).map((m) => fromSource(rows.get(m.id)!));
+    return rankWindow(res.hits.hits, chosen, k).map((id) => fromSource(rows.get(id)!));
+  }
+
+  candidatePool(request: PoolRequest): Promise<CandidatePool> {
+    return openSearchCandidatePool(this.base, this.statistics, request);
   }
 
   private async countClauses(clauses: FilterClause[]): Promise<number> {

@@ -1,11 +1,11 @@
 /**
  * The `JobEngine` port and the job model it speaks: what a long-running job (mine, sync,
- * delete_by_source, reembed) is asked to do, and the progress it reports. The Temporal client, the
+ * delete_by_source, reembed, revert) is asked to do, and the progress it reports. The Temporal client, the
  * BullMQ queues and the in-process runner implement it; the composition root picks one, so palace/
  * starts and watches jobs through this port without importing jobs/.
  */
 
-export const JOB_KINDS = ['mine', 'sync', 'delete_by_source', 'reembed'] as const;
+export const JOB_KINDS = ['mine', 'sync', 'delete_by_source', 'reembed', 'revert'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 export const MINE_MODES = ['projects', 'convos', 'extract'] as const;
 export type MineMode = (typeof MINE_MODES)[number];
@@ -71,7 +71,29 @@ export interface ReembedSpec {
   model: string;
 }
 
-export type JobSpec = MineSpec | SyncSpec | DeleteBySourceSpec | ReembedSpec;
+/** Who asks for a revert, as the audit records it writes name them (the job's id is their request id). */
+export interface RevertCaller {
+  identity: string;
+  transport: string;
+  action: string;
+  session?: string | undefined;
+}
+
+/** Undo one agent's writes, newest first, from the before-states of the audit trail (palace/audit/revert.ts). */
+export interface RevertSpec {
+  kind: 'revert';
+  /** The revert's id: the audit records of an earlier run with this id are its checkpoint. */
+  revertId: string;
+  agent: string;
+  session?: string | undefined;
+  /** Only writes at or after this instant (ISO 8601, as the trail stores it). */
+  since?: string | undefined;
+  /** Only writes that touched this wing. */
+  wing?: string | undefined;
+  by: RevertCaller;
+}
+
+export type JobSpec = MineSpec | SyncSpec | DeleteBySourceSpec | ReembedSpec | RevertSpec;
 
 export interface JobCounters {
   files_total: number;
@@ -85,13 +107,17 @@ export interface JobCounters {
 /**
  * What a job works on, as an operator reads it: the source (a directory, a git URL, a project
  * directory for a sync, a stored source_file for a delete), the git ref, the wing and the mine
- * mode, and what started it. Records written before these were kept lack them.
+ * mode, the agent, session and instant whose writes a revert undoes, and what started it.
+ * Records written before these were kept lack them.
  */
 export interface JobSubject {
   source?: string;
   ref?: string;
   wing?: string;
   mode?: MineMode;
+  agent?: string;
+  session?: string;
+  since?: string;
   trigger?: JobTrigger;
 }
 

@@ -10,12 +10,12 @@
  * - both reconnect forever with capped, jittered exponential backoff, so the adapter recovers
  *   without a process restart.
  *
- * Keys of one palace share `mempalace:{<palace>}:`; the braces make the palace name the Redis
- * Cluster hash tag, so every key of a palace lives in one slot (atomic functions need that).
+ * Keys of one palace share its prefix (stores/shared/redis-address.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
-import { PalaceError, invalidArgument, isPalaceError, storeUnavailable } from '../../core/errors.js';
+import { PalaceError, isPalaceError, storeUnavailable } from '../../core/errors.js';
+import { palacePrefix, redisServerOptions } from '../shared/redis-address.js';
 
 export const REDIS_STORE = 'redis';
 
@@ -32,21 +32,10 @@ export interface RedisConnectionOptions {
   maxRetriesPerRequest?: number;
 }
 
-const PALACE_NAME_RE = /^[^{}\s]{1,128}$/;
-
 /** Reconnect delay: 50 ms doubling per attempt, capped at 1 s, plus up to 20 % jitter. */
 export function reconnectDelayMs(attempt: number): number {
   const base = Math.min(1_000, 50 * 2 ** Math.min(attempt, 10));
   return Math.round(base * (1 + 0.2 * Math.random()));
-}
-
-/** The key prefix of one palace: `mempalace:{<palace>}:`. */
-export function palacePrefix(palaceName: string): string {
-  if (typeof palaceName !== 'string' || !PALACE_NAME_RE.test(palaceName)) {
-    throw invalidArgument('palace_name', 'redis_hash_tag',
-      'palace_name must be 1–128 characters without braces or whitespace (it is the Redis hash tag of the palace)');
-  }
-  return `mempalace:{${palaceName}}:`;
 }
 
 /** Any failure of a Redis call as the caller sees it: PalaceErrors pass, the rest is retryable. */
@@ -65,27 +54,6 @@ export async function guardRedis<T>(fn: () => Promise<T>): Promise<T> {
   } catch (e) {
     throw redisFailure(e);
   }
-}
-
-/** Host, port, credentials, TLS and database of a `redis://` or `rediss://` URL, for every client of the palace's Redis. */
-export function redisServerOptions(redisUrl: string): Pick<RedisOptions, 'host' | 'port' | 'username' | 'password' | 'tls' | 'db'> {
-  const refused = () => invalidArgument('redis.url', 'redis_url', `redis.url must be a redis:// or rediss:// URL, got ${JSON.stringify(redisUrl)}`);
-  let url: URL;
-  try {
-    url = new URL(redisUrl);
-  } catch {
-    throw refused();
-  }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw refused();
-  const db = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
-  return {
-    host: url.hostname || '127.0.0.1',
-    port: url.port ? Number(url.port) : 6379,
-    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
-    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
-    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
-    db: Number.isInteger(db) ? db : 0,
-  };
 }
 
 export class RedisConnections {

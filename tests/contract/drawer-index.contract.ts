@@ -7,10 +7,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Drawer, DrawerWrite } from '../../core/drawer.js';
 import { PalaceError } from '../../core/errors.js';
 import { lexicalTokens } from '../../core/lexical.js';
-import type { DrawerFilter } from '../../stores/ports/drawers/drawer-index.js';
+import type { CandidatePool, DrawerFilter, VectorHit } from '../../stores/ports/drawers/drawer-index.js';
 import type { DrawerStore } from '../../stores/ports/palace-stores.js';
 import type { FileState } from '../../stores/ports/drawers/file-states.js';
-import { dot } from '../../core/vector.js';
+import { cosineDistance, dot } from '../../core/vector.js';
 import { bruteForce, codePointCompare, drawer, filedAt, nearVector, randomUnitVector, seededRandom } from './drawer-index.fixtures.js';
 
 export interface OpenedDrawerIndex {
@@ -87,6 +87,27 @@ const FILTER_CASES: { name: string; filter: DrawerFilter; keep: (d: DrawerWrite)
   { name: 'everything combined', filter: { wing: 'wing_y', meta: { agent: 'bob' }, since: filedAt(50) },
     keep: (d) => d.meta.wing === 'wing_y' && d.meta.agent === 'bob' && d.meta.filed_at >= filedAt(50) },
 ];
+
+/**
+ * Checks a union pool against the separate calls: the same knn hits, the tokens chosen from them,
+ * the lexical rows of those tokens in order with the exact distance of each row's stored vector
+ * (rows without one left out), and the scope's count. Returns the hits the tokens were chosen from.
+ */
+async function expectPoolOfSeparateCalls(index: DrawerStore, vector: Float32Array, k: number, filter: DrawerFilter | undefined,
+  tokensOf: (hits: readonly VectorHit[]) => string[]): Promise<CandidatePool> {
+  const asked: (readonly VectorHit[])[] = [];
+  const pool = await index.candidatePool({ vector, k, filter, lexicalTokens: (hits) => (asked.push(hits), tokensOf(hits)) });
+  const hits = await index.knn(vector, k, filter);
+  expect(pool.vector).toEqual(hits);
+  expect(asked[asked.length - 1]).toEqual(hits);
+  expect(pool.tokens).toEqual(tokensOf(hits));
+  const rows = pool.tokens.length === 0 ? [] : await index.lexical(pool.tokens, k, filter);
+  const stored = await index.embeddings([...rows, ...hits.map((h) => h.drawer)].map((d) => d.id));
+  expect(pool.lexical.map((h) => h.drawer)).toEqual(rows.filter((d) => stored.has(d.id)));
+  for (const h of [...pool.vector, ...pool.lexical]) expect(h.distance).toBe(cosineDistance(vector, stored.get(h.drawer.id)!));
+  expect(pool.inScope).toBe(await index.count(filter));
+  return pool;
+}
 
 export function describeDrawerIndexContract(adapterName: string, open: () => Promise<OpenedDrawerIndex>): void {
   describe(`DrawerIndex contract: ${adapterName}`, () => {
@@ -316,6 +337,44 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
         expect(await ids(['the', 'ant'])).toEqual(['cm2']);
         expect(await ids(['plain', 'ant'])).toEqual(['cm2']);
         expect(await ids(['plain', 'words'])).toEqual(['cm3']);
+      });
+
+      it('gives a union pool as the separate calls do, its lexical tokens chosen from the vector hits', async () => {
+        const rnd = seededRandom(12);
+        // "the" in nine rows of ten (matched only when nothing rarer is), "alice" in a quarter, "zebra" in a third.
+        const rows = Array.from({ length: 40 },
+          (_, i) =>
+            drawer(`up${String(i).padStart(2, '0')}`, `${i % 10 === 0 ? '' : 'the '}row ${i} ${i % 3 === 0 ? 'zebra' : 'ant'}${i % 4 === 0 ? ' alice' : ''}`,
+              randomUnitVector(rnd, dim), { wing: i % 2 === 0 ? 'w_even' : 'w_odd' }));
+        await index.upsert(rows);
+        const query = nearVector(rnd, rows[3]!.embedding, 0.3);
+        const choices: [string, (hits: readonly VectorHit[]) => string[], DrawerFilter | undefined][] = [
+          ['fixed tokens', () => ['zebra', 'alice'], undefined],
+          ['a token in most rows', () => ['the', 'zebra'], undefined],
+          ['only a token in most rows', () => ['the'], { wing: 'w_odd' }],
+          ['a token the hits drop', (hits) => (hits.length === 0 ? ['zebra', 'alice'] : ['zebra']), undefined],
+          ['a token the hits add', (hits) => (hits.length === 0 ? ['ant'] : ['ant', 'alice']), { wing: 'w_even' }],
+          ['an absent token the hits drop', (hits) => (hits.length === 0 ? ['zebra', 'absent'] : ['zebra']), undefined],
+          ['no token once the hits are known', (hits) => (hits.length === 0 ? ['zebra'] : []), undefined],
+          ['repeated and mixed-case tokens', () => ['Zebra', 'zebra', 'ANT', ' '], { wing: 'w_odd' }],
+        ];
+        for (const [name, tokensOf, filter] of choices) {
+          const pool = await expectPoolOfSeparateCalls(index, query, 8, filter, tokensOf);
+          expect(pool.vector, name).toHaveLength(8);
+        }
+        await expectPalaceError(index.candidatePool({ vector: randomUnitVector(rnd, dim + 1), k: 8, lexicalTokens: () => [] }), 'invalid_argument', /vector/);
+        await expectPalaceError(index.candidatePool({ vector: query, k: 0, lexicalTokens: () => [] }), 'invalid_argument', /^k$/);
+        await expectPalaceError(index.candidatePool({ vector: query, k: 8, lexicalTokens: () => [3] as never }), 'invalid_argument', /tokens/);
+        await expectPalaceError(index.candidatePool({ vector: query, k: 8, filter: { wing: 3 } as never, lexicalTokens: () => [] }), 'invalid_argument',
+          /filter\.wing/);
+        // Rows without a stored vector (between a reset and the re-embedding that gives them one) are not candidates.
+        const wide = dim * 2;
+        await index.resetEmbeddings(wide);
+        const fresh = randomUnitVector(rnd, wide);
+        await index.replaceEmbeddings(new Map([['up03', fresh], ['up06', randomUnitVector(rnd, wide)]]));
+        const pool = await expectPoolOfSeparateCalls(index, fresh, 8, undefined, () => ['zebra']);
+        expect(pool.vector.map((h) => h.drawer.id)).toEqual(['up03', 'up06']);
+        expect(pool.lexical.map((h) => h.drawer.id).sort()).toEqual(['up03', 'up06']);
       });
 
       it('pages logical drawers by logical id, with every row of each group and a total of groups', async () => {
@@ -584,6 +643,7 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
           const top = await index.knn(rows[1]!.embedding, 3, c.filter);
           expect(top.map((h) => h.drawer.id)).toEqual(bruteForce(rows.filter(c.keep), rows[1]!.embedding, 3).map((b) => b.id));
           expect((await index.lexical(['marker'], 100, c.filter)).map((d) => d.id).sort()).toEqual(expected);
+          await expectPoolOfSeparateCalls(index, rows[1]!.embedding, 3, c.filter, () => ['even', 'marker']);
           expect((await index.lexical(['even'], 100, c.filter)).map((d) => d.id).sort()).toEqual(
             rows.filter((d) => c.keep(d) && d.content.endsWith('even')).map((d) => d.id).sort(),
           );
@@ -656,6 +716,19 @@ export function describeDrawerIndexContract(adapterName: string, open: () => Pro
           expect(found / wanted).toBeGreaterThanOrEqual(0.95);
         });
       }
+
+      it('gives the union pool of the separate calls, exact for a selective filter, on the same lexical rows under any', async () => {
+        for (const [q, vector] of queries.slice(0, 4).entries()) {
+          const rare = String(107 + 50 * q);
+          await expectPoolOfSeparateCalls(index, vector, 10, { room: 'room_7' }, (hits) => ['row', rare, ...hits.slice(0, 1).map((h) => h.drawer.id.slice(3))]);
+          for (const c of cases) {
+            const pool = await index.candidatePool({ vector, k: 10, filter: c.filter, lexicalTokens: () => ['row', rare] });
+            expect(pool.vector[0]!.drawer.id).toBe(bruteForce(rows.filter(c.keep), vector, 1)[0]!.id);
+            expect(pool.lexical.map((h) => h.drawer.id)).toEqual((await index.lexical(['row', rare], 10, c.filter)).map((d) => d.id));
+            expect(pool.inScope).toBe(await index.count(c.filter));
+          }
+        }
+      });
     });
   });
 }

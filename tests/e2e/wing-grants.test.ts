@@ -1,10 +1,11 @@
 /**
- * Per-wing grants (issue 28) on the embedded profile, generated from the tool and route tables:
+ * Per-wing grants (issue 28) on both profiles, generated from the tool and route tables:
  * a token `{"team": "write", "*": "read"}` and a token `{"alice": "write"}` cannot see or
  * touch each other's private wings through any MCP tool, any REST route or the dashboard
  * stream. Every tool of mcp/registry.ts and every route of core/scopes.ts must have a case here,
  * so a new one cannot skip the check. (The local CLI runs as the local user: tokens do not apply.)
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { ROUTE_SCOPES } from '../../core/scopes.js';
 import { TOOLS } from '../../mcp/registry.js';
 import { Authenticator } from '../../api/auth.js';
 import { generateProject } from '../fixtures/generate-project.js';
+import { dropClusterPalace } from '../helpers/cluster-palace.js';
 import type { ApiHarness } from './api-harness.js';
 import { readSse, startApi, tempDir } from './api-harness.js';
 
@@ -131,7 +133,13 @@ function refused(payload: unknown): boolean {
   return p !== undefined && (typeof p.error === 'string' || p.success === false || p.deleted === false || itemsRefused);
 }
 
-describe('per-wing grants: team and alice cannot see or touch each other', () => {
+/** The cluster run serves the same tools from OpenSearch, Neo4j, Redis and Temporal under a palace of its own. */
+const PROFILE_ENV = {
+  embedded: {},
+  cluster: { MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: `grants-${randomBytes(5).toString('hex')}` },
+};
+
+describe.each(['embedded', 'cluster'] as const)('per-wing grants (%s): team and alice cannot see or touch each other', (profile) => {
   let h: ApiHarness;
   let ids: Ids;
   const clients = {} as Record<Who | 'admin', Client>;
@@ -150,7 +158,7 @@ describe('per-wing grants: team and alice cannot see or touch each other', () =>
   };
 
   beforeAll(async () => {
-    h = await startApi({ auth: Authenticator.fromTokens(TOKENS) });
+    h = await startApi({ auth: Authenticator.fromTokens(TOKENS), env: PROFILE_ENV[profile] });
     clients.admin = await h.mcpClient('tok-admin');
     clients.alice = await h.mcpClient('tok-alice');
     clients.team = await h.mcpClient('tok-team');
@@ -177,7 +185,9 @@ describe('per-wing grants: team and alice cannot see or touch each other', () =>
     expect(ids.tunnel).not.toBe('');
   });
   afterAll(async () => {
+    const config = h?.runtime.config;
     await h?.close();
+    if (config?.profile === 'cluster') await dropClusterPalace(config);
   });
 
   it('has a case for every tool and every route', () => {

@@ -1,12 +1,13 @@
 /**
  * The audit trail when `serve` is killed with SIGKILL while three agents write (issue 28): a real
- * `mempalace serve` (embedded profile) takes add_drawer calls from three MCP-over-HTTP clients at
+ * `mempalace serve` (each profile: SQLite, and the cluster's Redis Stream trail) takes add_drawer calls from three MCP-over-HTTP clients at
  * once and is killed midway. Every write it acknowledged has exactly one audit record naming its
  * agent; the records of writes cut short by the kill (write-ahead, at most one per writer in
  * flight) are the only ones without a stored drawer; the chain verifies, and a restarted server
  * appends to it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import { openRuntime } from '../../app/runtime.js';
 import { verifyAudit } from '../../palace/audit/verify.js';
+import { dropClusterPalace } from '../helpers/cluster-palace.js';
 import { freePort, stopChild } from '../helpers/processes.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
@@ -22,11 +24,11 @@ const AGENTS = ['alice', 'bob', 'carol'] as const;
 const TOKENS = AGENTS.map((a) => `tok-${a}=${a}:write`).join(',');
 
 /** `serve` run by node itself (not through the tsx wrapper), so SIGKILL reaches the server. */
-async function startServe(palace: string, port: number): Promise<ChildProcess> {
+async function startServe(palace: string, profileEnv: Record<string, string>, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'cli', 'main.ts'), 'serve', '--port', String(port)], {
     cwd: ROOT,
-    env: { ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: palace, MEMPALACE_API_TOKENS: TOKENS,
-      MEMPALACE_ENTITY_REGISTRY: path.join(palace, '..', 'entities.json') },
+    env: { ...process.env, MEMPALACE_PALACE: palace, MEMPALACE_API_TOKENS: TOKENS, MEMPALACE_ENTITY_REGISTRY: path.join(palace, '..', 'entities.json'),
+      ...profileEnv },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -56,18 +58,26 @@ async function client(port: number, agent: string): Promise<Client> {
   return c;
 }
 
-describe('audit trail across a SIGKILL of serve', () => {
+const PROFILE_ENV = {
+  embedded: { MEMPALACE_PROFILE: 'embedded' },
+  cluster: { MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: `audit-kill-${randomBytes(5).toString('hex')}` },
+};
+
+describe.each(['embedded', 'cluster'] as const)('audit trail across a SIGKILL of serve (%s)', (profile) => {
   const dir = makeTempDir('mp-audit-kill-');
   const palace = path.join(dir, 'palace');
+  const profileEnv = PROFILE_ENV[profile];
+  const config = () => loadConfig({ ...process.env, MEMPALACE_PALACE: palace, ...profileEnv });
   const children: ChildProcess[] = [];
   afterAll(async () => {
     for (const child of children) await stopChild(child, 'SIGKILL');
+    if (profile === 'cluster') await dropClusterPalace(config());
     removeDir(dir);
   });
 
   it('keeps one record per acknowledged write of three concurrent writers, and a chain that verifies and goes on', async () => {
     const port = await freePort();
-    const serve = await startServe(palace, port);
+    const serve = await startServe(palace, profileEnv, port);
     children.push(serve);
     const clients = await Promise.all(AGENTS.map((a) => client(port, a)));
     const acked = new Map<string, string[]>(AGENTS.map((a) => [a, []]));
@@ -91,7 +101,7 @@ describe('audit trail across a SIGKILL of serve', () => {
     await Promise.all(writers);
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
 
-    const rt = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: palace }));
+    const rt = await openRuntime(config());
     try {
       const records = (await rt.stores.audit.scan(0, 100_000)).filter((r) => r.op === 'drawers.upsert');
       for (const [agent, ids] of acked) {
@@ -111,13 +121,13 @@ describe('audit trail across a SIGKILL of serve', () => {
     }
 
     // A restarted server appends to the same chain.
-    const again = await startServe(palace, port);
+    const again = await startServe(palace, profileEnv, port);
     children.push(again);
     const alice = await client(port, 'alice');
     await alice.callTool({ name: 'mempalace_add_drawer', arguments: { wing: 'w_alice', room: 'notes', content: 'after the restart' } });
     await alice.close();
     await stopChild(again, 'SIGTERM');
-    const rt2 = await openRuntime(loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: palace }));
+    const rt2 = await openRuntime(config());
     try {
       const verification = await verifyAudit(rt2.stores.audit);
       expect(verification).toMatchObject({ ok: true });

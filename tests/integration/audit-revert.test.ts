@@ -2,7 +2,8 @@
  * The audit trail and revert on both profiles, through the MCP face in process (issue 28):
  * one record per acknowledged write under three concurrent writers, `audit verify` catching an
  * edited and a deleted record, and a revert of one agent's writes that restores the before-state,
- * keeps a later writer's change as a conflict, and finishes after being cut short.
+ * keeps a later writer's change as a conflict, and finishes as a job (the local runner, or a
+ * Temporal worker in this process) after a batch was cut short.
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -15,8 +16,10 @@ import { openRuntime } from '../../app/runtime.js';
 import type { Caller } from '../../core/caller.js';
 import { PalaceMcp } from '../../mcp/server.js';
 import { verifyAudit } from '../../palace/audit/verify.js';
-import { runRevert } from '../../palace/audit/revert.js';
+import { planRevert, revertBatch } from '../../palace/audit/revert.js';
 import type { RevertDeps } from '../../palace/audit/revert.js';
+import type { RevertSpec } from '../../jobs/job.js';
+import { startClusterWorker } from '../e2e/mcp-harness.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
 
@@ -32,6 +35,7 @@ describe.each(PROFILES)('audit trail and revert (%s)', (profile, configOf) => {
   let config: Config;
   let rt: Runtime;
   let mcp: PalaceMcp;
+  let worker: { stop(): Promise<void> } | undefined;
 
   async function call(identity: string, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
     const result = await mcp.callTool(`mempalace_${name}`, args, { caller: caller(identity), signal: new AbortController().signal, onJobProgress: undefined,
@@ -49,8 +53,11 @@ describe.each(PROFILES)('audit trail and revert (%s)', (profile, configOf) => {
     config = configOf(dir);
     rt = await openRuntime(config);
     mcp = new PalaceMcp(rt, { home: dir });
+    // Cluster jobs run on a worker: one in this process, over its own runtime of the palace.
+    if (profile === 'cluster') worker = await startClusterWorker({ MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: config.palaceName });
   });
   afterAll(async () => {
+    await worker?.stop();
     await rt.close();
     if (profile === 'cluster') await dropClusterPalace(config);
     removeDir(dir);
@@ -95,24 +102,29 @@ describe.each(PROFILES)('audit trail and revert (%s)', (profile, configOf) => {
     const deps: RevertDeps = { ...rt.stores, embedder: rt.embedder };
     // Absent filters as the CLI and REST pass them.
     const selection = { agent: 'mallory', since, session: undefined, wing: undefined };
-    const by = { identity: 'admin', transport: 'cli', action: 'cli revert', request_id: 'r1' };
-    const dry = await runRevert(deps, selection, { revertId: 'rv1', dryRun: true, caller: by });
+    const by = { identity: 'admin', transport: 'cli', action: 'cli revert' };
+    const dry = await planRevert(deps, selection, 'rv1');
     expect(dry.conflicts.map((c) => [c.item, c.later_identity])).toEqual([[`drawer:${contested}`, 'alice']]);
     expect(dry.steps.map((s) => [s.item, s.action])).toContainEqual([`drawer:${added}`, 'remove_drawer']);
     expect(await content(bobDrawer)).toBe('mallory: the plan is Z');
 
-    // Cut short: the store fails after the first reverted record, as a killed process stops.
+    // Cut short: the store fails after the first reverted drawer write, as a killed process stops.
     let writes = 0;
     const failing: RevertDeps = { ...deps, drawers: new Proxy(rt.stores.drawers, { get(t, p) {
       const v = Reflect.get(t, p, t) as unknown;
       if ((p === 'upsert' || p === 'delete') && ++writes > 1) return () => Promise.reject(new Error('killed'));
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
     } }) };
-    await expect(runRevert(failing, selection, { revertId: 'rv1', dryRun: false, caller: by })).rejects.toThrow('killed');
+    await expect(revertBatch(failing, selection, { revertId: 'rv1', caller: { ...by, request_id: 'r1' }, count: 100 })).rejects.toThrow('killed');
 
-    const done = await runRevert(deps, selection, { revertId: 'rv1', dryRun: false, caller: by });
-    expect(done.already_reverted.length).toBeGreaterThan(0);
-    expect(done.correction_event_id).toBeDefined();
+    // The job of the same revert id goes on where the batch stopped.
+    const spec: RevertSpec = { kind: 'revert', revertId: 'rv1', ...selection, by };
+    const done = await rt.jobs.wait((await rt.jobs.start(spec)).job_id, 300_000);
+    expect(done).toMatchObject({ state: 'completed', kind: 'revert', agent: 'mallory', since,
+      result: { success: true, revert_id: 'rv1', conflicts_total: 1 } });
+    expect(done.files_skipped).toBeGreaterThan(0);
+    expect(done.files_seen).toBe(done.files_total);
+    expect(done.result!.correction_event_id).toBeDefined();
     expect(await content(added)).toBeUndefined();
     expect(await content(contested)).toBe('alice: rewrote this one');
     expect(await content(bobDrawer)).toBe('bob: the plan is A');
@@ -121,8 +133,13 @@ describe.each(PROFILES)('audit trail and revert (%s)', (profile, configOf) => {
     expect(after.filter(([id]) => bobFacts.some(([b]) => b === id))).toEqual(bobFacts);
     expect(after.filter(([id]) => !bobFacts.some(([b]) => b === id)).every(([, validTo]) => validTo !== null)).toBe(true);
     expect((await rt.stores.graph.tunnelList()).some((t) => t.id === (tunnel.tunnel_id ?? (tunnel.tunnel as { id?: string } | undefined)?.id))).toBe(false);
-    const reverts = (await rt.stores.audit.scan(0, 10_000)).filter((r) => r.op === 'revert.record');
-    expect(reverts.length).toBeGreaterThan(0);
+    // Each of mallory's records reverted exactly once, the one the cut-short batch left in flight included.
+    const trail = await rt.stores.audit.scan(0, 10_000);
+    const reverts = trail.filter((r) => r.op === 'revert.record').map((r) => r.reverts);
+    const notItemwise = new Set((done.result!.not_reverted as { seq: number }[]).map((n) => n.seq));
+    const mallorys = trail.filter((r) => r.identity === 'mallory' && !notItemwise.has(r.seq)).map((r) => r.seq);
+    expect(mallorys.length).toBeGreaterThanOrEqual(7);
+    expect([...reverts].sort((a, b) => a! - b!)).toEqual(mallorys);
     expect((await verifyAudit(rt.stores.audit)).ok).toBe(true);
   });
 

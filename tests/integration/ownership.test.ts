@@ -13,12 +13,13 @@ import { openRuntime } from '../../app/runtime.js';
 import type { Caller } from '../../core/caller.js';
 import type { Config } from '../../core/config.js';
 import { PalaceMcp } from '../../mcp/server.js';
-import { runRevert } from '../../palace/audit/revert.js';
+import type { RevertSpec } from '../../jobs/job.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { addSource, getSource, sourcesContext } from '../../palace/sources/registered-sources.js';
 import { sourcePolicy } from '../../palace/sources/sources.js';
 import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
 import { makeTempDir, removeDir } from '../helpers/tmp.js';
+import { startClusterWorker } from '../e2e/mcp-harness.js';
 
 const caller = (identity: string): Caller => ({ identity, scopes: ['read', 'write'] });
 
@@ -33,6 +34,7 @@ describe.each(PROFILES)('ownership of every change (%s)', (profile, configOf) =>
   let config: Config;
   let rt: Runtime;
   let mcp: PalaceMcp;
+  let worker: { stop(): Promise<void> } | undefined;
 
   async function call(identity: string, name: string, args: Record<string, unknown>): Promise<unknown> {
     const result = await mcp.callTool(`mempalace_${name}`, args, { caller: caller(identity), signal: new AbortController().signal, onJobProgress: undefined,
@@ -44,6 +46,12 @@ describe.each(PROFILES)('ownership of every change (%s)', (profile, configOf) =>
   /** A list tool's result is `{ items }` in structuredContent (docs/decisions.md A7). */
   const tunnels = async () => ((await call('alice', 'list_tunnels', { wing: 'team' })) as { items: Record<string, unknown>[] }).items;
 
+  /** Reverts bob's writes since `since` as a job, to its end. */
+  async function revertBob(since: string, revertId: string): Promise<void> {
+    const spec: RevertSpec = { kind: 'revert', revertId, agent: 'bob', since, by: { identity: 'admin', transport: 'cli', action: 'cli revert' } };
+    expect(await rt.jobs.wait((await rt.jobs.start(spec)).job_id, 300_000)).toMatchObject({ state: 'completed' });
+  }
+
   /** The runtime a REST request of `identity` sees, as api/app.ts builds it. */
   const restView = (identity: string) => rt.forCall({ caller: caller(identity), transport: 'rest', action: 'POST /v1/sources', requestId: randomUUID() });
 
@@ -52,10 +60,15 @@ describe.each(PROFILES)('ownership of every change (%s)', (profile, configOf) =>
     config = configOf(dir);
     rt = await openRuntime(config);
     mcp = new PalaceMcp(rt, { home: dir });
+    // Cluster jobs (the reverts) run on a worker: one in this process, over its own runtime of the palace.
+    if (profile === 'cluster') {
+      worker = await startClusterWorker({ MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: config.palaceName, MEMPALACE_ALLOWED_ROOTS: dir });
+    }
     await call('alice', 'add_drawer', { wing: 'team', room: 'plans', content: 'alice: the plan' });
     await call('alice', 'add_drawer', { wing: 'team', room: 'notes', content: 'alice: the notes' });
   });
   afterAll(async () => {
+    await worker?.stop();
     await rt.close();
     if (profile === 'cluster') await dropClusterPalace(config);
     removeDir(dir);
@@ -76,8 +89,7 @@ describe.each(PROFILES)('ownership of every change (%s)', (profile, configOf) =>
 
     await call('bob', 'kg_add', { subject: 'Service', predicate: 'uses', object: 'MySQL' });
 
-    await runRevert({ ...rt.stores, embedder: rt.embedder }, { agent: 'bob', since }, { revertId: `rv-fact-${profile}`, dryRun: false,
-      caller: { identity: 'admin', transport: 'cli', action: 'cli revert', request_id: 'r1' } });
+    await revertBob(since, `rv-fact-${profile}`);
     const reverted = (await call('alice', 'kg_query', { entity: 'Service' })) as { facts: Record<string, unknown>[] };
     // Alice's fact as it was before bob; the fact bob added is ended by the one who reverted him.
     expect(reverted.facts).toEqual([
@@ -97,8 +109,7 @@ describe.each(PROFILES)('ownership of every change (%s)', (profile, configOf) =>
     const [changed] = await tunnels();
     expect(changed).toMatchObject({ id: created.id, created_by: 'alice', created_at: created.created_at, updated_by: 'bob', label: 'notes explain plans' });
 
-    await runRevert({ ...rt.stores, embedder: rt.embedder }, { agent: 'bob', since }, { revertId: `rv-tunnel-${profile}`, dryRun: false,
-      caller: { identity: 'admin', transport: 'cli', action: 'cli revert', request_id: 'r2' } });
+    await revertBob(since, `rv-tunnel-${profile}`);
     expect(await tunnels()).toEqual([created]);
   });
 

@@ -63,6 +63,8 @@ describe('the layering lint rule', () => {
     expect(await layeringErrors('jobs/engines/temporal/layering-probe.ts', valueImport('@temporalio/worker'))).toEqual([]);
     expect(await layeringErrors('mcp/layering-probe.ts', valueImport('bullmq'))).toHaveLength(1);
     expect(await layeringErrors('jobs/engines/queues/layering-probe.ts', valueImport('bullmq'))).toEqual([]);
+    expect(await layeringErrors('jobs/engines/queues/layering-probe.ts', valueImport('../../../stores/redis/connection.js'))).toHaveLength(1);
+    expect(await layeringErrors('jobs/engines/queues/layering-probe.ts', valueImport('../../../stores/shared/redis-address.js'))).toEqual([]);
     expect(await layeringErrors('core/layering-probe.ts', typeImport('../jobs/job.js'))).toHaveLength(1);
     expect(await layeringErrors('core/chat/layering-probe.ts', typeImport('../errors.js'))).toEqual([]);
   });

@@ -10,7 +10,7 @@
  * MAX_DELIVERIES at once; a restart of `serve` forgets them).
  */
 import type { Logger } from '../../../core/log.js';
-import type { RefreshScheduler } from '../../../palace/sources/registered-sources.js';
+import type { RefreshScheduler } from '../../../stores/ports/refresh-scheduler.js';
 import type { RegisteredSource } from '../../../stores/ports/registered-sources.js';
 
 interface PerSource {

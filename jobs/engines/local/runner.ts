@@ -7,8 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { PalaceError } from '../../../core/errors.js';
+import type { ProgressStep } from '../../progress.js';
 import { advanceProgress, failureFields, finishProgress, jobSubject, newJobRecord, newProgress } from '../../progress.js';
-import type { Fence, JobEngine, JobProgress, JobSpec, MineSpec, ReembedSpec } from '../../job.js';
+import type { Fence, JobEngine, JobProgress, JobSpec, MineSpec, ReembedSpec, RevertSpec } from '../../job.js';
 import { alreadyRunning, jobLockKey, specWrites, waitForJob } from '../../job.js';
 import type { JobRecord, JobStore } from '../../../stores/ports/job-store.js';
 import type { Locks } from '../../../stores/ports/locks.js';
@@ -22,12 +23,14 @@ import { mineOrchestration, mineResult, mineStep, newMineCursor } from '../../mi
 import { syncOrchestration } from '../../sync/orchestration.js';
 import type { ReembedActivities, ReembedCursor } from '../../reembed/orchestration.js';
 import { reembedOrchestration, reembedStep, reembedSummary } from '../../reembed/orchestration.js';
+import type { RevertActivities, RevertCursor } from '../../revert/orchestration.js';
+import { revertOrchestration, revertResult, revertStep } from '../../revert/orchestration.js';
 
 export interface LocalRunnerDeps {
   palace: string;
   jobs: JobStore<JobSpec, JobProgress>;
   locks: Locks;
-  activities: Cancellable<MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities>;
+  activities: Cancellable<MineActivities & SyncActivities & DeleteBySourceActivities & ReembedActivities & RevertActivities>;
   leaseMs?: number;
   pollMs?: number;
   /** Mine batches in flight (default 2: reading and chunking the next overlaps embedding one). */
@@ -125,6 +128,7 @@ export class LocalJobEngine implements JobEngine {
     try {
       if (spec.kind === 'mine') await this.runMine(record, spec, entry, fence);
       else if (spec.kind === 'reembed') await this.runReembed(record, spec, entry, fence);
+      else if (spec.kind === 'revert') await this.runRevert(record, spec, entry, fence);
       else if (spec.kind === 'sync') {
         const report = await syncOrchestration(record.job_id, spec, this.deps.activities, fence);
         await this.finish(record, 'completed', { result: { success: true, ...report } });
@@ -142,6 +146,20 @@ export class LocalJobEngine implements JobEngine {
     }
   }
 
+  /**
+   * The progress hook of a job with a cursor: the new counters and the cursor recorded together
+   * (what a resumed job starts from), the lease renewed at every batch boundary too (a long batch
+   * can delay the renewal timer; a lease lost stops the job).
+   */
+  private recordProgress<Cursor>(record: JobRecord<JobSpec, JobProgress>, entry: Running, fence: Fence | undefined,
+    stepOf: (cursor: Cursor) => ProgressStep): (cursor: Cursor) => Promise<void> {
+    return async (cursor) => {
+      if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) stopJob(entry);
+      record.progress = advanceProgress(record.progress, stepOf(cursor), Date.now());
+      await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
+    };
+  }
+
   private async runMine(record: JobRecord<JobSpec, JobProgress>, spec: MineSpec, entry: Running, fence: Fence | undefined): Promise<void> {
     const start = (record.cursor as MineCursor | undefined) ?? newMineCursor();
     const { activities } = this.deps;
@@ -155,12 +173,7 @@ export class LocalJobEngine implements JobEngine {
       cancelRequested: () => entry.cancel,
       window: this.deps.mineWindow || LOCAL_MINE_WINDOW,
       ...(fence ? { fence } : {}),
-      progress: async (cursor) => {
-        // Renew at every batch boundary too: a long batch can delay the renewal timer.
-        if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) stopJob(entry);
-        record.progress = advanceProgress(record.progress, mineStep(cursor), Date.now());
-        await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
-      },
+      progress: this.recordProgress(record, entry, fence, mineStep),
     }, start);
     await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result: mineResult(spec, outcome) }, outcome.cursor);
   }
@@ -169,14 +182,26 @@ export class LocalJobEngine implements JobEngine {
     const outcome = await reembedOrchestration(record.job_id, spec, this.deps.activities, {
       cancelRequested: () => entry.cancel,
       ...(fence ? { fence } : {}),
-      progress: async (cursor) => {
-        if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) stopJob(entry);
-        record.progress = advanceProgress(record.progress, reembedStep(cursor), Date.now());
-        await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
-      },
+      progress: this.recordProgress(record, entry, fence, reembedStep),
     }, (record.cursor as ReembedCursor | undefined) ?? { offset: 0, rows: 0 });
     const result = { success: outcome.status === 'completed', model: spec.model, output: reembedSummary(spec, outcome) };
     await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result }, outcome.cursor);
+  }
+
+  private async runRevert(record: JobRecord<JobSpec, JobProgress>, spec: RevertSpec, entry: Running, fence: Fence | undefined): Promise<void> {
+    const { activities } = this.deps;
+    const { signal } = entry.abort;
+    const acts: RevertActivities = {
+      revertStart: (input) => activities.revertStart(input, signal),
+      revertBatch: (input) => activities.revertBatch(input, signal),
+      revertFinish: (input) => activities.revertFinish(input),
+    };
+    const outcome = await revertOrchestration(record.job_id, spec, acts, {
+      cancelRequested: () => entry.cancel,
+      ...(fence ? { fence } : {}),
+      progress: this.recordProgress(record, entry, fence, revertStep),
+    }, record.cursor as RevertCursor | undefined);
+    await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result: revertResult(spec, outcome) }, outcome.cursor);
   }
 
   async progress(jobId: string): Promise<JobProgress> {

@@ -25,7 +25,7 @@ import type { SessionSave } from '../../../palace/hooks/session-save.js';
 import { lockKey } from '../../job.js';
 import type { DeliveryOutcome, DeliveryProgress, DeliveryRecord, JobNotification } from '../../../palace/hooks/notifications.js';
 import { jobNotification } from '../../../palace/hooks/notifications.js';
-import { palacePrefix, redisServerOptions } from '../../../stores/redis/connection.js';
+import { palacePrefix, redisServerOptions } from '../../../stores/shared/redis-address.js';
 import type { DeadLetter as PalaceDeadLetter } from '../../../palace/hooks/notifications.js';
 import { processTraced, sendTraced } from './queue-tracing.js';
 

@@ -128,6 +128,9 @@ export function createWorkerActivities(deps: WorkerActivityDeps): WorkerActiviti
     reembedStart: guarded('reembedStart', a.reembedStart),
     reembedPage: guarded('reembedPage', a.reembedPage),
     reembedFinish: guarded('reembedFinish', a.reembedFinish),
+    revertStart: guarded('revertStart', a.revertStart),
+    revertBatch: guarded('revertBatch', a.revertBatch),
+    revertFinish: guarded('revertFinish', a.revertFinish),
 
     async leaseAcquire({ key, workflowId, ttlMs }) {
       try {

@@ -9,7 +9,9 @@ import { SQLITE_STORE } from '../sqlite-open.js';
 import { invalidArgument } from '../../../core/errors.js';
 import { cosineDistance } from '../../../core/vector.js';
 import { decodeCursor, encodeCursor, pageWithCursor } from '../../shared/drawers/cursor.js';
-import type { DrawerFilter, DrawerIndex, DrawerMetadataRow, DrawerPage, SourceRow, TaxonomyRow, VectorHit } from '../../ports/drawers/drawer-index.js';
+import type { CandidatePool, DrawerFilter, DrawerIndex, DrawerMetadataRow, DrawerPage, PoolRequest, SourceRow, TaxonomyRow,
+  VectorHit } from '../../ports/drawers/drawer-index.js';
+import { poolOfParts } from '../../shared/drawers/pool-of-parts.js';
 import { ComposedDrawerStore } from '../../shared/drawers/composed-drawer-store.js';
 import { exactScanBound } from '../../shared/drawers/exact-scan.js';
 import { checkDrawerBatch, checkInt, checkStrings } from '../../shared/drawers/port-args.js';
@@ -227,6 +229,11 @@ export class SqliteDrawerIndex extends ComposedDrawerStore implements DrawerInde
         .all(JSON.stringify(winners)) as DrawerRow[];
       return found.map(rowToDrawer);
     });
+  }
+
+  /** The separate searches one after the other: each is a local query, so nothing is gained by merging them. */
+  candidatePool(request: PoolRequest): Promise<CandidatePool> {
+    return poolOfParts(this, request);
   }
 
   async list(filter: DrawerFilter, offset: number, limit: number): Promise<DrawerPage> {

@@ -35,6 +35,35 @@ export interface VectorHit {
   distance: number;
 }
 
+/** One search's candidate pool, asked of the index at once (`candidatePool`). */
+export interface PoolRequest {
+  vector: Float32Array;
+  /** Candidates per leg. */
+  k: number;
+  filter?: DrawerFilter | undefined;
+  /**
+   * The lexical leg's tokens, given the vector leg's hits (the product drops words that the hits
+   * show to tell nothing apart, such as common speaker names). An adapter that searches both legs
+   * in one request may search `lexicalTokens([])` first, and searches again only when the hits
+   * change the tokens the lexical leg matches on.
+   */
+  lexicalTokens: (hits: readonly VectorHit[]) => string[];
+}
+
+export interface CandidatePool {
+  /** `knn(vector, k, filter)`. */
+  vector: VectorHit[];
+  /** The tokens the lexical leg searched: `lexicalTokens(vector)`. */
+  tokens: string[];
+  /**
+   * `lexical(tokens, k, filter)` in its order, each row with its exact cosine distance to the
+   * vector (as `knn` computes it); rows without a stored vector are left out.
+   */
+  lexical: VectorHit[];
+  /** `count(filter)`. */
+  inScope: number;
+}
+
 export interface DrawerPage {
   items: Drawer[];
   /** Number of logical drawers matching the filter. */
@@ -75,6 +104,12 @@ export interface DrawerIndex {
    * engine match first. Only the candidate set is contractual; the product ranks it itself.
    */
   lexical(tokens: string[], k: number, filter?: DrawerFilter): Promise<Drawer[]>;
+  /**
+   * A union search's candidates in one call: the vector leg, the lexical leg on the tokens the
+   * vector hits leave, the lexical rows' distances and the scope's size, the same as the separate
+   * calls give (an adapter over a network sends them in as few requests as it can).
+   */
+  candidatePool(request: PoolRequest): Promise<CandidatePool>;
 
   /**
    * Paged listing of LOGICAL drawers: rows are grouped by logical id (`parent_drawer_id`, else
