@@ -11,19 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
 import type { Config } from '../../core/config.js';
 import { RedisConnections } from '../../stores/redis/connection.js';
-import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
-import { openRuntime } from '../../app/runtime.js';
-import type { Caller } from '../../core/caller.js';
-import { PalaceMcp } from '../../mcp/server.js';
+import { clusterConfig } from '../helpers/cluster-palace.js';
 import { verifyAudit } from '../../palace/audit/verify.js';
 import { planRevert, revertBatch } from '../../palace/audit/revert.js';
 import type { RevertDeps } from '../../palace/audit/revert.js';
 import type { RevertSpec } from '../../jobs/job.js';
-import { startClusterWorker } from '../e2e/mcp-harness.js';
 import type { Runtime } from '../../palace/runtime.js';
-import { makeTempDir, removeDir } from '../helpers/tmp.js';
-
-const caller = (identity: string): Caller => ({ identity, scopes: ['read', 'write'] });
+import { openProfilePalace } from '../helpers/profile-palace.js';
+import type { ProfilePalace } from '../helpers/profile-palace.js';
 
 const PROFILES: [string, (dir: string) => Config][] = [
   ['embedded', (dir) => loadConfig({ ...process.env, MEMPALACE_PROFILE: 'embedded', MEMPALACE_PALACE: path.join(dir, 'palace') })],
@@ -31,37 +26,20 @@ const PROFILES: [string, (dir: string) => Config][] = [
 ];
 
 describe.each(PROFILES)('audit trail and revert (%s)', (profile, configOf) => {
+  let palace: ProfilePalace;
   let dir: string;
   let config: Config;
   let rt: Runtime;
-  let mcp: PalaceMcp;
-  let worker: { stop(): Promise<void> } | undefined;
-
-  async function call(identity: string, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const result = await mcp.callTool(`mempalace_${name}`, args, { caller: caller(identity), signal: new AbortController().signal, onJobProgress: undefined,
-      clientRoots: async () => undefined, transport: 'mcp-http' });
-    const out = result.structuredContent as Record<string, unknown>;
-    expect(result.isError ?? false, JSON.stringify(out)).toBe(false);
-    return out;
-  }
+  const call = (identity: string, name: string, args: Record<string, unknown>) => palace.call(identity, name, args);
 
   const content = async (id: string) => (await rt.stores.drawers.get([id]))[0]?.content;
   const facts = async (entity: string) => (await rt.stores.graph.kgFacts({ entity_id: entity, direction: 'outgoing' })).map((f) => [f.id, f.valid_to]);
 
   beforeAll(async () => {
-    dir = makeTempDir('mp-audit-');
-    config = configOf(dir);
-    rt = await openRuntime(config);
-    mcp = new PalaceMcp(rt, { home: dir });
-    // Cluster jobs run on a worker: one in this process, over its own runtime of the palace.
-    if (profile === 'cluster') worker = await startClusterWorker({ MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: config.palaceName });
+    palace = await openProfilePalace(configOf, 'mp-audit-');
+    ({ dir, config, rt } = palace);
   });
-  afterAll(async () => {
-    await worker?.stop();
-    await rt.close();
-    if (profile === 'cluster') await dropClusterPalace(config);
-    removeDir(dir);
-  });
+  afterAll(() => palace?.close());
 
   it('has one record per acknowledged write under three concurrent writers, and verify passes', async () => {
     const acked = new Map<string, string[]>();

@@ -9,17 +9,15 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../app/config.js';
-import { openRuntime } from '../../app/runtime.js';
 import type { Caller } from '../../core/caller.js';
 import type { Config } from '../../core/config.js';
-import { PalaceMcp } from '../../mcp/server.js';
 import type { RevertSpec } from '../../jobs/job.js';
 import type { Runtime } from '../../palace/runtime.js';
 import { addSource, getSource, sourcesContext } from '../../palace/sources/registered-sources.js';
 import { sourcePolicy } from '../../palace/sources/sources.js';
-import { clusterConfig, dropClusterPalace } from '../helpers/cluster-palace.js';
-import { makeTempDir, removeDir } from '../helpers/tmp.js';
-import { startClusterWorker } from '../e2e/mcp-harness.js';
+import { clusterConfig } from '../helpers/cluster-palace.js';
+import { openProfilePalace } from '../helpers/profile-palace.js';
+import type { ProfilePalace } from '../helpers/profile-palace.js';
 
 const caller = (identity: string): Caller => ({ identity, scopes: ['read', 'write'] });
 
@@ -30,18 +28,10 @@ const PROFILES: [string, (dir: string) => Config][] = [
 ];
 
 describe.each(PROFILES)('ownership of every change (%s)', (profile, configOf) => {
+  let palace: ProfilePalace;
   let dir: string;
-  let config: Config;
   let rt: Runtime;
-  let mcp: PalaceMcp;
-  let worker: { stop(): Promise<void> } | undefined;
-
-  async function call(identity: string, name: string, args: Record<string, unknown>): Promise<unknown> {
-    const result = await mcp.callTool(`mempalace_${name}`, args, { caller: caller(identity), signal: new AbortController().signal, onJobProgress: undefined,
-      clientRoots: async () => undefined, transport: 'mcp-http' });
-    expect(result.isError ?? false, JSON.stringify(result.structuredContent)).toBe(false);
-    return result.structuredContent;
-  }
+  const call = (identity: string, name: string, args: Record<string, unknown>) => palace.call(identity, name, args);
 
   /** A list tool's result is `{ items }` in structuredContent (docs/decisions.md A7). */
   const tunnels = async () => ((await call('alice', 'list_tunnels', { wing: 'team' })) as { items: Record<string, unknown>[] }).items;
@@ -56,23 +46,12 @@ describe.each(PROFILES)('ownership of every change (%s)', (profile, configOf) =>
   const restView = (identity: string) => rt.forCall({ caller: caller(identity), transport: 'rest', action: 'POST /v1/sources', requestId: randomUUID() });
 
   beforeAll(async () => {
-    dir = makeTempDir('mp-ownership-');
-    config = configOf(dir);
-    rt = await openRuntime(config);
-    mcp = new PalaceMcp(rt, { home: dir });
-    // Cluster jobs (the reverts) run on a worker: one in this process, over its own runtime of the palace.
-    if (profile === 'cluster') {
-      worker = await startClusterWorker({ MEMPALACE_PROFILE: 'cluster', MEMPALACE_PALACE_NAME: config.palaceName, MEMPALACE_ALLOWED_ROOTS: dir });
-    }
+    palace = await openProfilePalace(configOf, 'mp-ownership-');
+    ({ dir, rt } = palace);
     await call('alice', 'add_drawer', { wing: 'team', room: 'plans', content: 'alice: the plan' });
     await call('alice', 'add_drawer', { wing: 'team', room: 'notes', content: 'alice: the notes' });
   });
-  afterAll(async () => {
-    await worker?.stop();
-    await rt.close();
-    if (profile === 'cluster') await dropClusterPalace(config);
-    removeDir(dir);
-  });
+  afterAll(() => palace?.close());
 
   it("bob ending alice's fact records him as its changer; reverting him puts back her fact as it was", async () => {
     await call('alice', 'kg_add', { subject: 'Service', predicate: 'uses', object: 'Postgres', valid_from: '2025-01-01' });

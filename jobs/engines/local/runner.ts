@@ -147,61 +147,52 @@ export class LocalJobEngine implements JobEngine {
   }
 
   /**
-   * The progress hook of a job with a cursor: the new counters and the cursor recorded together
-   * (what a resumed job starts from), the lease renewed at every batch boundary too (a long batch
-   * can delay the renewal timer; a lease lost stops the job).
+   * The hooks of a job with a cursor: its cancellation, its lease's fence, and a progress hook that
+   * records the new counters and the cursor together (what a resumed job starts from), renewing the
+   * lease at every batch boundary too (a long batch can delay the renewal timer; a lease lost stops
+   * the job).
    */
-  private recordProgress<Cursor>(record: JobRecord<JobSpec, JobProgress>, entry: Running, fence: Fence | undefined,
-    stepOf: (cursor: Cursor) => ProgressStep): (cursor: Cursor) => Promise<void> {
-    return async (cursor) => {
-      if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) stopJob(entry);
-      record.progress = advanceProgress(record.progress, stepOf(cursor), Date.now());
-      await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
+  private cursorHooks<Cursor>(record: JobRecord<JobSpec, JobProgress>, entry: Running, fence: Fence | undefined, stepOf: (cursor: Cursor) => ProgressStep) {
+    return {
+      cancelRequested: () => entry.cancel,
+      ...(fence ? { fence } : {}),
+      progress: async (cursor: Cursor) => {
+        if (fence && !(await this.deps.locks.reclaim(fence.key, this.holder, fence.token, this.leaseMs))) stopJob(entry);
+        record.progress = advanceProgress(record.progress, stepOf(cursor), Date.now());
+        await this.deps.jobs.update(record.job_id, 'running', record.progress, cursor);
+      },
     };
+  }
+
+  /** A cursor job's end: completed, or cancelled where its cursor stopped, with its result. */
+  private settle(record: JobRecord<JobSpec, JobProgress>, outcome: { status: string; cursor: unknown }, result: Record<string, unknown>): Promise<void> {
+    return this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result }, outcome.cursor);
   }
 
   private async runMine(record: JobRecord<JobSpec, JobProgress>, spec: MineSpec, entry: Running, fence: Fence | undefined): Promise<void> {
     const start = (record.cursor as MineCursor | undefined) ?? newMineCursor();
-    const { activities } = this.deps;
+    const a = this.deps.activities;
     const { signal } = entry.abort;
-    const acts: MineActivities = {
-      scanSource: (input) => activities.scanSource(input, signal),
-      mineBatch: (input) => activities.mineBatch(input, signal),
-      finishMine: (input) => activities.finishMine(input),
-    };
-    const outcome = await mineOrchestration(record.job_id, spec, acts, {
-      cancelRequested: () => entry.cancel,
-      window: this.deps.mineWindow || LOCAL_MINE_WINDOW,
-      ...(fence ? { fence } : {}),
-      progress: this.recordProgress(record, entry, fence, mineStep),
-    }, start);
-    await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result: mineResult(spec, outcome) }, outcome.cursor);
+    const acts: MineActivities = { scanSource: (i) => a.scanSource(i, signal), mineBatch: (i) => a.mineBatch(i, signal), finishMine: (i) => a.finishMine(i) };
+    const window = this.deps.mineWindow || LOCAL_MINE_WINDOW;
+    const outcome = await mineOrchestration(record.job_id, spec, acts, { ...this.cursorHooks(record, entry, fence, mineStep), window }, start);
+    await this.settle(record, outcome, mineResult(spec, outcome));
   }
 
   private async runReembed(record: JobRecord<JobSpec, JobProgress>, spec: ReembedSpec, entry: Running, fence: Fence | undefined): Promise<void> {
-    const outcome = await reembedOrchestration(record.job_id, spec, this.deps.activities, {
-      cancelRequested: () => entry.cancel,
-      ...(fence ? { fence } : {}),
-      progress: this.recordProgress(record, entry, fence, reembedStep),
-    }, (record.cursor as ReembedCursor | undefined) ?? { offset: 0, rows: 0 });
-    const result = { success: outcome.status === 'completed', model: spec.model, output: reembedSummary(spec, outcome) };
-    await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result }, outcome.cursor);
+    const outcome = await reembedOrchestration(record.job_id, spec, this.deps.activities, this.cursorHooks(record, entry, fence, reembedStep),
+      (record.cursor as ReembedCursor | undefined) ?? { offset: 0, rows: 0 });
+    await this.settle(record, outcome, { success: outcome.status === 'completed', model: spec.model, output: reembedSummary(spec, outcome) });
   }
 
   private async runRevert(record: JobRecord<JobSpec, JobProgress>, spec: RevertSpec, entry: Running, fence: Fence | undefined): Promise<void> {
-    const { activities } = this.deps;
+    const a = this.deps.activities;
     const { signal } = entry.abort;
-    const acts: RevertActivities = {
-      revertStart: (input) => activities.revertStart(input, signal),
-      revertBatch: (input) => activities.revertBatch(input, signal),
-      revertFinish: (input) => activities.revertFinish(input),
-    };
-    const outcome = await revertOrchestration(record.job_id, spec, acts, {
-      cancelRequested: () => entry.cancel,
-      ...(fence ? { fence } : {}),
-      progress: this.recordProgress(record, entry, fence, revertStep),
-    }, record.cursor as RevertCursor | undefined);
-    await this.finish(record, outcome.status === 'completed' ? 'completed' : 'cancelled', { result: revertResult(spec, outcome) }, outcome.cursor);
+    const acts: RevertActivities = { revertStart: (i) => a.revertStart(i, signal), revertBatch: (i) => a.revertBatch(i, signal),
+      revertFinish: (i) => a.revertFinish(i) };
+    const outcome = await revertOrchestration(record.job_id, spec, acts, this.cursorHooks(record, entry, fence, revertStep),
+      record.cursor as RevertCursor | undefined);
+    await this.settle(record, outcome, revertResult(spec, outcome));
   }
 
   async progress(jobId: string): Promise<JobProgress> {
