@@ -156,8 +156,8 @@ function foldCopies(ranked: Candidate[]): SearchHit[] {
 /** A vector-only search's pool: the vector leg and the scope's size; the tokens still score the pool. */
 async function vectorOnly(ctx: DrawerContext, vector: Float32Array, k: number, filter: DrawerFilter,
   lexicalTokensOf: PoolRequest['lexicalTokens']): Promise<CandidatePool> {
-  const hits = await ctx.drawers.knn(vector, k, filter);
-  return { vector: hits, tokens: lexicalTokensOf(hits), lexical: [], inScope: await ctx.drawers.count(filter) };
+  const [hits, inScope] = await Promise.all([ctx.drawers.knn(vector, k, filter), ctx.drawers.count(filter)]);
+  return { vector: hits, tokens: lexicalTokensOf(hits), lexical: [], inScope };
 }
 
 async function runSearch(input: SearchInput, ctx: DrawerContext, opts: SearchOptions): Promise<SearchResult> {
