@@ -15,13 +15,15 @@
  *   npx tsx bench/opensearch.bench.ts 100000 --json                            # figures as JSON, last line
  *   npx tsx bench/opensearch.bench.ts 100000 --json --embedded-only            # no OpenSearch needed
  *   npx tsx bench/opensearch.bench.ts 100000 --json --skip-knn                 # lexical and union lines only
+ *   npx tsx bench/opensearch.bench.ts 1000000 --json --cluster-only            # no embedded palace
  *
  * With `--json` the refresh-policy lines are skipped and the last line of stdout is one object,
  * `{"n", "load_avg", "cluster": P, "embedded": P}`, each P `{"load_per_s", "disk_bytes", "knn":
  * {"none", "wing95", "room2"} each {"p50_ms", "p95_ms", "recall_at_20"}, "lexical": {"p50_ms",
  * "p95_ms"}, "union": {"p50_ms", "p95_ms"}}` (issue 27), and for OpenSearch `"union_variants": {"pool", "separate"}` each
  * {"p50_ms", "p95_ms", "round_trips"} plus `"identical"` (the union search through candidatePool and
- * through the separate calls, query by query side by side), so two runs compare field by field;
+ * through the separate calls, query by query side by side) and `"knn_after_load"` (the knn lines
+ * right after the load, over the segments it left, with their count), so two runs compare field by field;
  * `load_avg` is the 1-minute load average at the start and at the end of the run.
  */
 import { randomBytes } from 'node:crypto';
@@ -77,6 +79,8 @@ interface ProfileFigures {
   union: Latency;
   /** OpenSearch only: the union search by candidatePool and by the separate calls, side by side, and how many of their results were identical. */
   union_variants: UnionVariants & { identical: number };
+  /** OpenSearch only: the knn lines right after the load, while its background merge runs, over the segments it left. */
+  knn_after_load: { segments: number } & ProfileFigures['knn'];
 }
 type Figures = Record<'cluster' | 'embedded', Partial<ProfileFigures>>;
 
@@ -211,14 +215,18 @@ async function unionSideBySide(n: number, cluster: OpenSearchDrawerIndex, querie
 async function measure(n: number, lines: string[], out: Figures): Promise<void> {
   const data = corpus(n);
   const dir = mkdtempSync(join(os.tmpdir(), 'opensearch-bench-'));
-  const embedded = await openSqliteDrawerIndex(dir);
+  const embedded = CLUSTER_ONLY ? undefined : await openSqliteDrawerIndex(dir);
   const cluster = EMBEDDED_ONLY ? undefined : await openOs(false);
+  const drawersIndex = cluster && `${cluster.connection.prefix}-drawers-v1`;
   try {
     let t = performance.now();
-    await load('embedded', embedded, data.drawers(BATCH), 1);
-    const emMs = performance.now() - t;
-    out.embedded.load_per_s = Math.round(n / (emMs / 1000));
-    console.error(`corpus: ${data.summary.chunksWalked} chunks walked in ${data.summary.passes} pass(es), ${data.queries.length} held-out queries`);
+    let emCell = '—';
+    if (embedded) {
+      await load('embedded', embedded, data.drawers(BATCH), 1);
+      const emMs = performance.now() - t;
+      out.embedded.load_per_s = Math.round(n / (emMs / 1000));
+      emCell = `${out.embedded.load_per_s} drawers/s (${(emMs / 1000).toFixed(0)} s)`;
+    }
     let osCell = '—';
     if (cluster) {
       t = performance.now();
@@ -228,97 +236,94 @@ async function measure(n: number, lines: string[], out: Figures): Promise<void> 
       out.cluster.load_per_s = Math.round(n / (osMs / 1000));
       osCell = `${out.cluster.load_per_s} drawers/s (${(osMs / 1000).toFixed(0)} s; ${IN_FLIGHT} requests in flight, bulk-load settings)`;
     }
-    line(lines, `${n} drawers: bulk index in batches of ${BATCH}`, `${out.embedded.load_per_s} drawers/s (${(emMs / 1000).toFixed(0)} s)`, osCell);
-
-    out.embedded.disk_bytes = directoryBytes(dir);
-    if (cluster) {
-      const stats = await cluster.connection.client.cat.segments({ index: `${cluster.connection.prefix}-drawers-v1`, format: 'json', bytes: 'b' });
-      out.cluster.disk_bytes = (stats.body as { size: string; searchable: string }[]).filter((x) => x.searchable === 'true').reduce(
-        (sum, x) => sum + Number(x.size),
-        0,
-      );
-    }
-    line(lines, `${n} drawers: size on disk (the palace directory; searchable segments)`, `${(out.embedded.disk_bytes / 2 ** 20).toFixed(0)} MiB`,
-      out.cluster.disk_bytes === undefined ? '—' : `${(out.cluster.disk_bytes / 2 ** 20).toFixed(0)} MiB`);
+    console.error(`corpus: ${data.summary.chunksWalked} chunks walked in ${data.summary.passes} pass(es), ${data.queries.length} held-out queries`);
+    line(lines, `${n} drawers: bulk index in batches of ${BATCH}`, emCell, osCell);
+    if (embedded) out.embedded.disk_bytes = directoryBytes(dir);
 
     const queries = data.queries.slice(0, WARM_UP + QUERY_COUNT);
     if (queries.length < WARM_UP + QUERY_COUNT) throw new Error(`only ${queries.length} held-out queries; a larger corpus is needed`);
     precomputed = await PrecomputedEmbedder.of(config, queries);
 
-    const stores: [string, DrawerStore][] = cluster ? [['embedded', embedded], ['opensearch', cluster]] : [['embedded', embedded]];
-    if (cluster) {
-      const rnd0 = seededRandom(4);
-      const probe = Array.from({ length: 20 }, (_, q) => nearVector(rnd0, data.centers[(q * 7) % data.centers.length]!));
-      const beforeMerge: number[] = [];
-      for (const q of probe) await timed(beforeMerge, () => cluster.knn(q, 20));
-      const segments = await cluster.connection.client.cat.segments({ index: `${cluster.connection.prefix}-drawers-v1`, format: 'json' });
-      const segmentCount = (segments.body as unknown[]).length;
+    const stores: [string, DrawerStore][] = [...(embedded ? [['embedded', embedded] as [string, DrawerStore]] : []),
+      ...(cluster ? [['opensearch', cluster] as [string, DrawerStore]] : [])];
+    const cell = (profile: string, cells: Map<string, string>) => cells.get(profile) ?? '—';
+    // Vector search alone with in-distribution queries (near the corpus's clusters), so recall
+    // against an exact scan means something; the held-out text queries are far from every cluster.
+    const rnd = seededRandom(5);
+    const near = Array.from({ length: WARM_UP + QUERY_COUNT }, (_, q) => nearVector(rnd, data.centers[(q * 13) % data.centers.length]!));
+    let truths: Record<FilterCase, Set<string>[]> | undefined;
+    if (!SKIP_KNN) {
+      t = performance.now();
+      truths = exactTruths(data, near.slice(WARM_UP));
+      console.error(`exact top-20 of ${QUERY_COUNT} queries × 3 filters: ${((performance.now() - t) / 1000).toFixed(0)} s`);
+    }
+    const knnCases = async (what: string, on: [string, DrawerStore][]): Promise<Map<string, ProfileFigures['knn']>> => {
+      const byProfile = new Map<string, ProfileFigures['knn']>();
+      for (const [name, key, filter] of KNN_CASES) {
+        const cells = new Map<string, string>();
+        for (const [profile, store] of on) {
+          const { times, answers } = await timedAfterWarmUp(near, (q) => store.knn(q, 20, filter));
+          const found = answers.reduce((sum, hits, i) => sum + hits.filter((h) => truths![key][i]!.has(h.drawer.id)).length, 0);
+          const recall = found / (QUERY_COUNT * 20);
+          cells.set(profile, `${latency(times)}, recall@20 ${recall.toFixed(3)}`);
+          byProfile.set(profile, { ...byProfile.get(profile), [key]: { ...figures(times), recall_at_20: round(recall, 3) } } as ProfileFigures['knn']);
+        }
+        line(lines, `${n} drawers: knn k=20, ${name}${what}`, cell('embedded', cells), cell('opensearch', cells));
+      }
+      return byProfile;
+    };
+    if (cluster && drawersIndex) {
+      const segmentCount = async () => ((await cluster.connection.client.cat.segments({ index: drawersIndex, format: 'json' })).body as unknown[]).length;
+      const segments = await segmentCount();
+      if (truths) {
+        // The state a search meets between the end of a load and the end of its background merge.
+        const after = await knnCases(` (right after the load: ${segments} segments, background merge running)`, [['opensearch', cluster]]);
+        out.cluster.knn_after_load = { segments, ...after.get('opensearch')! };
+        console.error(`segments at the end of those lines: ${await segmentCount()}`);
+      }
       if (FORCE_MERGE) {
         t = performance.now();
-        await cluster.connection.client.indices.forcemerge({ index: `${cluster.connection.prefix}-drawers-v1`, max_num_segments: 1 }, {
-          requestTimeout: 3_600_000,
-        });
-        line(lines, `${n} drawers: knn k=20 right after the load (${segmentCount} segments, 20 queries); then force merge to one segment`, '—',
-          `${latency(beforeMerge)}; merge ${((performance.now() - t) / 1000).toFixed(0)} s (the lines below are after it)`);
-        await cluster.connection.client.indices.flush({ index: `${cluster.connection.prefix}-drawers-v1`, force: true });
-      } else {
-        line(lines, `${n} drawers: knn k=20 right after the load (${segmentCount} segments, no force merge: the lines below search them all)`, '—',
-          latency(beforeMerge));
+        await cluster.connection.client.indices.forcemerge({ index: drawersIndex, max_num_segments: 1 }, { requestTimeout: 3 * 3_600_000 });
+        await cluster.connection.client.indices.flush({ index: drawersIndex, force: true });
+        line(lines, `${n} drawers: force merge to one segment (waits for the load's background merge; the lines below are after it)`, '—',
+          `${((performance.now() - t) / 1000).toFixed(0)} s`);
       }
+      const stats = await cluster.connection.client.indices.stats({ index: drawersIndex, metric: 'store' });
+      out.cluster.disk_bytes = (stats.body as { _all: { primaries: { store: { size_in_bytes: number } } } })._all.primaries.store.size_in_bytes;
     }
-    if (!SKIP_KNN) {
-      // Vector search alone with in-distribution queries (near the corpus's clusters), so recall
-      // against an exact scan means something; the held-out text queries are far from every cluster.
-      const rnd = seededRandom(5);
-      const near = Array.from({ length: WARM_UP + QUERY_COUNT }, (_, q) => nearVector(rnd, data.centers[(q * 13) % data.centers.length]!));
-      t = performance.now();
-      const truths = exactTruths(data, near.slice(WARM_UP));
-      console.error(`exact top-20 of ${QUERY_COUNT} queries × 3 filters: ${((performance.now() - t) / 1000).toFixed(0)} s`);
-      const cases: [string, FilterCase, DrawerFilter | undefined][] = [
-        ['no filter', 'none', undefined],
-        ['wing filter, 95 % of rows', 'wing95', { wing: 'common' }],
-        ['room filter, 2 % of rows', 'room2', { room: 'room_7' }],
-      ];
-      for (const [name, key, filter] of cases) {
-        const cells: string[] = [];
-        for (const [profile, store] of stores) {
-          const { times, answers } = await timedAfterWarmUp(near, (q) => store.knn(q, 20, filter));
-          const found = answers.reduce((sum, hits, i) => sum + hits.filter((h) => truths[key][i]!.has(h.drawer.id)).length, 0);
-          const recall = found / (QUERY_COUNT * 20);
-          cells.push(`${latency(times)}, recall@20 ${recall.toFixed(3)}`);
-          const side = out[profile === 'opensearch' ? 'cluster' : 'embedded'];
-          side.knn = { ...side.knn, [key]: { ...figures(times), recall_at_20: round(recall, 3) } } as ProfileFigures['knn'];
-        }
-        line(lines, `${n} drawers: knn k=20, ${name}`, cells[0]!, cells[1] ?? '—');
-      }
+    line(lines, `${n} drawers: size on disk (the palace directory; the index's store after the merge and a flush)`,
+      out.embedded.disk_bytes === undefined ? '—' : `${(out.embedded.disk_bytes / 2 ** 20).toFixed(0)} MiB`,
+      out.cluster.disk_bytes === undefined ? '—' : `${(out.cluster.disk_bytes / 2 ** 20).toFixed(0)} MiB`);
+    if (truths) {
+      for (const [profile, knn] of await knnCases('', stores)) out[profile === 'opensearch' ? 'cluster' : 'embedded'].knn = knn;
     }
     {
-      const cells: string[] = [];
+      const cells = new Map<string, string>();
       for (const [profile, store] of stores) {
         const { times } = await timedAfterWarmUp(queries, (q) => store.lexical([...new Set(lexicalTokens(q))], 20));
-        cells.push(latency(times));
+        cells.set(profile, latency(times));
         out[profile === 'opensearch' ? 'cluster' : 'embedded'].lexical = figures(times);
       }
-      line(lines, `${n} drawers: lexical k=20, tokens of a held-out query`, cells[0]!, cells[1] ?? '—');
+      line(lines, `${n} drawers: lexical k=20, tokens of a held-out query`, cell('embedded', cells), cell('opensearch', cells));
     }
     for (const strategy of ['union', 'vector'] as const) {
       const results = new Map<string, SearchResult[]>();
-      const cells: string[] = [];
+      const cells = new Map<string, string>();
       for (const [profile, store] of stores) {
         const { times, answers } = await timedAfterWarmUp(queries, (q) => searchOf(store, q, strategy));
-        cells.push(latency(times));
+        cells.set(profile, latency(times));
         results.set(profile, answers);
         if (strategy === 'union')
           out[profile === 'opensearch' ? 'cluster' : 'embedded'].union = figures(times);
       }
       const ids = (r: SearchResult) => JSON.stringify(r.results.map((x) => x.drawer_id));
-      const same = cluster ? results.get('embedded')!.filter((r, i) => ids(r) === ids(results.get('opensearch')![i]!)).length : undefined;
-      line(lines, `${n} drawers: palace search, ${strategy}, limit 5${same === undefined ? '' : ` (identical results: ${same}/${QUERY_COUNT})`}`, cells[0]!,
-        cells[1] ?? '—');
+      const same = cluster && embedded ? results.get('embedded')!.filter((r, i) => ids(r) === ids(results.get('opensearch')![i]!)).length : undefined;
+      line(lines, `${n} drawers: palace search, ${strategy}, limit 5${same === undefined ? '' : ` (identical results: ${same}/${QUERY_COUNT})`}`, cell('embedded', cells),
+        cell('opensearch', cells));
     }
     if (cluster) await unionSideBySide(n, cluster, queries, lines, out);
   } finally {
-    await embedded.close();
+    await embedded?.close();
     rmSync(dir, { recursive: true, force: true });
     if (cluster) await dropOs(cluster);
   }
@@ -328,12 +333,19 @@ const sizes = process.argv.slice(2).map(Number).filter((x) => x > 0);
 const FORCE_MERGE = !process.argv.includes('--no-merge');
 const JSON_OUTPUT = process.argv.includes('--json');
 const EMBEDDED_ONLY = process.argv.includes('--embedded-only');
+/** No embedded palace: for sizes whose embedded figures come from bench/embedded-lexical.bench.ts (its 1M graph build takes an hour). */
+const CLUSTER_ONLY = process.argv.includes('--cluster-only');
+const KNN_CASES: [string, FilterCase, DrawerFilter | undefined][] = [
+  ['no filter', 'none', undefined],
+  ['wing filter, 95 % of rows', 'wing95', { wing: 'common' }],
+  ['room filter, 2 % of rows', 'room2', { room: 'room_7' }],
+];
 /** Leaves out the knn lines and their exact-scan truths (minutes per 100k rows on a loaded machine). */
 const SKIP_KNN = process.argv.includes('--skip-knn');
 const lines: string[] = [];
 const loadAtStart = os.loadavg()[0]!;
 console.error(machine());
-if (!JSON_OUTPUT && !EMBEDDED_ONLY) await refreshPolicies([...corpus(6_000).drawers(6_000)].flat(), lines);
+if (!JSON_OUTPUT && !EMBEDDED_ONLY && !CLUSTER_ONLY) await refreshPolicies([...corpus(6_000).drawers(6_000)].flat(), lines);
 const runs: ({ n: number } & Figures)[] = [];
 for (const n of sizes.length ? sizes : [100_000]) {
   const out: Figures = { cluster: {}, embedded: {} };
