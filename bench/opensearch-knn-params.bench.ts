@@ -9,36 +9,81 @@
  * rotating order, so all variants see the same load. Reports recall@20 against an exact scan and
  * the engine round trip's p50/p95 (`size` 20, ids only).
  *
+ * A third index holds the same vectors in the segments a live load leaves (a refresh after every
+ * bulk request, Lucene's default merge policy, no force merge): the graphs a search walks while a
+ * mine runs, before the merge after it.
+ *
+ * `--real` indexes real embeddings instead of the synthetic clusters: the first n chunks of the
+ * corpus embedded by the palace's model, and the held-out queries (phrases, identifier pairs)
+ * embedded the same way, which lie far less near their answers than the synthetic queries do
+ * (held in memory; the model's time is not timed).
+ *
  *   source deploy/local/env.sh && npx tsx bench/opensearch-knn-params.bench.ts 40000 [--json]
+ *   npx tsx bench/opensearch-knn-params.bench.ts 20000 --real --json
  */
 import os from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../app/config.js';
 import { OpenSearchConnection } from '../stores/opensearch/connection.js';
 import { KNN_EF_CONSTRUCTION, KNN_M } from '../stores/opensearch/drawer-mapping.js';
+import { MiniLmEmbedder } from '../embed/minilm.js';
 import { nearVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
 import { exactTruths } from './lib/exact-truths.js';
 import { minedTextCorpus } from './lib/mined-text-corpus.js';
 import { machine, percentile } from './lib/stats.js';
 import { DIM } from './lib/synthetic-drawers.js';
 
-const SPACES = ['cosinesimil', 'innerproduct'] as const;
+/** The indices compared: each space type merged to one segment, and cosinesimil as a live load leaves it. */
+const INDICES = [
+  { name: 'cosinesimil', space: 'cosinesimil', merged: true },
+  { name: 'innerproduct', space: 'innerproduct', merged: true },
+  { name: 'cosinesimil-live', space: 'cosinesimil', merged: false },
+] as const;
+type IndexVariant = (typeof INDICES)[number];
 const EFS = [20, 40, 100, 200, 400];
+/** Corpus size that holds out at least WARM_UP + QUERY_COUNT queries (one chunk in 97). */
+const QUERY_CORPUS = 33_000;
 const QUERY_COUNT = 300;
 const WARM_UP = 20;
 const BULK = 1000;
 
 const n = Number(process.argv[2] ?? 40_000);
+const REAL = process.argv.includes('--real');
 const config = loadConfig();
 const conn = new OpenSearchConnection({ url: config.opensearch.url, palaceName: `bench-knn-${process.pid}`, requestTimeoutMs: 3_600_000 });
 const client = conn.client;
-const indexOf = (space: string) => conn.name(space);
+const indexOf = (v: IndexVariant) => conn.name(v.name);
 const REPOSITORY = join(import.meta.dirname, '..');
-const corpus = minedTextCorpus(n, [REPOSITORY, join(REPOSITORY, 'node_modules')]);
+const corpus = minedTextCorpus(REAL ? Math.max(n, QUERY_CORPUS) : n, [REPOSITORY, join(REPOSITORY, 'node_modules')]);
 const loadAtStart = os.loadavg()[0]!;
 
-async function load(space: string): Promise<number> {
-  const index = indexOf(space);
+interface Row {
+  wing: string;
+  room: string;
+  id: string;
+  embedding: Float32Array;
+}
+
+/** The first n chunks and the held-out queries embedded by the palace's model. */
+async function realEmbeddings(): Promise<{ rows: Row[]; queries: Float32Array[] }> {
+  const model = new MiniLmEmbedder(config);
+  try {
+    const rows: Row[] = [];
+    const t = performance.now();
+    for (const batch of corpus.drawers(64)) {
+      if (rows.length >= n) continue; // the walk goes on to hold out the queries
+      const vectors = await model.embed(batch.map((d) => d.content));
+      rows.push(...batch.map((d, i) => ({ wing: d.meta.wing, room: d.meta.room, id: d.id, embedding: vectors[i]! })));
+      if (rows.length % 5_000 < 64) console.error(`embedded ${rows.length} chunks, ${(rows.length / ((performance.now() - t) / 1000)).toFixed(0)}/s`);
+    }
+    return { rows: rows.slice(0, n), queries: await model.embed(corpus.queries.slice(0, WARM_UP + QUERY_COUNT)) };
+  } finally {
+    await model.close();
+  }
+}
+
+async function load(v: IndexVariant, rows: () => Iterable<Row>): Promise<{ seconds: number; segments: number }> {
+  const index = indexOf(v);
   await client.indices.create({
     index,
     body: {
@@ -46,7 +91,7 @@ async function load(space: string): Promise<number> {
       mappings: {
         properties: {
           embedding: { type: 'knn_vector', dimension: DIM,
-            method: { name: 'hnsw', engine: 'lucene', space_type: space, parameters: { m: KNN_M, ef_construction: KNN_EF_CONSTRUCTION } } },
+            method: { name: 'hnsw', engine: 'lucene', space_type: v.space, parameters: { m: KNN_M, ef_construction: KNN_EF_CONSTRUCTION } } },
         },
       },
     } as never,
@@ -55,52 +100,65 @@ async function load(space: string): Promise<number> {
   let body: Record<string, unknown>[] = [];
   const flush = async () => {
     if (body.length > 0) await client.bulk({ index, body });
+    if (!v.merged) await client.indices.refresh({ index });
     body = [];
   };
-  for (const row of corpus.vectors()) {
+  for (const row of rows()) {
     body.push({ index: { _id: row.id } }, { embedding: Array.from(row.embedding) });
     if (body.length >= 2 * BULK) await flush();
   }
   await flush();
   await client.indices.refresh({ index });
-  await client.indices.forcemerge({ index, max_num_segments: 1 });
-  return (performance.now() - t) / 1000;
+  if (v.merged) await client.indices.forcemerge({ index, max_num_segments: 1 });
+  const segments = ((await client.cat.segments({ index, format: 'json' })).body as unknown[]).length;
+  return { seconds: (performance.now() - t) / 1000, segments };
 }
 
 try {
   console.error(machine());
-  const loadSeconds: Record<string, number> = {};
-  for (const space of SPACES) {
-    loadSeconds[space] = await load(space);
-    console.error(`${space}: ${n} vectors loaded and merged in ${loadSeconds[space]!.toFixed(0)} s`);
+  let rows: () => Iterable<Row>;
+  let queries: Float32Array[];
+  if (REAL) {
+    const real = await realEmbeddings();
+    rows = () => real.rows;
+    queries = real.queries;
+  } else {
+    const rnd = seededRandom(5);
+    rows = () => corpus.vectors();
+    queries = Array.from({ length: WARM_UP + QUERY_COUNT }, (_, q) => nearVector(rnd, corpus.centers[(q * 13) % corpus.centers.length]!));
   }
-  const rnd = seededRandom(5);
-  const queries = Array.from({ length: WARM_UP + QUERY_COUNT }, (_, q) => nearVector(rnd, corpus.centers[(q * 13) % corpus.centers.length]!));
-  const truths = exactTruths(corpus, queries.slice(WARM_UP)).none;
-  const variants = SPACES.flatMap((space) => EFS.map((ef) => ({ space, ef, times: [] as number[], found: 0 })));
+  if (queries.length < WARM_UP + QUERY_COUNT) throw new Error(`only ${queries.length} held-out queries`);
+  const loaded: Record<string, { seconds: number; segments: number }> = {};
+  for (const v of INDICES) {
+    loaded[v.name] = await load(v, rows);
+    console.error(`${v.name}: ${n} vectors loaded in ${loaded[v.name]!.seconds.toFixed(0)} s, ${loaded[v.name]!.segments} segment(s)`);
+  }
+  const truths = exactTruths(rows(), queries.slice(WARM_UP)).none;
+  const variants = INDICES.flatMap((index) => EFS.map((ef) => ({ index, ef, times: [] as number[], found: 0 })));
   for (const [i, q] of queries.entries()) {
     const vector = Array.from(q);
     for (let j = 0; j < variants.length; j++) {
       const v = variants[(i + j) % variants.length]!;
       const t = performance.now();
-      const res = await client.search({ index: indexOf(v.space), body: { size: 20, _source: false, query: { knn: { embedding: { vector, k: v.ef } } } } });
+      const res = await client.search({ index: indexOf(v.index), body: { size: 20, _source: false, query: { knn: { embedding: { vector, k: v.ef } } } } });
       if (i < WARM_UP) continue;
       v.times.push(performance.now() - t);
       const hits = (res.body as { hits: { hits: { _id: string }[] } }).hits.hits;
       v.found += hits.filter((h) => truths[i - WARM_UP]!.has(h._id)).length;
     }
   }
-  const rows = variants.map((v) => ({ space: v.space, ef: v.ef, recall_at_20: Number((v.found / (QUERY_COUNT * 20)).toFixed(3)),
+  const results = variants.map((v) => ({ index: v.index.name, ef: v.ef, recall_at_20: Number((v.found / (QUERY_COUNT * 20)).toFixed(3)),
     p50_ms: Number(percentile(v.times, 0.5).toFixed(2)), p95_ms: Number(percentile(v.times, 0.95).toFixed(2)) })
   );
-  console.log(`${machine()}\n\n| space | ef (knn k) | recall@20 | p50 | p95 |\n|---|---|---|---|---|`);
-  for (const r of rows) console.log(`| ${r.space} | ${r.ef} | ${r.recall_at_20.toFixed(3)} | ${r.p50_ms} ms | ${r.p95_ms} ms |`);
+  console.log(`${machine()}\n\n| index (segments) | ef (knn k) | recall@20 | p50 | p95 |\n|---|---|---|---|---|`);
+  for (const r of results) {
+    console.log(`| ${r.index} (${loaded[r.index]!.segments}) | ${r.ef} | ${r.recall_at_20.toFixed(3)} | ${r.p50_ms} ms | ${r.p95_ms} ms |`);
+  }
   if (process.argv.includes('--json')) {
-    console.log(
-      JSON.stringify({ n, load_avg: { start: Number(loadAtStart.toFixed(2)), end: Number(os.loadavg()[0]!.toFixed(2)) }, load_seconds: loadSeconds, rows }),
-    );
+    console.log(JSON.stringify({ n, vectors: REAL ? 'real' : 'synthetic',
+      load_avg: { start: Number(loadAtStart.toFixed(2)), end: Number(os.loadavg()[0]!.toFixed(2)) }, loaded, rows: results }));
   }
 } finally {
-  await client.indices.delete({ index: SPACES.map(indexOf).join(',') }, { ignore: [404] });
+  await client.indices.delete({ index: INDICES.map(indexOf).join(',') }, { ignore: [404] });
   await conn.close();
 }

@@ -254,7 +254,7 @@ async function measure(n: number, lines: string[], out: Figures): Promise<void> 
     let truths: Record<FilterCase, Set<string>[]> | undefined;
     if (!SKIP_KNN) {
       t = performance.now();
-      truths = exactTruths(data, near.slice(WARM_UP));
+      truths = exactTruths(data.vectors(), near.slice(WARM_UP));
       console.error(`exact top-20 of ${QUERY_COUNT} queries × 3 filters: ${((performance.now() - t) / 1000).toFixed(0)} s`);
     }
     const knnCases = async (what: string, on: [string, DrawerStore][]): Promise<Map<string, ProfileFigures['knn']>> => {
