@@ -16,6 +16,7 @@
  *   npx tsx bench/opensearch.bench.ts 100000 --json --embedded-only            # no OpenSearch needed
  *   npx tsx bench/opensearch.bench.ts 100000 --json --skip-knn                 # lexical and union lines only
  *   npx tsx bench/opensearch.bench.ts 1000000 --json --cluster-only            # no embedded palace
+ *   npx tsx bench/opensearch.bench.ts 1000000 --json --cluster-only --ef 100,200,400   # and at other HNSW ef values
  *
  * With `--json` the refresh-policy lines are skipped and the last line of stdout is one object,
  * `{"n", "load_avg", "cluster": P, "embedded": P}`, each P `{"load_per_s", "disk_bytes", "knn":
@@ -81,6 +82,8 @@ interface ProfileFigures {
   union_variants: UnionVariants & { identical: number };
   /** OpenSearch only: the knn lines right after the load, while its background merge runs, over the segments it left. */
   knn_after_load: { segments: number } & ProfileFigures['knn'];
+  /** OpenSearch only, with `--ef`: the knn lines and the union search again at each HNSW candidate count. */
+  ef_sweep: ({ ef: number; union: Latency } & Pick<ProfileFigures, 'knn'>)[];
 }
 type Figures = Record<'cluster' | 'embedded', Partial<ProfileFigures>>;
 
@@ -121,8 +124,9 @@ function line(lines: string[], what: string, embedded: string, opensearch: strin
 
 const latency = (t: number[]) => `p50 ${fmt(percentile(t, 0.5))} ms, p95 ${fmt(percentile(t, 0.95))} ms`;
 
-async function openOs(refresh: RefreshPolicy): Promise<OpenSearchDrawerIndex> {
-  return OpenSearchDrawerIndex.open({ url: config.opensearch.url, palaceName: `bench-${randomBytes(4).toString('hex')}`, refresh, requestTimeoutMs: 120_000 });
+async function openOs(refresh: RefreshPolicy, palaceName = `bench-${randomBytes(4).toString('hex')}`,
+  efSearch = config.opensearch.efSearch): Promise<OpenSearchDrawerIndex> {
+  return OpenSearchDrawerIndex.open({ url: config.opensearch.url, palaceName, refresh, requestTimeoutMs: 120_000, efSearch });
 }
 
 async function dropOs(index: OpenSearchDrawerIndex): Promise<void> {
@@ -318,10 +322,24 @@ async function measure(n: number, lines: string[], out: Figures): Promise<void> 
       }
       const ids = (r: SearchResult) => JSON.stringify(r.results.map((x) => x.drawer_id));
       const same = cluster && embedded ? results.get('embedded')!.filter((r, i) => ids(r) === ids(results.get('opensearch')![i]!)).length : undefined;
-      line(lines, `${n} drawers: palace search, ${strategy}, limit 5${same === undefined ? '' : ` (identical results: ${same}/${QUERY_COUNT})`}`, cell('embedded', cells),
-        cell('opensearch', cells));
+      line(lines, `${n} drawers: palace search, ${strategy}, limit 5${same === undefined ? '' : ` (identical results: ${same}/${QUERY_COUNT})`}`,
+        cell('embedded', cells), cell('opensearch', cells));
     }
     if (cluster) await unionSideBySide(n, cluster, queries, lines, out);
+    if (cluster && truths) {
+      out.cluster.ef_sweep = [];
+      for (const ef of EF_SWEEP) {
+        const atEf = await openOs(false, cluster.connection.options.palaceName, ef);
+        try {
+          const knn = (await knnCases(` (ef ${ef})`, [['opensearch', atEf]])).get('opensearch')!;
+          const { times } = await timedAfterWarmUp(queries, (q) => searchOf(atEf, q, 'union'));
+          line(lines, `${n} drawers: palace search, union, limit 5 (ef ${ef})`, '—', latency(times));
+          out.cluster.ef_sweep.push({ ef, knn, union: figures(times) });
+        } finally {
+          await atEf.close();
+        }
+      }
+    }
   } finally {
     await embedded?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -335,6 +353,8 @@ const JSON_OUTPUT = process.argv.includes('--json');
 const EMBEDDED_ONLY = process.argv.includes('--embedded-only');
 /** No embedded palace: for sizes whose embedded figures come from bench/embedded-lexical.bench.ts (its 1M graph build takes an hour). */
 const CLUSTER_ONLY = process.argv.includes('--cluster-only');
+/** `--ef 100,200,400`: HNSW candidate counts the knn lines and the union search run at again, after the others. */
+const EF_SWEEP = (process.argv.find((a, i) => process.argv[i - 1] === '--ef') ?? '').split(',').filter(Boolean).map(Number);
 const KNN_CASES: [string, FilterCase, DrawerFilter | undefined][] = [
   ['no filter', 'none', undefined],
   ['wing filter, 95 % of rows', 'wing95', { wing: 'common' }],

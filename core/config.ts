@@ -27,6 +27,8 @@ export function isTruthy(value: string | undefined): boolean {
  */
 const count = z.stringFormat('non_negative_integer', /^\d+$/, { error: 'must be a non-negative integer' }).transform(Number);
 const positiveInteger = z.stringFormat('positive_integer', /^0*[1-9]\d*$/, { error: 'must be a positive integer' }).transform(Number);
+/** OpenSearch's ceiling for a knn query's `k`. */
+const efSearch = positiveInteger.pipe(z.number().max(10_000, { error: 'must be at most 10000' }));
 const atLeast = (min: number) => count.pipe(z.number().min(min, { error: `must be at least ${min}` }));
 const nonNegativeNumber = z.stringFormat('non_negative_number', /^(?:\d+\.?\d*|\.\d+)$/, { error: 'must be a non-negative number' }).transform(Number);
 const positiveNumber = nonNegativeNumber.pipe(z.number().gt(0, { error: 'must be greater than 0' }));
@@ -129,8 +131,10 @@ export interface Config {
   /**
    * `shards`: primary shards of a new drawers index (`MEMPALACE_OPENSEARCH_SHARDS`, default 1); `replicas`: copies of every
    * shard of every palace index (`MEMPALACE_OPENSEARCH_REPLICAS`, default 0). An existing palace moves to new values with `repair`.
+   * `efSearch`: HNSW candidates of an approximate knn search (`MEMPALACE_OPENSEARCH_EF_SEARCH`, at most 10 000; unset, the
+   * adapter's measured default): more is slower and finds more of the true nearest rows.
    */
-  opensearch: { url: string; shards: number; replicas: number };
+  opensearch: { url: string; shards: number; replicas: number; efSearch?: number };
   neo4j: { uri: string; user: string; password: string };
   redis: { url: string };
   mcp: {
@@ -273,6 +277,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, host: HostFacts): Config {
       url: read.get('OPENSEARCH_URL', url, 'http://127.0.0.1:9200'),
       shards: read.get('MEMPALACE_OPENSEARCH_SHARDS', positiveInteger, 1),
       replicas: read.get('MEMPALACE_OPENSEARCH_REPLICAS', count, 0),
+      efSearch: read.get('MEMPALACE_OPENSEARCH_EF_SEARCH', efSearch, undefined),
     },
     neo4j: {
       uri: read.get('NEO4J_URI', url, 'bolt://127.0.0.1:7687'),

@@ -31,10 +31,10 @@ import { FileSourceCredentials } from './embedded/file-source-credentials.js';
 import type { IndexMaintenance } from './ports/index-maintenance.js';
 import type { PalaceStores } from './ports/palace-stores.js';
 
-/** Maintenance of the derived drawer indexes (`mempalace repair`), opened without the stores. */
-/** The palace's OpenSearch connection settings: the endpoint and the shard layout of the indices it creates. */
+/** The palace's OpenSearch connection settings: the endpoint, the shard layout of the indices it creates and the knn search's ef. */
 function openSearchOptions(config: Config): OpenSearchConnectionOptions {
-  return { url: config.opensearch.url, palaceName: config.palaceName, shards: config.opensearch.shards, replicas: config.opensearch.replicas };
+  return { url: config.opensearch.url, palaceName: config.palaceName, shards: config.opensearch.shards, replicas: config.opensearch.replicas,
+    efSearch: config.opensearch.efSearch };
 }
 
 /**
@@ -55,6 +55,7 @@ export async function dropPalace(config: Config): Promise<void> {
   await fs.rm(config.palaceDir, { recursive: true, force: true });
 }
 
+/** Maintenance of the derived drawer indexes (`mempalace repair`), opened without the stores. */
 export function openIndexMaintenance(config: Config): IndexMaintenance {
   return config.profile === 'cluster'
     ? openSearchIndexMaintenance(openSearchOptions(config))

@@ -34,7 +34,7 @@ function scoringTerms(terms: readonly string[], frequency: ReadonlyMap<string, n
 export async function openSearchCandidatePool(base: OpenSearchDrawerIndices, statistics: LexicalStatistics, request: PoolRequest): Promise<CandidatePool> {
   const { vector, k, filter } = request;
   const clauses = filterClauses(filter);
-  const knn = knnLeg(base.dimension, vector, k, clauses, statistics.lastRows);
+  const knn = knnLeg(base.dimension, vector, k, clauses, statistics.lastRows, base.conn.options.efSearch);
   const guessed = distinctTokens(checkStrings('tokens', request.lexicalTokens([])));
   const guessedTerms = guessed.map(asciiLower);
   const window = (terms: readonly string[]) => windowSearch(terms, clauses, k, ['id']);

@@ -29,6 +29,8 @@ export interface OpenSearchConnectionOptions {
   shards?: number;
   /** Copies of every shard of the indices this connection creates (default 0). */
   replicas?: number;
+  /** HNSW candidates of an approximate knn search, Lucene's `ef_search` (default `EF_SEARCH` in knn-leg.ts). */
+  efSearch?: number;
 }
 
 // Index names must be lowercase and free of \ / * ? " < > | , # and spaces; the palace name is

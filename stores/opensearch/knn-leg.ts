@@ -23,8 +23,8 @@ import { distanceOfHit, exactDotField } from './exact-distance.js';
 export const ENGINE_MAX = 10_000;
 /** The largest k the port's searches take. */
 export const K_MAX = 10_000;
-/** HNSW candidates asked for when the search is approximate (the embedded graph's ef). */
-const EF_SEARCH = 100;
+/** HNSW candidates asked for when the search is approximate, unless the palace's settings say otherwise. */
+export const EF_SEARCH = 100;
 /** Rows fetched beyond k before the exact re-sort; widened when the bound below needs it. */
 const KNN_SLACK = 16;
 /** Lucene's float cosine may differ from the exact one by this much on the score scale [0, 1]. */
@@ -38,14 +38,22 @@ function byDistance(a: VectorHit, b: VectorHit): number {
 
 /**
  * A checked knn leg of `k` rows nearest to `vector` among `dimension`-d vectors; its first page is
- * exact when the palace held few enough rows when last seen (`lastRows`).
+ * exact when the palace held few enough rows when last seen (`lastRows`), else an HNSW walk with
+ * `efSearch` candidates.
  */
-export function knnLeg(dimension: number, vector: Float32Array, k: number, clauses: FilterClause[], lastRows: number | undefined): KnnLeg {
+export function knnLeg(
+  dimension: number,
+  vector: Float32Array,
+  k: number,
+  clauses: FilterClause[],
+  lastRows: number | undefined,
+  efSearch = EF_SEARCH,
+): KnnLeg {
   if (!(vector instanceof Float32Array) || vector.length !== dimension) {
     throw invalidArgument('vector', 'dimension', `vector must be a Float32Array of ${dimension} numbers`);
   }
   checkInt('k', k, 1, K_MAX);
-  return new KnnLeg(vector, k, clauses, lastRows !== undefined && lastRows <= exactScanBound(k));
+  return new KnnLeg(vector, k, clauses, lastRows !== undefined && lastRows <= exactScanBound(k), efSearch);
 }
 
 export class KnnLeg {
@@ -60,10 +68,16 @@ export class KnnLeg {
   matching = 0;
 
   /** `exactLikely`: the palace was small enough for an exact search when last seen. */
-  constructor(private readonly vector: Float32Array, private readonly k: number, clauses: FilterClause[], private readonly exactLikely: boolean) {
+  constructor(
+    private readonly vector: Float32Array,
+    private readonly k: number,
+    clauses: FilterClause[],
+    private readonly exactLikely: boolean,
+    efSearch: number,
+  ) {
     this.filtered = clauses.length > 0 ? { bool: { filter: clauses } } : undefined;
     this.bound = Math.min(ENGINE_MAX, exactScanBound(k));
-    this.limit = exactLikely ? this.bound : Math.min(ENGINE_MAX, Math.max(k, EF_SEARCH));
+    this.limit = exactLikely ? this.bound : Math.min(ENGINE_MAX, Math.max(k, efSearch));
     this.query = this.knnQuery(this.limit, exactLikely);
     this.size = Math.min(this.limit, k + KNN_SLACK);
   }

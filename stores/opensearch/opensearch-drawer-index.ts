@@ -124,7 +124,7 @@ export class OpenSearchDrawerIndex extends ComposedDrawerStore implements Drawer
   }
 
   async knn(vector: Float32Array, k: number, filter?: DrawerFilter): Promise<VectorHit[]> {
-    const leg = knnLeg(this.base.dimension, vector, k, filterClauses(filter), this.statistics.lastRows);
+    const leg = knnLeg(this.base.dimension, vector, k, filterClauses(filter), this.statistics.lastRows, this.base.conn.options.efSearch);
     const [counted, first] = await this.base.msearch<DrawerSource>(this.base.drawers, leg.first());
     return leg.finish(counted as SearchBody<never>, first!, (body) => this.base.search<DrawerSource>(this.base.drawers, body));
   }

@@ -54,6 +54,8 @@ describe('config validation', () => {
     ['MEMPALACE_EMBED_THREADS', 'two', 'positive_integer'],
     ['MEMPALACE_OPENSEARCH_SHARDS', '0', 'positive_integer'],
     ['MEMPALACE_OPENSEARCH_REPLICAS', '-1', 'non_negative_integer'],
+    ['MEMPALACE_OPENSEARCH_EF_SEARCH', '0', 'positive_integer'],
+    ['MEMPALACE_OPENSEARCH_EF_SEARCH', '10001', 'maximum'],
     ['OPENSEARCH_URL', 'localhost 9200', 'url'],
     ['NEO4J_URI', 'not a uri', 'url'],
     ['REDIS_URL', '6379', 'url'],
@@ -88,8 +90,9 @@ describe('config validation', () => {
       MEMPALACE_GIT_TIMEOUT_S: '',
       MEMPALACE_OPENSEARCH_SHARDS: ' 6 ',
       MEMPALACE_OPENSEARCH_REPLICAS: '1',
+      MEMPALACE_OPENSEARCH_EF_SEARCH: '400',
     });
-    expect(c.opensearch).toEqual({ url: 'http://127.0.0.1:9200', shards: 6, replicas: 1 });
+    expect(c.opensearch).toEqual({ url: 'http://127.0.0.1:9200', shards: 6, replicas: 1, efSearch: 400 });
     expect(c.log).toEqual({ level: 'debug', format: 'json' });
     expect(c.api.ratePerSecond).toBe(50);
     expect(c.jobLeaseMs).toBe(1000);
