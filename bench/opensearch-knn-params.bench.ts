@@ -21,6 +21,7 @@
  *   source deploy/local/env.sh && npx tsx bench/opensearch-knn-params.bench.ts 40000 [--json]
  *   npx tsx bench/opensearch-knn-params.bench.ts 20000 --real --json
  *   npx tsx bench/opensearch-knn-params.bench.ts 20000 --real --embed-only     # embed now, measure later
+ *   npx tsx bench/opensearch-knn-params.bench.ts 20000 --real --hnsw 32:128,16:256 --ef 100,200,400
  */
 import { createWriteStream, existsSync, readFileSync, renameSync } from 'node:fs';
 import os from 'node:os';
@@ -30,19 +31,32 @@ import { OpenSearchConnection } from '../stores/opensearch/connection.js';
 import { KNN_EF_CONSTRUCTION, KNN_M } from '../stores/opensearch/drawer-mapping.js';
 import { MiniLmEmbedder } from '../embed/minilm.js';
 import { nearVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
-import { exactTruths } from './lib/exact-truths.js';
+import { correctHits, exactTruths } from './lib/exact-truths.js';
+import { dot } from '../core/vector.js';
 import { minedTextCorpus } from './lib/mined-text-corpus.js';
 import { machine, percentile } from './lib/stats.js';
 import { DIM } from './lib/synthetic-drawers.js';
 
-/** The indices compared: each space type merged to one segment, and cosinesimil as a live load leaves it. */
-const INDICES = [
-  { name: 'cosinesimil', space: 'cosinesimil', merged: true },
-  { name: 'innerproduct', space: 'innerproduct', merged: true },
-  { name: 'cosinesimil-live', space: 'cosinesimil', merged: false },
-] as const;
-type IndexVariant = (typeof INDICES)[number];
-const EFS = [20, 40, 100, 200, 400];
+interface IndexVariant {
+  name: string;
+  space: 'cosinesimil' | 'innerproduct';
+  merged: boolean;
+  m: number;
+  efConstruction: number;
+}
+/**
+ * The indices compared: each space type merged to one segment, cosinesimil as a live load leaves
+ * it, and with `--hnsw m:ef_construction,…` merged cosinesimil graphs built with other parameters.
+ */
+const HNSW = (process.argv.find((a, i) => process.argv[i - 1] === '--hnsw') ?? '').split(',').filter(Boolean).map((p) => p.split(':').map(Number));
+const INDICES: IndexVariant[] = [
+  { name: 'cosinesimil', space: 'cosinesimil', merged: true, m: KNN_M, efConstruction: KNN_EF_CONSTRUCTION },
+  { name: 'innerproduct', space: 'innerproduct', merged: true, m: KNN_M, efConstruction: KNN_EF_CONSTRUCTION },
+  { name: 'cosinesimil-live', space: 'cosinesimil', merged: false, m: KNN_M, efConstruction: KNN_EF_CONSTRUCTION },
+  ...HNSW.map(([m, efConstruction]) => ({ name: `cosinesimil-m${m}-efc${efConstruction}`, space: 'cosinesimil' as const, merged: true, m: m!,
+    efConstruction: efConstruction! })),
+];
+const EFS = (process.argv.find((a, i) => process.argv[i - 1] === '--ef') ?? '20,40,100,200,400').split(',').map(Number);
 /** Corpus size that holds out at least WARM_UP + QUERY_COUNT queries (one chunk in 97). */
 const QUERY_CORPUS = 33_000;
 const QUERY_COUNT = 300;
@@ -111,7 +125,7 @@ async function load(v: IndexVariant, rows: () => Iterable<Row>): Promise<{ secon
       mappings: {
         properties: {
           embedding: { type: 'knn_vector', dimension: DIM,
-            method: { name: 'hnsw', engine: 'lucene', space_type: v.space, parameters: { m: KNN_M, ef_construction: KNN_EF_CONSTRUCTION } } },
+            method: { name: 'hnsw', engine: 'lucene', space_type: v.space, parameters: { m: v.m, ef_construction: v.efConstruction } } },
         },
       },
     } as never,
@@ -155,6 +169,12 @@ try {
     console.error(`${v.name}: ${n} vectors loaded in ${loaded[v.name]!.seconds.toFixed(0)} s, ${loaded[v.name]!.segments} segment(s)`);
   }
   const truths = exactTruths(rows(), queries.slice(WARM_UP)).none;
+  // A hit's exact distance, where the rows are held (real embeddings): ties with the 20th count.
+  const held = REAL ? new Map([...rows()].map((r) => [r.id, r.embedding])) : undefined;
+  const distanceOf = (id: string, q: Float32Array) => {
+    const v = held?.get(id);
+    return v && 1 - dot(v, q);
+  };
   const variants = INDICES.flatMap((index) => EFS.map((ef) => ({ index, ef, times: [] as number[], found: 0 })));
   for (const [i, q] of queries.entries()) {
     const vector = Array.from(q);
@@ -165,7 +185,7 @@ try {
       if (i < WARM_UP) continue;
       v.times.push(performance.now() - t);
       const hits = (res.body as { hits: { hits: { _id: string }[] } }).hits.hits;
-      v.found += hits.filter((h) => truths[i - WARM_UP]!.has(h._id)).length;
+      v.found += correctHits(truths[i - WARM_UP]!, hits.map((h) => ({ id: h._id, distance: distanceOf(h._id, q) })));
     }
   }
   const results = variants.map((v) => ({ index: v.index.name, ef: v.ef, recall_at_20: Number((v.found / (QUERY_COUNT * 20)).toFixed(3)),

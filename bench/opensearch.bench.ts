@@ -47,8 +47,8 @@ import { withOverrides } from '../app/access/with-overrides.js';
 import { nearVector, seededRandom } from '../tests/contract/drawer-index.fixtures.js';
 import { minedTextCorpus } from './lib/mined-text-corpus.js';
 import { PrecomputedEmbedder } from './lib/precomputed-embedder.js';
-import { exactTruths } from './lib/exact-truths.js';
-import type { FilterCase } from './lib/exact-truths.js';
+import { correctHits, exactTruths } from './lib/exact-truths.js';
+import type { FilterCase, Truth } from './lib/exact-truths.js';
 import { machine, percentile } from './lib/stats.js';
 
 const BATCH = 500;
@@ -255,7 +255,7 @@ async function measure(n: number, lines: string[], out: Figures): Promise<void> 
     // against an exact scan means something; the held-out text queries are far from every cluster.
     const rnd = seededRandom(5);
     const near = Array.from({ length: WARM_UP + QUERY_COUNT }, (_, q) => nearVector(rnd, data.centers[(q * 13) % data.centers.length]!));
-    let truths: Record<FilterCase, Set<string>[]> | undefined;
+    let truths: Record<FilterCase, Truth[]> | undefined;
     if (!SKIP_KNN) {
       t = performance.now();
       truths = exactTruths(data.vectors(), near.slice(WARM_UP));
@@ -267,7 +267,7 @@ async function measure(n: number, lines: string[], out: Figures): Promise<void> 
         const cells = new Map<string, string>();
         for (const [profile, store] of on) {
           const { times, answers } = await timedAfterWarmUp(near, (q) => store.knn(q, 20, filter));
-          const found = answers.reduce((sum, hits, i) => sum + hits.filter((h) => truths![key][i]!.has(h.drawer.id)).length, 0);
+          const found = answers.reduce((sum, hits, i) => sum + correctHits(truths![key][i]!, hits.map((h) => ({ id: h.drawer.id, distance: h.distance }))), 0);
           const recall = found / (QUERY_COUNT * 20);
           cells.set(profile, `${latency(times)}, recall@20 ${recall.toFixed(3)}`);
           byProfile.set(profile, { ...byProfile.get(profile), [key]: { ...figures(times), recall_at_20: round(recall, 3) } } as ProfileFigures['knn']);

@@ -7,11 +7,29 @@ import { dot } from '../../core/vector.js';
 
 export type FilterCase = 'none' | 'wing95' | 'room2';
 
-/** Exact top-20 ids of each query vector per filter case, in one streamed pass over the rows' vectors. */
+/**
+ * One query's exact top 20: their ids, and the 20th distance. Rows tied with the 20th are as right
+ * as the one the scan kept (real text repeats: licence headers, copies of a file in several
+ * packages), so a hit counts when it is among the ids or no farther than the 20th.
+ */
+export interface Truth {
+  ids: Set<string>;
+  kth: number;
+}
+
+/** Slack on the 20th distance for a hit whose distance the engine or the adapter computed in another order. */
+const TIE = 1e-6;
+
+/** The hits of `found` that belong to the exact top 20 (`distance` when known: see `Truth`). */
+export function correctHits(truth: Truth, found: readonly { id: string; distance?: number }[]): number {
+  return found.filter((h) => truth.ids.has(h.id) || (h.distance !== undefined && h.distance <= truth.kth + TIE)).length;
+}
+
+/** Exact top 20 of each query vector per filter case, in one streamed pass over the rows' vectors. */
 export function exactTruths(
   rows: Iterable<{ wing: string; room: string; id: string; embedding: Float32Array }>,
   queries: readonly Float32Array[],
-): Record<FilterCase, Set<string>[]> {
+): Record<FilterCase, Truth[]> {
   const best = { none: queries.map(() => [] as { id: string; d: number }[]), wing95: queries.map(() => [] as { id: string; d: number }[]),
     room2: queries.map(() => [] as { id: string; d: number }[]) };
   const keep = (list: { id: string; d: number }[], id: string, d: number) => {
@@ -28,6 +46,6 @@ export function exactTruths(
       if (row.room === 'room_7') keep(best.room2[q]!, row.id, d);
     }
   }
-  const ids = (lists: { id: string }[][]) => lists.map((l) => new Set(l.map((x) => x.id)));
-  return { none: ids(best.none), wing95: ids(best.wing95), room2: ids(best.room2) };
+  const truths = (lists: { id: string; d: number }[][]) => lists.map((l) => ({ ids: new Set(l.map((x) => x.id)), kth: l[l.length - 1]?.d ?? Infinity }));
+  return { none: truths(best.none), wing95: truths(best.wing95), room2: truths(best.room2) };
 }

@@ -14,13 +14,14 @@
  *   `_reindex`) gets each vector bit for bit; no binary doc-values copy is written either. On 2.19
  *   the vector was kept three times (graph file, doc values, JSON in `_source`: 9.1 KB per 384-d
  *   vector measured on 2.19, 1.6 KB on 3.5 with this mapping); `repair` moves such an index to
- *   this mapping (reindex-repair.ts). m 16 / ef_construction 128: m 16 is the usual choice for
- *   384-d sentence embeddings (recall@10 ≥ 0.99 at ef 100, graph memory
- *   ~128 B per vector at layer 0) and the embedded profile's graph uses the same m; construction
- *   at 128 instead of the default 100 buys a little recall on the large, clustered palaces that
- *   mining produces, for roughly a quarter more construction work (in proportion to the
- *   candidate list; not measured separately here). Small or filtered searches do not depend on
- *   it: the adapter makes those exact (see opensearch-drawer-index.ts).
+ *   this mapping (reindex-repair.ts). m 32 / ef_construction 128, measured (bench/README.md,
+ *   "ef, m and the segments a load leaves"): with real MiniLM vectors of mined chunks and their
+ *   held-out text queries, a merged m 16 graph stopped at recall@20 0.96 whatever the ef (0.934
+ *   at ef 100, 0.960 at 800), an m 32 one reached 0.975 at ef 100 and 0.992 at 200 for the same
+ *   load time; ef_construction 256 added little (0.996 at 200) for ~50 % more load time. Graph
+ *   memory ~256 B per vector at layer 0 (2·m neighbours), small beside the 1.5 KB vector.
+ *   `repair` moves an index built with other parameters. Small or selective searches do not
+ *   depend on it: the adapter makes those exact (see knn-leg.ts).
  * - `content`: stored in `_source` only (returned verbatim, never searched).
  * - `lexical`: the product's token stream (core/lexical) under a plain whitespace analyser, BM25,
  *   which picks a window of candidates; the adapter counts each query token in the window rows'
@@ -47,7 +48,7 @@ import { startBackgroundMerge } from './segment-merge.js';
 export const DRAWER_MAPPING_VERSION = 2;
 /** The suffix of the first index behind each alias (`…-v1`); `reindexTo` moves on from it. */
 const FIRST_INDEX_VERSION = 1;
-export const KNN_M = 16;
+export const KNN_M = 32;
 export const KNN_EF_CONSTRUCTION = 128;
 
 export type IndexKind = 'drawers' | 'file-states';
