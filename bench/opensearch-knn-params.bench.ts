@@ -54,7 +54,8 @@ const INDICES: IndexVariant[] = [
   { name: 'innerproduct', space: 'innerproduct', merged: true, m: KNN_M, efConstruction: KNN_EF_CONSTRUCTION },
   { name: 'cosinesimil-live', space: 'cosinesimil', merged: false, m: KNN_M, efConstruction: KNN_EF_CONSTRUCTION },
   ...HNSW.map(([m, efConstruction]) => ({ name: `cosinesimil-m${m}-efc${efConstruction}`, space: 'cosinesimil' as const, merged: true, m: m!,
-    efConstruction: efConstruction! })),
+    efConstruction: efConstruction! })
+  ),
 ];
 const EFS = (process.argv.find((a, i) => process.argv[i - 1] === '--ef') ?? '20,40,100,200,400').split(',').map(Number);
 /** Corpus size that holds out at least WARM_UP + QUERY_COUNT queries (one chunk in 97). */

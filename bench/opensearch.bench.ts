@@ -292,6 +292,8 @@ async function measure(n: number, lines: string[], out: Figures): Promise<void> 
         line(lines, `${n} drawers: force merge to one segment (waits for the load's background merge; the lines below are after it)`, '—',
           `${((performance.now() - t) / 1000).toFixed(0)} s`);
       }
+      // A refresh lets the searcher drop the segments the merge replaced; until then their files stay on disk.
+      await cluster.connection.client.indices.refresh({ index: drawersIndex });
       const stats = await cluster.connection.client.indices.stats({ index: drawersIndex, metric: 'store' });
       out.cluster.disk_bytes = (stats.body as { _all: { primaries: { store: { size_in_bytes: number } } } })._all.primaries.store.size_in_bytes;
     }

@@ -1,7 +1,8 @@
 /**
  * A cluster palace written before the vector-storage change (drawer mapping version 1: vectors
  * kept as JSON in `_source`, a scripted term-frequency field beside the token field) moved to the
- * current mapping by `repair` (the alias swap of drawer-mapping.ts `reindexTo`): every drawer
+ * current mapping by `repair` (the alias swap of drawer-mapping.ts `reindexTo`), its HNSW graph
+ * rebuilt with this build's parameters (m 16 then, 32 now): every drawer
  * comes back with its content, metadata and vector bit for bit, searches work, the copy keeps
  * its vectors once, and re-embedding and a second repair still read and write every vector.
  */
@@ -11,7 +12,8 @@ import { describe, expect, it } from 'vitest';
 import type { DrawerWrite } from '../../core/drawer.js';
 import type { OpenSearchConnection } from '../../stores/opensearch/connection.js';
 import { toDocument } from '../../stores/opensearch/drawer-documents.js';
-import { aliasName, aliasTarget, DRAWER_MAPPING_VERSION, drawerIndexLayout, versionedName } from '../../stores/opensearch/drawer-mapping.js';
+import { aliasName, aliasTarget, DRAWER_MAPPING_VERSION, drawerIndexLayout, KNN_EF_CONSTRUCTION, KNN_M,
+  versionedName } from '../../stores/opensearch/drawer-mapping.js';
 import { OpenSearchDrawerIndex } from '../../stores/opensearch/opensearch-drawer-index.js';
 import { openSearchIndexMaintenance } from '../../stores/opensearch/reindex-repair.js';
 import { drawer, randomUnitVector, seededRandom } from '../contract/drawer-index.fixtures.js';
@@ -72,6 +74,7 @@ describe('OpenSearch drawer mapping migration by repair', () => {
         expect(checked.findings).toEqual(expect.arrayContaining([
           { part: 'opensearch:drawers', problem: `mapping version 1 is older than this build's ${DRAWER_MAPPING_VERSION}` },
           { part: 'opensearch:drawers', problem: 'vectors are stored a second time as JSON in _source' },
+          { part: 'opensearch:drawers', problem: `HNSW parameters m 16 / ef_construction 128 differ from this build's ${KNN_M} / ${KNN_EF_CONSTRUCTION}` },
         ]));
         const rebuilt = await maintenance.rebuild();
         expect(rebuilt).toMatchObject({ drawers: { from: v1, to: versionedName(conn, 'drawers', 2), copied: ROWS, documents_after: ROWS } });
@@ -81,6 +84,9 @@ describe('OpenSearch drawer mapping migration by repair', () => {
         const v2 = versionedName(conn, 'drawers', 2);
         expect(await aliasTarget(conn, aliasName(conn, 'drawers'))).toBe(v2);
         expect(await drawerIndexLayout(conn, v2)).toEqual({ mappingVersion: DRAWER_MAPPING_VERSION, vectorsInSource: false, shards: 1, replicas: 0 });
+        const mapping = (await conn.client.indices.getMapping({ index: v2 })).body as Record<string,
+          { mappings: { properties: { embedding: { method: { parameters: Record<string, number> } } } } }>;
+        expect(mapping[v2]!.mappings.properties.embedding.method.parameters).toEqual({ m: KNN_M, ef_construction: KNN_EF_CONSTRUCTION });
         const newBytes = await storeBytesPerDocument(conn, v2);
         // The JSON copy of each vector (~6 KB of doubles) is gone; the flat vector (1.5 KB) stays.
         expect(newBytes).toBeLessThan(oldBytes / 3);
