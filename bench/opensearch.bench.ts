@@ -288,11 +288,18 @@ async function measure(n: number, lines: string[], out: Figures): Promise<void> 
       if (FORCE_MERGE) {
         t = performance.now();
         await cluster.connection.client.indices.forcemerge({ index: drawersIndex, max_num_segments: 1 }, { requestTimeout: 3 * 3_600_000 });
-        await cluster.connection.client.indices.flush({ index: drawersIndex, force: true });
+        // The request may return while the load's background merge still runs: wait until searches
+        // see one segment. A refresh also lets the searcher drop the segments the merge replaced,
+        // whose files stay on disk until then.
+        for (;;) {
+          await cluster.connection.client.indices.flush({ index: drawersIndex, force: true });
+          await cluster.connection.client.indices.refresh({ index: drawersIndex });
+          if (await segmentCount() <= 1) break;
+          await new Promise((resolve) => setTimeout(resolve, 2_000));
+        }
         line(lines, `${n} drawers: force merge to one segment (waits for the load's background merge; the lines below are after it)`, '—',
           `${((performance.now() - t) / 1000).toFixed(0)} s`);
       }
-      // A refresh lets the searcher drop the segments the merge replaced; until then their files stay on disk.
       await cluster.connection.client.indices.refresh({ index: drawersIndex });
       const stats = await cluster.connection.client.indices.stats({ index: drawersIndex, metric: 'store' });
       out.cluster.disk_bytes = (stats.body as { _all: { primaries: { store: { size_in_bytes: number } } } })._all.primaries.store.size_in_bytes;
