@@ -34,6 +34,7 @@ import { nearVector, seededRandom } from '../tests/contract/drawer-index.fixture
 import { correctHits, exactTruths } from './lib/exact-truths.js';
 import { dot } from '../core/vector.js';
 import { minedTextCorpus } from './lib/mined-text-corpus.js';
+import { listFlag } from './lib/args.js';
 import { machine, percentile } from './lib/stats.js';
 import { DIM } from './lib/synthetic-drawers.js';
 
@@ -48,7 +49,7 @@ interface IndexVariant {
  * The indices compared: each space type merged to one segment, cosinesimil as a live load leaves
  * it, and with `--hnsw m:ef_construction,…` merged cosinesimil graphs built with other parameters.
  */
-const HNSW = (process.argv.find((a, i) => process.argv[i - 1] === '--hnsw') ?? '').split(',').filter(Boolean).map((p) => p.split(':').map(Number));
+const HNSW = listFlag('--hnsw').map((p) => p.split(':').map(Number));
 const INDICES: IndexVariant[] = [
   { name: 'cosinesimil', space: 'cosinesimil', merged: true, m: KNN_M, efConstruction: KNN_EF_CONSTRUCTION },
   { name: 'innerproduct', space: 'innerproduct', merged: true, m: KNN_M, efConstruction: KNN_EF_CONSTRUCTION },
@@ -57,7 +58,7 @@ const INDICES: IndexVariant[] = [
     efConstruction: efConstruction! })
   ),
 ];
-const EFS = (process.argv.find((a, i) => process.argv[i - 1] === '--ef') ?? '20,40,100,200,400').split(',').map(Number);
+const EFS = listFlag('--ef', '20,40,100,200,400').map(Number);
 /** Corpus size that holds out at least WARM_UP + QUERY_COUNT queries (one chunk in 97). */
 const QUERY_CORPUS = 33_000;
 const QUERY_COUNT = 300;

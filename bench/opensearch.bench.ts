@@ -49,6 +49,7 @@ import { minedTextCorpus } from './lib/mined-text-corpus.js';
 import { PrecomputedEmbedder } from './lib/precomputed-embedder.js';
 import { correctHits, exactTruths } from './lib/exact-truths.js';
 import type { FilterCase, Truth } from './lib/exact-truths.js';
+import { listFlag } from './lib/args.js';
 import { machine, percentile } from './lib/stats.js';
 
 const BATCH = 500;
@@ -363,7 +364,7 @@ const EMBEDDED_ONLY = process.argv.includes('--embedded-only');
 /** No embedded palace: for sizes whose embedded figures come from bench/embedded-lexical.bench.ts (its 1M graph build takes an hour). */
 const CLUSTER_ONLY = process.argv.includes('--cluster-only');
 /** `--ef 100,200,400`: HNSW candidate counts the knn lines and the union search run at again, after the others. */
-const EF_SWEEP = (process.argv.find((a, i) => process.argv[i - 1] === '--ef') ?? '').split(',').filter(Boolean).map(Number);
+const EF_SWEEP = listFlag('--ef').map(Number);
 const KNN_CASES: [string, FilterCase, DrawerFilter | undefined][] = [
   ['no filter', 'none', undefined],
   ['wing filter, 95 % of rows', 'wing95', { wing: 'common' }],
